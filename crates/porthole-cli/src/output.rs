@@ -1,0 +1,252 @@
+//! Printing events: JSON lines (`--json`) or short readable text.
+
+use std::io::Write;
+
+use porthole_core::AgentClient;
+use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate};
+use porthole_core::events::{ElicitationKind, Event};
+use serde_json::{Value, json};
+
+use crate::policy::Decision;
+
+pub struct Output {
+    json: bool,
+}
+
+impl Output {
+    pub fn new(json: bool) -> Self {
+        Self { json }
+    }
+
+    fn line(&self, value: Value) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{value}");
+        let _ = stdout.flush();
+    }
+
+    pub fn initialized(&self, client: &AgentClient) {
+        let agent = client.agent();
+        if self.json {
+            self.line(json!({
+                "type": "initialized",
+                "agent": agent,
+                "agentCapabilities": client.init_response().agent_capabilities,
+                "authMethods": client.init_response().auth_methods,
+            }));
+        } else {
+            eprintln!(
+                "connected to {} {}",
+                agent.display_name(),
+                agent.version.as_deref().unwrap_or("")
+            );
+        }
+    }
+
+    pub fn session(&self, session_id: &str) {
+        if self.json {
+            self.line(json!({"type": "session", "sessionId": session_id}));
+        }
+    }
+
+    pub fn event(&self, event: &Event, decision: Option<&Decision>) {
+        if self.json {
+            self.line(json_event(event, decision));
+        } else {
+            text_event(event, decision);
+        }
+    }
+}
+
+fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
+    match event {
+        Event::Elicitation(p) => {
+            let (action, content, note) = match decision {
+                Some(Decision::Elicitation {
+                    action,
+                    content,
+                    note,
+                }) => (json!(action), json!(content), json!(note)),
+                _ => (Value::Null, Value::Null, Value::Null),
+            };
+            let (url, elicitation_id, analysis) = match &p.kind {
+                ElicitationKind::Url { elicitation_id, url } => {
+                    (json!(url.full), json!(elicitation_id), json!(url))
+                }
+                ElicitationKind::Form { .. } => (Value::Null, Value::Null, Value::Null),
+            };
+            let schema = match &p.kind {
+                ElicitationKind::Form { schema, .. } => json!(schema),
+                ElicitationKind::Url { .. } => Value::Null,
+            };
+            json!({
+                "type": "elicitation",
+                "mode": p.mode_name(),
+                "message": p.message,
+                "url": url,
+                "urlAnalysis": analysis,
+                "elicitationId": elicitation_id,
+                "sessionId": p.scope.session_id(),
+                "toolCallId": p.scope.tool_call_id(),
+                "requestId": match &p.scope { porthole_core::events::Scope::Request { request_id } => request_id.clone(), _ => Value::Null },
+                "agent": p.agent,
+                "warnings": p.warnings,
+                "schema": schema,
+                "action": action,
+                "content": content,
+                "note": note,
+                "error": Value::Null,
+            })
+        }
+        Event::ElicitationRejected {
+            mode,
+            message,
+            url,
+            elicitation_id,
+            session_id,
+            tool_call_id,
+            error,
+        } => json!({
+            "type": "elicitation",
+            "mode": mode,
+            "message": message,
+            "url": url,
+            "elicitationId": elicitation_id,
+            "sessionId": session_id,
+            "toolCallId": tool_call_id,
+            "warnings": [],
+            "action": Value::Null,
+            "content": Value::Null,
+            "error": {"code": error.code, "message": error.message},
+        }),
+        Event::ElicitationComplete {
+            elicitation_id,
+            known,
+            ..
+        } => {
+            json!({"type": "elicitation_complete", "elicitationId": elicitation_id, "known": known})
+        }
+        Event::TurnEnded {
+            session_id,
+            stop_reason,
+            error,
+        } => {
+            json!({"type": "turn_end", "sessionId": session_id, "stopReason": stop_reason, "error": error})
+        }
+        Event::Permission(p) => {
+            let selected = match decision {
+                Some(Decision::Permission { selected }) => json!(selected),
+                _ => Value::Null,
+            };
+            json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "selected": selected})
+        }
+        other => {
+            serde_json::to_value(other).unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}))
+        }
+    }
+}
+
+fn text_of(content: &ContentBlock) -> String {
+    match content {
+        ContentBlock::Text(t) => t.text.clone(),
+        other => format!(
+            "[{}]",
+            serde_json::to_value(other)
+                .ok()
+                .and_then(|v| v.get("type").cloned())
+                .unwrap_or_default()
+        ),
+    }
+}
+
+fn text_event(event: &Event, decision: Option<&Decision>) {
+    match event {
+        Event::SessionUpdate { update, .. } => match update.as_ref() {
+            SessionUpdate::AgentMessageChunk(c) => {
+                print!("{}", text_of(&c.content));
+                let _ = std::io::stdout().flush();
+            }
+            SessionUpdate::AgentThoughtChunk(c) => eprintln!("[thought] {}", text_of(&c.content)),
+            SessionUpdate::ToolCall(t) => eprintln!("[tool] {} ({:?})", t.title, t.status),
+            SessionUpdate::ToolCallUpdate(t) => {
+                eprintln!("[tool update] {} {:?}", t.tool_call_id.0, t.fields.status)
+            }
+            SessionUpdate::Plan(p) => {
+                for e in &p.entries {
+                    eprintln!("[plan] {:?} {}", e.status, e.content);
+                }
+            }
+            _ => {}
+        },
+        Event::Elicitation(p) => {
+            let action = match decision {
+                Some(Decision::Elicitation { action, note, .. }) => {
+                    format!(
+                        "{action}{}",
+                        note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+                    )
+                }
+                _ => "unanswered".into(),
+            };
+            let url = match &p.kind {
+                ElicitationKind::Url { url, .. } => format!(" url={}", url.full),
+                _ => String::new(),
+            };
+            eprintln!(
+                "[elicitation {} from {}] {:?}{url} warnings={:?} -> {action}",
+                p.mode_name(),
+                p.agent.display_name(),
+                p.message,
+                p.warnings
+            );
+        }
+        Event::ElicitationRejected { mode, error, .. } => {
+            eprintln!(
+                "[elicitation {} refused] {} (code {})",
+                mode.as_deref().unwrap_or("?"),
+                error.message,
+                error.code
+            )
+        }
+        Event::ElicitationComplete {
+            elicitation_id,
+            known,
+            ..
+        } => {
+            eprintln!("[elicitation complete] {elicitation_id} known={known}")
+        }
+        Event::ElicitationDismissed { dialog_id, reason }
+        | Event::PermissionDismissed { dialog_id, reason } => {
+            eprintln!("[dialog {dialog_id} dismissed] {}", reason.describe())
+        }
+        Event::Permission(p) => {
+            let selected = match decision {
+                Some(Decision::Permission { selected }) => {
+                    selected.clone().unwrap_or_else(|| "cancelled".into())
+                }
+                _ => "unanswered".into(),
+            };
+            eprintln!(
+                "[permission] {} -> {selected}",
+                p.tool_call.fields.title.clone().unwrap_or_default()
+            )
+        }
+        Event::TurnEnded {
+            stop_reason, error, ..
+        } => {
+            println!();
+            match error {
+                Some(e) => eprintln!("[turn failed] {}", e.message),
+                None => eprintln!(
+                    "[turn ended: {}]",
+                    serde_json::to_value(stop_reason)
+                        .unwrap_or_default()
+                        .as_str()
+                        .unwrap_or("?")
+                ),
+            }
+        }
+        Event::StdoutNoise { line } => eprintln!("[agent stdout, not JSON] {line}"),
+        Event::UnknownUpdate { error, .. } => eprintln!("[unknown update] {error}"),
+        Event::AgentExited(info) => eprintln!("[agent exited] {}", info.status),
+    }
+}

@@ -1,0 +1,226 @@
+//! porthole-cli as agent authors use it: real processes, real pipes, JSON lines out.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_porthole-cli"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn test_agent() -> String {
+    let agent = bin_dir().join("porthole-test-agent");
+    assert!(
+        agent.exists(),
+        "run `cargo test --workspace` so {} is built",
+        agent.display()
+    );
+    agent.display().to_string()
+}
+
+fn cli(args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", dir.path().to_str().unwrap()])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn of_type<'a>(lines: &'a [Value], t: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|l| l["type"] == t).collect()
+}
+
+/// The agent's JSON report for the last scenario turn.
+fn report(lines: &[Value]) -> Value {
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| {
+            let text = l["update"]["content"]["text"].as_str()?;
+            serde_json::from_str(text).ok()
+        })
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = cli(&["--agent", "x", "--modes", "sms"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown elicitation mode"));
+    let bad = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(bad.path(), "[1,2]").unwrap();
+    let out = cli(&[
+        "--agent",
+        &test_agent(),
+        "--answers",
+        bad.path().to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected a JSON object"));
+    let out = cli(&["--agent", "'unterminated"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn accept_overlays_answers_on_defaults_and_prints_what_was_sent() {
+    let answers = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(answers.path(), r#"{"name":"beta","port":443}"#).unwrap();
+    let out = cli(&[
+        "--agent",
+        &test_agent(),
+        "--json",
+        "--elicit",
+        "accept",
+        "--answers",
+        answers.path().to_str().unwrap(),
+        "form",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let e = of_type(&l, "elicitation");
+    assert_eq!(e.len(), 1);
+    assert_eq!(e[0]["mode"], "form");
+    assert_eq!(e[0]["action"], "accept");
+    assert_eq!(e[0]["sessionId"], "test-session-1");
+    assert_eq!(e[0]["toolCallId"], "tc-1");
+    assert_eq!(e[0]["error"], Value::Null);
+    assert_eq!(e[0]["warnings"], json!([]));
+    let expected = json!({"name":"beta","port":443,"fast":true});
+    assert_eq!(e[0]["content"], expected);
+    assert_eq!(report(&l)["results"][0]["result"]["content"], expected);
+    let turns = of_type(&l, "turn_end");
+    assert_eq!(turns.len(), 1);
+    assert_eq!(turns[0]["stopReason"], "end_turn");
+}
+
+#[test]
+fn invalid_answers_are_never_sent() {
+    let answers = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(answers.path(), r#"{"port":"eighty"}"#).unwrap();
+    let out = cli(&[
+        "--agent",
+        &test_agent(),
+        "--json",
+        "--elicit",
+        "accept",
+        "--answers",
+        answers.path().to_str().unwrap(),
+        "form",
+    ]);
+    let l = lines(&out);
+    assert_eq!(of_type(&l, "elicitation")[0]["action"], "cancel");
+    assert_eq!(report(&l)["results"][0]["result"], json!({"action":"cancel"}));
+}
+
+#[test]
+fn decline_and_cancel_policies() {
+    for policy in ["decline", "cancel"] {
+        let out = cli(&["--agent", &test_agent(), "--json", "--elicit", policy, "form"]);
+        let l = lines(&out);
+        assert_eq!(of_type(&l, "elicitation")[0]["action"], policy);
+        assert_eq!(report(&l)["results"][0]["result"], json!({"action": policy}));
+    }
+    // decline is the default
+    let out = cli(&["--agent", &test_agent(), "--json", "form"]);
+    assert_eq!(of_type(&lines(&out), "elicitation")[0]["action"], "decline");
+}
+
+#[test]
+fn secret_forms_are_cancelled_even_under_accept() {
+    let out = cli(&["--agent", &test_agent(), "--json", "--elicit", "accept", "secret"]);
+    let l = lines(&out);
+    let e = of_type(&l, "elicitation");
+    assert_eq!(e[0]["action"], "cancel");
+    assert_eq!(e[0]["warnings"][0], "secret-request");
+}
+
+#[test]
+fn url_accept_is_consent_only() {
+    let out = cli(&[
+        "--agent",
+        &test_agent(),
+        "--json",
+        "--elicit",
+        "accept",
+        "url-lifecycle",
+    ]);
+    assert!(out.status.success());
+    let l = lines(&out);
+    let e = of_type(&l, "elicitation");
+    assert_eq!(e[0]["mode"], "url");
+    assert_eq!(e[0]["url"], "https://accounts.example.com/a?state=1");
+    assert_eq!(e[0]["elicitationId"], "dup");
+    assert_eq!(e[0]["action"], "accept");
+    assert_eq!(e[1]["action"], Value::Null);
+    assert_eq!(e[1]["error"]["code"], -32602);
+    let c = of_type(&l, "elicitation_complete");
+    assert_eq!(c.len(), 3);
+    assert_eq!(c[0]["known"], true);
+    assert_eq!(c[1]["known"], false);
+}
+
+#[test]
+fn modes_flag_controls_what_is_advertised() {
+    let out = cli(&["--agent", &test_agent(), "--json", "--modes", "none", "modes"]);
+    let l = lines(&out);
+    let e = of_type(&l, "elicitation");
+    assert_eq!(e.len(), 2);
+    assert!(
+        e.iter()
+            .all(|x| x["error"]["code"] == -32602 && x["action"].is_null())
+    );
+}
+
+#[test]
+fn several_prompts_run_in_order_and_exit_0() {
+    let out = cli(&["--agent", &test_agent(), "--json", "form", "permission", "fs"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    assert_eq!(of_type(&l, "turn_end").len(), 3);
+    let p = of_type(&l, "permission");
+    assert_eq!(p[0]["selected"], "no", "permissions are rejected");
+    assert_eq!(
+        of_type(&l, "initialized")[0]["agent"]["name"],
+        "porthole-test-agent"
+    );
+}
+
+#[test]
+fn agent_crash_exits_non_zero_with_stderr() {
+    let out = cli(&["--agent", &test_agent(), "--json", "crash"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("exit status 3") && err.contains("crashed on purpose"),
+        "{err}"
+    );
+}
+
+#[test]
+fn agent_that_cannot_start_exits_non_zero() {
+    let out = cli(&["--agent", "/nonexistent/agent", "hello"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("failed to start"));
+}
+
+#[test]
+fn human_output_streams_text() {
+    let out = cli(&["--agent", &test_agent(), "noise"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("still alive"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
+}

@@ -1,0 +1,232 @@
+//! The typed events core delivers to front ends, in wire order, through one bounded stream.
+
+use serde::Serialize;
+
+use agent_client_protocol::v1::schema::{PermissionOption, SessionUpdate, StopReason, ToolCallUpdate};
+
+use crate::form::FormSchema;
+use crate::url_safety::UrlAnalysis;
+
+/// Identifies one pending dialog (elicitation or permission) within a connection.
+pub type DialogId = u64;
+
+/// Who is asking: every prompt to the user names the agent (from `agentInfo`).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentIdentity {
+    pub name: String,
+    pub title: Option<String>,
+    pub version: Option<String>,
+}
+
+impl AgentIdentity {
+    /// The name a person should see (title when given), with invisible/bidi characters neutralised.
+    pub fn display_name(&self) -> String {
+        crate::url_safety::neutralize(self.title.as_deref().unwrap_or(&self.name))
+    }
+}
+
+/// Where an elicitation belongs.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum Scope {
+    #[serde(rename_all = "camelCase")]
+    Session {
+        session_id: String,
+        tool_call_id: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Request { request_id: serde_json::Value },
+}
+
+impl Scope {
+    pub fn session_id(&self) -> Option<&str> {
+        match self {
+            Scope::Session { session_id, .. } => Some(session_id),
+            Scope::Request { .. } => None,
+        }
+    }
+    pub fn tool_call_id(&self) -> Option<&str> {
+        match self {
+            Scope::Session { tool_call_id, .. } => tool_call_id.as_deref(),
+            Scope::Request { .. } => None,
+        }
+    }
+}
+
+/// The mode-specific part of an elicitation shown to the user.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "mode", rename_all = "camelCase")]
+pub enum ElicitationKind {
+    #[serde(rename_all = "camelCase")]
+    Form {
+        schema: FormSchema,
+        initial_values: serde_json::Map<String, serde_json::Value>,
+        can_accept: bool,
+        blocking_reason: Option<String>,
+        /// Why this form looks like it asks for a secret (empty when it does not).
+        secret_indicators: Vec<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Url {
+        elicitation_id: String,
+        url: UrlAnalysis,
+    },
+}
+
+/// An elicitation waiting for the user. Answer it with `AgentClient::respond_elicitation`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationPrompt {
+    pub dialog_id: DialogId,
+    pub agent: AgentIdentity,
+    pub scope: Scope,
+    pub message: String,
+    #[serde(flatten)]
+    pub kind: ElicitationKind,
+    /// Warning codes: `secret-request` for forms, the URL analyzer's codes, and
+    /// `bidi-control` / `invisible-char` found in the message.
+    pub warnings: Vec<String>,
+}
+
+impl ElicitationPrompt {
+    pub fn mode_name(&self) -> &'static str {
+        match self.kind {
+            ElicitationKind::Form { .. } => "form",
+            ElicitationKind::Url { .. } => "url",
+        }
+    }
+}
+
+/// A permission request waiting for the user.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionPrompt {
+    pub dialog_id: DialogId,
+    pub agent: AgentIdentity,
+    pub session_id: String,
+    pub tool_call: ToolCallUpdate,
+    pub options: Vec<PermissionOption>,
+}
+
+/// Why a dialog went away without the user deciding.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DismissReason {
+    /// The agent sent `$/cancel_request` for it.
+    AgentCancelled,
+    /// The turn was cancelled (`session/cancel`), which resolves permission requests.
+    TurnCancelled,
+    /// The session it belonged to ended.
+    SessionEnded,
+    /// The agent process exited or the connection closed.
+    AgentExited,
+}
+
+impl DismissReason {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            DismissReason::AgentCancelled => "the agent withdrew this request",
+            DismissReason::TurnCancelled => "the turn was cancelled",
+            DismissReason::SessionEnded => "the session ended",
+            DismissReason::AgentExited => "the agent stopped running",
+        }
+    }
+}
+
+/// A JSON-RPC error as front ends see it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct RpcError {
+    pub code: i32,
+    pub message: String,
+}
+
+impl From<&agent_client_protocol::Error> for RpcError {
+    fn from(e: &agent_client_protocol::Error) -> Self {
+        RpcError {
+            code: e.code.value(),
+            message: e.message.clone(),
+        }
+    }
+}
+
+/// How the agent process ended.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct ExitInfo {
+    /// Exit code, when it exited normally.
+    pub code: Option<i32>,
+    /// Signal number, when it was killed by one.
+    pub signal: Option<i32>,
+    /// A readable summary such as "exit status 3" or "killed by signal 9".
+    pub status: String,
+    pub stderr_tail: String,
+    /// True when we asked it to stop.
+    pub requested: bool,
+}
+
+/// Everything core reports to front ends, in the order it happened on the wire.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// A `session/update` the SDK's schema understands.
+    #[serde(rename_all = "camelCase")]
+    SessionUpdate {
+        session_id: String,
+        update: Box<SessionUpdate>,
+    },
+    /// A `session/update` we could not type (a newer or private kind): logged, not fatal.
+    #[serde(rename_all = "camelCase")]
+    UnknownUpdate {
+        session_id: Option<String>,
+        raw: serde_json::Value,
+        error: String,
+    },
+    /// An elicitation waiting for the user.
+    Elicitation(Box<ElicitationPrompt>),
+    /// An elicitation we answered with an error without asking the user (bad mode, scope, URL...).
+    #[serde(rename_all = "camelCase")]
+    ElicitationRejected {
+        mode: Option<String>,
+        message: Option<String>,
+        url: Option<String>,
+        elicitation_id: Option<String>,
+        session_id: Option<String>,
+        tool_call_id: Option<String>,
+        error: RpcError,
+    },
+    /// A pending elicitation went away without a user decision; it was answered `cancel`.
+    #[serde(rename_all = "camelCase")]
+    ElicitationDismissed {
+        dialog_id: DialogId,
+        reason: DismissReason,
+    },
+    /// `elicitation/complete` arrived. `known` is false for unknown or already-completed ids
+    /// (which are otherwise ignored).
+    #[serde(rename_all = "camelCase")]
+    ElicitationComplete {
+        elicitation_id: String,
+        known: bool,
+        dialog_id: Option<DialogId>,
+    },
+    Permission(Box<PermissionPrompt>),
+    #[serde(rename_all = "camelCase")]
+    PermissionDismissed {
+        dialog_id: DialogId,
+        reason: DismissReason,
+    },
+    /// A `session/prompt` finished: with a stop reason, or with an error.
+    #[serde(rename_all = "camelCase")]
+    TurnEnded {
+        session_id: String,
+        stop_reason: Option<StopReason>,
+        error: Option<RpcError>,
+    },
+    /// The agent wrote a line on stdout that is not JSON (ignored).
+    #[serde(rename_all = "camelCase")]
+    StdoutNoise {
+        line: String,
+    },
+    /// The agent process is gone.
+    AgentExited(ExitInfo),
+}

@@ -1,0 +1,22 @@
+//! Form-mode elicitation schemas: the restricted JSON Schema model, its
+//! parser, the validator for submitted content, and secret detection.
+//!
+//! ```text
+//! let schema = parse_form_schema(&params.requested_schema)?;   // SchemaError -> reject request
+//! if is_secret_request(&params.message, &schema) { warn }      // spec: no secrets in form mode
+//! ui.render(&schema, schema.initial_values(), schema.can_accept());
+//! let v = schema.validate(&user_content);                       // single source of truth
+//! if v.is_valid() { respond(accept, v.content) }
+//! ```
+
+mod model;
+mod secrets;
+mod validate;
+
+pub use model::{
+    DEFAULT_PATTERN_WORK, EnumChoice, Field, FieldKind, FormSchema, MAX_OPTIONS, MAX_PATTERN_CHARS,
+    MAX_PROPERTIES, MAX_TEXT_BYTES, MAX_TOTAL_PATTERN_SIZE, MAX_VALUE_CHARS, PATTERN_WORK_LIMIT,
+    PropertyProblem, REGEX_SIZE_LIMIT, SchemaError, StringFormat, parse_form_schema,
+};
+pub use secrets::{is_secret_request, secret_indicators};
+pub use validate::{FieldError, Validation, codes};

@@ -1,0 +1,18 @@
+//! Porthole's engine, free of any GUI: the agent process, the ACP connection, sessions,
+//! the elicitation broker, the restricted-schema model and validator, and the URL analyzer.
+//! Front ends (the desktop app, the CLI) consume [`events::Event`]s and answer dialogs.
+
+pub mod broker;
+pub mod client;
+pub mod events;
+pub mod form;
+pub mod fs_access;
+pub mod process;
+pub mod transport;
+pub mod url_safety;
+
+pub use agent_client_protocol as acp;
+pub use broker::Modes;
+pub use client::{AgentClient, Answer, ClientError, ClientOptions, RespondError};
+pub use events::Event;
+pub use process::AgentCommand;

@@ -1,0 +1,186 @@
+//! The agent as a child process: spawn it, keep a bounded tail of its stderr,
+//! and report how it exited.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// How to start an agent: a program with arguments, extra environment and a working directory.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AgentCommand {
+    pub program: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: Vec<(String, String)>,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+}
+
+impl AgentCommand {
+    /// Parse a shell-style command line (`npx -y some-agent --acp`), with POSIX quoting rules.
+    pub fn parse(command_line: &str) -> Result<Self, String> {
+        let words =
+            shell_words::split(command_line).map_err(|e| format!("cannot parse agent command line: {e}"))?;
+        let mut words = words.into_iter();
+        let program = words
+            .next()
+            .ok_or_else(|| "the agent command line is empty".to_string())?;
+        Ok(Self {
+            program,
+            args: words.collect(),
+            env: Vec::new(),
+            cwd: None,
+        })
+    }
+
+    /// The command as one line, for messages.
+    pub fn display(&self) -> String {
+        let mut all = vec![self.program.clone()];
+        all.extend(self.args.iter().cloned());
+        shell_words::join(all)
+    }
+}
+
+/// How many bytes of stderr we keep for error messages and the log view.
+pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// A bounded ring of the agent's most recent stderr output.
+#[derive(Clone, Default)]
+pub struct StderrTail(Arc<Mutex<TailState>>);
+
+#[derive(Default)]
+struct TailState {
+    bytes: VecDeque<u8>,
+    dropped: u64,
+}
+
+impl StderrTail {
+    fn push(&self, chunk: &[u8]) {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        state.bytes.extend(chunk);
+        let excess = state.bytes.len().saturating_sub(STDERR_TAIL_BYTES);
+        if excess > 0 {
+            state.bytes.drain(..excess);
+            state.dropped += excess as u64;
+        }
+    }
+
+    /// The kept tail as text (lossy UTF-8), prefixed with a note when older output was dropped.
+    pub fn text(&self) -> String {
+        let mut state = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let text = String::from_utf8_lossy(state.bytes.make_contiguous()).into_owned();
+        if state.dropped > 0 {
+            format!("[{} earlier bytes of stderr not kept]\n{text}", state.dropped)
+        } else {
+            text
+        }
+    }
+
+    /// The last `lines` lines, for short error messages.
+    pub fn last_lines(&self, lines: usize) -> String {
+        let text = self.text();
+        let all: Vec<&str> = text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+/// A running agent process with its pipes taken apart.
+pub struct AgentProcess {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+    pub stderr_tail: StderrTail,
+    /// Fires once stderr reached EOF (so the tail is complete).
+    pub stderr_done: tokio::sync::watch::Receiver<bool>,
+}
+
+/// Start the agent. It runs in its own process group so shutdown can reach its children.
+pub fn spawn(command: &AgentCommand) -> Result<AgentProcess, String> {
+    let mut cmd = Command::new(&command.program);
+    cmd.args(&command.args)
+        .envs(command.env.iter().cloned())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(cwd) = &command.cwd {
+        cmd.current_dir(cwd);
+    }
+    #[cfg(unix)]
+    cmd.process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot start agent `{}`: {e}", command.display()))?;
+    let stdin = child.stdin.take().ok_or("agent stdin unavailable")?;
+    let stdout = child.stdout.take().ok_or("agent stdout unavailable")?;
+    let mut stderr = child.stderr.take().ok_or("agent stderr unavailable")?;
+    let stderr_tail = StderrTail::default();
+    let (done_tx, stderr_done) = tokio::sync::watch::channel(false);
+    let tail = stderr_tail.clone();
+    tokio::spawn(async move {
+        let mut buf = vec![0u8; 8192];
+        loop {
+            match stderr.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    let chunk = &buf[..n];
+                    tracing::debug!(target: "porthole::agent_stderr", "{}", String::from_utf8_lossy(chunk));
+                    tail.push(chunk);
+                }
+            }
+        }
+        let _ = done_tx.send(true);
+    });
+    Ok(AgentProcess {
+        child,
+        stdin,
+        stdout,
+        stderr_tail,
+        stderr_done,
+    })
+}
+
+/// Ask the whole process group to stop (SIGTERM), then kill it if it lingers.
+#[cfg(unix)]
+pub fn signal_group(pid: u32, kill: bool) {
+    let sig = if kill { libc::SIGKILL } else { libc::SIGTERM };
+    // SAFETY: killpg only sends a signal; a stale pid group yields ESRCH, which we ignore.
+    unsafe {
+        libc::killpg(pid as libc::pid_t, sig);
+    }
+}
+
+#[cfg(not(unix))]
+pub fn signal_group(_pid: u32, _kill: bool) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_command_lines_with_quotes() {
+        let c = AgentCommand::parse("npx -y 'my agent' --flag=\"a b\"").unwrap();
+        assert_eq!(c.program, "npx");
+        assert_eq!(c.args, vec!["-y", "my agent", "--flag=a b"]);
+        assert!(AgentCommand::parse("   ").is_err());
+        assert!(AgentCommand::parse("unterminated 'quote").is_err());
+    }
+
+    #[test]
+    fn stderr_tail_is_bounded() {
+        let tail = StderrTail::default();
+        for _ in 0..100 {
+            tail.push(&[b'x'; 4096]);
+        }
+        tail.push(b"\nlast line\n");
+        let text = tail.text();
+        assert!(text.len() <= STDERR_TAIL_BYTES + 100);
+        assert!(text.starts_with('['));
+        assert_eq!(tail.last_lines(1), "last line");
+    }
+}

@@ -1,0 +1,638 @@
+//! The core connection against a real agent process over real pipes.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{Recorder, SchemaCheck, test_agent};
+use porthole_core::acp::v1::schema::SessionUpdate;
+use porthole_core::events::{DismissReason, ElicitationKind, Event};
+use porthole_core::{AgentClient, AgentCommand, Answer, ClientError, ClientOptions, Modes, RespondError};
+use serde_json::{Value, json};
+use tokio::sync::mpsc::Receiver;
+
+struct Harness {
+    client: AgentClient,
+    events: Receiver<Event>,
+    session: String,
+    tap: Arc<Recorder>,
+    _dir: tempfile::TempDir,
+}
+
+async fn start_with(opts: ClientOptions, env: Vec<(String, String)>) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let tap = Arc::new(Recorder::default());
+    let command = AgentCommand {
+        program: test_agent().display().to_string(),
+        args: vec![],
+        env,
+        cwd: Some(dir.path().to_path_buf()),
+    };
+    let opts = ClientOptions {
+        tap: Some(tap.clone()),
+        ..opts
+    };
+    let (client, events) = AgentClient::start(command, opts).await.expect("agent starts");
+    let session = client
+        .new_session(dir.path().canonicalize().unwrap())
+        .await
+        .unwrap();
+    Harness {
+        client,
+        events,
+        session,
+        tap,
+        _dir: dir,
+    }
+}
+
+async fn start() -> Harness {
+    start_with(ClientOptions::default(), vec![]).await
+}
+
+impl Harness {
+    async fn next(&mut self) -> Event {
+        tokio::time::timeout(Duration::from_secs(20), self.events.recv())
+            .await
+            .expect("an event within 20 s")
+            .expect("event stream open")
+    }
+
+    /// Run a scenario turn, answering dialogs with `answer`; returns all events and the
+    /// agent's JSON report.
+    async fn turn(
+        &mut self,
+        scenario: &str,
+        mut answer: impl FnMut(&AgentClient, &Event),
+    ) -> (Vec<Event>, Value) {
+        self.client.prompt_text(&self.session, scenario).unwrap();
+        let mut events = Vec::new();
+        loop {
+            let event = self.next().await;
+            answer(&self.client, &event);
+            let done = matches!(event, Event::TurnEnded { .. } | Event::AgentExited(_));
+            events.push(event);
+            if done {
+                break;
+            }
+        }
+        let report = events
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Event::SessionUpdate { update, .. } => match update.as_ref() {
+                    SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                        porthole_core::acp::v1::schema::ContentBlock::Text(t) => {
+                            serde_json::from_str(&t.text).ok()
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap_or(Value::Null);
+        (events, report)
+    }
+
+    fn check_schema(&self) -> usize {
+        let lines = self.tap.lines.lock().unwrap().clone();
+        SchemaCheck::load().check_client_traffic(&lines)
+    }
+}
+
+fn decline(client: &AgentClient, e: &Event) {
+    if let Event::Elicitation(p) = e {
+        client.respond_elicitation(p.dialog_id, Answer::Decline).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn initialize_advertises_exactly_the_configured_modes() {
+    for (modes, expected) in [
+        (Modes::ALL, json!({"form":{},"url":{}})),
+        (
+            Modes {
+                form: true,
+                url: false,
+            },
+            json!({"form":{}}),
+        ),
+        (
+            Modes {
+                form: false,
+                url: true,
+            },
+            json!({"url":{}}),
+        ),
+        (Modes::NONE, json!({})),
+    ] {
+        let h = start_with(
+            ClientOptions {
+                modes,
+                ..Default::default()
+            },
+            vec![],
+        )
+        .await;
+        let lines = h.tap.lines.lock().unwrap().clone();
+        let init: Value = serde_json::from_str(&lines[0].1).unwrap();
+        assert_eq!(init["method"], "initialize");
+        assert_eq!(init["params"]["clientCapabilities"]["elicitation"], expected);
+        assert_eq!(init["params"]["clientCapabilities"]["terminal"], false);
+        assert_eq!(init["params"]["clientInfo"]["name"], "porthole");
+        assert_eq!(h.client.agent().name, "porthole-test-agent");
+        assert_eq!(h.client.agent().version.as_deref(), Some("0.0.1"));
+        h.check_schema();
+        h.client.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn form_answers_are_validated_and_sent_exactly_once() {
+    let mut h = start().await;
+    let (events, report) = h
+        .turn("form", |client, e| {
+            if let Event::Elicitation(p) = e {
+                assert_eq!(p.agent.name, "porthole-test-agent");
+                assert_eq!(p.scope.tool_call_id(), Some("tc-1"));
+                let ElicitationKind::Form { initial_values, .. } = &p.kind else {
+                    panic!("form")
+                };
+                assert_eq!(initial_values["name"], "alpha");
+                assert_eq!(initial_values["port"], 8080);
+                // Too short for minLength 2: refused, dialog stays pending.
+                let mut bad = initial_values.clone();
+                bad.insert("name".into(), json!("a"));
+                match client.respond_elicitation(p.dialog_id, Answer::Accept(bad)) {
+                    Err(RespondError::Invalid(v)) => assert!(v.errors.iter().any(|e| e.field == "name")),
+                    other => panic!("expected invalid, got {other:?}"),
+                }
+                let mut good = initial_values.clone();
+                good.insert("port".into(), json!(9000.0));
+                client
+                    .respond_elicitation(p.dialog_id, Answer::Accept(good))
+                    .unwrap();
+                assert!(matches!(
+                    client.respond_elicitation(p.dialog_id, Answer::Cancel),
+                    Err(RespondError::NoSuchDialog(_))
+                ));
+            }
+        })
+        .await;
+    assert!(events.iter().any(|e| matches!(e, Event::Elicitation(_))));
+    let result = &report["results"][0]["result"];
+    assert_eq!(result["action"], "accept");
+    assert_eq!(result["content"], json!({"name":"alpha","port":9000,"fast":true}));
+    assert!(result["content"]["port"].is_i64(), "integers stay integers");
+    assert!(h.check_schema() >= 4);
+}
+
+#[tokio::test]
+async fn decline_and_cancel_reach_the_agent() {
+    let mut h = start().await;
+    let (_, report) = h.turn("form", decline).await;
+    assert_eq!(report["results"][0]["result"], json!({"action":"decline"}));
+    let (_, report) = h
+        .turn("form", |c, e| {
+            if let Event::Elicitation(p) = e {
+                c.respond_elicitation(p.dialog_id, Answer::Cancel).unwrap();
+            }
+        })
+        .await;
+    assert_eq!(report["results"][0]["result"], json!({"action":"cancel"}));
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn unadvertised_modes_are_refused_without_asking() {
+    let mut h = start_with(
+        ClientOptions {
+            modes: Modes {
+                form: false,
+                url: true,
+            },
+            ..Default::default()
+        },
+        vec![],
+    )
+    .await;
+    let (events, report) = h.turn("modes", decline).await;
+    assert_eq!(report["results"][0]["error"]["code"], -32602);
+    assert_eq!(report["results"][1]["result"]["action"], "decline");
+    let asked = events
+        .iter()
+        .filter(|e| matches!(e, Event::Elicitation(_)))
+        .count();
+    assert_eq!(asked, 1, "only the url request reaches the user");
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn hostile_requests_get_invalid_params() {
+    let mut h = start().await;
+    let (events, report) = h.turn("hostile-requests", decline).await;
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), 10);
+    for r in results {
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    }
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Elicitation(_))),
+        "the user is never asked"
+    );
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn request_scope_is_allowed_for_a_request_in_flight() {
+    let mut h = start().await;
+    let (events, report) = h.turn("request-scope", decline).await;
+    assert_eq!(report["results"][0]["result"]["action"], "decline");
+    let scope = events.iter().find_map(|e| match e {
+        Event::Elicitation(p) => Some(p.scope.clone()),
+        _ => None,
+    });
+    assert!(matches!(
+        scope,
+        Some(porthole_core::events::Scope::Request { .. })
+    ));
+}
+
+#[tokio::test]
+async fn url_ids_are_unique_while_outstanding_and_completion_is_tracked() {
+    let mut h = start().await;
+    let (events, report) = h
+        .turn("url-lifecycle", |c, e| {
+            if let Event::Elicitation(p) = e {
+                c.respond_elicitation(p.dialog_id, Answer::Accept(Default::default()))
+                    .unwrap();
+            }
+        })
+        .await;
+    let r = report["results"].as_array().unwrap();
+    assert_eq!(r[0]["result"], json!({"action":"accept"}));
+    assert_eq!(r[1]["error"]["code"], -32602);
+    assert_eq!(r[2]["result"]["action"], "accept", "completed ids are free again");
+    let completes: Vec<(String, bool)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ElicitationComplete {
+                elicitation_id,
+                known,
+                ..
+            } => Some((elicitation_id.clone(), *known)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        completes,
+        vec![
+            ("dup".into(), true),
+            ("dup".into(), false),
+            ("never-seen".into(), false)
+        ]
+    );
+    let warnings = events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::Elicitation(p) => Some(p.warnings.clone()),
+            _ => None,
+        })
+        .unwrap();
+    for w in ["punycode", "non-https", "unusual-port", "confusable"] {
+        assert!(warnings.contains(&w.to_string()), "{w} missing from {warnings:?}");
+    }
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn secret_requests_are_flagged() {
+    let mut h = start().await;
+    let (events, _) = h.turn("secret", decline).await;
+    let p = events.iter().find_map(|e| match e {
+        Event::Elicitation(p) => Some(p.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        p.unwrap().warnings.first().map(String::as_str),
+        Some("secret-request")
+    );
+}
+
+#[tokio::test]
+async fn a_required_unsupported_field_blocks_accept() {
+    let mut h = start().await;
+    let (_, report) = h
+        .turn("unsupported-required", |c, e| {
+            if let Event::Elicitation(p) = e {
+                let ElicitationKind::Form { can_accept, .. } = &p.kind else {
+                    panic!()
+                };
+                assert!(!can_accept);
+                assert!(matches!(
+                    c.respond_elicitation(p.dialog_id, Answer::Accept(Default::default())),
+                    Err(RespondError::CannotAccept(_))
+                ));
+                c.respond_elicitation(p.dialog_id, Answer::Decline).unwrap();
+            }
+        })
+        .await;
+    assert_eq!(report["results"][0]["result"]["action"], "decline");
+}
+
+#[tokio::test]
+async fn concurrent_answers_are_exactly_once() {
+    let mut h = start().await;
+    h.client.prompt_text(&h.session, "concurrent").unwrap();
+    let mut dialogs = Vec::new();
+    while dialogs.len() < 50 {
+        if let Event::Elicitation(p) = h.next().await {
+            dialogs.push(p.dialog_id);
+        }
+    }
+    // Two racing answers per dialog from different tasks: exactly one wins.
+    let mut tasks = Vec::new();
+    for id in dialogs.iter().copied() {
+        for answer in [Answer::Decline, Answer::Cancel] {
+            let c = h.client.clone();
+            tasks.push(tokio::spawn(
+                async move { c.respond_elicitation(id, answer).is_ok() },
+            ));
+        }
+    }
+    let mut wins = 0;
+    for t in tasks {
+        wins += usize::from(t.await.unwrap());
+    }
+    assert_eq!(wins, 50);
+    let (_, report) = loop {
+        let e = h.next().await;
+        if let Event::SessionUpdate { update, .. } = &e
+            && let SessionUpdate::AgentMessageChunk(c) = update.as_ref()
+            && let porthole_core::acp::v1::schema::ContentBlock::Text(t) = &c.content
+        {
+            break ((), serde_json::from_str::<Value>(&t.text).unwrap());
+        }
+    };
+    assert_eq!(report["results"].as_array().unwrap().len(), 50);
+    let responses = h
+        .tap
+        .lines
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(d, l)| *d == porthole_core::transport::Direction::Outgoing && l.contains("\"action\""))
+        .count();
+    assert_eq!(responses, 50, "one response per request id");
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn agent_withdrawal_dismisses_the_dialog() {
+    let mut h = start().await;
+    let (events, report) = h.turn("withdraw", |_, _| {}).await;
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::ElicitationDismissed {
+            reason: DismissReason::AgentCancelled,
+            ..
+        }
+    )));
+    assert_eq!(report["results"][0]["result"]["action"], "cancel");
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn crash_mid_elicitation_ends_the_turn_and_dismisses_dialogs() {
+    let mut h = start().await;
+    h.client.prompt_text(&h.session, "crash").unwrap();
+    let mut saw = (false, false, false, false);
+    let mut seen = Vec::new();
+    while !(saw.1 && saw.2 && saw.3) {
+        let event = h.next().await;
+        seen.push(format!("{event:?}").chars().take(200).collect::<String>());
+        match event {
+            Event::Elicitation(_) => saw.0 = true,
+            // Under load the request can be read only after the exit was seen: then it is refused.
+            Event::ElicitationRejected { error, .. } if error.message.contains("closing") => {
+                saw.0 = true;
+                saw.1 = true;
+            }
+            Event::ElicitationDismissed {
+                reason: DismissReason::AgentExited,
+                ..
+            } => saw.1 = true,
+            Event::AgentExited(info) => {
+                assert_eq!(info.code, Some(3));
+                assert!(
+                    info.stderr_tail.contains("crashed on purpose"),
+                    "{}",
+                    info.stderr_tail
+                );
+                assert!(!info.requested);
+                saw.2 = true;
+            }
+            Event::TurnEnded { error: Some(e), .. } => {
+                assert!(e.message.contains("exit status 3"), "{}", e.message);
+                saw.3 = true;
+            }
+            _ => {}
+        }
+    }
+    assert!(saw.0, "the dialog was shown before the crash: {seen:#?}");
+    assert!(saw.1, "the dialog was dismissed because the agent exited");
+    assert!(h.client.exit_info().is_some());
+}
+
+#[tokio::test]
+async fn session_cancel_resolves_pending_permissions() {
+    let mut h = start().await;
+    let session = h.session.clone();
+    let (events, report) = h
+        .turn("permission", |c, e| {
+            if let Event::Permission(p) = e {
+                assert_eq!(p.options.len(), 2);
+                c.cancel(&session).unwrap();
+            }
+        })
+        .await;
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::PermissionDismissed {
+            reason: DismissReason::TurnCancelled,
+            ..
+        }
+    )));
+    assert_eq!(
+        report["results"][0]["result"]["outcome"],
+        json!({"outcome":"cancelled"})
+    );
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn permission_options_are_checked() {
+    let mut h = start().await;
+    let (_, report) = h
+        .turn("permission", |c, e| {
+            if let Event::Permission(p) = e {
+                assert!(matches!(
+                    c.respond_permission(p.dialog_id, Some("bogus".into())),
+                    Err(RespondError::NoSuchOption(_))
+                ));
+                c.respond_permission(p.dialog_id, Some("no".into())).unwrap();
+            }
+        })
+        .await;
+    assert_eq!(
+        report["results"][0]["result"]["outcome"],
+        json!({"outcome":"selected","optionId":"no"})
+    );
+}
+
+#[tokio::test]
+async fn fs_is_confined_to_the_session_cwd() {
+    let mut h = start().await;
+    let (_, report) = h.turn("fs", |_, _| {}).await;
+    let r = report["results"].as_array().unwrap();
+    assert!(r[0]["result"].is_object(), "write inside: {}", r[0]);
+    assert_eq!(r[1]["result"]["content"], "two\n");
+    assert_eq!(r[2]["error"]["code"], -32602, "read outside: {}", r[2]);
+    assert_eq!(r[3]["error"]["code"], -32602, "write via ..: {}", r[3]);
+    assert_eq!(r[4]["error"]["code"], -32002, "missing file: {}", r[4]);
+    h.check_schema();
+}
+
+#[tokio::test]
+async fn noise_unknown_methods_and_unknown_updates_are_not_fatal() {
+    let mut h = start().await;
+    let (events, report) = h.turn("noise", |_, _| {}).await;
+    assert_eq!(report["results"][0]["error"]["code"], -32601);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::StdoutNoise { line } if line.contains("banner")))
+    );
+    assert!(events.iter().any(|e| matches!(e, Event::UnknownUpdate { .. })));
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnEnded { error: None, .. })
+    ));
+}
+
+#[tokio::test]
+async fn oversized_lines_are_refused_with_an_answer() {
+    let mut h = start().await;
+    let (_, report) = h.turn("huge", decline).await;
+    let r = report["results"].as_array().unwrap();
+    assert_eq!(r[0]["error"]["code"], -32600, "{}", r[0]);
+    assert!(r[0]["error"].to_string().contains("exceeds"), "{}", r[0]);
+    assert_eq!(r[1]["result"]["action"], "decline", "the connection still works");
+}
+
+#[tokio::test]
+async fn a_burst_of_updates_arrives_complete_and_in_order() {
+    let mut h = start_with(
+        ClientOptions {
+            event_capacity: 16,
+            ..Default::default()
+        },
+        vec![],
+    )
+    .await;
+    let (events, _) = h.turn("burst", |_, _| {}).await;
+    let numbers: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::SessionUpdate { update, .. } => match update.as_ref() {
+                SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                    porthole_core::acp::v1::schema::ContentBlock::Text(t) => t.text.trim().parse().ok(),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    assert_eq!(numbers, (0..20_000).collect::<Vec<_>>());
+}
+
+#[tokio::test]
+async fn an_agent_that_never_initializes_times_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let command = AgentCommand {
+        program: test_agent().display().to_string(),
+        args: vec![],
+        env: vec![("PORTHOLE_TEST_AGENT_MUTE".into(), "1".into())],
+        cwd: Some(dir.path().to_path_buf()),
+    };
+    let opts = ClientOptions {
+        init_timeout: Duration::from_millis(500),
+        ..Default::default()
+    };
+    match AgentClient::start(command, opts).await {
+        Err(ClientError::InitTimeout(d)) => assert_eq!(d, Duration::from_millis(500)),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(_) => panic!("should time out"),
+    }
+}
+
+#[tokio::test]
+async fn a_missing_agent_is_a_clear_start_error() {
+    let command = AgentCommand::parse("/nonexistent/agent --acp").unwrap();
+    let err = AgentClient::start(command, ClientOptions::default())
+        .await
+        .err()
+        .unwrap();
+    assert!(
+        err.to_string()
+            .contains("cannot start agent `/nonexistent/agent --acp`"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn an_agent_that_exits_during_initialize_reports_stderr() {
+    let command = AgentCommand::parse("sh -c 'echo broken config >&2; exit 7'").unwrap();
+    let err = AgentClient::start(command, ClientOptions::default())
+        .await
+        .err()
+        .unwrap();
+    let text = err.to_string();
+    assert!(
+        text.contains("exit status 7") && text.contains("broken config"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn shutdown_stops_the_agent() {
+    let mut h = start().await;
+    h.client.prompt_text(&h.session, "hang").unwrap();
+    loop {
+        if let Event::Elicitation(_) = h.next().await {
+            break;
+        }
+    }
+    let info = h.client.shutdown().await.unwrap();
+    assert!(info.requested);
+    let mut dismissed = false;
+    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), h.events.recv()).await {
+        if matches!(
+            e,
+            Event::ElicitationDismissed {
+                reason: DismissReason::AgentExited,
+                ..
+            }
+        ) {
+            dismissed = true;
+        }
+        if matches!(e, Event::AgentExited(_)) {
+            break;
+        }
+    }
+    assert!(dismissed);
+}

@@ -1,0 +1,128 @@
+//! Porthole demo agent: a deterministic ACP v1 agent (no model) that
+//! exercises streaming, plans, slash commands, tool calls, permissions,
+//! `fs/write_text_file`, form and URL elicitation, and cancellation.
+//!
+//! [`run_stdio`] serves one ACP connection over this process's stdin/stdout;
+//! the desktop app links this crate and re-executes itself in agent mode.
+//! Only protocol messages go to stdout; diagnostics go to stderr.
+
+pub mod commands;
+pub mod forms;
+pub mod signin;
+pub mod state;
+pub mod turn;
+
+use std::sync::Arc;
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, CancelNotification, ContentBlock, Implementation, InitializeRequest,
+    InitializeResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, StopReason,
+};
+use agent_client_protocol::{Agent, Error, Stdio};
+
+use crate::commands::Stop;
+use crate::state::{AgentState, Caps};
+use crate::turn::Turn;
+
+/// Concatenates the text blocks of a prompt.
+pub fn prompt_text(prompt: &[ContentBlock]) -> String {
+    prompt
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Serves ACP v1 over stdin/stdout until the client disconnects.
+pub async fn run_stdio() -> anyhow::Result<()> {
+    let state = Arc::new(AgentState::default());
+    let (s_init, s_new, s_prompt, s_cancel) = (state.clone(), state.clone(), state.clone(), state);
+
+    Agent
+        .v1()
+        .name("porthole-demo-agent")
+        .on_receive_request(
+            async move |request: InitializeRequest, responder, _cx| {
+                s_init.set_caps(Caps::from_client(&request.client_capabilities));
+                eprintln!("porthole-demo-agent: client capabilities {:?}", s_init.caps());
+                responder.respond(
+                    InitializeResponse::new(ProtocolVersion::V1)
+                        .agent_capabilities(
+                            AgentCapabilities::new()
+                                .load_session(false)
+                                .prompt_capabilities(PromptCapabilities::new()),
+                        )
+                        .agent_info(
+                            Implementation::new("porthole-demo-agent", env!("CARGO_PKG_VERSION"))
+                                .title("Porthole Demo Agent"),
+                        ),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: NewSessionRequest, responder, cx| {
+                let session = s_new.new_session(request.cwd);
+                responder.respond(NewSessionResponse::new(session.id.clone()))?;
+                let cx2 = cx.clone();
+                cx.spawn(async move {
+                    let params = serde_json::json!({
+                        "sessionId": session.id,
+                        "update": commands::available_commands_update(),
+                    });
+                    cx2.send_notification(agent_client_protocol::UntypedMessage::new(
+                        "session/update",
+                        params,
+                    )?)
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: PromptRequest, responder, cx| {
+                let Some(session) = s_prompt.session(&request.session_id.0) else {
+                    return responder.respond_with_error(
+                        Error::invalid_params().data(format!("unknown session {}", request.session_id.0)),
+                    );
+                };
+                let request_id = serde_json::to_value(responder.id()).map_err(Error::into_internal_error)?;
+                let text = prompt_text(&request.prompt);
+                let agent = s_prompt.clone();
+                // Run the turn outside the dispatch loop so it can await
+                // client responses and observe `session/cancel`.
+                let turn_cx = cx.clone();
+                cx.spawn(async move {
+                    let mut turn = Turn::new(turn_cx, agent, session, request_id);
+                    let result = commands::run(&mut turn, &text).await;
+                    let stop = match result {
+                        Ok(Stop::EndTurn) if !turn.is_cancelled() => StopReason::EndTurn,
+                        Ok(_) => StopReason::Cancelled,
+                        Err(_) if turn.is_cancelled() => StopReason::Cancelled,
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    responder.respond(PromptResponse::new(stop))
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: CancelNotification, _cx| {
+                if !s_cancel.cancel(&notification.session_id.0) {
+                    eprintln!(
+                        "porthole-demo-agent: session/cancel for unknown session {}",
+                        notification.session_id.0
+                    );
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_to(Stdio::new())
+        .await
+        .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}"))
+}

@@ -1,0 +1,26 @@
+fn main() {
+    // tauri.conf.json, capabilities and icons live at the repository root.
+    println!("cargo:rerun-if-changed=../tauri.conf.json");
+    println!("cargo:rerun-if-changed=../capabilities");
+    println!("cargo:rerun-if-changed=../ui/dist");
+    println!("cargo:rerun-if-changed=../icons");
+    let attributes = tauri_build::Attributes::new()
+        .config_path("../tauri.conf.json")
+        .capabilities_path_pattern("../capabilities/**/*")
+        // Declaring the app's commands makes each one a permission that a capability must
+        // grant; the main window gets exactly these and nothing else.
+        .app_manifest(tauri_build::AppManifest::new().commands(&[
+            "app_state",
+            "send_prompt",
+            "cancel_turn",
+            "restart_agent",
+            "validate_form",
+            "answer_elicitation",
+            "answer_permission",
+            "open_url",
+            "dialog_shown",
+        ]));
+    if let Err(e) = tauri_build::try_build(attributes) {
+        panic!("tauri build failed: {e:#}");
+    }
+}

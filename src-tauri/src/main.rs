@@ -1,0 +1,57 @@
+// Hide the console window on Windows release builds; harmless elsewhere.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+//! The Porthole desktop app: a thin Tauri shell over porthole-core.
+//!
+//! The same binary also runs the embedded demo agent (`porthole demo-agent`), so the app
+//! finds its default agent wherever it is installed.
+
+mod backend;
+mod commands;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "porthole",
+    version,
+    about = "A desktop client for Agent Client Protocol agents"
+)]
+struct Args {
+    /// The agent to run, as a command line (default: the built-in demo agent).
+    #[arg(long)]
+    agent: Option<String>,
+    /// Working directory of the session (default: the current directory).
+    #[arg(long)]
+    cwd: Option<PathBuf>,
+    #[command(subcommand)]
+    mode: Option<Mode>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Mode {
+    /// Serve the built-in demo agent over stdin/stdout (used by the app itself).
+    DemoAgent,
+}
+
+fn main() {
+    let args = Args::parse();
+    if let Some(Mode::DemoAgent) = args.mode {
+        let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
+        if let Err(e) = runtime.block_on(porthole_demo_agent::run_stdio()) {
+            eprintln!("porthole demo agent: {e:#}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let launch = match backend::Launch::from_args(args.agent.as_deref(), args.cwd) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("porthole: {e}");
+            std::process::exit(2);
+        }
+    };
+    commands::run(launch);
+}

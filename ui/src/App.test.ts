@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import App from "./App.svelte";
+import { MockBackend } from "./lib/mock";
+import { AppStore } from "./lib/store.svelte";
+import { FakeBackend, storeWith } from "./test/fake";
+
+async function boot() {
+  const backend = new MockBackend({ chunkDelay: 0 });
+  const store = new AppStore();
+  backend.onEvents((e) => store.enqueue(e));
+  store.init(await backend.invoke("app_state"));
+  backend.start();
+  render(App, { props: { backend, store } });
+  return { backend, store };
+}
+
+const prompt = () => screen.getByLabelText("Message to the agent") as HTMLTextAreaElement;
+
+describe("main window (with the mock agent)", () => {
+  it("shows agent name, version, connection pill and cwd", async () => {
+    await boot();
+    expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Demo Agent");
+    expect(screen.getByText("v0.4.2")).toBeTruthy();
+    expect(screen.getByRole("status", { name: /Connection: Connected/ })).toBeTruthy();
+    expect(screen.getByText("/home/user/projects/porthole")).toBeTruthy();
+  });
+
+  it("Enter sends the prompt and the markdown reply streams in without clickable links", async () => {
+    const { backend } = await boot();
+    await fireEvent.input(prompt(), { target: { value: "Give me an overview" } });
+    await fireEvent.keyDown(prompt(), { key: "Enter" });
+    expect(backend.calls.some((c) => c.cmd === "send_prompt")).toBe(true);
+    await waitFor(() => expect(document.querySelector(".markdown h2")?.textContent).toBe("Project overview"), { timeout: 3000 });
+    await waitFor(() => expect(document.querySelector(".markdown")!.textContent).toContain("Next, try one of the slash commands"), { timeout: 3000 });
+    expect(document.querySelector(".msg.user .bubble")!.textContent).toBe("Give me an overview");
+    expect(document.querySelectorAll("a").length).toBe(0);
+    expect(document.querySelector(".link-text")!.textContent).toContain("(https://agentclientprotocol.com/protocol/overview)");
+    expect(document.querySelector("details.thought")!.hasAttribute("open")).toBe(false);
+    expect(screen.getByText("Read README.md")).toBeTruthy();
+    expect(document.querySelector(".plan")).toBeTruthy();
+  });
+
+  it("Shift+Enter does not send", async () => {
+    const { backend } = await boot();
+    await fireEvent.input(prompt(), { target: { value: "line one" } });
+    await fireEvent.keyDown(prompt(), { key: "Enter", shiftKey: true });
+    expect(backend.calls.some((c) => c.cmd === "send_prompt")).toBe(false);
+  });
+
+  it("typing / opens the command list; arrows + Enter pick a command", async () => {
+    await boot();
+    await waitFor(() => expect(document.querySelector("#prompt-input")).toBeTruthy());
+    await new Promise((r) => setTimeout(r, 120)); // available_commands_update
+    await fireEvent.input(prompt(), { target: { value: "/" } });
+    const list = await screen.findByRole("listbox");
+    expect(list.querySelectorAll("[role=option]").length).toBe(7);
+    await fireEvent.keyDown(prompt(), { key: "ArrowDown" });
+    await fireEvent.keyDown(prompt(), { key: "Enter" });
+    expect(prompt().value).toBe("/connect ");
+    expect(screen.queryByRole("listbox")).toBeNull();
+  });
+
+  it("/configure opens a form dialog and makes the app inert behind it", async () => {
+    await boot();
+    await fireEvent.input(prompt(), { target: { value: "/configure" } });
+    await fireEvent.keyDown(prompt(), { key: "Enter" });
+    const dlg = await screen.findByRole("dialog", {}, { timeout: 3000 });
+    expect(dlg.textContent).toContain("Release configuration");
+    const app = document.querySelector(".app") as HTMLElement & { inert?: boolean };
+    expect(app.inert === true || app.hasAttribute("inert")).toBe(true);
+  });
+
+  it("disables the prompt when not connected and shows the error panel with stderr + Restart", async () => {
+    const backend = new FakeBackend();
+    const store = storeWith([]);
+    store.apply([{ type: "connection", snapshot: { ...store.snapshot!, connection: "exited", error: { message: "Agent crashed.", stderrTail: "panic: boom\nline 2" } } }]);
+    render(App, { props: { backend, store } });
+    expect(prompt().disabled).toBe(true);
+    expect(screen.getByText("Agent crashed.")).toBeTruthy();
+    expect(document.querySelector("pre.stderr")!.textContent).toBe("panic: boom\nline 2");
+    await fireEvent.click(screen.getByRole("button", { name: "Restart agent" }));
+    expect(backend.callsOf("restart_agent").length).toBe(1);
+  });
+
+  it("shows a Stop button while a turn runs", async () => {
+    const backend = new FakeBackend();
+    const store = storeWith([{ type: "user_prompt", sessionId: "demo-1", text: "hi" }]);
+    render(App, { props: { backend, store } });
+    await fireEvent.click(screen.getByRole("button", { name: "Stop" }));
+    expect(backend.callsOf("cancel_turn").length).toBe(1);
+  });
+
+  it("renders tool call diffs and terminal placeholders", () => {
+    const backend = new FakeBackend();
+    const store = storeWith([
+      { type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Run tests", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "term-1" }, { type: "diff", path: "b.txt", oldText: "a", newText: "b" }] } },
+    ]);
+    render(App, { props: { backend, store } });
+    expect(screen.getByText("terminal output")).toBeTruthy();
+    expect(screen.getByText("Running")).toBeTruthy();
+    expect(document.querySelector(".dl.add")!.textContent).toContain("b");
+  });
+});
+
+describe("prompt box command completion", () => {
+  it("Enter on a fully typed command sends it", async () => {
+    const backend = new FakeBackend();
+    const store = storeWith([{ type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "edit", description: "e" }, { name: "editor", description: "f" }] } }]);
+    render(App, { props: { backend, store } });
+    await fireEvent.input(prompt(), { target: { value: "/edit" } });
+    expect(screen.getByRole("listbox")).toBeTruthy();
+    await fireEvent.keyDown(prompt(), { key: "Enter" });
+    expect(backend.callsOf("send_prompt")).toEqual([{ text: "/edit" }]);
+  });
+
+  it("Tab completes the highlighted command", async () => {
+    const backend = new FakeBackend();
+    const store = storeWith([{ type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "web", description: "Search the web" }] } }]);
+    render(App, { props: { backend, store } });
+    await fireEvent.input(prompt(), { target: { value: "/w" } });
+    await fireEvent.keyDown(prompt(), { key: "Tab" });
+    expect(prompt().value).toBe("/web ");
+    expect(backend.callsOf("send_prompt")).toEqual([]);
+  });
+});

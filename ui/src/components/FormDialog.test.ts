@@ -1,0 +1,256 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, within } from "@testing-library/svelte";
+import DialogHost from "./DialogHost.svelte";
+import { FakeBackend, flush, storeWith } from "../test/fake";
+import { configureForm, mockValidate, secretForm } from "../lib/mock";
+import type { FormElicitation, Validation } from "../lib/protocol";
+
+function setup(d: FormElicitation, impl: ConstructorParameters<typeof FakeBackend>[0] = {}) {
+  const backend = new FakeBackend({
+    // The fake delegates to the mock's scaffolding validator, standing in for the backend.
+    validate_form: ({ content }) => mockValidate(d.schema.fields, content),
+    ...impl,
+  });
+  const store = storeWith([d]);
+  const r = render(DialogHost, { props: { backend, store } });
+  return { backend, store, ...r };
+}
+
+const input = (label: RegExp | string) => screen.getByLabelText(label) as HTMLInputElement;
+
+describe("form dialog", () => {
+  it("names the agent, shows the message as text and the scope", () => {
+    const d = configureForm(1);
+    d.message = "<b>not bold</b>";
+    setup(d);
+    const dlg = screen.getByRole("dialog");
+    expect(dlg.getAttribute("aria-modal")).toBe("true");
+    expect(dlg.getAttribute("aria-labelledby")).toBeTruthy();
+    expect(dlg.textContent).toContain("Demo Agent");
+    expect(dlg.textContent).toContain("asks");
+    expect(dlg.querySelector(".dlg-message")!.textContent).toBe("<b>not bold</b>");
+    expect(dlg.querySelector("b")).toBeNull();
+    expect(dlg.textContent).toContain("Session demo-1 · Tool call tc-3");
+  });
+
+  it("renders the right control for every field type", () => {
+    setup(configureForm(1));
+    expect(input(/Project name/).type).toBe("text");
+    expect(input(/Contact email/).type).toBe("email");
+    expect(input(/Homepage/).type).toBe("url");
+    expect(input(/Release date/).type).toBe("date");
+    expect(input(/Next stand-up/).type).toBe("datetime-local");
+    const budget = input(/Token budget/);
+    expect(budget.type).toBe("number");
+    expect(budget.min).toBe("0.5");
+    expect(budget.max).toBe("100");
+    const workers = input(/Parallel workers/);
+    expect(workers.type).toBe("number");
+    expect(workers.step).toBe("1");
+    expect(input(/Send anonymous telemetry/).type).toBe("checkbox");
+    const radios = screen.getByRole("radiogroup");
+    expect(within(radios).getAllByRole("radio").length).toBe(3);
+    expect(radios.textContent).toContain("Small, safe steps");
+    expect(screen.getByLabelText(/License/).tagName).toBe("SELECT");
+    expect(screen.getByText("Build targets").closest("fieldset")!.querySelectorAll("input[type=checkbox]").length).toBe(3);
+    expect(screen.getByText("Choose 1 to 2.")).toBeTruthy();
+    expect(screen.getByText(/This field type \(object\) is not supported by Porthole: nested objects/)).toBeTruthy();
+  });
+
+  it("uses minlength/maxlength attributes as hints only", () => {
+    setup(configureForm(1));
+    const p = input(/Project name/);
+    expect(p.getAttribute("minlength")).toBe("3");
+    expect(p.getAttribute("maxlength")).toBe("32");
+    expect(p.getAttribute("pattern")).toBeNull();
+  });
+
+  it("pre-fills defaults from initialValues (date-time converted to local)", () => {
+    setup(configureForm(1));
+    expect(input(/Project name/).value).toBe("porthole");
+    expect(input(/Release date/).value).toBe("2027-01-15");
+    const local = input(/Next stand-up/).value;
+    expect(new Date(local).getTime()).toBe(new Date("2026-12-03T09:30:00Z").getTime());
+    expect(input(/Token budget/).value).toBe("12.5");
+    expect(input(/Parallel workers/).value).toBe("4");
+    expect(input(/Send anonymous telemetry/).checked).toBe(false);
+    expect((screen.getByLabelText(/Linux/) as HTMLInputElement).checked).toBe(true);
+  });
+
+  it("marks required fields visibly and with aria-required", () => {
+    setup(configureForm(1));
+    const p = input(/Project name/);
+    expect(p.getAttribute("aria-required")).toBe("true");
+    expect(document.querySelector(`label[for="${p.id}"] .req`)?.textContent).toContain("*");
+    expect(input(/Homepage/).getAttribute("aria-required")).toBe("false");
+    expect(screen.getByRole("radiogroup").getAttribute("aria-required")).toBe("true");
+  });
+
+  it("a required single-select without default starts with nothing selected", () => {
+    setup(configureForm(1));
+    const radios = within(screen.getByRole("radiogroup")).getAllByRole("radio") as HTMLInputElement[];
+    expect(radios.some((r) => r.checked)).toBe(false);
+    expect((screen.getByLabelText(/License/) as HTMLSelectElement).value).toBe("");
+  });
+
+  it("disables Submit and shows the blocking reason when canAccept is false", () => {
+    const d = configureForm(1);
+    d.schema.fields.find((f) => f.name === "layout")!.required = true;
+    d.canAccept = false;
+    d.blockingReason = "A required field uses a type Porthole cannot show.";
+    setup(d);
+    expect((screen.getByRole("button", { name: /Submit/ }) as HTMLButtonElement).disabled).toBe(true);
+    expect(screen.getByText(/A required field uses a type Porthole cannot show/)).toBeTruthy();
+  });
+
+  it("shows backend errors under each field on Submit", async () => {
+    const { backend } = setup(configureForm(1));
+    await fireEvent.input(input(/Contact email/), { target: { value: "nope" } });
+    await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
+    await flush();
+    expect(backend.callsOf("validate_form").length).toBeGreaterThan(0);
+    const email = input(/Contact email/);
+    expect(email.getAttribute("aria-invalid")).toBe("true");
+    const errId = email.getAttribute("aria-describedby")!;
+    expect(document.getElementById(errId)!.textContent).toContain("Enter a valid email address.");
+    expect(screen.getByRole("radiogroup").closest(".field")!.textContent).toContain("This field is required.");
+    expect(screen.queryByText("Review before sending")).toBeNull();
+  });
+
+  it("validates on blur and shows only that field's error", async () => {
+    setup(configureForm(1));
+    await fireEvent.input(input(/Project name/), { target: { value: "X!" } });
+    await fireEvent.blur(input(/Project name/));
+    await flush();
+    expect(input(/Project name/).closest(".field")!.textContent).toMatch(/at least 3|required format/);
+    expect(screen.getByRole("radiogroup").closest(".field")!.textContent).not.toContain("This field is required.");
+  });
+
+  it("shows only errors from the backend (never validates itself)", async () => {
+    const d = configureForm(1);
+    const { backend } = setup(d, { validate_form: () => ({ content: {}, errors: [{ field: "homepage", code: "x", message: "Backend says no." }] }) });
+    await fireEvent.input(input(/Project name/), { target: { value: "INVALID per pattern!!" } });
+    await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
+    await flush();
+    expect(backend.callsOf("validate_form").length).toBeGreaterThanOrEqual(1);
+    expect(input(/Homepage/).closest(".field")!.textContent).toContain("Backend says no.");
+    expect(input(/Project name/).getAttribute("aria-invalid")).toBeNull();
+  });
+
+  async function fillValid() {
+    await fireEvent.input(input(/Contact email/), { target: { value: "me@example.org" } });
+    await fireEvent.click(screen.getByLabelText(/Balanced/));
+    await fireEvent.change(screen.getByLabelText(/License/), { target: { value: "MIT" } });
+  }
+
+  it("review step lists exactly the validated content; Back keeps values", async () => {
+    const validated: Validation = { content: { project: "porthole", email: "me@example.org", telemetry: true, targets: ["linux", "macos"], workers: 4, strategy: "balanced", license: "MIT" }, errors: [] };
+    setup(configureForm(1), { validate_form: () => validated });
+    await fillValid();
+    await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
+    await flush();
+    expect(screen.getByText("Review before sending")).toBeTruthy();
+    const review = document.querySelector("dl.review")!;
+    const row = (label: string) => Array.from(review.querySelectorAll(".review-row")).find((r) => r.querySelector("dt")!.textContent === label)!;
+    expect(row("Send anonymous telemetry").querySelector("dd")!.textContent).toBe("Yes");
+    expect(row("Contact email").querySelector("dd")!.textContent).toBe("me@example.org");
+    expect(Array.from(row("Build targets").querySelectorAll("li")).map((l) => l.textContent)).toEqual(["Linux (linux)", "macOS (macos)"]);
+    expect(row("Homepage").textContent).toContain("not sent");
+    expect(row("Token budget").textContent).toContain("not sent");
+    await fireEvent.click(screen.getByRole("button", { name: "Back to edit" }));
+    expect(input(/Contact email/).value).toBe("me@example.org");
+    expect((screen.getByLabelText(/Balanced/) as HTMLInputElement).checked).toBe(true);
+  });
+
+  it("Send calls answer_elicitation accept with the validated content", async () => {
+    const d = configureForm(1);
+    const { backend, store } = setup(d);
+    await fillValid();
+    await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
+    await flush();
+    const expected = mockValidate(d.schema.fields, backend.callsOf("validate_form").at(-1).content).content;
+    await fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await flush();
+    const ans = backend.callsOf("answer_elicitation");
+    expect(ans).toEqual([{ dialogId: 1, action: "accept", content: expected }]);
+    expect(typeof ans[0].content.workers).toBe("number");
+    expect(store.dialogs.length).toBe(0);
+  });
+
+  it("returns to the form with errors when answer_elicitation says invalid", async () => {
+    const d = configureForm(1);
+    setup(d, {
+      answer_elicitation: () => {
+        throw { kind: "invalid", validation: { content: {}, errors: [{ field: "email", code: "taken", message: "Already registered." }] } };
+      },
+    });
+    await fillValid();
+    await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
+    await flush();
+    await fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await flush();
+    expect(screen.queryByText("Review before sending")).toBeNull();
+    expect(input(/Contact email/).closest(".field")!.textContent).toContain("Already registered.");
+  });
+
+  it("Esc cancels", async () => {
+    const { backend, store } = setup(configureForm(1));
+    await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
+    await flush();
+    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(store.dialogs.length).toBe(0);
+  });
+
+  it("Decline declines and Cancel cancels", async () => {
+    const { backend } = setup(configureForm(1));
+    await fireEvent.click(screen.getByRole("button", { name: "Decline" }));
+    await flush();
+    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "decline" }]);
+  });
+
+  it("Cancel button sends cancel", async () => {
+    const { backend } = setup(configureForm(1));
+    await fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    await flush();
+    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+  });
+
+  it("secret request: red warning, indicators, Decline focused, Submit needs confirmation", async () => {
+    setup(secretForm(2));
+    const alert = document.querySelector(".secret-warning")!;
+    expect(alert.textContent).toContain("Demo Agent is asking for a secret (password, token or key) in a form.");
+    expect(alert.textContent).toContain("The protocol forbids this");
+    expect(alert.textContent).toContain("api_token");
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Decline" }));
+    const submit = screen.getByRole("button", { name: /Submit/ }) as HTMLButtonElement;
+    expect(submit.disabled).toBe(true);
+    await fireEvent.click(screen.getByLabelText(/I understand the risk/));
+    expect(submit.disabled).toBe(false);
+  });
+
+  it("dismissed dialog turns into a notice with the reason and an OK button", async () => {
+    const { store } = setup(configureForm(1));
+    store.apply([{ type: "elicitation_dismissed", dialogId: 1, reason: "agent_exited" }]);
+    await flush();
+    expect(screen.getByText("The agent stopped running.")).toBeTruthy();
+    await fireEvent.click(screen.getByRole("button", { name: "OK" }));
+    expect(store.dialogs.length).toBe(0);
+  });
+
+  it("shows '1 of N' when several dialogs are queued and acks dialog_shown", async () => {
+    const { backend, store } = setup(configureForm(1));
+    store.apply([secretForm(2)]);
+    await flush();
+    expect(screen.getByText("1 of 2")).toBeTruthy();
+    await new Promise((r) => requestAnimationFrame(() => r(null)));
+    await flush();
+    expect(backend.callsOf("dialog_shown")).toEqual([{ dialogId: 1 }]);
+  });
+
+  it("shows request scope as 'During request N'", () => {
+    const d = configureForm(1);
+    d.scope = { kind: "request", requestId: 7 };
+    setup(d);
+    expect(screen.getByText("During request 7")).toBeTruthy();
+  });
+});

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import DialogHost from "./DialogHost.svelte";
+import { FakeBackend, flush, storeWith } from "../test/fake";
+import type { PermissionRequest } from "../lib/protocol";
+
+const req = (): PermissionRequest => ({
+  type: "permission", dialogId: 5, agent: { name: "demo", title: "Demo Agent", version: null }, sessionId: "demo-1",
+  toolCall: { toolCallId: "tc-1", title: "Edit a.ts", kind: "edit", content: [{ type: "diff", path: "a.ts", oldText: "x\ny", newText: "x\nz" }] },
+  options: [
+    { optionId: "r1", name: "Reject", kind: "reject_once" },
+    { optionId: "a1", name: "Allow", kind: "allow_once" },
+    { optionId: "a2", name: "Always allow", kind: "allow_always" },
+  ],
+});
+
+function setup() {
+  const backend = new FakeBackend();
+  const store = storeWith([req()]);
+  render(DialogHost, { props: { backend, store } });
+  return { backend, store };
+}
+
+describe("permission dialog", () => {
+  it("shows tool title, kind, diff and options (allow primary, reject secondary)", () => {
+    setup();
+    expect(screen.getAllByText("Edit a.ts").length).toBeGreaterThan(0);
+    expect(screen.getByText("edit")).toBeTruthy();
+    expect(document.querySelector(".dl.del")!.textContent).toContain("y");
+    expect(document.querySelector(".dl.add")!.textContent).toContain("z");
+    const allow = screen.getByRole("button", { name: /^Allow/ });
+    expect(allow.className).toContain("primary");
+    expect(screen.getByRole("button", { name: /^Reject/ }).className).toContain("secondary");
+    expect(screen.getByRole("button", { name: /Always allow/ }).textContent).toContain("always");
+  });
+
+  it("an option answers with its id", async () => {
+    const { backend, store } = setup();
+    await fireEvent.click(screen.getByRole("button", { name: /^Allow/ }));
+    await flush();
+    expect(backend.callsOf("answer_permission")).toEqual([{ dialogId: 5, optionId: "a1" }]);
+    expect(store.dialogs.length).toBe(0);
+  });
+
+  it("Esc answers with null", async () => {
+    const { backend } = setup();
+    await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
+    await flush();
+    expect(backend.callsOf("answer_permission")).toEqual([{ dialogId: 5, optionId: null }]);
+  });
+
+  it("permission_dismissed shows the reason", async () => {
+    const { store } = setup();
+    store.apply([{ type: "permission_dismissed", dialogId: 5, reason: "turn_cancelled" }]);
+    await flush();
+    expect(screen.getByText(/The turn was cancelled/)).toBeTruthy();
+  });
+});

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { lineDiff } from "./diff";
+
+describe("lineDiff", () => {
+  it("marks removed and added lines", () => {
+    const d = lineDiff("a\nb\nc", "a\nB\nc");
+    expect(d).toEqual([
+      { op: " ", text: "a" },
+      { op: "-", text: "b" },
+      { op: "+", text: "B" },
+      { op: " ", text: "c" },
+    ]);
+  });
+  it("treats a null old text as a new file", () => {
+    expect(lineDiff(null, "x\ny").every((l) => l.op === "+")).toBe(true);
+  });
+  it("collapses long unchanged runs", () => {
+    const old = Array.from({ length: 30 }, (_, i) => `l${i}`).join("\n");
+    const neu = old.replace("l15", "L15");
+    const d = lineDiff(old, neu);
+    expect(d.some((l) => l.op === "skip")).toBe(true);
+    expect(d.filter((l) => l.op === "-").length).toBe(1);
+  });
+});

@@ -1,0 +1,64 @@
+// Agent markdown -> sanitized HTML with no clickable links and no remote content.
+import { Marked } from "marked";
+import DOMPurify from "dompurify";
+
+const marked = new Marked({ gfm: true, breaks: false, async: false });
+
+const purify = DOMPurify(window);
+
+const FORBID_TAGS = [
+  "style", "form", "input", "button", "textarea", "select", "option", "iframe", "frame", "frameset",
+  "object", "embed", "video", "audio", "source", "track", "picture", "link", "meta", "base", "template",
+];
+
+const CONFIG = {
+  USE_PROFILES: { html: true }, // no SVG / MathML
+  FORBID_TAGS,
+  FORBID_ATTR: ["style", "srcset", "background", "poster", "formaction", "action", "ping", "target"],
+  ALLOW_DATA_ATTR: false,
+};
+
+/** An inert document (no browsing context): nothing parsed into it loads or runs. */
+let inert: Document | null = null;
+function inertDoc(): Document {
+  inert ??= document.implementation.createHTMLDocument("");
+  return inert;
+}
+
+/**
+ * Replace links with plain text (text plus "(href)" when different) and images with
+ * "[image: alt]". Operates in an inert document so nothing is ever fetched.
+ */
+export function neuter(html: string): string {
+  const doc = inertDoc();
+  const root = doc.createElement("div");
+  root.innerHTML = html;
+  for (const img of Array.from(root.querySelectorAll("img"))) {
+    const alt = img.getAttribute("alt")?.trim();
+    img.replaceWith(doc.createTextNode(alt ? `[image: ${alt}]` : "[image]"));
+  }
+  for (const a of Array.from(root.querySelectorAll("a"))) {
+    const span = doc.createElement("span");
+    span.className = "link-text";
+    const text = a.textContent ?? "";
+    const href = a.getAttribute("href");
+    while (a.firstChild) span.appendChild(a.firstChild);
+    if (href && href !== text && href !== `mailto:${text}`) {
+      span.appendChild(doc.createTextNode(` (${href})`));
+    }
+    a.replaceWith(span);
+  }
+  return root.innerHTML;
+}
+
+export function sanitize(html: string): string {
+  const clean = purify.sanitize(html, CONFIG) as unknown as string;
+  // Second pass after the transform keeps the invariant simple: output is always DOMPurify output.
+  return purify.sanitize(neuter(clean), CONFIG) as unknown as string;
+}
+
+/** Render untrusted agent markdown to safe HTML. */
+export function renderMarkdown(src: string): string {
+  const html = marked.parse(src) as string;
+  return sanitize(html);
+}

@@ -1,0 +1,552 @@
+// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use.
+//
+// !!! TEST SCAFFOLDING !!!  `mockValidate` below re-implements form validation in
+// TypeScript ONLY so the mock can behave like the real backend. The real app never
+// validates in the UI: validation comes from porthole-core via `validate_form` /
+// `answer_elicitation`. Nothing outside this file may import `mockValidate`.
+import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
+import type {
+  AgentIdentity, AppSnapshot, Commands, Elicitation, Field, FieldError, FormContent, FormElicitation,
+  PermissionRequest, UiEvent, UrlAnalysis, UrlElicitation, Validation,
+} from "./protocol";
+
+const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
+const SESSION = "demo-1";
+
+export interface MockOptions {
+  /** Delay between streamed chunks, ms (0 = synchronous-ish, for tests). */
+  chunkDelay?: number;
+  sealedViewAvailable?: boolean;
+}
+
+type Handler = { [K in CommandName]: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
+
+export class MockBackend implements Backend {
+  readonly calls: { cmd: CommandName; args: unknown }[] = [];
+  #listeners = new Set<(e: UiEvent[]) => void>();
+  #snapshot: AppSnapshot;
+  #dialogs = new Map<number, Elicitation | PermissionRequest>();
+  #nextDialog = 1;
+  #nextTool = 1;
+  #nextMsg = 1;
+  #timers = new Set<ReturnType<typeof setTimeout>>();
+  #turnToken = 0;
+  #delay: number;
+
+  constructor(opts: MockOptions = {}) {
+    this.#delay = opts.chunkDelay ?? 28;
+    this.#snapshot = {
+      connection: "connected",
+      agent: AGENT,
+      agentCommand: "demo agent",
+      cwd: "/home/user/projects/porthole",
+      sessionId: SESSION,
+      error: null,
+      turnRunning: false,
+      sealedViewAvailable: opts.sealedViewAvailable ?? true,
+    };
+  }
+
+  onEvents(cb: (events: UiEvent[]) => void): () => void {
+    this.#listeners.add(cb);
+    return () => this.#listeners.delete(cb);
+  }
+
+  /** Emit a batch to listeners (also used by tests to inject events). */
+  emit(events: UiEvent[]) {
+    for (const l of this.#listeners) l(events);
+  }
+
+  dispose() {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  #later(ms: number, fn: () => void) {
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      fn();
+    }, ms);
+    this.#timers.add(t);
+  }
+
+  async invoke<K extends CommandName>(cmd: K, ...args: CommandArgs<K>): Promise<CommandResult<K>> {
+    this.calls.push({ cmd, args: args[0] });
+    const h = this.#handlers[cmd] as (...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>;
+    return h(...args);
+  }
+
+  #setSnapshot(patch: Partial<AppSnapshot>) {
+    this.#snapshot = { ...this.#snapshot, ...patch };
+    return { type: "connection", snapshot: this.#snapshot } as UiEvent;
+  }
+
+  #handlers: Handler = {
+    app_state: () => ({ snapshot: this.#snapshot, pending: [...this.#dialogs.values()] }),
+    send_prompt: ({ text }) => this.#prompt(text),
+    cancel_turn: () => {
+      this.#turnToken++;
+      this.emit([
+        { type: "turn_ended", sessionId: SESSION, stopReason: "cancelled", error: null },
+        this.#setSnapshot({ turnRunning: false }),
+      ]);
+      for (const [id, d] of this.#dialogs) {
+        this.#dialogs.delete(id);
+        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }]);
+      }
+    },
+    restart_agent: () => {
+      this.emit([this.#setSnapshot({ connection: "starting", error: null, turnRunning: false, agent: null })]);
+      this.#later(700, () => {
+        this.emit([
+          this.#setSnapshot({ connection: "connected", agent: AGENT }),
+          { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } },
+        ]);
+      });
+    },
+    validate_form: ({ dialogId, content }) => {
+      const d = this.#dialogs.get(dialogId);
+      if (!d || d.type !== "elicitation" || d.mode !== "form") return { content, errors: [] };
+      return mockValidate(d.schema.fields, content);
+    },
+    answer_elicitation: ({ dialogId, action, content }) => {
+      const d = this.#dialogs.get(dialogId);
+      if (!d) throw { kind: "error", message: "This request is no longer pending." };
+      if (d.type === "elicitation" && d.mode === "form" && action === "accept") {
+        const v = mockValidate(d.schema.fields, content ?? {});
+        if (v.errors.length) throw { kind: "invalid", validation: v };
+      }
+      this.#dialogs.delete(dialogId);
+      const summary =
+        action === "accept"
+          ? d.type === "elicitation" && d.mode === "url"
+            ? "You agreed to open the page. I'll wait for it to report back."
+            : `Thanks — got it:\n\n\`\`\`json\n${JSON.stringify(content ?? {}, null, 2)}\n\`\`\``
+          : action === "decline"
+            ? "Understood, you declined. I'll continue without it."
+            : "No problem, request cancelled.";
+      this.#later(150, () => this.#stream(summary, true));
+    },
+    answer_permission: ({ dialogId, optionId }) => {
+      const d = this.#dialogs.get(dialogId);
+      if (!d || d.type !== "permission") throw { kind: "error", message: "This request is no longer pending." };
+      this.#dialogs.delete(dialogId);
+      const allowed = optionId !== null && optionId.startsWith("allow");
+      const tc = d.toolCall.toolCallId;
+      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
+      this.#later(120, () => this.#stream(allowed ? "Edit applied. `src/config.ts` now reads the timeout from the environment." : "Okay, I left the file untouched.", true));
+    },
+    open_url: ({ dialogId }) => {
+      this.emit([{ type: "url_view", dialogId, state: "opened", detail: null }]);
+      const d = [...this.#completions].find((x) => x.dialogId === dialogId);
+      if (d) {
+        this.#completions.delete(d);
+        this.#later(2500, () => this.emit([{ type: "elicitation_complete", elicitationId: d.elicitationId, known: true, dialogId }]));
+      }
+    },
+    dialog_shown: () => undefined,
+  };
+
+  #completions = new Set<{ dialogId: number; elicitationId: string }>();
+
+  #prompt(text: string) {
+    const t = text.trim();
+    const token = ++this.#turnToken;
+    this.emit([{ type: "user_prompt", sessionId: SESSION, text }, this.#setSnapshot({ turnRunning: true })]);
+    const [cmd, ...rest] = t.split(/\s+/);
+    switch (cmd) {
+      case "/configure":
+        this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(this.#nextDialog++)));
+        return;
+      case "/secret":
+        this.#later(200, () => token === this.#turnToken && this.#emitDialog(secretForm(this.#nextDialog++)));
+        return;
+      case "/connect": {
+        const id = this.#nextDialog++;
+        const d = rest[0] === "evil" ? evilUrl(id) : goodUrl(id);
+        this.#completions.add({ dialogId: id, elicitationId: d.elicitationId });
+        this.#later(200, () => token === this.#turnToken && this.#emitDialog(d));
+        return;
+      }
+      case "/edit":
+        this.#editFlow(token);
+        return;
+      case "/queue":
+        // Several requests at once: the window shows "1 of N".
+        this.#later(200, () => {
+          if (token !== this.#turnToken) return;
+          const url = goodUrl(this.#nextDialog++);
+          this.#completions.add({ dialogId: url.dialogId, elicitationId: url.elicitationId });
+          this.#emitDialog(configureForm(this.#nextDialog++));
+          this.#emitDialog(url);
+          this.#emitDialog(secretForm(this.#nextDialog++));
+        });
+        return;
+      case "/withdraw": {
+        // The agent asks, then withdraws the request: the dialog turns into a notice.
+        const id = this.#nextDialog++;
+        this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(id)));
+        this.#later(2200, () => {
+          if (!this.#dialogs.delete(id)) return;
+          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }]);
+          this.#stream("Never mind — I found the settings in `release.toml`.", true);
+        });
+        return;
+      }
+      case "/crash":
+        this.#later(300, () => {
+          const stderrTail = CRASH_STDERR;
+          this.emit([
+            { type: "agent_exited", code: 101, signal: null, status: "exit code 101", stderrTail, requested: false },
+            this.#setSnapshot({ connection: "exited", turnRunning: false, error: { message: "The agent process exited unexpectedly (exit code 101).", stderrTail } }),
+          ]);
+        });
+        return;
+      default:
+        this.#demoReply(t, token);
+    }
+  }
+
+  #emitDialog(d: Elicitation | PermissionRequest) {
+    this.#dialogs.set(d.dialogId, d);
+    this.emit([d]);
+  }
+
+  #editFlow(token: number) {
+    const tc = `tc-${this.#nextTool++}`;
+    const diff = { type: "diff" as const, path: "src/config.ts", oldText: OLD_FILE, newText: NEW_FILE };
+    this.emit([
+      { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call", toolCallId: tc, title: "Edit src/config.ts", kind: "edit", status: "pending", content: [diff] } },
+    ]);
+    this.#later(250, () => {
+      if (token !== this.#turnToken) return;
+      const d: PermissionRequest = {
+        type: "permission",
+        dialogId: this.#nextDialog++,
+        agent: AGENT,
+        sessionId: SESSION,
+        toolCall: { toolCallId: tc, title: "Edit src/config.ts", kind: "edit", status: "pending", content: [diff] },
+        options: [
+          { optionId: "allow-once", name: "Allow", kind: "allow_once" },
+          { optionId: "allow-always", name: "Always allow edits", kind: "allow_always" },
+          { optionId: "reject-once", name: "Reject", kind: "reject_once" },
+          { optionId: "reject-always", name: "Never allow edits", kind: "reject_always" },
+        ],
+      };
+      this.#emitDialog(d);
+    });
+  }
+
+  #demoReply(prompt: string, token: number) {
+    const thoughtId = `th-${this.#nextMsg++}`;
+    const tc = `tc-${this.#nextTool++}`;
+    const steps: (() => void)[] = [];
+    const thought = "The user wants an overview. I should read the README first, then summarize the layout and suggest next steps.";
+    for (const w of words(thought)) steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "agent_thought_chunk", messageId: thoughtId, content: { type: "text", text: w } } }]));
+    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "plan", entries: [
+      { content: "Read the project README", priority: "high", status: "in_progress" },
+      { content: "Summarize the crate layout", priority: "medium", status: "pending" },
+      { content: "Suggest next steps", priority: "low", status: "pending" },
+    ] } }]));
+    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call", toolCallId: tc, title: "Read README.md", kind: "read", status: "in_progress", locations: [{ path: "README.md", line: 1 }] } }]));
+    steps.push(() => this.emit([
+      { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: "completed", content: [{ type: "content", content: { type: "text", text: "# Porthole\nA desktop client for the Agent Client Protocol.\n(142 lines)" } }] } },
+      { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "plan", entries: [
+        { content: "Read the project README", priority: "high", status: "completed" },
+        { content: "Summarize the crate layout", priority: "medium", status: "in_progress" },
+        { content: "Suggest next steps", priority: "low", status: "pending" },
+      ] } },
+    ]));
+    const msgId = `m-${this.#nextMsg++}`;
+    const reply = demoMarkdown(prompt);
+    for (const w of words(reply)) steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "agent_message_chunk", messageId: msgId, content: { type: "text", text: w } } }]));
+    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "plan", entries: [
+      { content: "Read the project README", priority: "high", status: "completed" },
+      { content: "Summarize the crate layout", priority: "medium", status: "completed" },
+      { content: "Suggest next steps", priority: "low", status: "completed" },
+    ] } }]));
+    steps.push(() => this.#endTurn());
+    this.#run(steps, token);
+  }
+
+  #run(steps: (() => void)[], token: number) {
+    let i = 0;
+    const tick = () => {
+      if (token !== this.#turnToken) return;
+      const s = steps[i++];
+      if (!s) return;
+      s();
+      if (this.#delay === 0) tick();
+      else this.#later(this.#delay, tick);
+    };
+    if (this.#delay === 0) tick();
+    else this.#later(this.#delay, tick);
+  }
+
+  #stream(text: string, endTurn: boolean) {
+    const id = `m-${this.#nextMsg++}`;
+    const steps: (() => void)[] = words(text).map((w) => () =>
+      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "agent_message_chunk", messageId: id, content: { type: "text", text: w } } }]),
+    );
+    if (endTurn) steps.push(() => this.#endTurn());
+    this.#run(steps, this.#turnToken);
+  }
+
+  #endTurn() {
+    this.emit([{ type: "turn_ended", sessionId: SESSION, stopReason: "end_turn", error: null }, this.#setSnapshot({ turnRunning: false })]);
+  }
+
+  /** Initial events a freshly connected agent would send. */
+  start() {
+    this.#later(50, () =>
+      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } }]),
+    );
+  }
+}
+
+function words(s: string): string[] {
+  return s.match(/\S+\s*|\s+/g) ?? [];
+}
+
+export const COMMANDS = [
+  { name: "configure", description: "Show a form with every field type" },
+  { name: "connect", description: "Ask to open a URL (add \"evil\" for a suspicious one)" },
+  { name: "edit", description: "Propose a file edit (permission request)" },
+  { name: "secret", description: "A form that improperly asks for a secret" },
+  { name: "queue", description: "Send several requests at once" },
+  { name: "withdraw", description: "Ask, then withdraw the request" },
+  { name: "crash", description: "Make the demo agent exit" },
+];
+
+const CRASH_STDERR = `thread 'main' panicked at src/agent.rs:88:14:
+called \`Result::unwrap()\` on an \`Err\` value: Os { code: 32, kind: BrokenPipe, message: "Broken pipe" }
+stack backtrace:
+   0: rust_begin_unwind
+   1: core::panicking::panic_fmt
+   2: core::result::unwrap_failed
+   3: demo_agent::session::run
+   4: demo_agent::main
+note: Some details are omitted, run with \`RUST_BACKTRACE=full\` for a verbose backtrace.`;
+
+function demoMarkdown(prompt: string): string {
+  const p = prompt.length > 60 ? prompt.slice(0, 60) + "…" : prompt;
+  return `## Project overview
+
+You asked: *${p.replace(/[*_`[\]]/g, "")}*. Here is what I found in the repository:
+
+- **porthole-core** — protocol logic, form schema and URL safety analysis
+- **src-tauri** — the desktop shell and IPC commands
+- **ui** — this Svelte front end
+
+The spec lives at [agentclientprotocol.com](https://agentclientprotocol.com/protocol/overview) — links are shown as text only.
+
+\`\`\`rust
+pub fn analyze(url: &str) -> UrlAnalysis {
+    let parsed = Url::parse(url)?;
+    check_host(&parsed)
+}
+\`\`\`
+
+| Command | What it shows |
+|---|---|
+| \`/configure\` | a form with every field type |
+| \`/connect\` | a URL consent dialog |
+| \`/edit\` | a permission request |
+
+Next, try one of the slash commands above.`;
+}
+
+const OLD_FILE = `export const config = {
+  name: "porthole",
+  timeoutMs: 30000,
+  retries: 3,
+  verbose: false,
+};`;
+const NEW_FILE = `export const config = {
+  name: "porthole",
+  timeoutMs: Number(process.env.PORTHOLE_TIMEOUT ?? 30000),
+  retries: 3,
+  verbose: process.env.PORTHOLE_VERBOSE === "1",
+};`;
+
+function base(id: number, toolCallId: string | null, message: string) {
+  return {
+    type: "elicitation" as const,
+    dialogId: id,
+    agent: AGENT,
+    scope: { kind: "session" as const, sessionId: SESSION, toolCallId },
+    message,
+  };
+}
+
+export function configureForm(id: number): FormElicitation {
+  const fields: Field[] = [
+    { name: "project", title: "Project name", description: "Letters, digits and dashes; 3–32 characters.", required: true,
+      kind: { type: "text", minLength: 3, maxLength: 32, pattern: "^[a-z0-9-]+$", format: null, default: "porthole" } },
+    { name: "email", title: "Contact email", description: null, required: true,
+      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "email", default: null } },
+    { name: "homepage", title: "Homepage", description: "Shown in the generated README.", required: false,
+      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "uri", default: null } },
+    { name: "release", title: "Release date", description: null, required: false,
+      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "date", default: "2027-01-15" } },
+    { name: "standup", title: "Next stand-up", description: "Local time; sent with your UTC offset.", required: false,
+      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "date-time", default: "2026-12-03T09:30:00Z" } },
+    { name: "budget", title: "Token budget", description: "Between 0.5 and 100 (thousands).", required: false,
+      kind: { type: "number", minimum: 0.5, maximum: 100, default: 12.5 } },
+    { name: "workers", title: "Parallel workers", description: null, required: true,
+      kind: { type: "integer", minimum: 1, maximum: 16, default: 4 } },
+    { name: "telemetry", title: "Send anonymous telemetry", description: null, required: false,
+      kind: { type: "boolean", default: false } },
+    { name: "strategy", title: "Refactoring strategy", description: null, required: true,
+      kind: { type: "singleSelect", titled: true, default: null, options: [
+        { value: "conservative", title: "Conservative", description: "Small, safe steps; no public API changes." },
+        { value: "balanced", title: "Balanced", description: "Reasonable renames and extractions." },
+        { value: "aggressive", title: "Aggressive", description: "Restructure freely." },
+      ] } },
+    { name: "license", title: "License", description: null, required: true,
+      kind: { type: "singleSelect", titled: false, default: null, options:
+        ["MIT", "Apache-2.0", "GPL-3.0", "BSD-3-Clause", "MPL-2.0", "ISC", "Unlicense"].map((v) => ({ value: v, title: null, description: null })) } },
+    { name: "targets", title: "Build targets", description: null, required: true,
+      kind: { type: "multiSelect", titled: true, minItems: 1, maxItems: 2, default: ["linux"], options: [
+        { value: "linux", title: "Linux", description: "x86_64 and aarch64" },
+        { value: "macos", title: "macOS", description: "Universal binary" },
+        { value: "windows", title: "Windows", description: "MSVC toolchain" },
+      ] } },
+    { name: "layout", title: "Window layout", description: null, required: false,
+      kind: { type: "unsupported", typeName: "object", reason: "nested objects are outside the restricted schema", raw: { type: "object" } } },
+  ];
+  return {
+    ...base(id, "tc-3", "I'm about to scaffold the release configuration. Please confirm these settings."),
+    mode: "form",
+    warnings: [],
+    schema: { title: "Release configuration", description: "Used to generate release.toml.", fields },
+    initialValues: { project: "porthole", release: "2027-01-15", standup: "2026-12-03T09:30:00Z", budget: 12.5, workers: 4, telemetry: false, targets: ["linux"] },
+    canAccept: true,
+    blockingReason: null,
+    secretIndicators: [],
+  };
+}
+
+export function secretForm(id: number): FormElicitation {
+  return {
+    ...base(id, null, "To deploy, enter your GitHub username and a personal access token."),
+    mode: "form",
+    warnings: ["secret-request"],
+    schema: { title: "Deploy credentials", description: null, fields: [
+      { name: "username", title: "GitHub username", description: null, required: true,
+        kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: null, default: null } },
+      { name: "api_token", title: "Personal access token", description: "Needs repo and workflow scopes.", required: true,
+        kind: { type: "text", minLength: 20, maxLength: null, pattern: null, format: null, default: null } },
+    ] },
+    initialValues: {},
+    canAccept: true,
+    blockingReason: null,
+    secretIndicators: ["Field “api_token” is named like a token", "Message mentions “access token”"],
+  };
+}
+
+function urlAnalysis(p: Partial<UrlAnalysis> & { full: string }): UrlAnalysis {
+  return {
+    normalized: p.full, scheme: "https", hostAscii: "", hostUnicode: "", registrableDomain: null,
+    registrableDomainAscii: null, port: null, isLoopback: false, warnings: [], ...p,
+  };
+}
+
+export function goodUrl(id: number): UrlElicitation {
+  return {
+    type: "elicitation", dialogId: id, agent: AGENT, mode: "url",
+    scope: { kind: "request", requestId: 7 },
+    message: "Please sign in to GitHub so I can read your private repositories.",
+    warnings: [],
+    elicitationId: `github-oauth-${id}`,
+    url: urlAnalysis({
+      full: "https://auth.agent.example.com/connect/github?elicitationId=github-oauth-001&scope=repo%20read%3Aorg",
+      hostAscii: "auth.agent.example.com", hostUnicode: "auth.agent.example.com",
+      registrableDomain: "example.com", registrableDomainAscii: "example.com",
+    }),
+  };
+}
+
+export function evilUrl(id: number): UrlElicitation {
+  const warnings = ["punycode", "mixed-script", "confusable", "unusual-port"] as const;
+  return {
+    type: "elicitation", dialogId: id, agent: AGENT, mode: "url",
+    scope: { kind: "session", sessionId: SESSION, toolCallId: "tc-9" },
+    message: "Your session expired. Sign in again to continue.",
+    warnings: [...warnings],
+    elicitationId: `login-${id}`,
+    url: urlAnalysis({
+      full: "https://accounts.xn--ggle-55da.com:8443/signin/v2/identifier?continue=https%3A%2F%2Fmail.google.com%2F&flowName=GlifWebSignIn",
+      normalized: "https://accounts.xn--ggle-55da.com:8443/signin/v2/identifier?continue=https%3A%2F%2Fmail.google.com%2F&flowName=GlifWebSignIn",
+      hostAscii: "accounts.xn--ggle-55da.com", hostUnicode: "accounts.gооgle.com",
+      registrableDomain: "gооgle.com", registrableDomainAscii: "xn--ggle-55da.com",
+      port: 8443, warnings: [...warnings],
+    }),
+  };
+}
+
+// ----------------------------------------------------------------------------------------
+// TEST SCAFFOLDING ONLY: validation rules implemented in TS for the mock backend.
+// The production UI never runs this (nor any agent-supplied regex); see file header.
+// ----------------------------------------------------------------------------------------
+export function mockValidate(fields: Field[], content: FormContent): Validation {
+  const errors: FieldError[] = [];
+  const out: FormContent = {};
+  const err = (field: string, code: string, message: string) => errors.push({ field, code, message });
+  for (const f of fields) {
+    const v = content[f.name];
+    const k = f.kind;
+    if (v === undefined || (Array.isArray(v) && v.length === 0 && k.type === "multiSelect" && f.required)) {
+      if (f.required) err(f.name, "required", "This field is required.");
+      continue;
+    }
+    switch (k.type) {
+      case "text": {
+        if (typeof v !== "string") { err(f.name, "type", "Expected text."); break; }
+        const len = [...v].length;
+        if (k.minLength !== null && len < k.minLength) err(f.name, "minLength", `Must be at least ${k.minLength} characters.`);
+        if (k.maxLength !== null && len > k.maxLength) err(f.name, "maxLength", `Must be at most ${k.maxLength} characters.`);
+        if (k.pattern !== null) {
+          let ok = true;
+          try { ok = new RegExp(k.pattern, "u").test(v); } catch { ok = false; }
+          if (!ok) err(f.name, "pattern", "Does not match the required format.");
+        }
+        if (k.format === "email" && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) err(f.name, "format", "Enter a valid email address.");
+        if (k.format === "uri") { try { new URL(v); } catch { err(f.name, "format", "Enter a full URL, e.g. https://example.org."); } }
+        if (k.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(v)) err(f.name, "format", "Enter a date (YYYY-MM-DD).");
+        if (k.format === "date-time" && Number.isNaN(Date.parse(v))) err(f.name, "format", "Enter a date and time.");
+        out[f.name] = v;
+        break;
+      }
+      case "number":
+      case "integer": {
+        if (typeof v !== "number" || !Number.isFinite(v)) { err(f.name, "type", "Enter a number."); break; }
+        if (k.type === "integer" && !Number.isInteger(v)) err(f.name, "integer", "Enter a whole number.");
+        if (k.minimum !== null && v < k.minimum) err(f.name, "minimum", `Must be at least ${k.minimum}.`);
+        if (k.maximum !== null && v > k.maximum) err(f.name, "maximum", `Must be at most ${k.maximum}.`);
+        out[f.name] = v;
+        break;
+      }
+      case "boolean":
+        out[f.name] = v === true;
+        break;
+      case "singleSelect":
+        if (!k.options.some((o) => o.value === v)) err(f.name, "enum", "Choose one of the options.");
+        else out[f.name] = v;
+        break;
+      case "multiSelect": {
+        const arr = Array.isArray(v) ? v : [];
+        if (arr.some((x) => !k.options.some((o) => o.value === x))) err(f.name, "enum", "Unknown option selected.");
+        if (k.minItems !== null && arr.length < k.minItems) err(f.name, "minItems", `Choose at least ${k.minItems}.`);
+        if (k.maxItems !== null && arr.length > k.maxItems) err(f.name, "maxItems", `Choose at most ${k.maxItems}.`);
+        out[f.name] = arr;
+        break;
+      }
+      case "unsupported":
+        break;
+    }
+  }
+  return { content: out, errors };
+}
+
+export type { Commands };

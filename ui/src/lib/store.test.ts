@@ -1,0 +1,124 @@
+import { describe, expect, it } from "vitest";
+import { AppStore, DISMISS_TEXT, PlanItem, TextItem, ToolItem } from "./store.svelte";
+import type { UiEvent } from "./protocol";
+import { goodUrl } from "./mock";
+
+const chunk = (text: string, messageId: string | null = null, kind = "agent_message_chunk"): UiEvent => ({
+  type: "session_update", sessionId: "s", update: { sessionUpdate: kind, messageId, content: { type: "text", text } } as never,
+});
+
+function manual() {
+  const frames: (() => void)[] = [];
+  const s = new AppStore((cb) => frames.push(cb));
+  return { s, frames };
+}
+
+describe("AppStore", () => {
+  it("appends consecutive chunks in order into one message", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([chunk("Hel"), chunk("lo "), chunk("world")]);
+    expect(s.items.length).toBe(1);
+    expect((s.items[0] as TextItem).text).toBe("Hello world");
+  });
+
+  it("groups chunks by messageId even when interleaved", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([chunk("a1", "A"), chunk("b1", "B"), chunk("a2", "A")]);
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["a1a2", "b1"]);
+  });
+
+  it("keeps thoughts separate from the message", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([chunk("hmm", null, "agent_thought_chunk"), chunk("answer")]);
+    expect(s.items.map((i) => (i as TextItem).kind)).toEqual(["thought", "agent"]);
+  });
+
+  it("starts a new message after a user prompt", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([chunk("one"), { type: "user_prompt", sessionId: "s", text: "next" }, chunk("two")]);
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["one", "next", "two"]);
+    expect(s.turnRunning).toBe(true);
+  });
+
+  it("merges tool_call_update into the tool call by id", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([
+      { type: "session_update", sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read a", kind: "read", status: "pending" } },
+      { type: "session_update", sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: "ok" } }] } },
+    ]);
+    expect(s.items.length).toBe(1);
+    const t = s.items[0] as ToolItem;
+    expect(t.fields.title).toBe("Read a");
+    expect(t.fields.kind).toBe("read");
+    expect(t.fields.status).toBe("completed");
+    expect(t.fields.content?.length).toBe(1);
+  });
+
+  it("replaces the plan in place within a turn", () => {
+    const s = new AppStore((cb) => cb());
+    const plan = (status: "pending" | "completed"): UiEvent => ({ type: "session_update", sessionId: "s", update: { sessionUpdate: "plan", entries: [{ content: "x", priority: "low", status }] } });
+    s.apply([plan("pending"), plan("completed")]);
+    expect(s.items.length).toBe(1);
+    expect((s.items[0] as PlanItem).entries[0].status).toBe("completed");
+  });
+
+  it("records available commands", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([{ type: "session_update", sessionId: "s", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "web", description: "d" }] } }]);
+    expect(s.commands.map((c) => c.name)).toEqual(["web"]);
+  });
+
+  it("queues dialogs in arrival order", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([goodUrl(1), goodUrl(2)]);
+    expect(s.dialogs.map((d) => d.dialogId)).toEqual([1, 2]);
+    expect(s.active?.dialogId).toBe(1);
+  });
+
+  it("keeps a dismissed dialog visible with its reason until closed", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([goodUrl(1), { type: "elicitation_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
+    expect(s.active?.status).toBe("dismissed");
+    expect(s.active?.reason).toBe("agent_cancelled");
+    expect(DISMISS_TEXT.agent_cancelled).toBe("The agent withdrew this request.");
+    s.close(1);
+    expect(s.active).toBeNull();
+  });
+
+  it("marks a URL dialog completed on elicitation_complete", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([goodUrl(3)]);
+    s.active!.status = "waiting";
+    s.apply([{ type: "elicitation_complete", elicitationId: "github-oauth-3", known: true, dialogId: 3 }]);
+    expect(s.active?.status).toBe("completed");
+  });
+
+  it("ignores elicitation_complete for unknown dialogs", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([goodUrl(3), { type: "elicitation_complete", elicitationId: "nope", known: false, dialogId: null }]);
+    expect(s.active?.status).toBe("pending");
+  });
+
+  it("applies enqueued batches at most once per animation frame", () => {
+    const { s, frames } = manual();
+    s.enqueue([chunk("a")]);
+    s.enqueue([chunk("b")]);
+    s.enqueue([chunk("c")]);
+    expect(frames.length).toBe(1);
+    expect(s.items.length).toBe(0);
+    frames.shift()!();
+    expect(s.framesApplied).toBe(1);
+    expect((s.items[0] as TextItem).text).toBe("abc");
+    s.enqueue([chunk("d")]);
+    expect(frames.length).toBe(1);
+    frames.shift()!();
+    expect(s.framesApplied).toBe(2);
+    expect((s.items[0] as TextItem).text).toBe("abcd");
+  });
+
+  it("turn_ended clears turnRunning", () => {
+    const s = new AppStore((cb) => cb());
+    s.apply([{ type: "user_prompt", sessionId: "s", text: "x" }, { type: "turn_ended", sessionId: "s", stopReason: "end_turn", error: null }]);
+    expect(s.turnRunning).toBe(false);
+  });
+});

@@ -1,0 +1,70 @@
+// Display helpers for the URL consent dialog (analysis itself comes from the backend).
+import type { UrlAnalysis, UrlWarningCode } from "./protocol";
+
+export const URL_WARNING_TEXT: Record<UrlWarningCode, string> = {
+  punycode: "This address uses an internationalized domain name (Punycode). Check it carefully.",
+  "mixed-script": "The domain mixes letters from different alphabets.",
+  confusable: "This address uses look-alike characters that can imitate another site.",
+  "bidi-control": "Hidden text-direction characters are present; what you see may not be what opens.",
+  "invisible-char": "Invisible characters are present.",
+  "ip-host": "This address is a raw IP address, not a domain name.",
+  "non-https": "This connection is not encrypted (http).",
+  "unusual-port": "This address uses an unusual port.",
+};
+
+export function warningText(code: string): string {
+  return (URL_WARNING_TEXT as Record<string, string>)[code] ?? `Warning: ${code}`;
+}
+
+export interface Segment { text: string; role: "plain" | "host" | "domain" }
+
+/** Bidi controls and invisible characters are shown as visible escapes, never applied. */
+const HIDDEN = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/gu;
+
+export function revealHidden(s: string): string {
+  return s.replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}
+
+/** Only text-direction controls: shown visibly in agent messages (emoji ZWJ sequences stay intact). */
+const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+export function revealBidi(s: string): string {
+  return s.replace(BIDI, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
+}
+
+/** Split `host` into [prefix, registrable domain] (domain matched at the end). */
+export function splitHost(host: string, domain: string | null): Segment[] {
+  if (domain && host.toLowerCase().endsWith(domain.toLowerCase()) && domain.length > 0) {
+    const cut = host.length - domain.length;
+    const segs: Segment[] = [];
+    if (cut > 0) segs.push({ text: host.slice(0, cut), role: "host" });
+    segs.push({ text: host.slice(cut), role: "domain" });
+    return segs;
+  }
+  return [{ text: host, role: "host" }];
+}
+
+/**
+ * The full URL as segments with the host (and registrable domain inside it) marked.
+ * Never truncates: the concatenation of the segments' text is exactly `url.full`.
+ */
+export function urlSegments(url: UrlAnalysis): Segment[] {
+  const full = url.full;
+  const schemeEnd = full.indexOf("://");
+  const from = schemeEnd >= 0 ? schemeEnd + 3 : 0;
+  const lower = full.toLowerCase();
+  const candidates: [string, string | null][] = [
+    [url.hostAscii, url.registrableDomainAscii],
+    [url.hostUnicode, url.registrableDomain],
+  ];
+  for (const [host, dom] of candidates) {
+    if (!host) continue;
+    const at = lower.indexOf(host.toLowerCase(), from);
+    if (at < 0) continue;
+    const segs: Segment[] = [];
+    if (at > 0) segs.push({ text: full.slice(0, at), role: "plain" });
+    segs.push(...splitHost(full.slice(at, at + host.length), dom));
+    if (at + host.length < full.length) segs.push({ text: full.slice(at + host.length), role: "plain" });
+    return segs;
+  }
+  return [{ text: full, role: "plain" }];
+}
