@@ -85,8 +85,11 @@ impl Policy {
                     )
                 } else {
                     let mut values = initial_values.clone();
+                    // One answers file serves every form of a run: each form takes its own keys.
                     for (k, v) in &self.answers {
-                        values.insert(k.clone(), v.clone());
+                        if schema.field(k).is_some() {
+                            values.insert(k.clone(), v.clone());
+                        }
                     }
                     let validation = schema.validate(&values);
                     if validation.is_valid() {

@@ -253,4 +253,32 @@ describe("form dialog", () => {
     setup(d);
     expect(screen.getByText("During request 7")).toBeTruthy();
   });
+
+  it("Esc works even when focus is outside the dialog", async () => {
+    const { backend } = setup(configureForm(1));
+    (document.activeElement as HTMLElement | null)?.blur();
+    await fireEvent.keyDown(window, { key: "Escape" });
+    await flush();
+    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+  });
+
+  it("a dismissed notice closes on Esc without answering", async () => {
+    const { backend, store } = setup(configureForm(1));
+    store.apply([{ type: "elicitation_dismissed", dialogId: 1, reason: "session_ended" }]);
+    await flush();
+    expect(screen.getByText(/The session ended/)).toBeTruthy();
+    await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
+    expect(store.dialogs.length).toBe(0);
+    expect(backend.callsOf("answer_elicitation")).toEqual([]);
+  });
+
+  it("field descriptions and option titles render as text, never HTML", () => {
+    const d = configureForm(1);
+    d.schema.fields[0].description = "<img src=x onerror=alert(1)>";
+    d.schema.fields[0].title = "<i>Name</i>";
+    setup(d);
+    expect(document.querySelector(".dialog img")).toBeNull();
+    expect(document.querySelector(".dialog i")).toBeNull();
+    expect(screen.getByText("<img src=x onerror=alert(1)>")).toBeTruthy();
+  });
 });
