@@ -8,9 +8,16 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{Value, json};
 
 fn demo_agent() -> String {
-    let dir = PathBuf::from(env!("CARGO_BIN_EXE_porthole-cli")).parent().unwrap().to_path_buf();
+    let dir = PathBuf::from(env!("CARGO_BIN_EXE_porthole-cli"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
     let agent = dir.join("porthole-demo-agent");
-    assert!(agent.exists(), "run `cargo test --workspace` so {} is built", agent.display());
+    assert!(
+        agent.exists(),
+        "run `cargo test --workspace` so {} is built",
+        agent.display()
+    );
     agent.display().to_string()
 }
 
@@ -37,7 +44,11 @@ fn text(lines: &[Value]) -> String {
 }
 
 fn updates<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    lines.iter().filter(|l| l["update"]["sessionUpdate"] == kind).map(|l| &l["update"]).collect()
+    lines
+        .iter()
+        .filter(|l| l["update"]["sessionUpdate"] == kind)
+        .map(|l| &l["update"])
+        .collect()
 }
 
 fn elicitations(lines: &[Value]) -> Vec<&Value> {
@@ -49,12 +60,20 @@ fn free_text_streams_markdown_a_thought_a_plan_and_commands() {
     let dir = tempfile::tempdir().unwrap();
     let (out, lines) = run(dir.path(), &["hello there"]);
     assert!(out.status.success());
-    assert!(updates(&lines, "agent_message_chunk").len() >= 5, "several chunks");
+    assert!(
+        updates(&lines, "agent_message_chunk").len() >= 5,
+        "several chunks"
+    );
     assert_eq!(updates(&lines, "agent_thought_chunk").len(), 1);
     let plan = updates(&lines, "plan");
     assert_eq!(plan[0]["entries"].as_array().unwrap().len(), 3);
     let commands = updates(&lines, "available_commands_update");
-    let names: Vec<&str> = commands[0]["availableCommands"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = commands[0]["availableCommands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
     for c in ["configure", "connect", "ask", "edit", "slow"] {
         assert!(names.contains(&c), "{c} in {names:?}");
     }
@@ -66,28 +85,64 @@ fn free_text_streams_markdown_a_thought_a_plan_and_commands() {
 fn configure_uses_every_field_type_and_reports_what_it_received() {
     let dir = tempfile::tempdir().unwrap();
     let answers = dir.path().join("answers.json");
-    std::fs::write(&answers, r#"{"email":"ada@example.com","license":"mit","port":8080}"#).unwrap();
-    let (out, lines) = run(dir.path(), &["--elicit", "accept", "--answers", answers.to_str().unwrap(), "/configure"]);
+    std::fs::write(
+        &answers,
+        r#"{"email":"ada@example.com","license":"mit","port":8080}"#,
+    )
+    .unwrap();
+    let (out, lines) = run(
+        dir.path(),
+        &[
+            "--elicit",
+            "accept",
+            "--answers",
+            answers.to_str().unwrap(),
+            "/configure",
+        ],
+    );
     assert!(out.status.success());
     let e = elicitations(&lines);
     assert_eq!(e.len(), 1);
     assert!(e[0]["toolCallId"].is_string(), "tied to a tool call");
-    let kinds: Vec<&str> = e[0]["schema"]["fields"].as_array().unwrap().iter().map(|f| f["kind"]["type"].as_str().unwrap()).collect();
-    for k in ["text", "number", "integer", "boolean", "singleSelect", "multiSelect"] {
+    let kinds: Vec<&str> = e[0]["schema"]["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"]["type"].as_str().unwrap())
+        .collect();
+    for k in [
+        "text",
+        "number",
+        "integer",
+        "boolean",
+        "singleSelect",
+        "multiSelect",
+    ] {
         assert!(kinds.contains(&k), "{k} in {kinds:?}");
     }
     let fields = e[0]["schema"]["fields"].as_array().unwrap();
-    let titled_single = fields.iter().any(|f| f["kind"]["type"] == "singleSelect" && f["kind"]["titled"] == true);
-    let untitled_single = fields.iter().any(|f| f["kind"]["type"] == "singleSelect" && f["kind"]["titled"] == false);
-    let titled_multi = fields.iter().any(|f| f["kind"]["type"] == "multiSelect" && f["kind"]["titled"] == true);
-    let untitled_multi = fields.iter().any(|f| f["kind"]["type"] == "multiSelect" && f["kind"]["titled"] == false);
+    let titled_single = fields
+        .iter()
+        .any(|f| f["kind"]["type"] == "singleSelect" && f["kind"]["titled"] == true);
+    let untitled_single = fields
+        .iter()
+        .any(|f| f["kind"]["type"] == "singleSelect" && f["kind"]["titled"] == false);
+    let titled_multi = fields
+        .iter()
+        .any(|f| f["kind"]["type"] == "multiSelect" && f["kind"]["titled"] == true);
+    let untitled_multi = fields
+        .iter()
+        .any(|f| f["kind"]["type"] == "multiSelect" && f["kind"]["titled"] == false);
     assert!(titled_single && untitled_single && titled_multi && untitled_multi);
     assert!(fields.iter().any(|f| f["kind"]["pattern"].is_string()));
     assert!(fields.iter().any(|f| f["kind"]["format"] == "email"));
     assert_eq!(e[0]["action"], "accept");
     assert_eq!(e[0]["content"]["port"], 8080);
     let said = text(&lines);
-    assert!(said.contains("ada@example.com") && said.contains("8080"), "{said}");
+    assert!(
+        said.contains("ada@example.com") && said.contains("8080"),
+        "{said}"
+    );
     assert!(said.contains("all values conform"), "{said}");
 }
 
@@ -107,7 +162,10 @@ fn configure_without_form_support_falls_back_clearly() {
     let dir = tempfile::tempdir().unwrap();
     let (out, lines) = run(dir.path(), &["--modes", "url", "/configure"]);
     assert!(out.status.success());
-    assert!(elicitations(&lines).is_empty(), "never sends an unadvertised mode");
+    assert!(
+        elicitations(&lines).is_empty(),
+        "never sends an unadvertised mode"
+    );
     assert!(text(&lines).contains("does not support form elicitation"));
 }
 
@@ -124,14 +182,30 @@ fn ask_uses_request_scope_and_the_secret_form_is_flagged_and_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let answers = dir.path().join("answers.json");
     std::fs::write(&answers, r#"{"workspaceName":"acme","api_token":"x"}"#).unwrap();
-    let (out, lines) = run(dir.path(), &["--elicit", "accept", "--answers", answers.to_str().unwrap(), "/ask"]);
+    let (out, lines) = run(
+        dir.path(),
+        &[
+            "--elicit",
+            "accept",
+            "--answers",
+            answers.to_str().unwrap(),
+            "/ask",
+        ],
+    );
     assert!(out.status.success());
     let e = elicitations(&lines);
     assert_eq!(e.len(), 2);
-    assert!(e[0]["sessionId"].is_null() && !e[0]["requestId"].is_null(), "request scoped: {}", e[0]);
+    assert!(
+        e[0]["sessionId"].is_null() && !e[0]["requestId"].is_null(),
+        "request scoped: {}",
+        e[0]
+    );
     assert_eq!(e[0]["action"], "accept");
     assert_eq!(e[1]["warnings"][0], "secret-request");
-    assert_eq!(e[1]["action"], "cancel", "secret forms are never accepted automatically");
+    assert_eq!(
+        e[1]["action"], "cancel",
+        "secret forms are never accepted automatically"
+    );
 }
 
 #[test]
@@ -144,9 +218,17 @@ fn edit_asks_permission_and_the_cli_rejects_it() {
     assert_eq!(tool[0]["content"][0]["type"], "diff");
     let p: Vec<&Value> = lines.iter().filter(|l| l["type"] == "permission").collect();
     assert_eq!(p.len(), 1);
-    let reject = p[0]["options"].as_array().unwrap().iter().find(|o| o["kind"] == "reject_once").unwrap();
+    let reject = p[0]["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["kind"] == "reject_once")
+        .unwrap();
     assert_eq!(p[0]["selected"], reject["optionId"]);
-    assert!(!dir.path().join("notes.txt").exists(), "nothing written after a rejection");
+    assert!(
+        !dir.path().join("notes.txt").exists(),
+        "nothing written after a rejection"
+    );
 }
 
 #[test]
@@ -170,7 +252,16 @@ fn http(port: u16, request: &str) -> String {
 fn connect_completes_after_the_browser_authorizes() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
-        .args(["--agent", &demo_agent(), "--cwd", dir.path().to_str().unwrap(), "--json", "--elicit", "accept", "/connect"])
+        .args([
+            "--agent",
+            &demo_agent(),
+            "--cwd",
+            dir.path().to_str().unwrap(),
+            "--json",
+            "--elicit",
+            "accept",
+            "/connect",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -186,7 +277,10 @@ fn connect_completes_after_the_browser_authorizes() {
             let url = url::Url::parse(v["url"].as_str().unwrap()).unwrap();
             let port = url.port().unwrap();
             let path = format!("{}?{}", url.path(), url.query().unwrap());
-            let page = http(port, &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"));
+            let page = http(
+                port,
+                &format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"),
+            );
             assert!(page.contains("Authorize Porthole Demo"), "{page}");
             let cookie = page
                 .lines()
@@ -194,23 +288,46 @@ fn connect_completes_after_the_browser_authorizes() {
                 .and_then(|c| c.split(';').next())
                 .unwrap()
                 .to_string();
-            let state = url.query_pairs().find(|(k, _)| k == "state").unwrap().1.to_string();
+            let state = url
+                .query_pairs()
+                .find(|(k, _)| k == "state")
+                .unwrap()
+                .1
+                .to_string();
             // Another browser (no cookie) cannot complete it.
             let body = format!("state={state}&decision=authorize");
-            let foreign = http(port, &format!("POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()));
+            let foreign = http(
+                port,
+                &format!(
+                    "POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                ),
+            );
             assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
-            let done = http(port, &format!("POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()));
+            let done = http(
+                port,
+                &format!(
+                    "POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                ),
+            );
             assert!(done.starts_with("HTTP/1.1 200"), "{done}");
         }
         lines.push(v);
     }
     assert!(child.wait().unwrap().success());
-    let complete: Vec<&Value> = lines.iter().filter(|l| l["type"] == "elicitation_complete").collect();
+    let complete: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "elicitation_complete")
+        .collect();
     assert_eq!(complete.len(), 1);
     assert_eq!(complete[0]["known"], true);
     let said = text(&lines);
     assert!(said.contains("Connected to the Porthole Demo service."), "{said}");
-    assert!(!said.contains("porthole_demo_session"), "nothing out of band crosses ACP");
+    assert!(
+        !said.contains("porthole_demo_session"),
+        "nothing out of band crosses ACP"
+    );
 }
 
 #[test]

@@ -1,0 +1,133 @@
+// Starts tauri-driver, opens a WebDriver session on the real app, and cleans up.
+// The app runs with a throwaway HOME and working directory, so each run starts clean.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Builder, By, until } from "selenium-webdriver";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "../..");
+export const targetDir = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
+export const appBinary = join(targetDir, "debug", "porthole");
+export const shotsDir = join(here, "output");
+mkdirSync(shotsDir, { recursive: true });
+
+const PORT = 4444 + (process.pid % 1000);
+
+function waitForPort(port, ms) {
+  const deadline = Date.now() + ms;
+  return new Promise((resolveWait, reject) => {
+    const attempt = async () => {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/status`);
+        if (r.ok) return resolveWait();
+      } catch {}
+      if (Date.now() > deadline) return reject(new Error(`tauri-driver did not listen on ${port}`));
+      setTimeout(attempt, 200);
+    };
+    attempt();
+  });
+}
+
+export async function launch({ args = [] } = {}) {
+  if (!existsSync(appBinary)) throw new Error(`${appBinary} is missing: build it with cargo build -p porthole`);
+  const home = mkdtempSync(join(tmpdir(), "porthole-e2e-home-"));
+  const workspace = mkdtempSync(join(tmpdir(), "porthole-e2e-ws-"));
+  writeFileSync(join(workspace, "notes.txt"), "Original notes.\n");
+  const env = {
+    ...process.env,
+    HOME: home,
+    XDG_DATA_HOME: join(home, ".local/share"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    // The sandboxed WebKit processes need no GPU under Xvfb.
+    WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+  };
+  delete env.PORTHOLE_AGENT;
+  const driver = spawn("tauri-driver", ["--port", String(PORT), "--native-port", String(PORT + 1000)], {
+    env,
+    stdio: ["ignore", "inherit", "inherit"],
+    detached: true,
+  });
+  await waitForPort(PORT, 15000);
+  const session = await new Builder()
+    .usingServer(`http://127.0.0.1:${PORT}/`)
+    .withCapabilities({
+      browserName: "wry",
+      "tauri:options": { application: appBinary, args: ["--cwd", workspace, ...args] },
+    })
+    .build();
+  const app = new App(session, workspace);
+  app.close = async () => {
+    try {
+      await session.quit();
+    } catch {}
+    try {
+      process.kill(-driver.pid, "SIGTERM");
+    } catch {}
+  };
+  return app;
+}
+
+export class App {
+  constructor(driver, workspace) {
+    this.d = driver;
+    this.workspace = workspace;
+  }
+  /** Screenshot of the X display, as a person sees it (WebDriver's own screenshot hangs on WebKitGTK here). */
+  async shot(name) {
+    await new Promise((r) => setTimeout(r, 300)); // let the last frame paint
+    const r = spawnSync("import", ["-window", "root", join(shotsDir, `${name}.png`)], { stdio: "inherit" });
+    if (r.status !== 0) throw new Error(`screenshot ${name} failed (is ImageMagick installed and DISPLAY set?)`);
+  }
+  find(css) {
+    return this.d.findElement(By.css(css));
+  }
+  async waitFor(css, ms = 20000) {
+    return this.d.wait(until.elementLocated(By.css(css)), ms, `no element ${css}`);
+  }
+  async waitText(css, text, ms = 20000) {
+    await this.d.wait(
+      async () => {
+        const els = await this.d.findElements(By.css(css));
+        for (const e of els) {
+          if ((await e.getText()).includes(text)) return true;
+        }
+        return false;
+      },
+      ms,
+      `no ${css} containing ${JSON.stringify(text)}`,
+    );
+  }
+  async text(css) {
+    return this.find(css).getText();
+  }
+  async prompt(text) {
+    const box = await this.waitFor("#prompt-input");
+    await this.d.wait(until.elementIsEnabled(box), 20000, "prompt box enabled");
+    await box.sendKeys(text);
+    await box.sendKeys("\uE007"); // Enter
+  }
+  async button(label, scope = "[role=dialog]") {
+    const buttons = await this.d.findElements(By.css(`${scope} button`));
+    for (const b of buttons) {
+      // A button's first line is its label; option buttons add a description below it.
+      const text = (await b.getText()).trim();
+      if (text === label || text.startsWith(`${label}\n`) || text.startsWith(`${label} `)) return b;
+    }
+    throw new Error(`no button "${label}" in ${scope}`);
+  }
+  async click(label, scope) {
+    await (await this.button(label, scope)).click();
+  }
+  async noDialog(ms = 10000) {
+    await this.d.wait(async () => (await this.d.findElements(By.css("[role=dialog]"))).length === 0, ms, "dialog closed");
+  }
+  /** Transcript text, for assertions on what the agent reported. */
+  async transcript() {
+    return this.text("main.transcript");
+  }
+}
+export { By, until };
