@@ -636,3 +636,41 @@ async fn shutdown_stops_the_agent() {
     }
     assert!(dismissed);
 }
+
+#[tokio::test]
+async fn ending_a_session_cancels_its_pending_dialogs() {
+    let mut h = start().await;
+    h.client.prompt_text(&h.session, "hang").unwrap();
+    let dialog = loop {
+        if let Event::Elicitation(p) = h.next().await {
+            break p.dialog_id;
+        }
+    };
+    h.client.end_session(&h.session);
+    loop {
+        if let Event::ElicitationDismissed { dialog_id, reason } = h.next().await {
+            assert_eq!(dialog_id, dialog);
+            assert_eq!(reason, DismissReason::SessionEnded);
+            break;
+        }
+    }
+    // The agent received `cancel` for it; answering now is refused.
+    assert!(matches!(
+        h.client.respond_elicitation(dialog, Answer::Decline),
+        Err(RespondError::NoSuchDialog(_))
+    ));
+    // The answer is written by the SDK's outgoing task: give it a moment.
+    let mut sent = false;
+    for _ in 0..40 {
+        let lines = h.tap.lines.lock().unwrap().clone();
+        sent = lines.iter().any(|(d, l)| {
+            *d == porthole_core::transport::Direction::Outgoing && l.contains("\"action\":\"cancel\"")
+        });
+        if sent {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(sent, "the agent was answered `cancel`");
+    h.client.shutdown().await;
+}
