@@ -248,6 +248,18 @@ fn http(port: u16, request: &str) -> String {
     out
 }
 
+/// POST the sign-in form, as the browser that holds `cookie` (or one without it).
+fn post(port: u16, cookie: Option<&str>, body: &str) -> String {
+    let cookie = cookie.map(|c| format!("Cookie: {c}\r\n")).unwrap_or_default();
+    http(
+        port,
+        &format!(
+            "POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{cookie}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
 #[test]
 fn connect_completes_after_the_browser_authorizes() {
     let dir = tempfile::tempdir().unwrap();
@@ -296,21 +308,9 @@ fn connect_completes_after_the_browser_authorizes() {
                 .to_string();
             // Another browser (no cookie) cannot complete it.
             let body = format!("state={state}&decision=authorize");
-            let foreign = http(
-                port,
-                &format!(
-                    "POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                ),
-            );
+            let foreign = post(port, None, &body);
             assert!(foreign.starts_with("HTTP/1.1 403"), "{foreign}");
-            let done = http(
-                port,
-                &format!(
-                    "POST /authorize HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                ),
-            );
+            let done = post(port, Some(&cookie), &body);
             assert!(done.starts_with("HTTP/1.1 200"), "{done}");
         }
         lines.push(v);
