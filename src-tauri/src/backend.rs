@@ -13,6 +13,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use tauri::{AppHandle, Emitter};
 
+use crate::sealed::{self, Opened, SealedViews};
+
 /// The Tauri event that carries `{ events: [...] }` to the main window.
 pub const BATCH_EVENT: &str = "porthole://events";
 /// How often queued events are flushed to the webview: one IPC message per frame at most.
@@ -125,6 +127,8 @@ struct Inner {
     launch: Launch,
     state: Mutex<AppState>,
     queue: Mutex<Vec<Value>>,
+    /// Sealed URL windows (separate processes), by dialog id.
+    sealed: SealedViews,
 }
 
 /// Managed Tauri state. Cheap to clone.
@@ -133,14 +137,28 @@ pub struct Backend(Arc<Inner>);
 
 impl Backend {
     pub fn new(app: AppHandle, launch: Launch) -> Self {
-        let backend = Backend(Arc::new(Inner {
-            app,
-            launch,
-            state: Mutex::new(AppState {
-                connection: "starting",
-                ..Default::default()
-            }),
-            queue: Mutex::new(Vec::new()),
+        let backend = Backend(Arc::new_cyclic(|weak: &std::sync::Weak<Inner>| {
+            let weak = weak.clone();
+            let on_event: sealed::OnEvent = Arc::new(move |dialog_id, state, detail| {
+                if let Some(inner) = weak.upgrade() {
+                    Backend(inner).push(json!({
+                        "type": "url_view",
+                        "dialogId": dialog_id,
+                        "state": state,
+                        "detail": detail,
+                    }));
+                }
+            });
+            Inner {
+                app,
+                launch,
+                state: Mutex::new(AppState {
+                    connection: "starting",
+                    ..Default::default()
+                }),
+                queue: Mutex::new(Vec::new()),
+                sealed: SealedViews::new(on_event),
+            }
         }));
         backend.spawn_flusher();
         backend
@@ -184,7 +202,7 @@ impl Backend {
             "sessionId": state.session_id,
             "error": state.error.as_ref().map(|(m, t)| json!({"message": m, "stderrTail": t})),
             "turnRunning": state.turn_running,
-            "sealedViewAvailable": false,
+            "sealedViewAvailable": cfg!(target_os = "linux"),
         })
     }
 
@@ -223,6 +241,8 @@ impl Backend {
             state.accepted_urls.clear();
             state.generation
         };
+        // Dialogs of the old connection are gone: so are their sealed windows.
+        self.0.sealed.close_all_in_background();
         self.push_snapshot();
         let this = self.clone();
         tauri::async_runtime::spawn(async move {
@@ -318,6 +338,7 @@ impl Backend {
                     state.turn_running = false;
                     state.pending.clear();
                     snapshot_changed = true;
+                    self.0.sealed.close_all_in_background();
                 }
                 _ => {}
             }
@@ -424,9 +445,22 @@ impl Backend {
                     .open_url(url, None::<&str>)
                     .map_err(|e| AnswerError::msg(format!("cannot open the system browser: {e}")))
             }
-            "sealed" => Err(AnswerError::msg(
-                "The isolated window is not available in this build yet; use the system browser.",
-            )),
+            "sealed" => {
+                let agent = self
+                    .state()
+                    .agent
+                    .as_ref()
+                    .map(|a| a.display_name())
+                    .unwrap_or_else(|| "the agent".to_string());
+                match self.0.sealed.open(dialog_id, &url, &agent) {
+                    Ok(Opened::New) => Ok(()),
+                    Ok(Opened::AlreadyOpen) => {
+                        tracing::info!(dialog_id, "sealed window already open");
+                        Ok(())
+                    }
+                    Err(e) => Err(AnswerError::msg(e)),
+                }
+            }
             other => Err(AnswerError::msg(format!("unknown target `{other}`"))),
         }
     }
@@ -439,6 +473,7 @@ impl Backend {
 
     /// Stop the agent before the process exits, so no agent is left running.
     pub fn stop_blocking(&self) {
+        self.0.sealed.close_all(Duration::from_secs(1));
         if let Some(client) = self.state().client.take() {
             tauri::async_runtime::block_on(async move {
                 let _ = tokio::time::timeout(Duration::from_secs(5), client.shutdown()).await;

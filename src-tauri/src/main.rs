@@ -8,6 +8,8 @@
 
 mod backend;
 mod commands;
+mod sealed;
+mod sealed_view;
 
 use std::path::PathBuf;
 
@@ -34,10 +36,15 @@ struct Args {
 enum Mode {
     /// Serve the built-in demo agent over stdin/stdout (used by the app itself).
     DemoAgent,
+    /// Open one URL in the sealed view (used by the app itself; reads its request on stdin).
+    SealedView,
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(Mode::SealedView) = args.mode {
+        std::process::exit(sealed_view::run());
+    }
     if let Some(Mode::DemoAgent) = args.mode {
         let runtime = tokio::runtime::Runtime::new().expect("tokio runtime");
         if let Err(e) = runtime.block_on(porthole_demo_agent::run_stdio()) {

@@ -8,18 +8,35 @@ use std::sync::{Arc, Mutex};
 use porthole_core::transport::{Direction, TransportNote, WireTap};
 use serde_json::{Value, json};
 
-/// The scripted agent binary (crate `porthole-test-agent`), built by `cargo test --workspace`.
+/// The scripted agent binary (crate `porthole-test-agent`).
 pub fn test_agent() -> PathBuf {
+    workspace_bin("porthole-test-agent")
+}
+
+/// Path of a workspace binary next to this test's target dir, built on demand: `cargo test`
+/// builds only the binaries of the packages under test, and these belong to other packages.
+fn workspace_bin(package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("current exe");
-    // target/debug/deps/<test> -> target/debug/porthole-test-agent
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let agent = dir.join("porthole-test-agent");
-    assert!(
-        agent.exists(),
-        "{} is missing: run the tests with `cargo test --workspace` so the test agent is built",
-        agent.display()
-    );
-    agent
+    // <target>/debug/deps/<test> -> <target>/debug/<package>
+    let profile_dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target dir")
+        .to_path_buf();
+    let bin = profile_dir.join(package);
+    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
+    if !bin.exists() {
+        let target_dir = profile_dir.parent().expect("target dir");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = std::process::Command::new(cargo)
+            .args(["build", "-p", package, "--target-dir"])
+            .arg(target_dir)
+            .status()
+            .expect("run cargo build");
+        assert!(status.success(), "cargo build -p {package} failed");
+    }
+    bin
 }
 
 /// Records every line crossing the wire.

@@ -307,7 +307,7 @@ fn base_headers() -> Vec<(String, String)> {
         ("Content-Type".into(), "text/html; charset=utf-8".into()),
         ("Cache-Control".into(), "no-store".into()),
         ("X-Frame-Options".into(), "DENY".into()),
-        ("Referrer-Policy".into(), "no-referrer".into()),
+        ("Referrer-Policy".into(), "same-origin".into()),
         (
             "Content-Security-Policy".into(),
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
