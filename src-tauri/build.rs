@@ -18,6 +18,7 @@ fn main() {
             "answer_elicitation",
             "answer_permission",
             "open_url",
+            "close_url_view",
             "dialog_shown",
         ]));
     if let Err(e) = tauri_build::try_build(attributes) {

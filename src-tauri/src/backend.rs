@@ -465,6 +465,12 @@ impl Backend {
         }
     }
 
+    /// The user closed a URL dialog: its sealed window, if any, closes with it.
+    pub fn close_url_view(&self, dialog_id: u64) {
+        self.0.sealed.close(dialog_id);
+        self.state().accepted_urls.remove(&dialog_id);
+    }
+
     pub fn dialog_shown(&self, dialog_id: u64) {
         if let Some(arrived) = self.state().arrived.remove(&dialog_id) {
             tracing::info!(target: "porthole::latency", dialog_id, ms = arrived.elapsed().as_secs_f64() * 1e3, "dialog interactive");

@@ -67,6 +67,12 @@ async fn open_url(
 }
 
 #[tauri::command]
+async fn close_url_view(backend: State<'_, Backend>, dialog_id: u64) -> Result<()> {
+    backend.close_url_view(dialog_id);
+    Ok(())
+}
+
+#[tauri::command]
 async fn dialog_shown(backend: State<'_, Backend>, dialog_id: u64) -> Result<()> {
     backend.dialog_shown(dialog_id);
     Ok(())
@@ -84,6 +90,7 @@ pub fn run(launch: Launch) {
             answer_elicitation,
             answer_permission,
             open_url,
+            close_url_view,
             dialog_shown,
         ])
         .setup(move |app| {

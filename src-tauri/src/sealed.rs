@@ -153,6 +153,21 @@ impl SealedViews {
             .is_some_and(|v| v.instance == instance)
     }
 
+    /// Close the sealed window of one dialog, if it is open (the user is done with it).
+    pub fn close(&self, dialog_id: u64) {
+        let Some(mut view) = self.views().remove(&dialog_id) else {
+            return;
+        };
+        if let Some(mut stdin) = view.stdin.take() {
+            let _ = stdin
+                .write_all(b"{\"cmd\":\"close\"}\n")
+                .and_then(|_| stdin.flush());
+        }
+        std::thread::spawn(move || {
+            wait_or_kill(&mut view.child, Duration::from_secs(2));
+        });
+    }
+
     /// Close every sealed window: ask politely, then kill after `grace`. Blocks up to `grace`.
     pub fn close_all(&self, grace: Duration) {
         let views: Vec<View> = self.views().drain().map(|(_, v)| v).collect();

@@ -91,9 +91,14 @@ export class App {
   async waitText(css, text, ms = 20000) {
     await this.d.wait(
       async () => {
-        const els = await this.d.findElements(By.css(css));
-        for (const e of els) {
-          if ((await e.getText()).includes(text)) return true;
+        // The UI re-renders while streaming: an element found a moment ago may be gone.
+        try {
+          const els = await this.d.findElements(By.css(css));
+          for (const e of els) {
+            if ((await e.getText()).includes(text)) return true;
+          }
+        } catch (e) {
+          if (e?.name !== "StaleElementReferenceError") throw e;
         }
         return false;
       },

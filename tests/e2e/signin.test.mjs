@@ -35,6 +35,15 @@ test("authorize in the sealed view completes the URL elicitation", async () => {
   await app.waitText("[role=dialog]", "Completed", 20000);
   await app.shot("11-url-completed");
   await app.waitText("main.transcript", "Connected to the Porthole Demo service.");
+  // "Close window" closes the dialog and the isolated window with it.
+  await app.click("Close window");
+  await app.noDialog();
+  for (let i = 0; ; i++) {
+    const r = spawnSync("xdotool", ["search", "--name", "^Sign in"], { encoding: "utf8" });
+    if (r.status !== 0 || !r.stdout.trim()) break;
+    if (i > 50) throw new Error("the sealed window is still open");
+    await new Promise((res) => setTimeout(res, 100));
+  }
   const t = await app.transcript();
   assert.doesNotMatch(t, /porthole_demo_session/, "nothing obtained out of band reaches the transcript");
 });

@@ -145,6 +145,7 @@ export class MockBackend implements Backend {
       }
     },
     dialog_shown: () => undefined,
+    close_url_view: () => undefined,
   };
 
   #completions = new Set<{ dialogId: number; elicitationId: string }>();

@@ -215,6 +215,8 @@ export interface Commands {
   answer_permission(args: { dialogId: number; optionId: string | null }): void;
   /** After consent (the dialog already answered accept): open the URL the backend holds. */
   open_url(args: { dialogId: number; target: "sealed" | "system" }): void;
+  /** The user closed a URL dialog (e.g. after "Completed"): its isolated window closes too. */
+  close_url_view(args: { dialogId: number }): void;
   /** Ack for latency measurement: the UI painted the dialog. */
   dialog_shown(args: { dialogId: number }): void;
 }
