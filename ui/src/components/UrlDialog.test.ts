@@ -83,7 +83,9 @@ describe("URL consent dialog", () => {
     store.apply([{ type: "elicitation_complete", elicitationId: "github-oauth-1", known: true, dialogId: 1 }]);
     await flush();
     expect(screen.getAllByText(/Completed/).length).toBeGreaterThan(0);
-    await fireEvent.click(screen.getByRole("button", { name: "Close" }));
+    // Closing the finished dialog also closes its isolated window.
+    await fireEvent.click(screen.getByRole("button", { name: "Close window" }));
+    expect(backend.callsOf("close_url_view")).toEqual([{ dialogId: 1 }]);
     expect(store.dialogs.length).toBe(0);
   });
 
