@@ -26,6 +26,16 @@ fn run(dir: &std::path::Path, args: &[&str]) -> (Output, Vec<Value>) {
     (out, lines)
 }
 
+/// Run one prompt with `--elicit accept` and an answers file holding `answers` (JSON).
+fn accept_with(dir: &std::path::Path, answers: &str, prompt: &str) -> (Output, Vec<Value>) {
+    let file = dir.join("answers.json");
+    std::fs::write(&file, answers).unwrap();
+    run(
+        dir,
+        &["--elicit", "accept", "--answers", file.to_str().unwrap(), prompt],
+    )
+}
+
 /// All agent message text of the run, concatenated.
 fn text(lines: &[Value]) -> String {
     lines
@@ -76,21 +86,10 @@ fn free_text_streams_markdown_a_thought_a_plan_and_commands() {
 #[test]
 fn configure_uses_every_field_type_and_reports_what_it_received() {
     let dir = tempfile::tempdir().unwrap();
-    let answers = dir.path().join("answers.json");
-    std::fs::write(
-        &answers,
-        r#"{"email":"ada@example.com","license":"mit","port":8080}"#,
-    )
-    .unwrap();
-    let (out, lines) = run(
+    let (out, lines) = accept_with(
         dir.path(),
-        &[
-            "--elicit",
-            "accept",
-            "--answers",
-            answers.to_str().unwrap(),
-            "/configure",
-        ],
+        r#"{"email":"ada@example.com","license":"mit","port":8080}"#,
+        "/configure",
     );
     assert!(out.status.success());
     let e = elicitations(&lines);
@@ -172,18 +171,7 @@ fn connect_without_url_support_does_not_fall_back_to_a_form() {
 #[test]
 fn ask_uses_request_scope_and_the_secret_form_is_flagged_and_cancelled() {
     let dir = tempfile::tempdir().unwrap();
-    let answers = dir.path().join("answers.json");
-    std::fs::write(&answers, r#"{"workspaceName":"acme","api_token":"x"}"#).unwrap();
-    let (out, lines) = run(
-        dir.path(),
-        &[
-            "--elicit",
-            "accept",
-            "--answers",
-            answers.to_str().unwrap(),
-            "/ask",
-        ],
-    );
+    let (out, lines) = accept_with(dir.path(), r#"{"workspaceName":"acme","api_token":"x"}"#, "/ask");
     assert!(out.status.success());
     let e = elicitations(&lines);
     assert_eq!(e.len(), 2);
