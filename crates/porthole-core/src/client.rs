@@ -23,6 +23,7 @@ use agent_client_protocol::v1::schema::{
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
+use futures::StreamExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
@@ -161,7 +162,36 @@ struct Shared {
     exit: watch::Sender<Option<ExitInfo>>,
 }
 
+/// The byte streams of a connection and how to stop the peer.
+struct Io {
+    reader: Box<dyn tokio::io::AsyncRead + Send + Unpin>,
+    writer: Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+    stderr: StderrTail,
+    /// Asks the process watcher to stop the agent; `None` for stream connections.
+    stop: Option<oneshot::Sender<()>>,
+}
+
 impl Shared {
+    fn new(
+        opts: &ClientOptions,
+    ) -> (
+        Arc<Shared>,
+        mpsc::Receiver<Event>,
+        watch::Receiver<Option<ExitInfo>>,
+    ) {
+        let (events_tx, events_rx) = mpsc::channel(opts.event_capacity.max(1));
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let shared = Arc::new(Shared {
+            opts: opts.clone(),
+            agent: OnceLock::new(),
+            events: events_tx,
+            next_dialog: AtomicU64::new(1),
+            state: Mutex::new(State::default()),
+            exit: exit_tx,
+        });
+        (shared, events_rx, exit_rx)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -217,25 +247,7 @@ impl AgentClient {
         opts: ClientOptions,
     ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
         let proc = process::spawn(&command).map_err(ClientError::Start)?;
-        let (events_tx, events_rx) = mpsc::channel(opts.event_capacity.max(1));
-        let (exit_tx, exit_rx) = watch::channel(None);
-        let shared = Arc::new(Shared {
-            opts: opts.clone(),
-            agent: OnceLock::new(),
-            events: events_tx,
-            next_dialog: AtomicU64::new(1),
-            state: Mutex::new(State::default()),
-            exit: exit_tx,
-        });
-
-        let tap: Arc<dyn WireTap> = Arc::new(EventTap {
-            inner: opts.tap.clone().unwrap_or_else(|| Arc::new(NoTap)),
-            shared: Arc::downgrade(&shared),
-        });
-        let lines = Lines::new(
-            transport::outgoing_lines(proc.stdin, tap.clone()),
-            transport::incoming_lines(proc.stdout, opts.max_line_bytes, tap),
-        );
+        let (shared, events_rx, exit_rx) = Shared::new(&opts);
 
         // Watch the process: report its exit once, with the complete stderr tail.
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
@@ -271,6 +283,57 @@ impl AgentClient {
                 on_agent_exit(&shared, info).await;
             });
         }
+        let io = Io {
+            reader: Box::new(proc.stdout),
+            writer: Box::new(proc.stdin),
+            stderr: proc.stderr_tail,
+            stop: Some(stop_tx),
+        };
+        Self::connect(shared, events_rx, exit_rx, io, false).await
+    }
+
+    /// Connect over in-memory (or any) streams instead of a child process: used by fuzzing and
+    /// tests. The "agent" has exited when its output stream ends.
+    pub async fn connect_streams<R, W>(
+        reader: R,
+        writer: W,
+        opts: ClientOptions,
+    ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let (shared, events_rx, exit_rx) = Shared::new(&opts);
+        let io = Io {
+            reader: Box::new(reader),
+            writer: Box::new(writer),
+            stderr: StderrTail::default(),
+            stop: None,
+        };
+        Self::connect(shared, events_rx, exit_rx, io, true).await
+    }
+
+    async fn connect(
+        shared: Arc<Shared>,
+        events_rx: mpsc::Receiver<Event>,
+        exit_rx: watch::Receiver<Option<ExitInfo>>,
+        io: Io,
+        exit_on_close: bool,
+    ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
+        let opts = shared.opts.clone();
+        let tap: Arc<dyn WireTap> = Arc::new(EventTap {
+            inner: opts.tap.clone().unwrap_or_else(|| Arc::new(NoTap)),
+            shared: Arc::downgrade(&shared),
+        });
+        // The end of the agent's output ends a stream connection (a process has its watcher).
+        let (eof_tx, eof_rx) = oneshot::channel::<()>();
+        let incoming = transport::incoming_lines(io.reader, opts.max_line_bytes, tap.clone()).chain(
+            futures::stream::once(async move {
+                let _ = eof_tx.send(());
+            })
+            .filter_map(|()| async { None }),
+        );
+        let lines = Lines::new(transport::outgoing_lines(io.writer, tap), incoming);
 
         // Run the SDK connection on its own task; hand its context back here.
         let (cx_tx, cx_rx) = oneshot::channel::<ConnectionTo<Agent>>();
@@ -278,6 +341,7 @@ impl AgentClient {
         {
             let s_req = shared.clone();
             let s_note = shared.clone();
+            let s_exit = shared.clone();
             tokio::spawn(async move {
                 let result = Client
                     .v1()
@@ -300,13 +364,35 @@ impl AgentClient {
                     )
                     .connect_with(lines, async move |cx: ConnectionTo<Agent>| {
                         let _ = cx_tx.send(cx.clone());
-                        // Keep the connection open until the client is dropped or shut down.
-                        let _ = hold_rx.await;
+                        // Keep the connection open until the client is dropped or shut down
+                        // (or, for a stream connection, the agent's output ends).
+                        if exit_on_close {
+                            tokio::select! {
+                                _ = hold_rx => {}
+                                _ = eof_rx => {}
+                            }
+                        } else {
+                            let _ = hold_rx.await;
+                        }
                         Ok(())
                     })
                     .await;
-                if let Err(e) = result {
+                if let Err(e) = &result {
                     tracing::info!("ACP connection ended: {}", e.message);
+                }
+                if exit_on_close {
+                    let status = match result {
+                        Ok(()) => "the connection closed".to_string(),
+                        Err(e) => format!("the connection closed: {}", e.message),
+                    };
+                    let info = ExitInfo {
+                        code: None,
+                        signal: None,
+                        status,
+                        stderr_tail: String::new(),
+                        requested: false,
+                    };
+                    on_agent_exit(&s_exit, info).await;
                 }
             });
         }
@@ -314,22 +400,27 @@ impl AgentClient {
             .await
             .map_err(|_| ClientError::Start("the ACP connection failed to start".into()))?;
 
+        // A process connection stays open until the process watcher reports the exit; a stream
+        // connection is stopped by ending its main future (the hold), which reports the close.
+        let stop = match io.stop {
+            Some(stop) => {
+                let mut exit = exit_rx.clone();
+                tokio::spawn(async move {
+                    let _ = exit.wait_for(|e| e.is_some()).await;
+                    drop(hold_tx);
+                });
+                stop
+            }
+            None => hold_tx,
+        };
         let client = AgentClient {
             shared: shared.clone(),
             cx,
             init: Arc::new(InitializeResponse::new(ProtocolVersion::V1)),
-            stderr: proc.stderr_tail,
-            stop: Arc::new(Mutex::new(Some(stop_tx))),
+            stderr: io.stderr,
+            stop: Arc::new(Mutex::new(Some(stop))),
             exit_rx,
         };
-        // Keep the connection's main future alive as long as the process watcher runs.
-        tokio::spawn({
-            let mut exit = client.exit_rx.clone();
-            async move {
-                let _ = exit.wait_for(|e| e.is_some()).await;
-                drop(hold_tx);
-            }
-        });
 
         let init = client.initialize().await;
         match init {

@@ -1,0 +1,90 @@
+//! A connection over in-memory streams (what the wire fuzzer drives): initialize, an update,
+//! a garbage line, then the peer closes and the client reports it like an exit.
+
+use porthole_core::client::{AgentClient, ClientOptions};
+use porthole_core::events::Event;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+#[tokio::test]
+async fn stream_connection_initializes_delivers_and_reports_close() {
+    let (client_side, agent_side) = tokio::io::duplex(64 * 1024);
+    let (client_read, client_write) = tokio::io::split(client_side);
+    let (agent_read, mut agent_write) = tokio::io::split(agent_side);
+
+    let (seen_tx, seen_rx) = tokio::sync::oneshot::channel::<()>();
+    let agent = tokio::spawn(async move {
+        let mut lines = BufReader::new(agent_read).lines();
+        let init = lines.next_line().await.unwrap().unwrap();
+        let init: serde_json::Value = serde_json::from_str(&init).unwrap();
+        assert_eq!(init["method"], "initialize");
+        let reply = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1,
+            "agentInfo":{"name":"in-memory","version":"1"}}});
+        let update = serde_json::json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",
+            "update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}});
+        for line in [reply.to_string(), "{not json".into(), update.to_string()] {
+            agent_write
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        // Close only once the client has seen the update: the end of output is its "exit".
+        let _ = seen_rx.await;
+        agent_write.shutdown().await.unwrap();
+        drop(agent_write);
+        // Keep reading until the client goes away so its writes never fail early.
+        while let Ok(Some(_)) = lines.next_line().await {}
+    });
+
+    let (client, mut events) =
+        AgentClient::connect_streams(client_read, client_write, ClientOptions::default())
+            .await
+            .expect("initialize over streams");
+    assert_eq!(client.agent().name, "in-memory");
+
+    let mut saw_update = false;
+    let mut seen_tx = Some(seen_tx);
+    let exit = loop {
+        match tokio::time::timeout(std::time::Duration::from_secs(10), events.recv()).await {
+            Ok(Some(Event::SessionUpdate { .. })) => {
+                saw_update = true;
+                seen_tx.take().map(|tx| tx.send(()));
+            }
+            Ok(Some(Event::AgentExited(info))) => break info,
+            Ok(Some(_)) => {}
+            Ok(None) => panic!("event stream ended without an exit"),
+            Err(_) => panic!("no exit reported after the peer closed"),
+        }
+    };
+    assert!(saw_update, "the update after the garbage line was delivered");
+    assert!(exit.status.contains("closed"), "{}", exit.status);
+    assert!(client.exit_info().is_some());
+    client.shutdown().await;
+    agent.abort();
+}
+
+#[tokio::test]
+async fn shutdown_ends_a_stream_connection() {
+    let (client_side, agent_side) = tokio::io::duplex(64 * 1024);
+    let (client_read, client_write) = tokio::io::split(client_side);
+    let (agent_read, mut agent_write) = tokio::io::split(agent_side);
+    let agent = tokio::spawn(async move {
+        let mut lines = BufReader::new(agent_read).lines();
+        let init: serde_json::Value =
+            serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        let reply = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1}});
+        agent_write
+            .write_all(format!("{reply}\n").as_bytes())
+            .await
+            .unwrap();
+        while let Ok(Some(_)) = lines.next_line().await {}
+        agent_write
+    });
+    let (client, _events) = AgentClient::connect_streams(client_read, client_write, ClientOptions::default())
+        .await
+        .unwrap();
+    let exit = tokio::time::timeout(std::time::Duration::from_secs(10), client.shutdown())
+        .await
+        .expect("shutdown returns");
+    assert!(exit.is_some());
+    agent.abort();
+}
