@@ -32,6 +32,27 @@ pub struct Args {
     /// JSON object of property -> value, overlaid on form defaults when accepting.
     #[arg(long)]
     answers: Option<PathBuf>,
+    /// How to answer permission requests (reject is the fallback when an option is missing).
+    #[arg(long, value_enum, default_value_t = PermissionPolicy::Reject)]
+    permission: PermissionPolicy,
+    /// Allow fs requests for files outside --cwd (denied by default).
+    #[arg(long)]
+    allow_files_outside: bool,
+    /// Call `authenticate` with this advertised method before opening the session.
+    #[arg(long, value_name = "METHOD_ID")]
+    auth: Option<String>,
+    /// Load this earlier session (`session/load`, history replayed) instead of a new one.
+    #[arg(long, value_name = "SESSION_ID", conflicts_with = "resume")]
+    load: Option<String>,
+    /// Resume this earlier session (`session/resume`, no replay) instead of a new one.
+    #[arg(long, value_name = "SESSION_ID")]
+    resume: Option<String>,
+    /// Print the agent's sessions (`session/list`, all pages) and exit.
+    #[arg(long, conflicts_with_all = ["load", "resume"])]
+    list_sessions: bool,
+    /// Switch the session to this mode (`session/set_mode`) before the prompts.
+    #[arg(long, value_name = "MODE_ID")]
+    mode: Option<String>,
     /// One JSON object per line on stdout.
     #[arg(long)]
     json: bool,
@@ -44,6 +65,13 @@ pub enum ElicitPolicy {
     Decline,
     Cancel,
     Accept,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PermissionPolicy {
+    Reject,
+    AllowOnce,
+    AllowAlways,
 }
 
 fn parse_modes(s: &str) -> Result<Modes, String> {
@@ -102,7 +130,7 @@ async fn run(
         client_name: "porthole-cli".into(),
         ..ClientOptions::default()
     };
-    let (client, mut events) = match AgentClient::start(command.clone(), opts).await {
+    let (client, events) = match AgentClient::start(command.clone(), opts).await {
         Ok(started) => started,
         Err(e) => {
             eprintln!("porthole-cli: agent `{}` failed to start: {e}", command.display());
@@ -110,17 +138,96 @@ async fn run(
         }
     };
     out.initialized(&client);
-    let session_id = match client.new_session(cwd).await {
-        Ok(id) => id,
-        Err(e) => {
-            eprintln!("porthole-cli: session/new failed: {e}");
+    match open_session(&args, &client, &out, cwd).await {
+        Ok(Some(id)) => run_prompts(args, client, events, out, id, answers).await,
+        Ok(None) => {
             client.shutdown().await;
-            return ExitCode::FAILURE;
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("porthole-cli: {e}");
+            if e.contains("auth_required") || e.contains("uthentication required") {
+                let methods: Vec<String> = client
+                    .auth_methods()
+                    .iter()
+                    .map(|m| format!("{} ({})", m.id().0, m.name()))
+                    .collect();
+                eprintln!(
+                    "porthole-cli: the agent needs you to sign in; run again with --auth METHOD_ID, one of: {}",
+                    methods.join(", ")
+                );
+            }
+            client.shutdown().await;
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Authenticate if asked, then list, load, resume or create the session. `None`: nothing to
+/// prompt (the listing was the whole job).
+async fn open_session(
+    args: &Args,
+    client: &AgentClient,
+    out: &output::Output,
+    cwd: PathBuf,
+) -> Result<Option<String>, String> {
+    if let Some(method) = &args.auth {
+        client.authenticate(method).await.map_err(|e| e.to_string())?;
+    }
+    if args.list_sessions {
+        let mut cursor = None;
+        loop {
+            let page = client
+                .list_sessions(Some(cwd.clone()), cursor)
+                .await
+                .map_err(|e| e.to_string())?;
+            out.session_listing(&page);
+            match page.next_cursor {
+                Some(next) => cursor = Some(next),
+                None => return Ok(None),
+            }
+        }
+    }
+    let auth_hint = |e: porthole_core::ClientError| {
+        if e.is_auth_required() {
+            format!("{e} (auth_required)")
+        } else {
+            e.to_string()
         }
     };
+    let session_id = match (&args.load, &args.resume) {
+        (Some(id), _) => client.load_session(id, cwd).await.map_err(auth_hint)?.session_id,
+        (_, Some(id)) => {
+            client
+                .resume_session(id, cwd)
+                .await
+                .map_err(auth_hint)?
+                .session_id
+        }
+        _ => client.open_session(cwd).await.map_err(auth_hint)?.session_id,
+    };
     out.session(&session_id);
+    if let Some(mode) = &args.mode {
+        client
+            .set_mode(&session_id, mode)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(Some(session_id))
+}
+
+async fn run_prompts(
+    args: Args,
+    client: AgentClient,
+    mut events: tokio::sync::mpsc::Receiver<Event>,
+    out: output::Output,
+    session_id: String,
+    answers: serde_json::Map<String, serde_json::Value>,
+) -> ExitCode {
     let policy = policy::Policy {
         elicit: args.elicit,
+        permission: args.permission,
+        files_outside: args.allow_files_outside,
         answers,
     };
 

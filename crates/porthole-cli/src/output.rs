@@ -42,6 +42,22 @@ impl Output {
         }
     }
 
+    pub fn session_listing(&self, page: &porthole_core::SessionListing) {
+        for s in &page.sessions {
+            if self.json {
+                self.line(json!({"type": "listed_session", "session": s}));
+            } else {
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    s.session_id.0,
+                    s.cwd.display(),
+                    s.updated_at.as_deref().unwrap_or("-"),
+                    s.title.as_deref().unwrap_or("")
+                );
+            }
+        }
+    }
+
     pub fn session(&self, session_id: &str) {
         if self.json {
             self.line(json!({"type": "session", "sessionId": session_id}));
@@ -138,6 +154,10 @@ fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
                 _ => Value::Null,
             };
             json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "selected": selected})
+        }
+        Event::FileAccess(p) => {
+            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
+            json!({"type": "file_access", "sessionId": p.session_id, "path": p.path, "operation": p.operation, "allowed": allowed})
         }
         other => {
             serde_json::to_value(other).unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}))
@@ -248,5 +268,37 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
         Event::StdoutNoise { line } => eprintln!("[agent stdout, not JSON] {line}"),
         Event::UnknownUpdate { error, .. } => eprintln!("[unknown update] {error}"),
         Event::AgentExited(info) => eprintln!("[agent exited] {}", info.status),
+        Event::TerminalCreated {
+            terminal_id,
+            command,
+            args,
+            ..
+        } => {
+            eprintln!("[terminal {terminal_id}] $ {command} {}", args.join(" "))
+        }
+        Event::TerminalOutput { data, .. } => eprint!("{data}"),
+        Event::TerminalExited {
+            terminal_id,
+            exit_code,
+            signal,
+        } => eprintln!("[terminal {terminal_id} exited] code={exit_code:?} signal={signal:?}"),
+        Event::TerminalReleased { terminal_id } => eprintln!("[terminal {terminal_id} released]"),
+        Event::FileAccess(p) => {
+            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
+            eprintln!(
+                "[file access {:?} outside the workspace] {} -> {}",
+                p.operation,
+                p.path,
+                if allowed { "allowed" } else { "denied" }
+            )
+        }
+        Event::FileAccessDismissed { dialog_id, reason } => {
+            eprintln!("[dialog {dialog_id} dismissed] {}", reason.describe())
+        }
+        Event::PermissionAuto {
+            option_name, rule_id, ..
+        } => {
+            eprintln!("[permission answered by remembered rule {rule_id}] {option_name}")
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! The CLI's fixed answers: elicitations by `--elicit`, permissions always rejected.
+//! The CLI's fixed answers: elicitations by `--elicit`, permissions by `--permission`
+//! (reject unless told otherwise), files outside the workspace by `--files-outside` (deny).
 
 use std::path::Path;
 
@@ -7,10 +8,12 @@ use porthole_core::events::{ElicitationKind, ElicitationPrompt, PermissionPrompt
 use porthole_core::{AgentClient, Answer, Event};
 use serde_json::{Map, Value};
 
-use crate::ElicitPolicy;
+use crate::{ElicitPolicy, PermissionPolicy};
 
 pub struct Policy {
     pub elicit: ElicitPolicy,
+    pub permission: PermissionPolicy,
+    pub files_outside: bool,
     pub answers: Map<String, Value>,
 }
 
@@ -23,6 +26,9 @@ pub enum Decision {
     },
     Permission {
         selected: Option<String>,
+    },
+    FileAccess {
+        allowed: bool,
     },
 }
 
@@ -45,7 +51,15 @@ impl Policy {
     pub fn decide(&self, client: &AgentClient, event: &Event) -> Option<Decision> {
         match event {
             Event::Elicitation(prompt) => Some(self.elicitation(client, prompt)),
-            Event::Permission(prompt) => Some(permission(client, prompt)),
+            Event::Permission(prompt) => Some(permission(client, prompt, self.permission)),
+            Event::FileAccess(prompt) => {
+                let allowed =
+                    self.files_outside && client.respond_file_access(prompt.dialog_id, true).is_ok();
+                if !allowed {
+                    let _ = client.respond_file_access(prompt.dialog_id, false);
+                }
+                Some(Decision::FileAccess { allowed })
+            }
             _ => None,
         }
     }
@@ -133,16 +147,20 @@ impl Policy {
     }
 }
 
-fn permission(client: &AgentClient, prompt: &PermissionPrompt) -> Decision {
-    let reject = [
-        PermissionOptionKind::RejectOnce,
-        PermissionOptionKind::RejectAlways,
-    ]
-    .iter()
-    .find_map(|kind| prompt.options.iter().find(|o| o.kind == *kind))
-    .map(|o| o.option_id.0.to_string());
-    let selected = match client.respond_permission(prompt.dialog_id, reject.clone()) {
-        Ok(()) => reject,
+fn permission(client: &AgentClient, prompt: &PermissionPrompt, policy: PermissionPolicy) -> Decision {
+    use PermissionOptionKind::*;
+    // In order of preference; reject is the fallback whenever the preferred kind is missing.
+    let preference: &[PermissionOptionKind] = match policy {
+        PermissionPolicy::Reject => &[RejectOnce, RejectAlways],
+        PermissionPolicy::AllowOnce => &[AllowOnce, RejectOnce, RejectAlways],
+        PermissionPolicy::AllowAlways => &[AllowAlways, AllowOnce, RejectOnce, RejectAlways],
+    };
+    let choice = preference
+        .iter()
+        .find_map(|kind| prompt.options.iter().find(|o| o.kind == *kind))
+        .map(|o| o.option_id.0.to_string());
+    let selected = match client.respond_permission(prompt.dialog_id, choice.clone()) {
+        Ok(()) => choice,
         Err(_) => None,
     };
     Decision::Permission { selected }

@@ -14,12 +14,13 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    CancelNotification, ClientCapabilities, ContentBlock, CreateElicitationResponse, ElicitationAcceptAction,
-    ElicitationAction, ElicitationCapabilities, ElicitationContentValue, ElicitationFormCapabilities,
-    ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
-    InitializeResponse, NewSessionRequest, PromptRequest, ReadTextFileRequest, ReadTextFileResponse,
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
-    SessionId, SessionNotification, WriteTextFileRequest, WriteTextFileResponse,
+    AuthCapabilities, CancelNotification, ClientCapabilities, ContentBlock, CreateElicitationResponse,
+    ElicitationAcceptAction, ElicitationAction, ElicitationCapabilities, ElicitationContentValue,
+    ElicitationFormCapabilities, ElicitationUrlCapabilities, FileSystemCapabilities, Implementation,
+    InitializeRequest, InitializeResponse, PermissionOption, PromptRequest, ReadTextFileRequest,
+    ReadTextFileResponse, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome, SessionId, SessionNotification, SessionUpdate, ToolKind, WriteTextFileRequest,
+    WriteTextFileResponse,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
@@ -30,7 +31,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use crate::broker::{self, Modes, ParsedElicitation, ScopeCheck};
 use crate::events::*;
 use crate::form::Validation;
+use crate::permission_rules::PermissionRules;
 use crate::process::{self, AgentCommand, StderrTail};
+use crate::terminal::Terminals;
 use crate::transport::{self, Direction, NoTap, TransportNote, WireTap};
 
 /// How the client presents itself and what it supports.
@@ -50,6 +53,10 @@ pub struct ClientOptions {
     /// pauses (backpressure) instead of buffering without limit.
     pub event_capacity: usize,
     pub tap: Option<Arc<dyn WireTap>>,
+    /// Serve `terminal/*` with real processes.
+    pub terminals: bool,
+    /// Advertise `auth.terminal`: the front end can run the agent's login command in a terminal.
+    pub terminal_auth: bool,
 }
 
 impl Default for ClientOptions {
@@ -64,6 +71,8 @@ impl Default for ClientOptions {
             max_pending_per_session: 64,
             event_capacity: 1024,
             tap: None,
+            terminals: true,
+            terminal_auth: false,
         }
     }
 }
@@ -103,6 +112,10 @@ pub enum ClientError {
     Rpc { method: &'static str, error: RpcError },
     #[error("unknown session `{0}`")]
     UnknownSession(String),
+    #[error("the agent does not support `{0}`")]
+    Unsupported(&'static str),
+    #[error("the agent did not advertise the authentication method `{0}`")]
+    UnknownAuthMethod(String),
 }
 
 /// "exit status 3; stderr: ..." for error messages.
@@ -129,12 +142,38 @@ struct PendingElicitation {
 struct PendingPermission {
     responder: Responder<RequestPermissionResponse>,
     session_id: String,
-    option_ids: Vec<String>,
+    tool_kind: String,
+    options: Vec<PermissionOption>,
     cancel_watch: oneshot::Sender<()>,
 }
 
-struct SessionState {
-    roots: Vec<PathBuf>,
+pub(crate) struct SessionState {
+    pub(crate) roots: Vec<PathBuf>,
+    /// Tool kinds seen in `tool_call` updates, for permission requests that omit the kind.
+    pub(crate) tool_kinds: HashMap<String, String>,
+}
+
+impl SessionState {
+    pub(crate) fn new(cwd: PathBuf) -> Self {
+        Self {
+            roots: vec![cwd],
+            tool_kinds: HashMap::new(),
+        }
+    }
+}
+
+/// An `fs/*` request outside the workspace roots, waiting for the user.
+struct PendingFileAccess {
+    responder: Responder<Value>,
+    session_id: String,
+    /// The real location the user is shown (symlinks and `..` resolved); the one we touch.
+    resolved: PathBuf,
+    op: FileOp,
+}
+
+enum FileOp {
+    Read { line: Option<u32>, limit: Option<u32> },
+    Write { content: String },
 }
 
 /// An outstanding URL elicitation id: pending the user, or accepted and not yet completed.
@@ -143,18 +182,21 @@ struct UrlOutstanding {
 }
 
 #[derive(Default)]
-struct State {
-    sessions: HashMap<String, SessionState>,
-    in_flight: HashSet<String>,
+pub(crate) struct State {
+    pub(crate) sessions: HashMap<String, SessionState>,
+    pub(crate) in_flight: HashSet<String>,
     elicitations: HashMap<DialogId, PendingElicitation>,
     pending_per_pool: HashMap<String, usize>,
     url_ids: HashMap<String, UrlOutstanding>,
     permissions: HashMap<DialogId, PendingPermission>,
+    file_access: HashMap<DialogId, PendingFileAccess>,
+    rules: PermissionRules,
     closed: bool,
 }
 
-struct Shared {
-    opts: ClientOptions,
+pub(crate) struct Shared {
+    pub(crate) opts: ClientOptions,
+    terminals: Terminals,
     agent: OnceLock<AgentIdentity>,
     events: mpsc::Sender<Event>,
     next_dialog: AtomicU64,
@@ -172,7 +214,7 @@ struct Io {
 }
 
 impl Shared {
-    fn new(
+    pub(crate) fn new(
         opts: &ClientOptions,
     ) -> (
         Arc<Shared>,
@@ -183,6 +225,7 @@ impl Shared {
         let (exit_tx, exit_rx) = watch::channel(None);
         let shared = Arc::new(Shared {
             opts: opts.clone(),
+            terminals: Terminals::new(events_tx.clone()),
             agent: OnceLock::new(),
             events: events_tx,
             next_dialog: AtomicU64::new(1),
@@ -192,7 +235,7 @@ impl Shared {
         (shared, events_rx, exit_rx)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -232,8 +275,8 @@ impl ScopeCheck for ScopeView<'_> {
 /// A live connection to an agent. Cheap to clone.
 #[derive(Clone)]
 pub struct AgentClient {
-    shared: Arc<Shared>,
-    cx: ConnectionTo<Agent>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) cx: ConnectionTo<Agent>,
     init: Arc<InitializeResponse>,
     stderr: StderrTail,
     stop: Arc<Mutex<Option<oneshot::Sender<()>>>>,
@@ -452,7 +495,8 @@ impl AgentClient {
             .fs(FileSystemCapabilities::new()
                 .read_text_file(fs)
                 .write_text_file(fs))
-            .terminal(false)
+            .terminal(self.shared.opts.terminals)
+            .auth(AuthCapabilities::new().terminal(self.shared.opts.terminal_auth))
             .elicitation(elicitation)
     }
 
@@ -506,7 +550,7 @@ impl AgentClient {
     }
 
     /// Prefer the exit reason over a generic "connection closed" error.
-    fn rpc_error(&self, method: &'static str, e: &agent_client_protocol::Error) -> ClientError {
+    pub(crate) fn rpc_error(&self, method: &'static str, e: &agent_client_protocol::Error) -> ClientError {
         if let Some(info) = self.exit_rx.borrow().clone() {
             return ClientError::Exited(info);
         }
@@ -531,22 +575,6 @@ impl AgentClient {
     /// The exit, once the agent is gone.
     pub fn exit_info(&self) -> Option<ExitInfo> {
         self.exit_rx.borrow().clone()
-    }
-
-    /// `session/new` in `cwd` (also the session's only workspace root for fs requests).
-    pub async fn new_session(&self, cwd: PathBuf) -> Result<String, ClientError> {
-        let prepared = self.cx.prepare_request(NewSessionRequest::new(cwd.clone()));
-        let key = prepared.raw_id().to_string_json();
-        self.shared.lock().in_flight.insert(key.clone());
-        let result = prepared.block_task().await;
-        self.shared.lock().in_flight.remove(&key);
-        let response = result.map_err(|e| self.rpc_error("session/new", &e))?;
-        let id = response.session_id.0.to_string();
-        self.shared
-            .lock()
-            .sessions
-            .insert(id.clone(), SessionState { roots: vec![cwd] });
-        Ok(id)
     }
 
     /// Start a turn. Its end arrives as [`Event::TurnEnded`] after all of its updates.
@@ -708,15 +736,27 @@ impl AgentClient {
                 .permissions
                 .get(&dialog_id)
                 .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            if let Some(id) = &option_id
-                && !pending.option_ids.contains(id)
-            {
-                return Err(RespondError::NoSuchOption(id.clone()));
-            }
-            state
+            let chosen = match &option_id {
+                Some(id) => Some(
+                    pending
+                        .options
+                        .iter()
+                        .find(|o| o.option_id.0.as_ref() == id)
+                        .cloned()
+                        .ok_or_else(|| RespondError::NoSuchOption(id.clone()))?,
+                ),
+                None => None,
+            };
+            let pending = state
                 .permissions
                 .remove(&dialog_id)
-                .ok_or(RespondError::NoSuchDialog(dialog_id))?
+                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+            if let Some(chosen) = &chosen {
+                state
+                    .rules
+                    .remember(&pending.session_id, &pending.tool_kind, chosen);
+            }
+            pending
         };
         let _ = pending.cancel_watch.send(());
         let outcome = match option_id {
@@ -729,11 +769,79 @@ impl AgentClient {
             .map_err(|e| RespondError::Send(e.message))
     }
 
-    /// Forget a session: everything pending for it is cancelled.
+    /// Answer a file-access dialog: `allow` performs the read or write on the path shown.
+    pub fn respond_file_access(&self, dialog_id: DialogId, allow: bool) -> Result<(), RespondError> {
+        let pending = self
+            .shared
+            .lock()
+            .file_access
+            .remove(&dialog_id)
+            .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+        let shown = pending.resolved.clone();
+        let denied = || {
+            agent_client_protocol::Error::invalid_params().data(Value::String(format!(
+                "the user did not allow access to {} (outside the session's workspace)",
+                shown.display()
+            )))
+        };
+        let sent = match pending.op {
+            FileOp::Read { line, limit } => {
+                let result = if allow {
+                    crate::fs_access::read_resolved(&shown, &pending.resolved, line, limit)
+                        .map(ReadTextFileResponse::new)
+                        .map_err(fs_error)
+                } else {
+                    Err(denied())
+                };
+                pending
+                    .responder
+                    .cast::<ReadTextFileResponse>()
+                    .respond_with_result(result)
+            }
+            FileOp::Write { content } => {
+                let result = if allow {
+                    crate::fs_access::write_resolved(&shown, &pending.resolved, &content)
+                        .map(|()| WriteTextFileResponse::new())
+                        .map_err(fs_error)
+                } else {
+                    Err(denied())
+                };
+                pending
+                    .responder
+                    .cast::<WriteTextFileResponse>()
+                    .respond_with_result(result)
+            }
+        };
+        sent.map_err(|e| RespondError::Send(e.message))
+    }
+
+    /// The remembered "always" permission decisions of this connection.
+    pub fn permission_rules(&self) -> Vec<crate::permission_rules::PermissionRule> {
+        self.shared.lock().rules.list()
+    }
+
+    /// Forget a remembered decision; the next such request asks the user again.
+    pub fn revoke_permission_rule(&self, rule_id: u64) -> bool {
+        self.shared.lock().rules.revoke(rule_id)
+    }
+
+    /// The connection's terminals (the front end runs terminal-auth login commands here too).
+    pub fn terminals(&self) -> &Terminals {
+        &self.shared.terminals
+    }
+
+    /// Forget a session: everything pending for it is cancelled, its terminals are released.
     pub fn end_session(&self, session_id: &str) {
-        let (elicitations, permissions) = {
+        let (elicitations, permissions, files) = {
             let mut state = self.shared.lock();
             state.sessions.remove(session_id);
+            state.rules.forget_session(session_id);
+            let files: Vec<_> = state
+                .file_access
+                .iter()
+                .filter(|(_, p)| p.session_id == session_id)
+                .map(|(id, _)| *id)
+                .collect();
             let e: Vec<_> = state
                 .elicitations
                 .iter()
@@ -746,7 +854,7 @@ impl AgentClient {
                 .filter(|(_, p)| p.session_id == session_id)
                 .map(|(id, _)| *id)
                 .collect();
-            (e, p)
+            (e, p, files)
         };
         for id in elicitations {
             dismiss_elicitation(&self.shared, id, DismissReason::SessionEnded);
@@ -754,6 +862,12 @@ impl AgentClient {
         for id in permissions {
             dismiss_permission(&self.shared, id, DismissReason::SessionEnded);
         }
+        for id in files {
+            dismiss_file_access(&self.shared, id, DismissReason::SessionEnded);
+        }
+        let terminals = self.shared.terminals.clone();
+        let session_id = session_id.to_string();
+        tokio::spawn(async move { terminals.release_all(Some(&session_id)).await });
     }
 
     /// Stop the agent (SIGTERM to its process group, then SIGKILL) and wait for its exit.
@@ -811,13 +925,14 @@ fn dismiss_permission(shared: &Shared, dialog_id: DialogId, reason: DismissReaso
 }
 
 async fn on_agent_exit(shared: &Arc<Shared>, info: ExitInfo) {
-    let (elicitations, permissions) = {
+    let (elicitations, permissions, files) = {
         let mut state = shared.lock();
         state.closed = true;
         state.url_ids.clear();
         (
             state.elicitations.keys().copied().collect::<Vec<_>>(),
             state.permissions.keys().copied().collect::<Vec<_>>(),
+            state.file_access.keys().copied().collect::<Vec<_>>(),
         )
     };
     for id in elicitations {
@@ -826,6 +941,10 @@ async fn on_agent_exit(shared: &Arc<Shared>, info: ExitInfo) {
     for id in permissions {
         dismiss_permission(shared, id, DismissReason::AgentExited);
     }
+    for id in files {
+        dismiss_file_access(shared, id, DismissReason::AgentExited);
+    }
+    shared.terminals.release_all(None).await;
     let _ = shared.exit.send(Some(info.clone()));
     shared.emit(Event::AgentExited(info)).await;
 }
@@ -899,30 +1018,56 @@ async fn handle_request(
             ),
         },
         "fs/read_text_file" if shared.opts.fs => {
-            let result = serde_json::from_value::<ReadTextFileRequest>(params)
-                .map_err(|e| agent_client_protocol::Error::invalid_params().data(e.to_string()))
-                .and_then(|r| {
-                    let roots = session_roots(shared, &r.session_id.0)?;
-                    crate::fs_access::read_text(&r.path, &roots, r.line, r.limit)
-                        .map(ReadTextFileResponse::new)
-                        .map_err(fs_error)
-                });
-            let _ = responder
-                .cast::<ReadTextFileResponse>()
-                .respond_with_result(result);
+            let request = match serde_json::from_value::<ReadTextFileRequest>(params) {
+                Ok(r) => r,
+                Err(e) => return reply_error(responder, invalid_params(e)),
+            };
+            let session_id = request.session_id.0.to_string();
+            let roots = match session_roots(shared, &session_id) {
+                Ok(r) => r,
+                Err(e) => return reply_error(responder, e),
+            };
+            match crate::fs_access::read_text(&request.path, &roots, request.line, request.limit) {
+                Err(crate::fs_access::FsError::OutsideWorkspace(_)) => {
+                    let op = FileOp::Read {
+                        line: request.line,
+                        limit: request.limit,
+                    };
+                    ask_file_access(shared, session_id, &request.path, op, responder).await
+                }
+                result => {
+                    let _ = responder
+                        .cast::<ReadTextFileResponse>()
+                        .respond_with_result(result.map(ReadTextFileResponse::new).map_err(fs_error));
+                }
+            }
         }
         "fs/write_text_file" if shared.opts.fs => {
-            let result = serde_json::from_value::<WriteTextFileRequest>(params)
-                .map_err(|e| agent_client_protocol::Error::invalid_params().data(e.to_string()))
-                .and_then(|r| {
-                    let roots = session_roots(shared, &r.session_id.0)?;
-                    crate::fs_access::write_text(&r.path, &roots, &r.content)
-                        .map(|()| WriteTextFileResponse::new())
-                        .map_err(fs_error)
-                });
-            let _ = responder
-                .cast::<WriteTextFileResponse>()
-                .respond_with_result(result);
+            let request = match serde_json::from_value::<WriteTextFileRequest>(params) {
+                Ok(r) => r,
+                Err(e) => return reply_error(responder, invalid_params(e)),
+            };
+            let session_id = request.session_id.0.to_string();
+            let roots = match session_roots(shared, &session_id) {
+                Ok(r) => r,
+                Err(e) => return reply_error(responder, e),
+            };
+            match crate::fs_access::write_text(&request.path, &roots, &request.content) {
+                Err(crate::fs_access::FsError::OutsideWorkspace(_)) => {
+                    let op = FileOp::Write {
+                        content: request.content,
+                    };
+                    ask_file_access(shared, session_id, &request.path, op, responder).await
+                }
+                result => {
+                    let _ = responder
+                        .cast::<WriteTextFileResponse>()
+                        .respond_with_result(result.map(|()| WriteTextFileResponse::new()).map_err(fs_error));
+                }
+            }
+        }
+        method if shared.opts.terminals && method.starts_with("terminal/") => {
+            crate::terminal_requests::handle(shared, &shared.terminals, method, params, responder).await
         }
         transport::OVERSIZED_METHOD => {
             let original = params
@@ -948,6 +1093,87 @@ async fn handle_request(
             );
         }
     }
+}
+
+fn invalid_params(e: impl std::fmt::Display) -> agent_client_protocol::Error {
+    agent_client_protocol::Error::invalid_params().data(Value::String(e.to_string()))
+}
+
+/// The ACP name of a tool kind (`edit`, `execute`, ...), the key of remembered decisions.
+fn tool_kind_name(kind: &ToolKind) -> String {
+    serde_json::to_value(kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "other".to_string())
+}
+
+/// A path outside the workspace: show the user where it really leads and wait for a decision.
+async fn ask_file_access(
+    shared: &Arc<Shared>,
+    session_id: String,
+    path: &std::path::Path,
+    op: FileOp,
+    responder: Responder<Value>,
+) {
+    let resolved = match crate::fs_access::resolve_anywhere(path, matches!(op, FileOp::Write { .. })) {
+        Ok(p) => p,
+        Err(e) => return reply_error(responder, fs_error(e)),
+    };
+    let dialog_id = shared.next_dialog.fetch_add(1, Ordering::Relaxed);
+    let (operation, verb) = match op {
+        FileOp::Read { .. } => (FileOperation::Read, "read"),
+        FileOp::Write { .. } => (FileOperation::Write, "write"),
+    };
+    let shown = resolved.display().to_string();
+    let reason = if shown == path.display().to_string() {
+        format!("The agent wants to {verb} a file outside this session's workspace.")
+    } else {
+        format!(
+            "The agent wants to {verb} {}, which leads outside this session's workspace to the path shown.",
+            path.display()
+        )
+    };
+    let prompt = FileAccessPrompt {
+        dialog_id,
+        agent: shared.agent(),
+        session_id: session_id.clone(),
+        path: shown,
+        operation,
+        reason,
+    };
+    let cancellation = responder.cancellation();
+    shared.lock().file_access.insert(
+        dialog_id,
+        PendingFileAccess {
+            responder,
+            session_id,
+            resolved,
+            op,
+        },
+    );
+    let weak = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        cancellation.cancelled().await;
+        if let Some(shared) = weak.upgrade() {
+            dismiss_file_access(&shared, dialog_id, DismissReason::AgentCancelled);
+        }
+    });
+    shared.emit(Event::FileAccess(Box::new(prompt))).await;
+}
+
+fn dismiss_file_access(shared: &Shared, dialog_id: DialogId, reason: DismissReason) {
+    let Some(pending) = shared.lock().file_access.remove(&dialog_id) else {
+        return;
+    };
+    let _ = pending
+        .responder
+        .respond_with_error(
+            agent_client_protocol::Error::invalid_params().data(Value::String(format!(
+                "{}: the request went away before the user decided",
+                pending.resolved.display()
+            ))),
+        );
+    shared.emit_now(Event::FileAccessDismissed { dialog_id, reason });
 }
 
 fn reply_error<T: agent_client_protocol::JsonRpcResponse>(
@@ -1131,6 +1357,43 @@ async fn handle_permission(
         );
         return;
     }
+    let tool_call_id = request.tool_call.tool_call_id.0.to_string();
+    let (tool_kind, auto) = {
+        let state = shared.lock();
+        let tool_kind = request
+            .tool_call
+            .fields
+            .kind
+            .as_ref()
+            .map(tool_kind_name)
+            .or_else(|| {
+                state
+                    .sessions
+                    .get(&session_id)
+                    .and_then(|s| s.tool_kinds.get(&tool_call_id).cloned())
+            })
+            .unwrap_or_else(|| "other".to_string());
+        let auto = state
+            .rules
+            .answer(&session_id, &tool_kind, &request.options)
+            .map(|(rule, option)| (rule.rule_id, option.clone()));
+        (tool_kind, auto)
+    };
+    if let Some((rule_id, option)) = auto {
+        let _ = responder.respond(RequestPermissionResponse::new(
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.option_id.clone())),
+        ));
+        shared
+            .emit(Event::PermissionAuto {
+                session_id,
+                tool_call: Box::new(request.tool_call),
+                option_id: option.option_id.0.to_string(),
+                option_name: option.name,
+                rule_id,
+            })
+            .await;
+        return;
+    }
     let dialog_id = shared.next_dialog.fetch_add(1, Ordering::Relaxed);
     let cancellation = responder.cancellation();
     let (watch_tx, watch_rx) = oneshot::channel();
@@ -1146,11 +1409,8 @@ async fn handle_permission(
         PendingPermission {
             responder,
             session_id,
-            option_ids: request
-                .options
-                .iter()
-                .map(|o| o.option_id.0.to_string())
-                .collect(),
+            tool_kind,
+            options: request.options,
             cancel_watch: watch_tx,
         },
     );
@@ -1178,6 +1438,14 @@ async fn handle_notification(shared: &Arc<Shared>, note: UntypedMessage) {
                 .map(str::to_string);
             match serde_json::from_value::<SessionNotification>(params.clone()) {
                 Ok(n) => {
+                    if let SessionUpdate::ToolCall(call) = &n.update {
+                        let mut state = shared.lock();
+                        if let Some(session) = state.sessions.get_mut(n.session_id.0.as_ref()) {
+                            session
+                                .tool_kinds
+                                .insert(call.tool_call_id.0.to_string(), tool_kind_name(&call.kind));
+                        }
+                    }
                     shared
                         .emit(Event::SessionUpdate {
                             session_id: n.session_id.0.to_string(),

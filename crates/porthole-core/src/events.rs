@@ -229,4 +229,68 @@ pub enum Event {
     },
     /// The agent process is gone.
     AgentExited(ExitInfo),
+    /// A terminal started (`terminal/create`, or the login command of terminal auth when
+    /// `session_id` is `None`).
+    #[serde(rename_all = "camelCase")]
+    TerminalCreated {
+        terminal_id: String,
+        session_id: Option<String>,
+        command: String,
+        args: Vec<String>,
+        cwd: Option<String>,
+    },
+    /// More output of a terminal: append `data`. `truncated`: the retained output lost its start.
+    #[serde(rename_all = "camelCase")]
+    TerminalOutput {
+        terminal_id: String,
+        data: String,
+        truncated: bool,
+    },
+    #[serde(rename_all = "camelCase")]
+    TerminalExited {
+        terminal_id: String,
+        exit_code: Option<u32>,
+        signal: Option<String>,
+    },
+    /// The agent released the terminal; its output stays on screen.
+    #[serde(rename_all = "camelCase")]
+    TerminalReleased {
+        terminal_id: String,
+    },
+    /// The agent wants a file outside the session's workspace roots: the user decides.
+    FileAccess(Box<FileAccessPrompt>),
+    #[serde(rename_all = "camelCase")]
+    FileAccessDismissed {
+        dialog_id: DialogId,
+        reason: DismissReason,
+    },
+    /// A permission request answered by a remembered "always" decision, without asking.
+    #[serde(rename_all = "camelCase")]
+    PermissionAuto {
+        session_id: String,
+        tool_call: Box<ToolCallUpdate>,
+        option_id: String,
+        option_name: String,
+        rule_id: u64,
+    },
+}
+
+/// `fs/read_text_file` or `fs/write_text_file` for a path outside the workspace roots.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileAccessPrompt {
+    pub dialog_id: DialogId,
+    pub agent: AgentIdentity,
+    pub session_id: String,
+    pub path: String,
+    pub operation: FileOperation,
+    /// Why we ask, in words for the dialog.
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileOperation {
+    Read,
+    Write,
 }

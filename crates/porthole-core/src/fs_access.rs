@@ -93,6 +93,30 @@ pub fn resolve_for_write(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, FsEr
     Ok(resolved)
 }
 
+/// Where an absolute path really leads (symlinks and `..` resolved), with no workspace check:
+/// what the user is shown before allowing access outside the workspace. For a write, the file
+/// itself may not exist yet, but its directory must.
+pub fn resolve_anywhere(path: &Path, for_write: bool) -> Result<PathBuf, FsError> {
+    if !path.is_absolute() {
+        return Err(FsError::NotAbsolute(path.display().to_string()));
+    }
+    if !for_write {
+        return path.canonicalize().map_err(|e| FsError::io(path, e));
+    }
+    match path.canonicalize() {
+        Ok(p) => Ok(p),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let name = path
+                .file_name()
+                .ok_or_else(|| FsError::NotAbsolute(path.display().to_string()))?;
+            let parent = path.parent().unwrap_or(Path::new("/"));
+            let parent = parent.canonicalize().map_err(|e| FsError::io(parent, e))?;
+            Ok(parent.join(name))
+        }
+        Err(e) => Err(FsError::io(path, e)),
+    }
+}
+
 /// Read a text file; `line` is 1-based, `limit` a number of lines.
 pub fn read_text(
     path: &Path,
@@ -101,7 +125,18 @@ pub fn read_text(
     limit: Option<u32>,
 ) -> Result<String, FsError> {
     let resolved = resolve_for_read(path, roots)?;
-    let meta = std::fs::metadata(&resolved).map_err(|e| FsError::io(path, e))?;
+    read_resolved(path, &resolved, line, limit)
+}
+
+/// Read an already resolved (and allowed) file. `shown` names it in errors.
+pub fn read_resolved(
+    shown: &Path,
+    resolved: &Path,
+    line: Option<u32>,
+    limit: Option<u32>,
+) -> Result<String, FsError> {
+    let path = shown;
+    let meta = std::fs::metadata(resolved).map_err(|e| FsError::io(path, e))?;
     if !meta.is_file() {
         return Err(FsError::Io {
             path: path.display().to_string(),
@@ -117,7 +152,7 @@ pub fn read_text(
             ),
         });
     }
-    let bytes = std::fs::read(&resolved).map_err(|e| FsError::io(path, e))?;
+    let bytes = std::fs::read(resolved).map_err(|e| FsError::io(path, e))?;
     let text = String::from_utf8(bytes).map_err(|_| FsError::Io {
         path: path.display().to_string(),
         message: "file is not valid UTF-8 text".into(),
@@ -136,6 +171,12 @@ pub fn read_text(
 /// Write a text file atomically (temporary file in the same directory, then rename).
 pub fn write_text(path: &Path, roots: &[PathBuf], content: &str) -> Result<(), FsError> {
     let resolved = resolve_for_write(path, roots)?;
+    write_resolved(path, &resolved, content)
+}
+
+/// Write an already resolved (and allowed) file atomically. `shown` names it in errors.
+pub fn write_resolved(shown: &Path, resolved: &Path, content: &str) -> Result<(), FsError> {
+    let path = shown;
     let dir = resolved.parent().unwrap_or(Path::new("/"));
     let mut tmp = tempfile::Builder::new()
         .prefix(".porthole-write-")
@@ -144,10 +185,10 @@ pub fn write_text(path: &Path, roots: &[PathBuf], content: &str) -> Result<(), F
     tmp.write_all(content.as_bytes())
         .map_err(|e| FsError::io(path, e))?;
     tmp.as_file().sync_all().map_err(|e| FsError::io(path, e))?;
-    if let Ok(meta) = std::fs::metadata(&resolved) {
+    if let Ok(meta) = std::fs::metadata(resolved) {
         let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
     }
-    tmp.persist(&resolved).map_err(|e| FsError::io(path, e.error))?;
+    tmp.persist(resolved).map_err(|e| FsError::io(path, e.error))?;
     Ok(())
 }
 

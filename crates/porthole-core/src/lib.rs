@@ -7,7 +7,11 @@ pub mod client;
 pub mod events;
 pub mod form;
 pub mod fs_access;
+pub mod permission_rules;
 pub mod process;
+pub mod sessions;
+pub mod terminal;
+mod terminal_requests;
 pub mod transport;
 pub mod url_safety;
 
@@ -16,3 +20,4 @@ pub use broker::Modes;
 pub use client::{AgentClient, Answer, ClientError, ClientOptions, RespondError};
 pub use events::Event;
 pub use process::AgentCommand;
+pub use sessions::{OpenedSession, SessionListing};

@@ -2,111 +2,13 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Recorder, SchemaCheck, test_agent};
+use common::{decline, start, start_with, test_agent};
 use porthole_core::acp::v1::schema::SessionUpdate;
 use porthole_core::events::{DismissReason, ElicitationKind, Event};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientError, ClientOptions, Modes, RespondError};
 use serde_json::{Value, json};
-use tokio::sync::mpsc::Receiver;
-
-struct Harness {
-    client: AgentClient,
-    events: Receiver<Event>,
-    session: String,
-    tap: Arc<Recorder>,
-    _dir: tempfile::TempDir,
-}
-
-async fn start_with(opts: ClientOptions, env: Vec<(String, String)>) -> Harness {
-    let dir = tempfile::tempdir().unwrap();
-    let tap = Arc::new(Recorder::default());
-    let command = AgentCommand {
-        program: test_agent().display().to_string(),
-        args: vec![],
-        env,
-        cwd: Some(dir.path().to_path_buf()),
-    };
-    let opts = ClientOptions {
-        tap: Some(tap.clone()),
-        ..opts
-    };
-    let (client, events) = AgentClient::start(command, opts).await.expect("agent starts");
-    let session = client
-        .new_session(dir.path().canonicalize().unwrap())
-        .await
-        .unwrap();
-    Harness {
-        client,
-        events,
-        session,
-        tap,
-        _dir: dir,
-    }
-}
-
-async fn start() -> Harness {
-    start_with(ClientOptions::default(), vec![]).await
-}
-
-impl Harness {
-    async fn next(&mut self) -> Event {
-        tokio::time::timeout(Duration::from_secs(20), self.events.recv())
-            .await
-            .expect("an event within 20 s")
-            .expect("event stream open")
-    }
-
-    /// Run a scenario turn, answering dialogs with `answer`; returns all events and the
-    /// agent's JSON report.
-    async fn turn(
-        &mut self,
-        scenario: &str,
-        mut answer: impl FnMut(&AgentClient, &Event),
-    ) -> (Vec<Event>, Value) {
-        self.client.prompt_text(&self.session, scenario).unwrap();
-        let mut events = Vec::new();
-        loop {
-            let event = self.next().await;
-            answer(&self.client, &event);
-            let done = matches!(event, Event::TurnEnded { .. } | Event::AgentExited(_));
-            events.push(event);
-            if done {
-                break;
-            }
-        }
-        let report = events
-            .iter()
-            .rev()
-            .find_map(|e| match e {
-                Event::SessionUpdate { update, .. } => match update.as_ref() {
-                    SessionUpdate::AgentMessageChunk(c) => match &c.content {
-                        porthole_core::acp::v1::schema::ContentBlock::Text(t) => {
-                            serde_json::from_str(&t.text).ok()
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                },
-                _ => None,
-            })
-            .unwrap_or(Value::Null);
-        (events, report)
-    }
-
-    fn check_schema(&self) -> usize {
-        let lines = self.tap.lines.lock().unwrap().clone();
-        SchemaCheck::load().check_client_traffic(&lines)
-    }
-}
-
-fn decline(client: &AgentClient, e: &Event) {
-    if let Event::Elicitation(p) = e {
-        client.respond_elicitation(p.dialog_id, Answer::Decline).unwrap();
-    }
-}
 
 #[tokio::test]
 async fn initialize_advertises_exactly_the_configured_modes() {
@@ -140,7 +42,8 @@ async fn initialize_advertises_exactly_the_configured_modes() {
         let init: Value = serde_json::from_str(&lines[0].1).unwrap();
         assert_eq!(init["method"], "initialize");
         assert_eq!(init["params"]["clientCapabilities"]["elicitation"], expected);
-        assert_eq!(init["params"]["clientCapabilities"]["terminal"], false);
+        assert_eq!(init["params"]["clientCapabilities"]["terminal"], true);
+        assert_eq!(init["params"]["clientCapabilities"]["auth"]["terminal"], false);
         assert_eq!(init["params"]["clientInfo"]["name"], "porthole");
         assert_eq!(h.client.agent().name, "porthole-test-agent");
         assert_eq!(h.client.agent().version.as_deref(), Some("0.0.1"));
@@ -494,15 +397,45 @@ async fn permission_options_are_checked() {
 }
 
 #[tokio::test]
-async fn fs_is_confined_to_the_session_cwd() {
+async fn fs_outside_the_workspace_asks_the_user_and_shows_where_it_leads() {
+    use porthole_core::events::FileOperation;
     let mut h = start().await;
-    let (_, report) = h.turn("fs", |_, _| {}).await;
+    let escape = h
+        .dir
+        .path()
+        .canonicalize()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("escape.txt");
+    let mut asked = Vec::new();
+    let (_, report) = h
+        .turn("fs", |client, e| {
+            if let Event::FileAccess(p) = e {
+                asked.push((p.path.clone(), p.operation));
+                // Deny the read of /etc/hostname, allow the write that `..` leads to.
+                let allow = p.operation == FileOperation::Write;
+                client.respond_file_access(p.dialog_id, allow).unwrap();
+            }
+        })
+        .await;
     let r = report["results"].as_array().unwrap();
     assert!(r[0]["result"].is_object(), "write inside: {}", r[0]);
     assert_eq!(r[1]["result"]["content"], "two\n");
-    assert_eq!(r[2]["error"]["code"], -32602, "read outside: {}", r[2]);
-    assert_eq!(r[3]["error"]["code"], -32602, "write via ..: {}", r[3]);
+    assert_eq!(r[2]["error"]["code"], -32602, "read outside, denied: {}", r[2]);
+    assert!(r[2]["error"].to_string().contains("did not allow"), "{}", r[2]);
+    assert!(r[3]["result"].is_object(), "write via .., allowed: {}", r[3]);
     assert_eq!(r[4]["error"]["code"], -32002, "missing file: {}", r[4]);
+    // The dialog named the real target of `..`, not the path as the agent spelled it.
+    assert_eq!(
+        asked,
+        vec![
+            ("/etc/hostname".to_string(), FileOperation::Read),
+            (escape.display().to_string(), FileOperation::Write)
+        ]
+    );
+    assert_eq!(std::fs::read_to_string(&escape).unwrap(), "x");
+    let _ = std::fs::remove_file(&escape);
     h.check_schema();
 }
 

@@ -4,18 +4,23 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use porthole_core::acp::v1::schema::SessionUpdate;
+use porthole_core::events::Event;
 use porthole_core::transport::{Direction, TransportNote, WireTap};
+use porthole_core::{AgentClient, AgentCommand, Answer, ClientOptions};
 use serde_json::{Value, json};
+use tokio::sync::mpsc::Receiver;
 
 /// The scripted agent binary (crate `porthole-test-agent`).
 pub fn test_agent() -> PathBuf {
-    workspace_bin("porthole-test-agent")
+    workspace_bin_path("porthole-test-agent")
 }
 
 /// Path of a workspace binary next to this test's target dir, built on demand: `cargo test`
 /// builds only the binaries of the packages under test, and these belong to other packages.
-fn workspace_bin(package: &str) -> PathBuf {
+pub fn workspace_bin_path(package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("current exe");
     // <target>/debug/deps/<test> -> <target>/debug/<package>
     let profile_dir = exe
@@ -24,17 +29,19 @@ fn workspace_bin(package: &str) -> PathBuf {
         .expect("target dir")
         .to_path_buf();
     let bin = profile_dir.join(package);
-    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
-    if !bin.exists() {
+    // Build once per test process (a no-op when up to date), so a stale binary never runs.
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if !built.iter().any(|p| p == package) {
         let target_dir = profile_dir.parent().expect("target dir");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = std::process::Command::new(cargo)
-            .args(["build", "-p", package, "--target-dir"])
+            .args(["build", "--quiet", "-p", package, "--target-dir"])
             .arg(target_dir)
             .status()
             .expect("run cargo build");
         assert!(status.success(), "cargo build -p {package} failed");
+        built.push(package.to_string());
     }
     bin
 }
@@ -182,7 +189,14 @@ fn request_def(method: &str) -> Option<&'static str> {
         "session/new" => "NewSessionRequest",
         "session/prompt" => "PromptRequest",
         "session/load" => "LoadSessionRequest",
+        "session/list" => "ListSessionsRequest",
+        "session/resume" => "ResumeSessionRequest",
+        "session/close" => "CloseSessionRequest",
+        "session/delete" => "DeleteSessionRequest",
+        "session/set_mode" => "SetSessionModeRequest",
+        "session/set_config_option" => "SetSessionConfigOptionRequest",
         "authenticate" => "AuthenticateRequest",
+        "logout" => "LogoutRequest",
         _ => return None,
     })
 }
@@ -190,6 +204,7 @@ fn request_def(method: &str) -> Option<&'static str> {
 fn notification_def(method: &str) -> Option<&'static str> {
     Some(match method {
         "session/cancel" => "CancelNotification",
+        "$/cancel_request" => "CancelRequestNotification",
         _ => return None,
     })
 }
@@ -200,6 +215,107 @@ fn response_def(method: &str) -> Option<&'static str> {
         "session/request_permission" => "RequestPermissionResponse",
         "fs/read_text_file" => "ReadTextFileResponse",
         "fs/write_text_file" => "WriteTextFileResponse",
+        "terminal/create" => "CreateTerminalResponse",
+        "terminal/output" => "TerminalOutputResponse",
+        "terminal/wait_for_exit" => "WaitForTerminalExitResponse",
+        "terminal/kill" => "KillTerminalResponse",
+        "terminal/release" => "ReleaseTerminalResponse",
         _ => return None,
     })
+}
+
+pub struct Harness {
+    pub client: AgentClient,
+    pub events: Receiver<Event>,
+    pub session: String,
+    pub tap: Arc<Recorder>,
+    pub dir: tempfile::TempDir,
+}
+
+pub async fn start_with(opts: ClientOptions, env: Vec<(String, String)>) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let tap = Arc::new(Recorder::default());
+    let command = AgentCommand {
+        program: test_agent().display().to_string(),
+        args: vec![],
+        env,
+        cwd: Some(dir.path().to_path_buf()),
+    };
+    let opts = ClientOptions {
+        tap: Some(tap.clone()),
+        ..opts
+    };
+    let (client, events) = AgentClient::start(command, opts).await.expect("agent starts");
+    let session = client
+        .new_session(dir.path().canonicalize().unwrap())
+        .await
+        .unwrap();
+    Harness {
+        client,
+        events,
+        session,
+        tap,
+        dir,
+    }
+}
+
+pub async fn start() -> Harness {
+    start_with(ClientOptions::default(), vec![]).await
+}
+
+impl Harness {
+    pub async fn next(&mut self) -> Event {
+        tokio::time::timeout(Duration::from_secs(20), self.events.recv())
+            .await
+            .expect("an event within 20 s")
+            .expect("event stream open")
+    }
+
+    /// Run a scenario turn, answering dialogs with `answer`; returns all events and the
+    /// agent's JSON report.
+    pub async fn turn(
+        &mut self,
+        scenario: &str,
+        mut answer: impl FnMut(&AgentClient, &Event),
+    ) -> (Vec<Event>, Value) {
+        self.client.prompt_text(&self.session, scenario).unwrap();
+        let mut events = Vec::new();
+        loop {
+            let event = self.next().await;
+            answer(&self.client, &event);
+            let done = matches!(event, Event::TurnEnded { .. } | Event::AgentExited(_));
+            events.push(event);
+            if done {
+                break;
+            }
+        }
+        let report = events
+            .iter()
+            .rev()
+            .find_map(|e| match e {
+                Event::SessionUpdate { update, .. } => match update.as_ref() {
+                    SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                        porthole_core::acp::v1::schema::ContentBlock::Text(t) => {
+                            serde_json::from_str(&t.text).ok()
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                _ => None,
+            })
+            .unwrap_or(Value::Null);
+        (events, report)
+    }
+
+    pub fn check_schema(&self) -> usize {
+        let lines = self.tap.lines.lock().unwrap().clone();
+        SchemaCheck::load().check_client_traffic(&lines)
+    }
+}
+
+pub fn decline(client: &AgentClient, e: &Event) {
+    if let Event::Elicitation(p) = e {
+        client.respond_elicitation(p.dialog_id, Answer::Decline).unwrap();
+    }
 }

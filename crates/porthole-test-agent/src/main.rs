@@ -261,10 +261,143 @@ impl Agent {
                 eprintln!("fatal: the test agent crashed on purpose");
                 std::process::exit(3);
             }
+            "terminal" => {
+                // A command that exits with a code, its output and exit; then one that never exits.
+                let t = self.call(
+                    "terminal/create",
+                    json!({"sessionId":self.session,"command":"/bin/sh",
+                    "args":["-c","echo hello; echo oops >&2; exit 3"]}),
+                );
+                let id = t["result"]["terminalId"].clone();
+                results.push(t);
+                results.push(self.call(
+                    "terminal/wait_for_exit",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                results.push(self.call(
+                    "terminal/output",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                results.push(self.call(
+                    "terminal/release",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                results.push(self.call(
+                    "terminal/output",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                let t = self.call(
+                    "terminal/create",
+                    json!({"sessionId":self.session,"command":"sleep","args":["1000"]}),
+                );
+                let id = t["result"]["terminalId"].clone();
+                self.update(
+                    json!({"sessionUpdate":"tool_call","toolCallId":"tc-term","title":"Run sleep",
+                    "kind":"execute","status":"in_progress","content":[{"type":"terminal","terminalId":id}]}),
+                );
+                results.push(self.call("terminal/kill", json!({"sessionId":self.session,"terminalId":id})));
+                results.push(self.call(
+                    "terminal/wait_for_exit",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                results.push(self.call(
+                    "terminal/release",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                let t = self.call("terminal/create", json!({"sessionId":self.session,"command":"/bin/sh",
+                    "args":["-c","i=0; while [ $i -lt 100 ]; do echo line-$i; i=$((i+1)); done"],"outputByteLimit":40}));
+                let id = t["result"]["terminalId"].clone();
+                self.call(
+                    "terminal/wait_for_exit",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                );
+                results.push(self.call(
+                    "terminal/output",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                ));
+                self.call(
+                    "terminal/release",
+                    json!({"sessionId":self.session,"terminalId":id}),
+                );
+                results.push(self.call(
+                    "terminal/create",
+                    json!({"sessionId":self.session,"command":"/no/such/program"}),
+                ));
+                results.push(self.call(
+                    "terminal/create",
+                    json!({"sessionId":self.session,"command":"true","cwd":"relative"}),
+                ));
+            }
+            "updates" => {
+                // One of every stable update kind.
+                self.update(json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"hi"},"messageId":"u1"}));
+                self.update(json!({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"thinking"},"messageId":"t1"}));
+                self.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"part one "},"messageId":"m1"}));
+                self.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"part two"},"messageId":"m1"}));
+                self.update(json!({"sessionUpdate":"tool_call","toolCallId":"tc-1","title":"Edit main.rs","kind":"edit",
+                    "status":"pending","locations":[{"path":"/w/main.rs","line":3}],
+                    "content":[{"type":"diff","path":"/w/main.rs","oldText":"a","newText":"b"}]}));
+                self.update(
+                    json!({"sessionUpdate":"tool_call_update","toolCallId":"tc-1","status":"completed"}),
+                );
+                self.update(json!({"sessionUpdate":"plan","entries":[{"content":"step","priority":"high","status":"pending"}]}));
+                self.update(
+                    json!({"sessionUpdate":"available_commands_update","availableCommands":[
+                    {"name":"test","description":"Run tests","input":{"hint":"filter"}}]}),
+                );
+                self.update(json!({"sessionUpdate":"current_mode_update","currentModeId":"code"}));
+                self.update(json!({"sessionUpdate":"config_option_update","configOptions":config_options("deep", true)}));
+                self.update(json!({"sessionUpdate":"session_info_update","title":"Refactor parser","updatedAt":"2026-12-02T10:00:00Z"}));
+                self.update(json!({"sessionUpdate":"usage_update","used":1200,"size":200000,"cost":{"amount":0.25,"currency":"USD"}}));
+            }
+            "permission-always" => {
+                // The client answers "always" to the first; the second of that kind is answered
+                // by the remembered rule; a third of another kind is asked again.
+                let options = json!([{"optionId":"once","name":"Allow once","kind":"allow_once"},
+                    {"optionId":"always","name":"Always allow","kind":"allow_always"},
+                    {"optionId":"no","name":"Reject","kind":"reject_once"}]);
+                results.push(self.call(
+                    "session/request_permission",
+                    json!({"sessionId":self.session,
+                    "toolCall":{"toolCallId":"tc-a","title":"Edit a","kind":"edit"},"options":options}),
+                ));
+                self.update(
+                    json!({"sessionUpdate":"tool_call","toolCallId":"tc-b","title":"Edit b","kind":"edit"}),
+                );
+                // No kind on the request: the kind comes from the tool call update above.
+                results.push(self.call(
+                    "session/request_permission",
+                    json!({"sessionId":self.session,
+                    "toolCall":{"toolCallId":"tc-b"},"options":options}),
+                ));
+                results.push(self.call(
+                    "session/request_permission",
+                    json!({"sessionId":self.session,
+                    "toolCall":{"toolCallId":"tc-c","title":"Run c","kind":"execute"},"options":options}),
+                ));
+            }
             other => self.say(&format!("unknown scenario {other}")),
         }
         results
     }
+}
+
+fn config_options(model: &str, web: bool) -> Value {
+    json!([{"id":"model","name":"Model","type":"select","currentValue":model,
+            "options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]},
+           {"id":"web","name":"Web search","type":"boolean","currentValue":web}])
+}
+
+fn modes(current: &str) -> Value {
+    json!({"currentModeId":current,"availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code"}]})
+}
+
+fn reply(id: Value, result: Value) {
+    send(json!({"jsonrpc":"2.0","id":id,"result":result}));
+}
+
+fn reply_error(id: Value, code: i64, message: &str) {
+    send(json!({"jsonrpc":"2.0","id":id,"error":{"code":code,"message":message}}));
 }
 
 fn strip(mut v: Value) -> Value {
@@ -282,7 +415,28 @@ fn merge(base: &mut Value, extra: Value) {
     }
 }
 
+/// `--login`: what terminal authentication runs. Asks for a name on stdin, like a CLI login.
+fn login() {
+    println!("Signing in to the test agent.");
+    print!("Your name: ");
+    let _ = std::io::stdout().flush();
+    let mut name = String::new();
+    let _ = std::io::stdin().read_line(&mut name);
+    let name = name.trim();
+    if name.is_empty() {
+        eprintln!("no name given; not signed in");
+        std::process::exit(1);
+    }
+    println!(
+        "Signed in as {name}. ACP_INTERACTIVE_LOGIN={}",
+        std::env::var("ACP_INTERACTIVE_LOGIN").unwrap_or_default()
+    );
+}
+
 fn main() {
+    if std::env::args().any(|a| a == "--login") {
+        return login();
+    }
     let log = std::env::var("PORTHOLE_TEST_AGENT_LOG").ok();
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -314,6 +468,10 @@ fn main() {
             std::thread::sleep(std::time::Duration::from_secs(60));
         }
     }
+    // With PORTHOLE_TEST_AGENT_AUTH set, session/new fails with auth_required until
+    // `authenticate` succeeds.
+    let needs_auth = std::env::var("PORTHOLE_TEST_AGENT_AUTH").is_ok();
+    let mut authenticated = false;
     loop {
         let msg = agent.recv();
         let (Some(method), id) = (msg.get("method").and_then(Value::as_str), msg.get("id").cloned()) else {
@@ -321,11 +479,40 @@ fn main() {
         };
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         match (method, id) {
-            ("initialize", Some(id)) => send(json!({"jsonrpc":"2.0","id":id,"result":{
+            ("initialize", Some(id)) => {
+                let terminal_auth = params["clientCapabilities"]["auth"]["terminal"] == json!(true);
+                let mut auth_methods = vec![json!({"id":"agent-login","name":"Agent login",
+                    "description":"Sign in with the agent's own flow"})];
+                if terminal_auth {
+                    auth_methods.push(json!({"id":"terminal-login","name":"Log in from the terminal",
+                        "type":"terminal","args":["--login"],"env":{"ACP_INTERACTIVE_LOGIN":"1"}}));
+                }
+                reply(
+                    id,
+                    json!({
                 "protocolVersion":1,
                 "agentInfo":{"name":"porthole-test-agent","title":"Test Agent","version":"0.0.1"},
-                "agentCapabilities":{},
-                "authMethods":[]}})),
+                "agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"embeddedContext":true},
+                    "sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{}},
+                    "auth":{"logout":{}}},
+                "authMethods":auth_methods}),
+                )
+            }
+            ("authenticate", Some(id)) => {
+                if params["methodId"] == json!("agent-login") {
+                    authenticated = true;
+                    reply(id, json!({}));
+                } else {
+                    reply_error(id, -32602, "unknown auth method");
+                }
+            }
+            ("logout", Some(id)) => {
+                authenticated = false;
+                reply(id, json!({}));
+            }
+            ("session/new", Some(id)) if needs_auth && !authenticated => {
+                reply_error(id, -32000, "Authentication required")
+            }
             ("session/new", Some(id)) => {
                 agent.session = "test-session-1".into();
                 agent.cwd = params
@@ -333,7 +520,64 @@ fn main() {
                     .and_then(Value::as_str)
                     .unwrap_or("/")
                     .to_string();
-                send(json!({"jsonrpc":"2.0","id":id,"result":{"sessionId":agent.session}}));
+                reply(
+                    id,
+                    json!({"sessionId":agent.session,"modes":modes("ask"),
+                    "configOptions":config_options("fast", false)}),
+                );
+            }
+            ("session/load", Some(id)) => {
+                let sid = params["sessionId"].as_str().unwrap_or("").to_string();
+                if sid != "old-1" {
+                    reply_error(id, -32002, "no such session");
+                    continue;
+                }
+                agent.session = sid;
+                agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
+                agent.update(json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"earlier question"}}));
+                agent.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"earlier answer"}}));
+                agent.update(json!({"sessionUpdate":"tool_call","toolCallId":"old-tc","title":"Read file","kind":"read","status":"completed"}));
+                reply(
+                    id,
+                    json!({"modes":modes("code"),"configOptions":config_options("deep", true)}),
+                );
+            }
+            ("session/resume", Some(id)) => {
+                agent.session = params["sessionId"].as_str().unwrap_or("").to_string();
+                agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
+                reply(id, json!({"modes":modes("ask")}));
+            }
+            ("session/list", Some(id)) => match params.get("cursor").and_then(Value::as_str) {
+                None => reply(
+                    id,
+                    json!({"sessions":[{"sessionId":"old-1","cwd":"/w","title":"First",
+                    "updatedAt":"2026-12-01T09:00:00Z"}],"nextCursor":"page-2"}),
+                ),
+                Some("page-2") => reply(id, json!({"sessions":[{"sessionId":"old-2","cwd":"/w"}]})),
+                // Never answered: the client abandons it and sends $/cancel_request.
+                Some("hang") => {}
+                Some(_) => reply_error(id, -32602, "bad cursor"),
+            },
+            ("session/close" | "session/delete", Some(id)) => reply(id, json!({})),
+            ("session/set_mode", Some(id)) => {
+                let mode = params["modeId"].as_str().unwrap_or("").to_string();
+                if mode != "ask" && mode != "code" {
+                    reply_error(id, -32602, "unknown mode");
+                    continue;
+                }
+                reply(id, json!({}));
+                agent.update(json!({"sessionUpdate":"current_mode_update","currentModeId":mode}));
+            }
+            ("session/set_config_option", Some(id)) => {
+                let (model, web) = match (params["configId"].as_str(), &params["value"]) {
+                    (Some("model"), Value::String(v)) => (v.clone(), false),
+                    (Some("web"), Value::Bool(b)) => ("fast".to_string(), *b),
+                    _ => {
+                        reply_error(id, -32602, "bad config option");
+                        continue;
+                    }
+                };
+                reply(id, json!({"configOptions":config_options(&model, web)}));
             }
             ("session/prompt", Some(id)) => {
                 agent.prompt_id = id.clone();

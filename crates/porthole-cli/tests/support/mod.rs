@@ -13,17 +13,19 @@ pub fn workspace_bin(package: &str) -> PathBuf {
         .expect("target dir")
         .to_path_buf();
     let bin = profile_dir.join(package);
-    static BUILD: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
-    if !bin.exists() {
+    // Build once per test process (a no-op when up to date), so a stale binary never runs.
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if !built.iter().any(|p| p == package) {
         let target_dir = profile_dir.parent().expect("target dir");
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = std::process::Command::new(cargo)
-            .args(["build", "-p", package, "--target-dir"])
+            .args(["build", "--quiet", "-p", package, "--target-dir"])
             .arg(target_dir)
             .status()
             .expect("run cargo build");
         assert!(status.success(), "cargo build -p {package} failed");
+        built.push(package.to_string());
     }
     bin
 }

@@ -1,0 +1,114 @@
+//! The CLI over the rest of the client surface: sessions, auth, permissions, terminals, files.
+
+mod support;
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use support::workspace_bin;
+
+fn cli_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", dir.path().to_str().unwrap(), "--agent", &agent, "--json"])
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+fn cli(args: &[&str]) -> Output {
+    cli_env(args, &[])
+}
+
+fn lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn report(lines: &[Value]) -> Value {
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| serde_json::from_str(l["update"]["content"]["text"].as_str()?).ok())
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn list_sessions_prints_every_page() {
+    let out = cli(&["--list-sessions"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let ids: Vec<String> = lines(&out)
+        .iter()
+        .filter(|l| l["type"] == "listed_session")
+        .map(|l| l["session"]["sessionId"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids, vec!["old-1", "old-2"]);
+}
+
+#[test]
+fn load_replays_history_then_prompts_run_in_the_loaded_session() {
+    let out = cli(&["--load", "old-1", "--mode", "code", "updates"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let first_update = l.iter().find(|l| l["type"] == "session_update").unwrap();
+    assert_eq!(first_update["sessionId"], "old-1");
+    assert_eq!(first_update["update"]["sessionUpdate"], "user_message_chunk");
+    assert_eq!(first_update["update"]["content"]["text"], "earlier question");
+    let unknown = cli(&["--load", "missing"]);
+    assert_eq!(unknown.status.code(), Some(1));
+}
+
+#[test]
+fn auth_required_names_the_methods_and_auth_fixes_it() {
+    let env = [("PORTHOLE_TEST_AGENT_AUTH", "1")];
+    let out = cli_env(&["form"], &env);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--auth METHOD_ID") && stderr.contains("agent-login"), "{stderr}");
+    let out = cli_env(&["--auth", "agent-login", "form"], &env);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn permission_policy_allow_always_is_remembered_by_core() {
+    let out = cli(&["--permission", "allow-always", "permission-always"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let asked = l.iter().filter(|l| l["type"] == "permission").count();
+    let auto = l.iter().filter(|l| l["type"] == "permission_auto").count();
+    assert_eq!((asked, auto), (2, 1));
+    let r = report(&l);
+    for answer in r["results"].as_array().unwrap() {
+        assert_eq!(answer["result"]["outcome"]["optionId"], "always");
+    }
+    // The default rejects.
+    let l = lines(&cli(&["permission-always"]));
+    assert_eq!(report(&l)["results"][0]["result"]["outcome"]["optionId"], "no");
+}
+
+#[test]
+fn terminals_stream_as_events() {
+    let out = cli(&["terminal"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let output: String = l
+        .iter()
+        .filter(|l| l["type"] == "terminal_output")
+        .filter_map(|l| l["data"].as_str())
+        .collect();
+    assert!(output.contains("hello"), "{output}");
+    assert!(l.iter().any(|l| l["type"] == "terminal_exited" && l["exitCode"] == 3));
+}
+
+#[test]
+fn files_outside_the_workspace_are_denied_unless_allowed() {
+    let l = lines(&cli(&["fs"]));
+    let asked: Vec<&Value> = l.iter().filter(|l| l["type"] == "file_access").collect();
+    assert!(!asked.is_empty());
+    assert!(asked.iter().all(|a| a["allowed"] == false));
+    assert_eq!(report(&l)["results"][2]["error"]["code"], -32602);
+}

@@ -1,0 +1,268 @@
+//! Session lifecycle and settings requests: new, load, resume, list, close, delete, modes,
+//! config options, authentication. Each is sent only when the agent advertised it; otherwise
+//! the caller gets [`ClientError::Unsupported`] without anything going on the wire.
+
+use std::path::PathBuf;
+
+use agent_client_protocol::JsonRpcRequest;
+use agent_client_protocol::v1::schema::{
+    AgentCapabilities, AuthMethod, AuthenticateRequest, CloseSessionRequest, DeleteSessionRequest,
+    ListSessionsRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest, ResumeSessionRequest,
+    SessionConfigOption, SessionConfigOptionValue, SessionId, SessionInfo, SessionModeState,
+    SetSessionConfigOptionRequest, SetSessionModeRequest,
+};
+use serde::Serialize;
+
+use crate::client::{AgentClient, ClientError, SessionState};
+
+/// What the agent told us about a session it opened, loaded or resumed.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenedSession {
+    pub session_id: String,
+    pub cwd: PathBuf,
+    pub modes: Option<SessionModeState>,
+    pub config_options: Vec<SessionConfigOption>,
+}
+
+/// One page of `session/list`.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionListing {
+    pub sessions: Vec<SessionInfo>,
+    pub next_cursor: Option<String>,
+}
+
+/// A value for `session/set_config_option`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfigValue {
+    Select(String),
+    Boolean(bool),
+}
+
+/// JSON-RPC code of `auth_required` (ACP error codes).
+pub const AUTH_REQUIRED: i32 = -32000;
+
+impl ClientError {
+    /// The agent refused because the user must sign in first (`auth_required`).
+    pub fn is_auth_required(&self) -> bool {
+        matches!(self, ClientError::Rpc { error, .. } if error.code == AUTH_REQUIRED)
+    }
+}
+
+impl AgentClient {
+    /// What the agent advertised in `initialize`.
+    pub fn agent_capabilities(&self) -> &AgentCapabilities {
+        &self.init_response().agent_capabilities
+    }
+
+    pub fn auth_methods(&self) -> &[AuthMethod] {
+        &self.init_response().auth_methods
+    }
+
+    /// Send a request, tracking it as in flight (request-scoped elicitations may name it).
+    /// Dropping the returned future before the answer sends `$/cancel_request` (the SDK's
+    /// drop cancellation), so an abandoned request does not keep the agent busy.
+    pub(crate) async fn call<Req: JsonRpcRequest>(
+        &self,
+        method: &'static str,
+        request: Req,
+    ) -> Result<Req::Response, ClientError> {
+        let prepared = self.cx.prepare_request(request);
+        let key = serde_json::to_string(prepared.raw_id()).unwrap_or_default();
+        self.shared.lock().in_flight.insert(key.clone());
+        struct Untrack<'a>(&'a AgentClient, String);
+        impl Drop for Untrack<'_> {
+            fn drop(&mut self) {
+                self.0.shared.lock().in_flight.remove(&self.1);
+            }
+        }
+        let _untrack = Untrack(self, key);
+        prepared
+            .block_task()
+            .await
+            .map_err(|e| self.rpc_error(method, &e))
+    }
+
+    fn require(&self, supported: bool, method: &'static str) -> Result<(), ClientError> {
+        if supported {
+            Ok(())
+        } else {
+            Err(ClientError::Unsupported(method))
+        }
+    }
+
+    fn register(&self, session_id: &str, cwd: &std::path::Path) {
+        self.shared
+            .lock()
+            .sessions
+            .insert(session_id.to_string(), SessionState::new(cwd.to_path_buf()));
+    }
+
+    /// `session/new` in `cwd` (also the session's workspace root for fs requests).
+    pub async fn new_session(&self, cwd: PathBuf) -> Result<String, ClientError> {
+        Ok(self.open_session(cwd).await?.session_id)
+    }
+
+    /// `session/new`, with the modes and config options the agent offers.
+    pub async fn open_session(&self, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+        let response = self
+            .call("session/new", NewSessionRequest::new(cwd.clone()))
+            .await?;
+        let session_id = response.session_id.0.to_string();
+        self.register(&session_id, &cwd);
+        Ok(OpenedSession {
+            session_id,
+            cwd,
+            modes: response.modes,
+            config_options: response.config_options.unwrap_or_default(),
+        })
+    }
+
+    /// `session/load`: the agent replays the history as `session/update`s before answering.
+    pub async fn load_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+        self.require(self.agent_capabilities().load_session, "session/load")?;
+        // Registered first: the replay and any requests during it name this session.
+        self.register(session_id, &cwd);
+        let request = LoadSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
+        match self.call("session/load", request).await {
+            Ok(r) => Ok(OpenedSession {
+                session_id: session_id.to_string(),
+                cwd,
+                modes: r.modes,
+                config_options: r.config_options.unwrap_or_default(),
+            }),
+            Err(e) => {
+                self.end_session(session_id);
+                Err(e)
+            }
+        }
+    }
+
+    /// `session/resume`: reconnect to a session without replaying its history.
+    pub async fn resume_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+        let supported = self.agent_capabilities().session_capabilities.resume.is_some();
+        self.require(supported, "session/resume")?;
+        self.register(session_id, &cwd);
+        let request = ResumeSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
+        match self.call("session/resume", request).await {
+            Ok(r) => Ok(OpenedSession {
+                session_id: session_id.to_string(),
+                cwd,
+                modes: r.modes,
+                config_options: r.config_options.unwrap_or_default(),
+            }),
+            Err(e) => {
+                self.end_session(session_id);
+                Err(e)
+            }
+        }
+    }
+
+    /// `session/list`, one page.
+    pub async fn list_sessions(
+        &self,
+        cwd: Option<PathBuf>,
+        cursor: Option<String>,
+    ) -> Result<SessionListing, ClientError> {
+        let supported = self.agent_capabilities().session_capabilities.list.is_some();
+        self.require(supported, "session/list")?;
+        let response = self
+            .call("session/list", ListSessionsRequest::new().cwd(cwd).cursor(cursor))
+            .await?;
+        Ok(SessionListing {
+            sessions: response.sessions,
+            next_cursor: response.next_cursor,
+        })
+    }
+
+    /// Close a session: `session/close` when the agent supports it, and in any case forget it
+    /// here (pending dialogs are cancelled, terminals released).
+    pub async fn close_session(&self, session_id: &str) -> Result<(), ClientError> {
+        let result = if self.agent_capabilities().session_capabilities.close.is_some() {
+            self.call(
+                "session/close",
+                CloseSessionRequest::new(SessionId::new(session_id.to_string())),
+            )
+            .await
+            .map(|_| ())
+        } else {
+            Ok(())
+        };
+        self.end_session(session_id);
+        result
+    }
+
+    /// `session/delete`: remove a stored session from the agent's list.
+    pub async fn delete_session(&self, session_id: &str) -> Result<(), ClientError> {
+        let supported = self.agent_capabilities().session_capabilities.delete.is_some();
+        self.require(supported, "session/delete")?;
+        self.call(
+            "session/delete",
+            DeleteSessionRequest::new(SessionId::new(session_id.to_string())),
+        )
+        .await?;
+        self.end_session(session_id);
+        Ok(())
+    }
+
+    /// `session/set_mode`. The agent confirms with a `current_mode_update`.
+    pub async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), ClientError> {
+        self.known(session_id)?;
+        self.call(
+            "session/set_mode",
+            SetSessionModeRequest::new(SessionId::new(session_id.to_string()), mode_id.to_string()),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// `session/set_config_option`; returns the agent's full, updated list of options.
+    pub async fn set_config_option(
+        &self,
+        session_id: &str,
+        config_id: &str,
+        value: ConfigValue,
+    ) -> Result<Vec<SessionConfigOption>, ClientError> {
+        self.known(session_id)?;
+        let value = match value {
+            ConfigValue::Select(v) => SessionConfigOptionValue::value_id(v),
+            ConfigValue::Boolean(b) => SessionConfigOptionValue::boolean(b),
+        };
+        let request = SetSessionConfigOptionRequest::new(
+            SessionId::new(session_id.to_string()),
+            config_id.to_string(),
+            value,
+        );
+        Ok(self
+            .call("session/set_config_option", request)
+            .await?
+            .config_options)
+    }
+
+    /// `authenticate` with one of the advertised methods (agent-driven flows).
+    pub async fn authenticate(&self, method_id: &str) -> Result<(), ClientError> {
+        let advertised = self.auth_methods().iter().any(|m| m.id().0.as_ref() == method_id);
+        if !advertised {
+            return Err(ClientError::UnknownAuthMethod(method_id.to_string()));
+        }
+        self.call("authenticate", AuthenticateRequest::new(method_id.to_string()))
+            .await
+            .map(|_| ())
+    }
+
+    /// `logout`, when the agent advertises it.
+    pub async fn logout(&self) -> Result<(), ClientError> {
+        let supported = self.agent_capabilities().auth.logout.is_some();
+        self.require(supported, "logout")?;
+        self.call("logout", LogoutRequest::new()).await.map(|_| ())
+    }
+
+    fn known(&self, session_id: &str) -> Result<(), ClientError> {
+        if self.shared.lock().sessions.contains_key(session_id) {
+            Ok(())
+        } else {
+            Err(ClientError::UnknownSession(session_id.to_string()))
+        }
+    }
+}
