@@ -329,6 +329,14 @@ impl Backend {
                     state.turn_running = false;
                     snapshot_changed = true;
                 }
+                Event::FileAccess(p) => {
+                    // This window has no file-access dialog yet (it comes with the multi-session
+                    // UI): refuse, as before, rather than leave the agent waiting.
+                    tracing::info!(path = %p.path, "file access outside the workspace refused");
+                    if let Some(client) = &state.client {
+                        let _ = client.respond_file_access(p.dialog_id, false);
+                    }
+                }
                 Event::AgentExited(info) => {
                     state.connection = if info.requested { "exited" } else { "failed" };
                     state.error = Some((

@@ -17,9 +17,13 @@ use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event, Modes};
     about = "Run an ACP agent headless and script its elicitations"
 )]
 pub struct Args {
-    /// The agent's command line, e.g. 'npx -y @agentclientprotocol/claude-agent-acp'.
+    /// The agent's command line, e.g. 'npx -y @agentclientprotocol/claude-agent-acp', or the
+    /// name or id of an agent in the agents settings file.
     #[arg(long)]
     agent: String,
+    /// The agents settings file (Zed's `agent_servers` shape); default ~/.config/porthole/agents.json.
+    #[arg(long, value_name = "FILE")]
+    agents_file: Option<PathBuf>,
     /// Working directory of the session (and the only folder fs requests may touch).
     #[arg(long)]
     cwd: Option<PathBuf>,
@@ -100,7 +104,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut command = match AgentCommand::parse(&args.agent) {
+    let mut command = match resolve_agent(&args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("porthole-cli: --agent: {e}");
@@ -116,6 +120,41 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(run(args, command, cwd, answers))
+}
+
+/// A configured agent by id or name, else the value as a command line.
+fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
+    use porthole_core::agents_config;
+    let path = args.agents_file.clone().or_else(agents_config::default_path);
+    if let Some(path) = path {
+        let config = agents_config::load(&path).map_err(|e| e.to_string())?;
+        if let Some(profile) = config
+            .agents
+            .iter()
+            .find(|a| a.id == args.agent || a.name == args.agent)
+        {
+            return Ok(profile.to_command(None));
+        }
+        if args.agents_file.is_some() && !args.agent.contains(char::is_whitespace) {
+            let names: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
+            if !std::path::Path::new(&args.agent).exists() && which(&args.agent).is_none() {
+                return Err(format!(
+                    "`{}` is neither a configured agent ({}) nor a program",
+                    args.agent,
+                    names.join(", ")
+                ));
+            }
+        }
+    }
+    AgentCommand::parse(&args.agent)
+}
+
+fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|dir| dir.join(program))
+            .find(|p| p.is_file())
+    })
 }
 
 async fn run(

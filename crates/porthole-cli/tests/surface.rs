@@ -68,7 +68,10 @@ fn auth_required_names_the_methods_and_auth_fixes_it() {
     let out = cli_env(&["form"], &env);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--auth METHOD_ID") && stderr.contains("agent-login"), "{stderr}");
+    assert!(
+        stderr.contains("--auth METHOD_ID") && stderr.contains("agent-login"),
+        "{stderr}"
+    );
     let out = cli_env(&["--auth", "agent-login", "form"], &env);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 }
@@ -101,7 +104,10 @@ fn terminals_stream_as_events() {
         .filter_map(|l| l["data"].as_str())
         .collect();
     assert!(output.contains("hello"), "{output}");
-    assert!(l.iter().any(|l| l["type"] == "terminal_exited" && l["exitCode"] == 3));
+    assert!(
+        l.iter()
+            .any(|l| l["type"] == "terminal_exited" && l["exitCode"] == 3)
+    );
 }
 
 #[test]
@@ -111,4 +117,31 @@ fn files_outside_the_workspace_are_denied_unless_allowed() {
     assert!(!asked.is_empty());
     assert!(asked.iter().all(|a| a["allowed"] == false));
     assert_eq!(report(&l)["results"][2]["error"]["code"], -32602);
+}
+
+#[test]
+fn agent_by_name_from_a_zed_shaped_settings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = dir.path().join("agents.json");
+    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    let text = format!(
+        "{{ // like Zed's\n \"agent_servers\": {{ \"Test Agent\": {{ \"command\": {agent:?}, \"args\": [], }} }} }}"
+    );
+    std::fs::write(&settings, text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", dir.path().to_str().unwrap(), "--json", "--agents-file"])
+        .arg(&settings)
+        .args(["--agent", "Test Agent", "form"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(lines(&out)[0]["agent"]["name"], "porthole-test-agent");
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", dir.path().to_str().unwrap(), "--agents-file"])
+        .arg(&settings)
+        .args(["--agent", "nonexistent-agent-name"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Test Agent"));
 }

@@ -2,6 +2,7 @@
 //! the elicitation broker, the restricted-schema model and validator, and the URL analyzer.
 //! Front ends (the desktop app, the CLI) consume [`events::Event`]s and answer dialogs.
 
+pub mod agents_config;
 pub mod broker;
 pub mod client;
 pub mod events;
