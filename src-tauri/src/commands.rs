@@ -3,9 +3,15 @@
 use serde_json::{Map, Value};
 use tauri::{Manager, State};
 
-use crate::backend::{AnswerError, Backend, Launch};
+use crate::backend::{AnswerError, Attachment, Backend, Launch};
 
 type Result<T> = std::result::Result<T, AnswerError>;
+
+fn to_json(value: impl serde::Serialize) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| AnswerError::Error {
+        message: e.to_string(),
+    })
+}
 
 #[tauri::command]
 async fn app_state(backend: State<'_, Backend>) -> Result<Value> {
@@ -13,19 +19,112 @@ async fn app_state(backend: State<'_, Backend>) -> Result<Value> {
 }
 
 #[tauri::command]
-async fn send_prompt(backend: State<'_, Backend>, text: String) -> Result<()> {
-    backend.send_prompt(&text)
+async fn connect_agent(backend: State<'_, Backend>, agent_id: String) -> Result<()> {
+    backend.connect_agent(&agent_id)
 }
 
 #[tauri::command]
-async fn cancel_turn(backend: State<'_, Backend>) -> Result<()> {
-    backend.cancel_turn()
+async fn restart_agent(backend: State<'_, Backend>, agent_id: String) -> Result<()> {
+    backend.restart(&agent_id)
 }
 
 #[tauri::command]
-async fn restart_agent(backend: State<'_, Backend>) -> Result<()> {
-    backend.restart();
-    Ok(())
+async fn new_session(backend: State<'_, Backend>, agent_id: String, cwd: String) -> Result<Value> {
+    to_json(backend.new_session_in(&agent_id, &cwd).await?)
+}
+
+#[tauri::command]
+async fn list_sessions(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    cwd: Option<String>,
+    cursor: Option<String>,
+) -> Result<Value> {
+    backend.list_sessions(&agent_id, cwd, cursor).await
+}
+
+#[tauri::command]
+async fn load_session(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    session_id: String,
+    cwd: String,
+) -> Result<Value> {
+    to_json(backend.load_session(&agent_id, &session_id, &cwd).await?)
+}
+
+#[tauri::command]
+async fn resume_session(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    session_id: String,
+    cwd: String,
+) -> Result<Value> {
+    to_json(backend.resume_session(&agent_id, &session_id, &cwd).await?)
+}
+
+#[tauri::command]
+async fn close_session(backend: State<'_, Backend>, session_id: String) -> Result<()> {
+    backend.close_session(&session_id).await
+}
+
+#[tauri::command]
+async fn authenticate(backend: State<'_, Backend>, agent_id: String, method_id: String) -> Result<()> {
+    backend.authenticate(&agent_id, &method_id).await
+}
+
+#[tauri::command]
+async fn start_terminal_auth(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    method_id: String,
+) -> Result<String> {
+    backend.start_terminal_auth(&agent_id, &method_id).await
+}
+
+#[tauri::command]
+async fn terminal_input(backend: State<'_, Backend>, terminal_id: String, text: String) -> Result<()> {
+    backend.terminal_input(&terminal_id, &text).await
+}
+
+#[tauri::command]
+async fn send_prompt(
+    backend: State<'_, Backend>,
+    session_id: String,
+    text: String,
+    attachments: Option<Vec<Attachment>>,
+) -> Result<()> {
+    backend.send_prompt(&session_id, &text, &attachments.unwrap_or_default())
+}
+
+#[tauri::command]
+async fn cancel_turn(backend: State<'_, Backend>, session_id: String) -> Result<()> {
+    backend.cancel_turn(&session_id)
+}
+
+#[tauri::command]
+async fn set_mode(backend: State<'_, Backend>, session_id: String, mode_id: String) -> Result<()> {
+    backend.set_mode(&session_id, &mode_id).await
+}
+
+#[tauri::command]
+async fn set_config_option(
+    backend: State<'_, Backend>,
+    session_id: String,
+    config_id: String,
+    value: Value,
+) -> Result<()> {
+    backend.set_config_option(&session_id, &config_id, value).await
+}
+
+#[tauri::command]
+async fn revoke_permission_rule(backend: State<'_, Backend>, rule_id: u64) -> Result<()> {
+    backend.revoke_permission_rule(rule_id)
+}
+
+#[tauri::command]
+async fn answer_file_access(backend: State<'_, Backend>, dialog_id: u64, allow: bool) -> Result<()> {
+    backend.answer_file_access(dialog_id, allow)
 }
 
 #[tauri::command]
@@ -83,9 +182,22 @@ pub fn run(launch: Launch) {
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(tauri::generate_handler![
             app_state,
+            connect_agent,
+            restart_agent,
+            new_session,
+            list_sessions,
+            load_session,
+            resume_session,
+            close_session,
+            authenticate,
+            start_terminal_auth,
+            terminal_input,
             send_prompt,
             cancel_turn,
-            restart_agent,
+            set_mode,
+            set_config_option,
+            revoke_permission_rule,
+            answer_file_access,
             validate_form,
             answer_elicitation,
             answer_permission,

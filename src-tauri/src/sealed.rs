@@ -188,15 +188,6 @@ impl SealedViews {
             wait_or_kill(&mut view.child, left);
         }
     }
-
-    /// [`close_all`](Self::close_all) on a background thread.
-    pub fn close_all_in_background(&self) {
-        if self.views().is_empty() {
-            return;
-        }
-        let this = self.clone();
-        std::thread::spawn(move || this.close_all(Duration::from_secs(2)));
-    }
 }
 
 /// Spawn on one thread that lives as long as the app. The sealed view sets PR_SET_PDEATHSIG,

@@ -199,9 +199,15 @@ pub(crate) struct Shared {
     terminals: Terminals,
     agent: OnceLock<AgentIdentity>,
     events: mpsc::Sender<Event>,
-    next_dialog: AtomicU64,
     state: Mutex<State>,
     exit: watch::Sender<Option<ExitInfo>>,
+}
+
+/// Dialog ids are unique in the process, not per connection: a front end with several agents
+/// addresses every dialog by its id alone.
+fn next_dialog_id() -> DialogId {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// The byte streams of a connection and how to stop the peer.
@@ -228,7 +234,6 @@ impl Shared {
             terminals: Terminals::new(events_tx.clone()),
             agent: OnceLock::new(),
             events: events_tx,
-            next_dialog: AtomicU64::new(1),
             state: Mutex::new(State::default()),
             exit: exit_tx,
         });
@@ -1119,7 +1124,7 @@ async fn ask_file_access(
         Ok(p) => p,
         Err(e) => return reply_error(responder, fs_error(e)),
     };
-    let dialog_id = shared.next_dialog.fetch_add(1, Ordering::Relaxed);
+    let dialog_id = next_dialog_id();
     let (operation, verb) = match op {
         FileOp::Read { .. } => (FileOperation::Read, "read"),
         FileOp::Write { .. } => (FileOperation::Write, "write"),
@@ -1211,7 +1216,7 @@ fn session_roots(shared: &Shared, session_id: &str) -> Result<Vec<PathBuf>, agen
 }
 
 async fn handle_elicitation(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
-    let dialog_id = shared.next_dialog.fetch_add(1, Ordering::Relaxed);
+    let dialog_id = next_dialog_id();
     let admitted = {
         let mut state = shared.lock();
         let admitted = broker::parse_request(&params, shared.opts.modes, &ScopeView(&state))
@@ -1394,7 +1399,7 @@ async fn handle_permission(
             .await;
         return;
     }
-    let dialog_id = shared.next_dialog.fetch_add(1, Ordering::Relaxed);
+    let dialog_id = next_dialog_id();
     let cancellation = responder.cancellation();
     let (watch_tx, watch_rx) = oneshot::channel();
     let prompt = PermissionPrompt {

@@ -31,7 +31,13 @@ pub struct PermissionRule {
 #[derive(Debug, Default)]
 pub struct PermissionRules {
     rules: Vec<PermissionRule>,
-    next: u64,
+}
+
+/// Rule ids are unique in the process, so a window listing the rules of several agents can
+/// revoke one by id alone.
+fn next_rule_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 fn decision_of(kind: &PermissionOptionKind) -> Option<(Decision, bool)> {
@@ -59,9 +65,8 @@ impl PermissionRules {
         // One rule per session and kind: the newest choice wins.
         self.rules
             .retain(|r| !(r.session_id == session_id && r.tool_kind == tool_kind));
-        self.next += 1;
         let rule = PermissionRule {
-            rule_id: self.next,
+            rule_id: next_rule_id(),
             session_id: session_id.to_string(),
             tool_kind: tool_kind.to_string(),
             decision,

@@ -117,7 +117,6 @@ impl Terminal {
 #[derive(Clone)]
 pub struct Terminals {
     live: Arc<Mutex<HashMap<String, Arc<Terminal>>>>,
-    next: Arc<AtomicU64>,
     events: mpsc::Sender<Event>,
 }
 
@@ -125,7 +124,6 @@ impl Terminals {
     pub fn new(events: mpsc::Sender<Event>) -> Self {
         Self {
             live: Arc::default(),
-            next: Arc::new(AtomicU64::new(1)),
             events,
         }
     }
@@ -176,7 +174,9 @@ impl Terminals {
             error: e.to_string(),
         })?;
 
-        let id = format!("term-{}", self.next.fetch_add(1, Ordering::Relaxed));
+        // Unique in the process, like dialog ids: several connections share one window.
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = format!("term-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let (exit_tx, exit_rx) = watch::channel(None);
         let terminal = Arc::new(Terminal {
             session_id: spec.session_id.clone(),

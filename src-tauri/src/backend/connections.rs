@@ -1,0 +1,359 @@
+//! Starting, stopping and following one agent's connection, and signing in to it.
+
+use std::time::Instant;
+
+use porthole_core::acp::v1::schema::{AuthMethod, SessionUpdate};
+use porthole_core::events::Event;
+use porthole_core::terminal::Spec;
+use porthole_core::{AgentClient, ClientError, ClientOptions};
+use serde_json::{Value, json};
+
+use super::{AnswerError, Backend, Conn, Pending};
+
+impl Backend {
+    /// (Re)start an agent's connection. With `open_session`, a session is opened in the
+    /// start-up directory once connected (what the user expects on launch and after signing in).
+    pub(super) fn connect(&self, agent_id: &str, open_session: bool) {
+        let Some(profile) = self.0.launch.profile(agent_id).cloned() else {
+            tracing::warn!("connect: unknown agent {agent_id}");
+            return;
+        };
+        let (generation, old) = {
+            let mut state = self.state();
+            state.generations += 1;
+            let generation = state.generations;
+            let old = state.conns.get_mut(agent_id).and_then(|c| c.client.take());
+            state.conns.insert(
+                agent_id.to_string(),
+                Conn {
+                    state: "starting",
+                    agent: None,
+                    error: None,
+                    client: None,
+                    generation,
+                    needs_auth: false,
+                },
+            );
+            (generation, old)
+        };
+        self.forget_agent(agent_id);
+        self.push_snapshot();
+        let this = self.clone();
+        let agent_id = agent_id.to_string();
+        let cwd = self.0.launch.cwd.clone();
+        tauri::async_runtime::spawn(async move {
+            if let Some(old) = old {
+                old.shutdown().await;
+            }
+            let opts = ClientOptions {
+                terminal_auth: true,
+                ..ClientOptions::default()
+            };
+            let (client, mut events) = match AgentClient::start(profile.to_command(cwd.clone()), opts).await {
+                Ok(started) => started,
+                Err(e) => {
+                    this.fail(&agent_id, generation, &e);
+                    return;
+                }
+            };
+            let stale = {
+                let mut state = this.state();
+                match state.conns.get_mut(&agent_id) {
+                    Some(conn) if conn.generation == generation => {
+                        conn.state = "connected";
+                        conn.agent = Some(client.agent());
+                        conn.client = Some(client.clone());
+                        false
+                    }
+                    _ => true,
+                }
+            };
+            if stale {
+                client.shutdown().await;
+                return;
+            }
+            this.push_snapshot();
+            if open_session {
+                let this = this.clone();
+                let agent_id = agent_id.clone();
+                tauri::async_runtime::spawn(async move {
+                    if let Err(e) = this.new_session(&agent_id, cwd).await {
+                        tracing::info!("start-up session for {agent_id}: {e:?}");
+                    }
+                });
+            }
+            while let Some(event) = events.recv().await {
+                if !this.apply(&agent_id, generation, &event) {
+                    break;
+                }
+            }
+        });
+    }
+
+    fn fail(&self, agent_id: &str, generation: u64, error: &ClientError) {
+        {
+            let mut state = self.state();
+            let Some(conn) = state
+                .conns
+                .get_mut(agent_id)
+                .filter(|c| c.generation == generation)
+            else {
+                return;
+            };
+            conn.state = "failed";
+            let tail = match error {
+                ClientError::Exited(info) => info.stderr_tail.clone(),
+                _ => String::new(),
+            };
+            conn.error = Some((error.to_string(), tail));
+        }
+        self.push_snapshot();
+    }
+
+    /// A session request failed: `auth_required` leads to the sign-in panel, anything else is
+    /// shown as the connection's error (with the agent's stderr).
+    pub(super) fn session_failed(&self, agent_id: &str, what: &str, error: &ClientError) {
+        {
+            let mut state = self.state();
+            let Some(conn) = state.conns.get_mut(agent_id) else {
+                return;
+            };
+            if error.is_auth_required() {
+                conn.needs_auth = true;
+            } else if let Some(client) = &conn.client {
+                conn.error = Some((format!("{what} failed: {error}"), client.stderr_tail()));
+            }
+        }
+        self.push_snapshot();
+    }
+
+    /// Drop what the window knew about an agent's previous connection.
+    fn forget_agent(&self, agent_id: &str) {
+        let dialogs: Vec<u64> = {
+            let mut state = self.state();
+            state.sessions.retain(|_, s| s.agent_id != agent_id);
+            let dialogs: Vec<u64> = state
+                .pending
+                .iter()
+                .filter(|(_, p)| p.agent_id() == agent_id)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in &dialogs {
+                state.pending.shift_remove(id);
+                state.accepted_urls.remove(id);
+            }
+            state.auth_terminals.retain(|_, a| a != agent_id);
+            dialogs
+        };
+        // Their sealed windows close with them.
+        for id in dialogs {
+            self.0.sealed.close(id);
+        }
+    }
+
+    /// Track the event in the app state and queue it for the window. False once stale.
+    fn apply(&self, agent_id: &str, generation: u64, event: &Event) -> bool {
+        let mut snapshot_changed = false;
+        let mut reconnect = false;
+        {
+            let mut state = self.state();
+            if state.conns.get(agent_id).map(|c| c.generation) != Some(generation) {
+                return false;
+            }
+            match event {
+                Event::SessionUpdate { session_id, update } => {
+                    if let Some(session) = state.sessions.get_mut(session_id) {
+                        snapshot_changed = apply_update(session, update);
+                    }
+                }
+                Event::Elicitation(p) => {
+                    state.arrived.insert(p.dialog_id, Instant::now());
+                    state
+                        .pending
+                        .insert(p.dialog_id, Pending::Elicitation(agent_id.into(), p.clone()));
+                }
+                Event::Permission(p) => {
+                    state
+                        .pending
+                        .insert(p.dialog_id, Pending::Permission(agent_id.into(), p.clone()));
+                }
+                Event::FileAccess(p) => {
+                    state
+                        .pending
+                        .insert(p.dialog_id, Pending::FileAccess(agent_id.into(), p.clone()));
+                }
+                Event::ElicitationDismissed { dialog_id, .. }
+                | Event::PermissionDismissed { dialog_id, .. }
+                | Event::FileAccessDismissed { dialog_id, .. } => {
+                    state.pending.shift_remove(dialog_id);
+                }
+                Event::TurnEnded { session_id, .. } => {
+                    if let Some(s) = state.sessions.get_mut(session_id) {
+                        s.turn_running = false;
+                    }
+                    snapshot_changed = true;
+                }
+                Event::TerminalExited {
+                    terminal_id,
+                    exit_code,
+                    ..
+                } => {
+                    // A successful login: reconnect and initialize again, as the spec's
+                    // terminal-auth flow says.
+                    let was_login = state.auth_terminals.remove(terminal_id).is_some();
+                    reconnect = was_login && *exit_code == Some(0);
+                }
+                Event::AgentExited(info) => {
+                    if let Some(conn) = state.conns.get_mut(agent_id) {
+                        conn.state = if info.requested { "exited" } else { "failed" };
+                        conn.error = Some((
+                            format!("The agent stopped: {}", info.status),
+                            info.stderr_tail.clone(),
+                        ));
+                    }
+                    snapshot_changed = true;
+                }
+                _ => {}
+            }
+        }
+        if let Event::AgentExited(_) = event {
+            self.forget_agent(agent_id);
+        }
+        self.push(super::event_json(event));
+        if snapshot_changed {
+            self.push_snapshot();
+        }
+        if reconnect {
+            self.connect(agent_id, true);
+        }
+        true
+    }
+
+    pub fn restart(&self, agent_id: &str) -> Result<(), AnswerError> {
+        if self.0.launch.profile(agent_id).is_none() {
+            return Err(AnswerError::msg(format!("unknown agent `{agent_id}`")));
+        }
+        let open_session = !self.state().sessions.values().any(|s| s.agent_id == agent_id);
+        self.connect(agent_id, open_session);
+        Ok(())
+    }
+
+    /// Connect an agent that is not running yet (or failed); a running one is left alone.
+    pub fn connect_agent(&self, agent_id: &str) -> Result<(), AnswerError> {
+        if self.0.launch.profile(agent_id).is_none() {
+            return Err(AnswerError::msg(format!("unknown agent `{agent_id}`")));
+        }
+        let running = matches!(
+            self.state().conns.get(agent_id).map(|c| c.state),
+            Some("starting" | "connected")
+        );
+        if !running {
+            self.connect(agent_id, false);
+        }
+        Ok(())
+    }
+
+    /// `authenticate` (agent-driven flows); on success the sign-in notice goes away.
+    pub async fn authenticate(&self, agent_id: &str, method_id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        client.authenticate(method_id).await?;
+        if let Some(conn) = self.state().conns.get_mut(agent_id) {
+            conn.needs_auth = false;
+            conn.error = None;
+        }
+        self.push_snapshot();
+        Ok(())
+    }
+
+    /// Terminal authentication: run the agent's own command with the method's arguments and
+    /// environment in an interactive terminal. Its output streams as terminal events.
+    pub async fn start_terminal_auth(&self, agent_id: &str, method_id: &str) -> Result<String, AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        let profile = self
+            .0
+            .launch
+            .profile(agent_id)
+            .cloned()
+            .ok_or_else(|| AnswerError::msg("unknown agent"))?;
+        let method = client
+            .auth_methods()
+            .iter()
+            .find_map(|m| match m {
+                AuthMethod::Terminal(t) if t.id.0.as_ref() == method_id => Some(t.clone()),
+                _ => None,
+            })
+            .ok_or_else(|| AnswerError::msg(format!("`{method_id}` is not a terminal sign-in method")))?;
+        let mut args = profile.args.clone();
+        args.extend(method.args.iter().cloned());
+        let mut env: Vec<(String, String)> =
+            profile.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        env.extend(method.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let spec = Spec {
+            session_id: None,
+            command: profile.command.clone(),
+            args,
+            env,
+            cwd: Some(self.0.launch.cwd.clone()),
+            output_byte_limit: None,
+            interactive: true,
+        };
+        let id = client
+            .terminals()
+            .create(spec)
+            .await
+            .map_err(|e| AnswerError::msg(e.to_string()))?;
+        self.state()
+            .auth_terminals
+            .insert(id.clone(), agent_id.to_string());
+        Ok(id)
+    }
+
+    /// Type into a login terminal.
+    pub async fn terminal_input(&self, terminal_id: &str, text: &str) -> Result<(), AnswerError> {
+        let agent_id = self
+            .state()
+            .auth_terminals
+            .get(terminal_id)
+            .cloned()
+            .ok_or_else(|| AnswerError::msg("only sign-in terminals take input"))?;
+        let client = self.client_of_agent(&agent_id)?;
+        client
+            .terminals()
+            .write_input(terminal_id, text)
+            .await
+            .map_err(|e| AnswerError::msg(e.to_string()))
+    }
+}
+
+/// Fold a session-level update into the session view. True when the snapshot changed.
+fn apply_update(session: &mut super::SessionView, update: &SessionUpdate) -> bool {
+    let as_json = || serde_json::to_value(update).unwrap_or(Value::Null);
+    match update {
+        SessionUpdate::CurrentModeUpdate(m) => {
+            if let Some(modes) = session.modes.as_mut() {
+                modes["currentModeId"] = json!(m.current_mode_id.0);
+            }
+            true
+        }
+        SessionUpdate::ConfigOptionUpdate(_) => {
+            session.config_options = as_json()["configOptions"].clone();
+            true
+        }
+        SessionUpdate::SessionInfoUpdate(_) => {
+            let v = as_json();
+            if let Some(title) = v.get("title") {
+                session.title = title.as_str().map(str::to_string);
+            }
+            true
+        }
+        SessionUpdate::AvailableCommandsUpdate(_) => {
+            session.available_commands = as_json()["availableCommands"].clone();
+            true
+        }
+        SessionUpdate::UsageUpdate(_) => {
+            session.usage = Some(as_json());
+            true
+        }
+        _ => false,
+    }
+}

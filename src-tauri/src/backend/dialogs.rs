@@ -1,0 +1,113 @@
+//! Answers to dialogs, consented URLs, and remembered permission decisions.
+
+use porthole_core::Answer;
+use porthole_core::events::ElicitationKind;
+use serde_json::{Map, Value};
+use tauri::AppHandle;
+
+use super::{AnswerError, Backend, Pending};
+use crate::sealed::Opened;
+
+impl Backend {
+    pub fn validate_form(&self, dialog_id: u64, content: &Map<String, Value>) -> Result<Value, AnswerError> {
+        let client = self.client_of_dialog(dialog_id)?;
+        let validation = client.validate_form(dialog_id, content)?;
+        Ok(serde_json::to_value(validation).unwrap_or(Value::Null))
+    }
+
+    pub fn answer_elicitation(
+        &self,
+        dialog_id: u64,
+        action: &str,
+        content: Option<Map<String, Value>>,
+    ) -> Result<(), AnswerError> {
+        let client = self.client_of_dialog(dialog_id)?;
+        let answer = match action {
+            "accept" => Answer::Accept(content.unwrap_or_default()),
+            "decline" => Answer::Decline,
+            "cancel" => Answer::Cancel,
+            other => return Err(AnswerError::msg(format!("unknown action `{other}`"))),
+        };
+        let accepted_url = match self.state().pending.get(&dialog_id) {
+            Some(Pending::Elicitation(_, p)) => match (&p.kind, &answer) {
+                (ElicitationKind::Url { url, .. }, Answer::Accept(_)) => {
+                    Some((url.full.clone(), p.agent.display_name()))
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        client.respond_elicitation(dialog_id, answer)?;
+        let mut state = self.state();
+        state.pending.shift_remove(&dialog_id);
+        if let Some(url) = accepted_url {
+            state.accepted_urls.insert(dialog_id, url);
+        }
+        Ok(())
+    }
+
+    pub fn answer_permission(&self, dialog_id: u64, option_id: Option<String>) -> Result<(), AnswerError> {
+        let client = self.client_of_dialog(dialog_id)?;
+        client.respond_permission(dialog_id, option_id)?;
+        self.state().pending.shift_remove(&dialog_id);
+        // An "always" choice becomes a visible, revocable rule.
+        self.push_snapshot();
+        Ok(())
+    }
+
+    pub fn answer_file_access(&self, dialog_id: u64, allow: bool) -> Result<(), AnswerError> {
+        let client = self.client_of_dialog(dialog_id)?;
+        client.respond_file_access(dialog_id, allow)?;
+        self.state().pending.shift_remove(&dialog_id);
+        Ok(())
+    }
+
+    pub fn revoke_permission_rule(&self, rule_id: u64) -> Result<(), AnswerError> {
+        let clients: Vec<_> = self
+            .state()
+            .conns
+            .values()
+            .filter_map(|c| c.client.clone())
+            .collect();
+        let revoked = clients.iter().any(|c| c.revoke_permission_rule(rule_id));
+        self.push_snapshot();
+        if revoked {
+            Ok(())
+        } else {
+            Err(AnswerError::msg(format!("no remembered decision {rule_id}")))
+        }
+    }
+
+    /// Open a URL the user already consented to. The URL comes from core, never from the UI.
+    pub fn open_url(&self, app: &AppHandle, dialog_id: u64, target: &str) -> Result<(), AnswerError> {
+        let (url, agent) = self
+            .state()
+            .accepted_urls
+            .get(&dialog_id)
+            .cloned()
+            .ok_or_else(|| AnswerError::msg("this URL was not consented to"))?;
+        match target {
+            "system" => {
+                use tauri_plugin_opener::OpenerExt;
+                app.opener()
+                    .open_url(url, None::<&str>)
+                    .map_err(|e| AnswerError::msg(format!("cannot open the system browser: {e}")))
+            }
+            "sealed" => match self.0.sealed.open(dialog_id, &url, &agent) {
+                Ok(Opened::New) => Ok(()),
+                Ok(Opened::AlreadyOpen) => {
+                    tracing::info!(dialog_id, "sealed window already open");
+                    Ok(())
+                }
+                Err(e) => Err(AnswerError::msg(e)),
+            },
+            other => Err(AnswerError::msg(format!("unknown target `{other}`"))),
+        }
+    }
+
+    /// The user closed a URL dialog: its sealed window, if any, closes with it.
+    pub fn close_url_view(&self, dialog_id: u64) {
+        self.0.sealed.close(dialog_id);
+        self.state().accepted_urls.remove(&dialog_id);
+    }
+}

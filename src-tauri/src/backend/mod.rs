@@ -1,0 +1,357 @@
+//! The app's state over its agent connections: one connection per agent, sessions of several
+//! agents open at once, and the dialogs waiting for the user. Core events are tracked here and
+//! forwarded to the webview in coalesced batches.
+//!
+//! Split by what each part holds: `launch` (which agents exist), `connections` (starting,
+//! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
+//! (answers, URLs, remembered decisions).
+
+mod connections;
+mod dialogs;
+mod launch;
+mod sessions;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use indexmap::IndexMap;
+use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
+use porthole_core::{AgentClient, ClientError, RespondError};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tauri::{AppHandle, Emitter};
+
+use crate::sealed::{self, SealedViews};
+pub use launch::Launch;
+pub use sessions::Attachment;
+
+/// The Tauri event that carries `{ events: [...] }` to the main window.
+pub const BATCH_EVENT: &str = "porthole://events";
+/// How often queued events are flushed to the webview: one IPC message per frame at most.
+const FLUSH_EVERY: Duration = Duration::from_millis(16);
+
+/// Errors returned to the UI: `{ kind: "invalid", validation }` or `{ kind: "error", message }`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AnswerError {
+    Invalid { validation: Value },
+    Error { message: String },
+}
+
+impl AnswerError {
+    fn msg(message: impl Into<String>) -> Self {
+        AnswerError::Error {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<RespondError> for AnswerError {
+    fn from(e: RespondError) -> Self {
+        match e {
+            RespondError::Invalid(v) => AnswerError::Invalid {
+                validation: serde_json::to_value(v).unwrap_or(Value::Null),
+            },
+            other => AnswerError::msg(other.to_string()),
+        }
+    }
+}
+
+impl From<ClientError> for AnswerError {
+    fn from(e: ClientError) -> Self {
+        AnswerError::msg(e.to_string())
+    }
+}
+
+/// A dialog waiting for the user, with the agent that asked.
+#[derive(Clone)]
+enum Pending {
+    Elicitation(String, Box<ElicitationPrompt>),
+    Permission(String, Box<PermissionPrompt>),
+    FileAccess(String, Box<FileAccessPrompt>),
+}
+
+impl Pending {
+    fn agent_id(&self) -> &str {
+        match self {
+            Pending::Elicitation(a, _) | Pending::Permission(a, _) | Pending::FileAccess(a, _) => a,
+        }
+    }
+
+    fn event(&self) -> Value {
+        event_json(&match self {
+            Pending::Elicitation(_, p) => Event::Elicitation(p.clone()),
+            Pending::Permission(_, p) => Event::Permission(p.clone()),
+            Pending::FileAccess(_, p) => Event::FileAccess(p.clone()),
+        })
+    }
+}
+
+/// One agent's connection.
+struct Conn {
+    state: &'static str,
+    agent: Option<AgentIdentity>,
+    error: Option<(String, String)>,
+    client: Option<AgentClient>,
+    /// Bumped on every (re)start so events of an old connection are ignored.
+    generation: u64,
+    /// The last session request failed with `auth_required`.
+    needs_auth: bool,
+}
+
+/// What the window shows about an open session; updated from the agent's updates.
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionView {
+    session_id: String,
+    agent_id: String,
+    cwd: String,
+    title: Option<String>,
+    modes: Option<Value>,
+    config_options: Value,
+    available_commands: Value,
+    turn_running: bool,
+    usage: Option<Value>,
+}
+
+#[derive(Default)]
+struct AppState {
+    conns: IndexMap<String, Conn>,
+    sessions: IndexMap<String, SessionView>,
+    pending: IndexMap<u64, Pending>,
+    /// URLs the user consented to (and the agent's name for the window title), for Reopen.
+    accepted_urls: HashMap<u64, (String, String)>,
+    /// When each elicitation arrived, for the latency figure logged on `dialog_shown`.
+    arrived: HashMap<u64, Instant>,
+    /// Login terminals of terminal authentication, by terminal id -> agent id.
+    auth_terminals: HashMap<String, String>,
+    generations: u64,
+}
+
+struct Inner {
+    app: AppHandle,
+    launch: Launch,
+    state: Mutex<AppState>,
+    queue: Mutex<Vec<Value>>,
+    /// Sealed URL windows (separate processes), by dialog id.
+    sealed: SealedViews,
+}
+
+/// Managed Tauri state. Cheap to clone.
+#[derive(Clone)]
+pub struct Backend(Arc<Inner>);
+
+impl Backend {
+    pub fn new(app: AppHandle, launch: Launch) -> Self {
+        let backend = Backend(Arc::new_cyclic(|weak: &std::sync::Weak<Inner>| {
+            let weak = weak.clone();
+            let on_event: sealed::OnEvent = Arc::new(move |dialog_id, state, detail| {
+                if let Some(inner) = weak.upgrade() {
+                    Backend(inner).push(json!({
+                        "type": "url_view",
+                        "dialogId": dialog_id,
+                        "state": state,
+                        "detail": detail,
+                    }));
+                }
+            });
+            Inner {
+                app,
+                launch,
+                state: Mutex::new(AppState::default()),
+                queue: Mutex::new(Vec::new()),
+                sealed: SealedViews::new(on_event),
+            }
+        }));
+        backend.spawn_flusher();
+        backend
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, AppState> {
+        self.0.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn push(&self, event: Value) {
+        self.0.queue.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+    }
+
+    /// Coalesce queued events into one IPC message per frame.
+    fn spawn_flusher(&self) {
+        let weak = Arc::downgrade(&self.0);
+        tauri::async_runtime::spawn(async move {
+            let mut tick = tokio::time::interval(FLUSH_EVERY);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(inner) = weak.upgrade() else { break };
+                let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
+                if !events.is_empty()
+                    && let Err(e) = inner
+                        .app
+                        .emit_to("main", BATCH_EVENT, json!({ "events": events }))
+                {
+                    tracing::warn!("cannot deliver events to the window: {e}");
+                }
+            }
+        });
+    }
+
+    fn snapshot(&self, state: &AppState) -> Value {
+        let launch = &self.0.launch;
+        let connections: Vec<Value> = state
+            .conns
+            .iter()
+            .map(|(agent_id, c)| connection_json(agent_id, c))
+            .collect();
+        let mut rules = Vec::new();
+        for (agent_id, c) in &state.conns {
+            let Some(client) = &c.client else { continue };
+            let agent_name = c.agent.as_ref().map(|a| a.display_name()).unwrap_or_default();
+            for rule in client.permission_rules() {
+                let mut v = serde_json::to_value(rule).unwrap_or(Value::Null);
+                v["agentId"] = json!(agent_id);
+                v["agentName"] = json!(agent_name);
+                rules.push(v);
+            }
+        }
+        json!({
+            "agents": launch.profiles,
+            "connections": connections,
+            "sessions": state.sessions.values().collect::<Vec<_>>(),
+            "settingsPath": launch.settings_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
+            "settingsError": launch.settings_error,
+            "permissionRules": rules,
+            "sealedViewAvailable": cfg!(target_os = "linux"),
+            "defaultCwd": launch.cwd.display().to_string(),
+        })
+    }
+
+    fn push_snapshot(&self) {
+        let snapshot = {
+            let state = self.state();
+            self.snapshot(&state)
+        };
+        self.push(json!({"type": "connection", "snapshot": snapshot}));
+    }
+
+    /// Everything the window needs after a (re)load: the snapshot and the waiting dialogs.
+    pub fn app_state(&self) -> Value {
+        let state = self.state();
+        let pending: Vec<Value> = state.pending.values().map(Pending::event).collect();
+        json!({"snapshot": self.snapshot(&state), "pending": pending})
+    }
+
+    /// Connect the start-up agent and open a session in the start-up directory.
+    pub fn start(&self) {
+        let agent_id = self.0.launch.default_agent.clone();
+        self.connect(&agent_id, true);
+    }
+
+    fn client_of_agent(&self, agent_id: &str) -> Result<AgentClient, AnswerError> {
+        let state = self.state();
+        match state.conns.get(agent_id) {
+            Some(Conn {
+                client: Some(c),
+                state: "connected",
+                ..
+            }) => Ok(c.clone()),
+            Some(_) => Err(AnswerError::msg("this agent is not connected")),
+            None => Err(AnswerError::msg(format!("unknown agent `{agent_id}`"))),
+        }
+    }
+
+    fn client_of_session(&self, session_id: &str) -> Result<AgentClient, AnswerError> {
+        let agent_id = self
+            .state()
+            .sessions
+            .get(session_id)
+            .map(|s| s.agent_id.clone())
+            .ok_or_else(|| AnswerError::msg(format!("no open session `{session_id}`")))?;
+        self.client_of_agent(&agent_id)
+    }
+
+    fn client_of_dialog(&self, dialog_id: u64) -> Result<AgentClient, AnswerError> {
+        let agent_id = self
+            .state()
+            .pending
+            .get(&dialog_id)
+            .map(|p| p.agent_id().to_string())
+            .ok_or_else(|| AnswerError::msg(format!("no pending dialog {dialog_id}")))?;
+        self.client_of_agent(&agent_id)
+    }
+
+    pub fn dialog_shown(&self, dialog_id: u64) {
+        if let Some(arrived) = self.state().arrived.remove(&dialog_id) {
+            tracing::info!(target: "porthole::latency", dialog_id, ms = arrived.elapsed().as_secs_f64() * 1e3, "dialog interactive");
+        }
+    }
+
+    /// Stop every agent before the process exits, so none is left running.
+    pub fn stop_blocking(&self) {
+        self.0.sealed.close_all(Duration::from_secs(1));
+        let clients: Vec<AgentClient> = self
+            .state()
+            .conns
+            .values_mut()
+            .filter_map(|c| c.client.take())
+            .collect();
+        tauri::async_runtime::block_on(async move {
+            for client in clients {
+                let _ = tokio::time::timeout(Duration::from_secs(5), client.shutdown()).await;
+            }
+        });
+    }
+}
+
+fn connection_json(agent_id: &str, c: &Conn) -> Value {
+    let (auth_methods, capabilities) = match &c.client {
+        Some(client) => {
+            let methods: Vec<Value> = client
+                .auth_methods()
+                .iter()
+                .map(|m| {
+                    let kind = serde_json::to_value(m)
+                        .ok()
+                        .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string))
+                        .unwrap_or_else(|| "agent".into());
+                    json!({"id": m.id().0, "name": m.name(), "description": m.description(), "kind": kind})
+                })
+                .collect();
+            let caps = client.agent_capabilities();
+            let sc = &caps.session_capabilities;
+            let pc = &caps.prompt_capabilities;
+            (
+                methods,
+                json!({
+                    "loadSession": caps.load_session,
+                    "listSessions": sc.list.is_some(),
+                    "resumeSession": sc.resume.is_some(),
+                    "closeSession": sc.close.is_some(),
+                    "promptImage": pc.image,
+                    "promptAudio": pc.audio,
+                    "promptEmbeddedContext": pc.embedded_context,
+                }),
+            )
+        }
+        None => (
+            Vec::new(),
+            json!({"loadSession": false, "listSessions": false, "resumeSession": false, "closeSession": false,
+                   "promptImage": false, "promptAudio": false, "promptEmbeddedContext": false}),
+        ),
+    };
+    json!({
+        "agentId": agent_id,
+        "state": c.state,
+        "agent": c.agent,
+        "error": c.error.as_ref().map(|(m, t)| json!({"message": m, "stderrTail": t})),
+        "authMethods": auth_methods,
+        "needsAuth": c.needs_auth,
+        "capabilities": capabilities,
+    })
+}
+
+/// Core events serialize to exactly the UI's `UiEvent` shapes.
+fn event_json(event: &Event) -> Value {
+    serde_json::to_value(event).unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}))
+}

@@ -1,0 +1,297 @@
+//! Session requests (new, list, load, resume, close), prompts with attachments, and the
+//! session's mode and config options.
+
+use std::path::{Path, PathBuf};
+
+use porthole_core::acp::v1::schema::{
+    ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, ResourceLink,
+    TextResourceContents,
+};
+use porthole_core::sessions::ConfigValue;
+use porthole_core::{AgentClient, OpenedSession};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{AnswerError, Backend, SessionView};
+
+/// A file the user attached to a prompt.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    pub kind: String,
+    pub path: String,
+}
+
+/// Largest text file embedded in a prompt; larger ones go as links.
+const MAX_EMBED_BYTES: u64 = 1024 * 1024;
+/// Largest image sent.
+const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
+
+fn cwd_path(cwd: &str) -> Result<PathBuf, AnswerError> {
+    let path = PathBuf::from(cwd);
+    let path = path
+        .canonicalize()
+        .map_err(|e| AnswerError::msg(format!("working directory {cwd}: {e}")))?;
+    if !path.is_dir() {
+        return Err(AnswerError::msg(format!("{cwd} is not a directory")));
+    }
+    Ok(path)
+}
+
+impl Backend {
+    fn register(&self, agent_id: &str, opened: &OpenedSession) -> SessionView {
+        let view = SessionView {
+            session_id: opened.session_id.clone(),
+            agent_id: agent_id.to_string(),
+            cwd: opened.cwd.display().to_string(),
+            title: None,
+            modes: opened.modes.as_ref().and_then(|m| serde_json::to_value(m).ok()),
+            config_options: serde_json::to_value(&opened.config_options).unwrap_or(json!([])),
+            available_commands: json!([]),
+            turn_running: false,
+            usage: None,
+        };
+        {
+            let mut state = self.state();
+            if let Some(conn) = state.conns.get_mut(agent_id) {
+                conn.needs_auth = false;
+                conn.error = None;
+            }
+            state.sessions.insert(view.session_id.clone(), view.clone());
+        }
+        self.push_snapshot();
+        view
+    }
+
+    pub async fn new_session(&self, agent_id: &str, cwd: PathBuf) -> Result<SessionView, AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        match client.open_session(cwd).await {
+            Ok(opened) => Ok(self.register(agent_id, &opened)),
+            Err(e) => {
+                self.session_failed(agent_id, "session/new", &e);
+                Err(e.into())
+            }
+        }
+    }
+
+    pub async fn new_session_in(&self, agent_id: &str, cwd: &str) -> Result<SessionView, AnswerError> {
+        self.new_session(agent_id, cwd_path(cwd)?).await
+    }
+
+    pub async fn list_sessions(
+        &self,
+        agent_id: &str,
+        cwd: Option<String>,
+        cursor: Option<String>,
+    ) -> Result<Value, AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        let cwd = cwd.map(PathBuf::from);
+        let page = client.list_sessions(cwd, cursor).await?;
+        let sessions: Vec<Value> = page
+            .sessions
+            .iter()
+            .map(|s| {
+                json!({"sessionId": s.session_id.0, "cwd": s.cwd.display().to_string(),
+                       "title": s.title, "updatedAt": s.updated_at})
+            })
+            .collect();
+        Ok(json!({"sessions": sessions, "nextCursor": page.next_cursor}))
+    }
+
+    /// `session/load`: the history replays as session_update events before this returns.
+    pub async fn load_session(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        cwd: &str,
+    ) -> Result<SessionView, AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        let cwd = cwd_path(cwd)?;
+        // Registered first so the replayed updates land in a session the window knows.
+        let placeholder = OpenedSession {
+            session_id: session_id.to_string(),
+            cwd: cwd.clone(),
+            modes: None,
+            config_options: Vec::new(),
+        };
+        self.register(agent_id, &placeholder);
+        match client.load_session(session_id, cwd).await {
+            Ok(opened) => Ok(self.register(agent_id, &opened)),
+            Err(e) => {
+                self.state().sessions.shift_remove(session_id);
+                self.session_failed(agent_id, "session/load", &e);
+                Err(e.into())
+            }
+        }
+    }
+
+    pub async fn resume_session(
+        &self,
+        agent_id: &str,
+        session_id: &str,
+        cwd: &str,
+    ) -> Result<SessionView, AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        match client.resume_session(session_id, cwd_path(cwd)?).await {
+            Ok(opened) => Ok(self.register(agent_id, &opened)),
+            Err(e) => {
+                self.session_failed(agent_id, "session/resume", &e);
+                Err(e.into())
+            }
+        }
+    }
+
+    pub async fn close_session(&self, session_id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_session(session_id)?;
+        let result = client.close_session(session_id).await;
+        self.state().sessions.shift_remove(session_id);
+        self.push_snapshot();
+        result.map_err(Into::into)
+    }
+
+    pub fn send_prompt(
+        &self,
+        session_id: &str,
+        text: &str,
+        attachments: &[Attachment],
+    ) -> Result<(), AnswerError> {
+        let text = text.trim_end();
+        if text.trim().is_empty() && attachments.is_empty() {
+            return Err(AnswerError::msg("the prompt is empty"));
+        }
+        let client = self.client_of_session(session_id)?;
+        let mut blocks = Vec::new();
+        if !text.trim().is_empty() {
+            blocks.push(ContentBlock::from(text.to_string()));
+        }
+        for a in attachments {
+            blocks.push(attachment_block(&client, a)?);
+        }
+        client.prompt(session_id, blocks)?;
+        if let Some(s) = self.state().sessions.get_mut(session_id) {
+            s.turn_running = true;
+        }
+        self.push(
+            json!({"type": "user_prompt", "sessionId": session_id, "text": text, "attachments": attachments}),
+        );
+        self.push_snapshot();
+        Ok(())
+    }
+
+    pub fn cancel_turn(&self, session_id: &str) -> Result<(), AnswerError> {
+        self.client_of_session(session_id)?.cancel(session_id)?;
+        Ok(())
+    }
+
+    pub async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_session(session_id)?;
+        client.set_mode(session_id, mode_id).await?;
+        // Agents confirm with current_mode_update; reflect the choice now as well.
+        if let Some(modes) = self
+            .state()
+            .sessions
+            .get_mut(session_id)
+            .and_then(|s| s.modes.as_mut())
+        {
+            modes["currentModeId"] = json!(mode_id);
+        }
+        self.push_snapshot();
+        Ok(())
+    }
+
+    pub async fn set_config_option(
+        &self,
+        session_id: &str,
+        config_id: &str,
+        value: Value,
+    ) -> Result<(), AnswerError> {
+        let client = self.client_of_session(session_id)?;
+        let value = match value {
+            Value::Bool(b) => ConfigValue::Boolean(b),
+            Value::String(s) => ConfigValue::Select(s),
+            other => {
+                return Err(AnswerError::msg(format!(
+                    "a config value is a string or a boolean, not {other}"
+                )));
+            }
+        };
+        let options = client.set_config_option(session_id, config_id, value).await?;
+        if let Some(s) = self.state().sessions.get_mut(session_id) {
+            s.config_options = serde_json::to_value(options).unwrap_or(json!([]));
+        }
+        self.push_snapshot();
+        Ok(())
+    }
+}
+
+fn file_uri(path: &Path) -> String {
+    url::Url::from_file_path(path)
+        .map(|u| u.to_string())
+        .unwrap_or_else(|_| format!("file://{}", path.display()))
+}
+
+/// A prompt attachment as the agent's prompt capabilities allow: images only when advertised,
+/// text files embedded when `embeddedContext` is, otherwise a resource link.
+fn attachment_block(client: &AgentClient, a: &Attachment) -> Result<ContentBlock, AnswerError> {
+    let path = PathBuf::from(&a.path)
+        .canonicalize()
+        .map_err(|e| AnswerError::msg(format!("{}: {e}", a.path)))?;
+    let meta = std::fs::metadata(&path).map_err(|e| AnswerError::msg(format!("{}: {e}", a.path)))?;
+    if !meta.is_file() {
+        return Err(AnswerError::msg(format!("{} is not a file", a.path)));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| a.path.clone());
+    let caps = &client.agent_capabilities().prompt_capabilities;
+    match a.kind.as_str() {
+        "image" => {
+            if !caps.image {
+                return Err(AnswerError::msg("this agent does not accept images"));
+            }
+            let mime = match path
+                .extension()
+                .and_then(|e| e.to_str())
+                .map(str::to_ascii_lowercase)
+                .as_deref()
+            {
+                Some("png") => "image/png",
+                Some("jpg" | "jpeg") => "image/jpeg",
+                Some("gif") => "image/gif",
+                Some("webp") => "image/webp",
+                _ => {
+                    return Err(AnswerError::msg(format!(
+                        "{name}: not a PNG, JPEG, GIF or WebP image"
+                    )));
+                }
+            };
+            if meta.len() > MAX_IMAGE_BYTES {
+                return Err(AnswerError::msg(format!("{name} is larger than 10 MiB")));
+            }
+            let bytes = std::fs::read(&path).map_err(|e| AnswerError::msg(format!("{name}: {e}")))?;
+            use base64::Engine;
+            let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+            Ok(ContentBlock::Image(
+                ImageContent::new(data, mime).uri(file_uri(&path)),
+            ))
+        }
+        "file" => {
+            let text = (caps.embedded_context && meta.len() <= MAX_EMBED_BYTES)
+                .then(|| std::fs::read_to_string(&path).ok())
+                .flatten();
+            Ok(match text {
+                Some(text) => ContentBlock::Resource(EmbeddedResource::new(
+                    EmbeddedResourceResource::TextResourceContents(TextResourceContents::new(
+                        text,
+                        file_uri(&path),
+                    )),
+                )),
+                None => ContentBlock::ResourceLink(
+                    ResourceLink::new(name, file_uri(&path)).size(meta.len() as i64),
+                ),
+            })
+        }
+        other => Err(AnswerError::msg(format!("unknown attachment kind `{other}`"))),
+    }
+}
