@@ -212,6 +212,40 @@ fn edit_asks_permission_and_the_cli_rejects_it() {
 }
 
 #[test]
+fn test_runs_in_a_terminal_embedded_in_its_tool_call_once_allowed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, lines) = run(dir.path(), &["--permission", "allow-once", "/test"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let updates = updates(&lines, "tool_call_update");
+    let embedded = updates
+        .iter()
+        .find_map(|u| u["content"][0]["terminalId"].as_str())
+        .expect("the terminal is embedded in the tool call");
+    let output: String = lines
+        .iter()
+        .filter(|l| l["type"] == "terminal_output" && l["terminalId"] == embedded)
+        .filter_map(|l| l["data"].as_str())
+        .collect();
+    assert!(
+        output.contains("test lexer ... ok") && output.contains("3 passed"),
+        "{output}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["type"] == "terminal_exited" && l["exitCode"] == 0)
+    );
+    assert!(lines.iter().any(|l| l["type"] == "terminal_released"));
+    assert_eq!(updates.last().unwrap()["status"], "completed");
+    assert!(text(&lines).contains("All 3 tests passed"));
+
+    // Rejected: nothing runs.
+    let (_, lines) = run(dir.path(), &["/test"]);
+    assert!(!lines.iter().any(|l| l["type"] == "terminal_created"));
+    assert!(text(&lines).contains("Not running the tests"));
+}
+
+#[test]
 fn slow_streams_many_chunks() {
     let dir = tempfile::tempdir().unwrap();
     let (out, lines) = run(dir.path(), &["/slow"]);

@@ -35,6 +35,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Propose an edit to notes.txt and ask permission before writing it",
     ),
     (
+        "test",
+        "Run the demo test suite in a terminal, after asking permission",
+    ),
+    (
         "slow",
         "Stream a slow answer for about 6 seconds (try cancelling it)",
     ),
@@ -64,6 +68,7 @@ pub async fn run(turn: &mut Turn, text: &str) -> Result<Stop, Error> {
         Some(("ask", _)) => ask(turn).await,
         Some(("edit", _)) => edit(turn).await,
         Some(("slow", _)) => slow(turn).await,
+        Some(("test", _)) => test(turn).await,
         Some((other, _)) => {
             let mut msg = format!("Unknown command `/{other}`. Available commands:\n\n");
             for (name, description) in COMMANDS {
@@ -619,6 +624,88 @@ async fn edit(turn: &mut Turn) -> Result<Stop, Error> {
     }
 }
 
+/// What `/test` runs: a few seconds of output, like a test runner.
+const TEST_SCRIPT: &str =
+    "for t in parser lexer printer; do echo \"test $t ... ok\"; sleep 0.3; done; echo '3 passed'";
+
+/// `/test`: an `execute` tool call that asks permission, then runs in a client terminal
+/// embedded in the tool call, waits for its exit and releases it.
+async fn test(turn: &mut Turn) -> Result<Stop, Error> {
+    if !turn.agent.caps().terminal {
+        turn.say("This client did not advertise `terminal`, so I cannot run commands.\n")?;
+        return Ok(Stop::EndTurn);
+    }
+    let tool_call_id = turn.agent.tool_call_id("test");
+    let title = "Run the demo test suite";
+    turn.update(json!({
+        "sessionUpdate": "tool_call", "toolCallId": tool_call_id, "title": title,
+        "kind": "execute", "status": "pending"
+    }))?;
+    let params = json!({
+        "sessionId": turn.session_id(),
+        "toolCall": { "toolCallId": tool_call_id, "title": title, "kind": "execute" },
+        "options": [
+            { "optionId": "allow_once", "name": "Run", "kind": "allow_once" },
+            { "optionId": "allow_always", "name": "Always run commands", "kind": "allow_always" },
+            { "optionId": "reject_once", "name": "Don't run", "kind": "reject_once" }
+        ]
+    });
+    let allowed = match turn.request("session/request_permission", params).await {
+        Reply::Ok(v) => {
+            v.pointer("/outcome/outcome").and_then(Value::as_str) == Some("selected")
+                && v.pointer("/outcome/optionId")
+                    .and_then(Value::as_str)
+                    .is_some_and(|o| o.starts_with("allow"))
+        }
+        Reply::Cancelled => {
+            turn.tool_status(&tool_call_id, "failed")?;
+            return Ok(Stop::Cancelled);
+        }
+        Reply::Err(_) => false,
+    };
+    if !allowed {
+        turn.say("Not running the tests.\n")?;
+        turn.tool_status(&tool_call_id, "failed")?;
+        return Ok(Stop::EndTurn);
+    }
+    let created = turn
+        .request(
+            "terminal/create",
+            json!({ "sessionId": turn.session_id(), "command": "/bin/sh", "args": ["-c", TEST_SCRIPT],
+                    "outputByteLimit": 65536 }),
+        )
+        .await;
+    let terminal_id = match created {
+        Reply::Ok(v) => v["terminalId"].as_str().unwrap_or_default().to_string(),
+        Reply::Cancelled => return Ok(Stop::Cancelled),
+        Reply::Err(e) => {
+            turn.say(format!("Could not start a terminal: {}.\n", error_text(&e)))?;
+            turn.tool_status(&tool_call_id, "failed")?;
+            return Ok(Stop::EndTurn);
+        }
+    };
+    turn.update(json!({
+        "sessionUpdate": "tool_call_update", "toolCallId": tool_call_id, "status": "in_progress",
+        "content": [{ "type": "terminal", "terminalId": terminal_id }]
+    }))?;
+    let ids = json!({ "sessionId": turn.session_id(), "terminalId": terminal_id });
+    let exit = turn.request("terminal/wait_for_exit", ids.clone()).await;
+    let _ = turn.request("terminal/release", ids).await;
+    let code = match exit {
+        Reply::Ok(v) => v["exitCode"].as_i64(),
+        Reply::Cancelled => return Ok(Stop::Cancelled),
+        Reply::Err(_) => None,
+    };
+    let passed = code == Some(0);
+    turn.tool_status(&tool_call_id, if passed { "completed" } else { "failed" })?;
+    turn.say(match code {
+        Some(0) => "All 3 tests passed.\n".to_string(),
+        Some(c) => format!("The tests failed with exit code {c}.\n"),
+        None => "The test run ended without an exit code.\n".to_string(),
+    })?;
+    Ok(Stop::EndTurn)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -640,7 +727,7 @@ mod tests {
             .iter()
             .map(|c| c["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["configure", "connect", "ask", "edit", "slow"]);
+        assert_eq!(names, ["configure", "connect", "ask", "edit", "test", "slow"]);
         assert!(v["availableCommands"][0]["description"].is_string());
     }
 

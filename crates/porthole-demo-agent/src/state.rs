@@ -19,6 +19,7 @@ pub struct Caps {
     pub form: bool,
     pub url: bool,
     pub write_text_file: bool,
+    pub terminal: bool,
 }
 
 impl Caps {
@@ -28,6 +29,7 @@ impl Caps {
             form: elicitation.is_some_and(|e| e.form.is_some()),
             url: elicitation.is_some_and(|e| e.url.is_some()),
             write_text_file: caps.fs.write_text_file,
+            terminal: caps.terminal,
         }
     }
 }
