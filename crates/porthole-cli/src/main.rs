@@ -185,6 +185,14 @@ async fn run(
         }
         Err(e) => {
             eprintln!("porthole-cli: {e}");
+            let tail = client.stderr_tail();
+            let lines: Vec<&str> = tail.trim().lines().collect();
+            if !lines.is_empty() {
+                eprintln!("porthole-cli: the agent's last stderr lines:");
+                for line in &lines[lines.len().saturating_sub(12)..] {
+                    eprintln!("  {line}");
+                }
+            }
             if e.contains("auth_required") || e.contains("uthentication required") {
                 let methods: Vec<String> = client
                     .auth_methods()

@@ -143,10 +143,27 @@ pub struct RpcError {
 
 impl From<&agent_client_protocol::Error> for RpcError {
     fn from(e: &agent_client_protocol::Error) -> Self {
+        // Agents often put the useful part in `data` ("Internal error" + what went wrong).
+        let detail = match &e.data {
+            Some(serde_json::Value::String(s)) if !s.is_empty() => Some(s.clone()),
+            Some(serde_json::Value::Null) | None => None,
+            Some(other) => Some(other.to_string()),
+        };
+        let message = match detail {
+            Some(d) if d != e.message => format!("{}: {}", e.message, truncate_chars(&d, 2000)),
+            _ => e.message.clone(),
+        };
         RpcError {
             code: e.code.value(),
-            message: e.message.clone(),
+            message,
         }
+    }
+}
+
+fn truncate_chars(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }
 
