@@ -27,6 +27,7 @@ fn main() {
             "set_config_option",
             "revoke_permission_rule",
             "answer_file_access",
+            "protocol_log",
             "validate_form",
             "answer_elicitation",
             "answer_permission",

@@ -123,6 +123,11 @@ async fn revoke_permission_rule(backend: State<'_, Backend>, rule_id: u64) -> Re
 }
 
 #[tauri::command]
+async fn protocol_log(backend: State<'_, Backend>, agent_id: String, since: Option<u64>) -> Result<Value> {
+    backend.protocol_log(&agent_id, since.unwrap_or(0))
+}
+
+#[tauri::command]
 async fn answer_file_access(backend: State<'_, Backend>, dialog_id: u64, allow: bool) -> Result<()> {
     backend.answer_file_access(dialog_id, allow)
 }
@@ -198,6 +203,7 @@ pub fn run(launch: Launch) {
             set_config_option,
             revoke_permission_rule,
             answer_file_access,
+            protocol_log,
             validate_form,
             answer_elicitation,
             answer_permission,

@@ -8,6 +8,7 @@ pub mod client;
 pub mod events;
 pub mod form;
 pub mod fs_access;
+pub mod inspector;
 pub mod permission_rules;
 pub mod process;
 pub mod sessions;

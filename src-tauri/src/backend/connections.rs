@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 
 use super::{AnswerError, Backend, Conn, Pending};
 
+/// Raw traffic kept per connection for the protocol inspector.
+const INSPECTOR_BYTES: usize = 4 * 1024 * 1024;
+
 impl Backend {
     /// (Re)start an agent's connection. With `open_session`, a session is opened in the
     /// start-up directory once connected (what the user expects on launch and after signing in).
@@ -18,6 +21,7 @@ impl Backend {
             tracing::warn!("connect: unknown agent {agent_id}");
             return;
         };
+        let inspector = porthole_core::inspector::Inspector::new(INSPECTOR_BYTES);
         let (generation, old) = {
             let mut state = self.state();
             state.generations += 1;
@@ -32,6 +36,7 @@ impl Backend {
                     client: None,
                     generation,
                     needs_auth: false,
+                    inspector: inspector.clone(),
                 },
             );
             (generation, old)
@@ -47,6 +52,7 @@ impl Backend {
             }
             let opts = ClientOptions {
                 terminal_auth: true,
+                tap: Some(std::sync::Arc::new(inspector)),
                 ..ClientOptions::default()
             };
             let (client, mut events) = match AgentClient::start(profile.to_command(cwd.clone()), opts).await {

@@ -98,6 +98,8 @@ struct Conn {
     generation: u64,
     /// The last session request failed with `auth_required`.
     needs_auth: bool,
+    /// The raw traffic, redacted, for the protocol inspector.
+    inspector: porthole_core::inspector::Inspector,
 }
 
 /// What the window shows about an open session; updated from the agent's updates.
@@ -279,6 +281,18 @@ impl Backend {
             .map(|p| p.agent_id().to_string())
             .ok_or_else(|| AnswerError::msg(format!("no pending dialog {dialog_id}")))?;
         self.client_of_agent(&agent_id)
+    }
+
+    /// The protocol inspector's view of an agent: redacted wire lines after `since`, and the
+    /// agent's stderr tail.
+    pub fn protocol_log(&self, agent_id: &str, since: u64) -> Result<Value, AnswerError> {
+        let state = self.state();
+        let conn = state
+            .conns
+            .get(agent_id)
+            .ok_or_else(|| AnswerError::msg(format!("agent `{agent_id}` has not been started")))?;
+        let stderr = conn.client.as_ref().map(|c| c.stderr_tail()).unwrap_or_default();
+        Ok(json!({"entries": conn.inspector.since(since), "stderrTail": stderr}))
     }
 
     pub fn dialog_shown(&self, dialog_id: u64) {
