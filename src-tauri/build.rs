@@ -28,6 +28,7 @@ fn main() {
             "revoke_permission_rule",
             "answer_file_access",
             "protocol_log",
+            "save_settings",
             "validate_form",
             "answer_elicitation",
             "answer_permission",

@@ -123,6 +123,11 @@ async fn revoke_permission_rule(backend: State<'_, Backend>, rule_id: u64) -> Re
 }
 
 #[tauri::command]
+async fn save_settings(backend: State<'_, Backend>, settings: crate::settings::Settings) -> Result<()> {
+    backend.save_settings(settings)
+}
+
+#[tauri::command]
 async fn protocol_log(backend: State<'_, Backend>, agent_id: String, since: Option<u64>) -> Result<Value> {
     backend.protocol_log(&agent_id, since.unwrap_or(0))
 }
@@ -204,6 +209,7 @@ pub fn run(launch: Launch) {
             revoke_permission_rule,
             answer_file_access,
             protocol_log,
+            save_settings,
             validate_form,
             answer_elicitation,
             answer_permission,

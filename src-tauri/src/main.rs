@@ -8,8 +8,10 @@
 
 mod backend;
 mod commands;
+mod notify;
 mod sealed;
 mod sealed_view;
+mod settings;
 
 use std::path::PathBuf;
 

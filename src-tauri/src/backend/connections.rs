@@ -51,6 +51,7 @@ impl Backend {
                 old.shutdown().await;
             }
             let opts = ClientOptions {
+                modes: this.settings().modes(),
                 terminal_auth: true,
                 tap: Some(std::sync::Arc::new(inspector)),
                 ..ClientOptions::default()
@@ -161,6 +162,9 @@ impl Backend {
     fn apply(&self, agent_id: &str, generation: u64, event: &Event) -> bool {
         let mut snapshot_changed = false;
         let mut reconnect = false;
+        if self.settings().notifications {
+            self.notify_if_dialog(event);
+        }
         {
             let mut state = self.state();
             if state.conns.get(agent_id).map(|c| c.generation) != Some(generation) {
@@ -233,6 +237,28 @@ impl Backend {
             self.connect(agent_id, true);
         }
         true
+    }
+
+    /// An OS notification for a dialog that arrives while the window is in the background.
+    fn notify_if_dialog(&self, event: &Event) {
+        use crate::notify::plain;
+        let (agent, what) = match event {
+            Event::Elicitation(p) => (
+                p.agent.display_name(),
+                match p.kind {
+                    porthole_core::events::ElicitationKind::Form { .. } => "asks you to fill in a form",
+                    porthole_core::events::ElicitationKind::Url { .. } => "asks to open a web page",
+                },
+            ),
+            Event::Permission(p) => (p.agent.display_name(), "asks for permission"),
+            Event::FileAccess(p) => (p.agent.display_name(), "asks to use a file outside the workspace"),
+            _ => return,
+        };
+        crate::notify::dialog_waiting(
+            &self.0.app,
+            "Porthole: waiting for you",
+            &format!("{} {what}", plain(&agent)),
+        );
     }
 
     pub fn restart(&self, agent_id: &str) -> Result<(), AnswerError> {

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 use tauri::{AppHandle, Emitter};
 
 use crate::sealed::{self, SealedViews};
+use crate::settings::{self as app_settings, Settings};
 pub use launch::Launch;
 pub use sessions::Attachment;
 
@@ -134,6 +135,9 @@ struct AppState {
 struct Inner {
     app: AppHandle,
     launch: Launch,
+    settings: Mutex<Settings>,
+    settings_path: Option<std::path::PathBuf>,
+    settings_problem: Mutex<Option<String>>,
     state: Mutex<AppState>,
     queue: Mutex<Vec<Value>>,
     /// Sealed URL windows (separate processes), by dialog id.
@@ -158,9 +162,20 @@ impl Backend {
                     }));
                 }
             });
+            let settings_path = app_settings::default_path();
+            let (settings, settings_problem) = match &settings_path {
+                Some(path) => app_settings::load(path),
+                None => (
+                    Settings::default(),
+                    Some("no config directory: settings are not saved".into()),
+                ),
+            };
             Inner {
                 app,
                 launch,
+                settings: Mutex::new(settings),
+                settings_path,
+                settings_problem: Mutex::new(settings_problem),
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
                 sealed: SealedViews::new(on_event),
@@ -178,15 +193,43 @@ impl Backend {
         self.0.queue.lock().unwrap_or_else(|p| p.into_inner()).push(event);
     }
 
-    /// Coalesce queued events into one IPC message per frame.
+    pub(crate) fn settings(&self) -> Settings {
+        self.0.settings.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Save new settings; mode changes apply when an agent next connects.
+    pub fn save_settings(&self, settings: Settings) -> Result<(), AnswerError> {
+        settings.check().map_err(AnswerError::msg)?;
+        if let Some(path) = &self.0.settings_path {
+            app_settings::save(path, &settings).map_err(AnswerError::msg)?;
+        }
+        *self.0.settings.lock().unwrap_or_else(|p| p.into_inner()) = settings;
+        *self.0.settings_problem.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.push_snapshot();
+        Ok(())
+    }
+
+    /// Coalesce queued events into one IPC message per frame; keep the title's count of
+    /// waiting dialogs current.
     fn spawn_flusher(&self) {
         let weak = Arc::downgrade(&self.0);
         tauri::async_runtime::spawn(async move {
             let mut tick = tokio::time::interval(FLUSH_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut waiting_shown = 0;
             loop {
                 tick.tick().await;
                 let Some(inner) = weak.upgrade() else { break };
+                let waiting = inner
+                    .state
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .pending
+                    .len();
+                if waiting != waiting_shown {
+                    crate::notify::set_waiting_count(&inner.app, waiting);
+                    waiting_shown = waiting;
+                }
                 let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
                 if !events.is_empty()
                     && let Err(e) = inner
@@ -226,6 +269,9 @@ impl Backend {
             "permissionRules": rules,
             "sealedViewAvailable": cfg!(target_os = "linux"),
             "defaultCwd": launch.cwd.display().to_string(),
+            "appSettings": self.settings(),
+            "appSettingsPath": self.0.settings_path.as_ref().map(|p| p.display().to_string()),
+            "appSettingsError": self.0.settings_problem.lock().unwrap_or_else(|p| p.into_inner()).clone(),
         })
     }
 

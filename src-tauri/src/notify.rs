@@ -1,0 +1,73 @@
+//! Telling the user that a dialog waits while the window is in the background: the window's
+//! attention request, an OS notification whose click brings the window (and so the dialog)
+//! forward, and the number of waiting dialogs in the window title.
+
+use tauri::{AppHandle, Manager, UserAttentionType};
+
+/// Agent-chosen text in a notification is plain text: some notification daemons read a
+/// subset of HTML in the body, so markup characters are escaped and bidi controls shown.
+pub fn plain(text: &str) -> String {
+    porthole_core::url_safety::neutralize(text)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The window title: "Porthole" or "Porthole (2 waiting)".
+pub fn set_waiting_count(app: &AppHandle, waiting: usize) {
+    if let Some(window) = app.get_webview_window("main") {
+        let title = match waiting {
+            0 => "Porthole".to_string(),
+            n => format!("Porthole ({n} waiting)"),
+        };
+        let _ = window.set_title(&title);
+    }
+}
+
+/// Ask for attention if the window is not focused. `body` must already be [`plain`].
+pub fn dialog_waiting(app: &AppHandle, summary: &str, body: &str) {
+    let Some(window) = app.get_webview_window("main") else {
+        return;
+    };
+    if window.is_focused().unwrap_or(false) {
+        return;
+    }
+    let _ = window.request_user_attention(Some(UserAttentionType::Informational));
+    let summary = summary.to_string();
+    let body = body.to_string();
+    let app = app.clone();
+    // Showing and waiting for the click block on D-Bus: keep them off the async runtime.
+    std::thread::spawn(move || {
+        let shown = notify_rust::Notification::new()
+            .appname("Porthole")
+            .summary(&summary)
+            .body(&body)
+            .action("default", "Show")
+            .show();
+        match shown {
+            Ok(handle) => handle.wait_for_action(|action| {
+                if action == "default"
+                    && let Some(window) = app.get_webview_window("main")
+                {
+                    let _ = window.unminimize();
+                    let _ = window.show();
+                    let _ = window.set_focus();
+                }
+            }),
+            // No notification daemon (a bare X session, CI): the attention request remains.
+            Err(e) => tracing::info!("no OS notification: {e}"),
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn notification_text_is_plain() {
+        assert_eq!(
+            super::plain("<b>Evil</b> & co"),
+            "&lt;b&gt;Evil&lt;/b&gt; &amp; co"
+        );
+        assert!(!super::plain("abc\u{202E}def").contains('\u{202E}'));
+    }
+}

@@ -1,0 +1,153 @@
+//! The app's own settings (not the agents file): which elicitation modes to advertise, where
+//! consented URLs open, notifications, theme, and whether form values go into the history.
+//! Stored as JSON in the platform config dir; a broken file falls back to defaults with a
+//! message, and is only replaced when the user saves.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Settings {
+    /// Advertise form-mode elicitation (takes effect when an agent next connects).
+    pub form_mode: bool,
+    /// Advertise URL-mode elicitation (takes effect when an agent next connects).
+    pub url_mode: bool,
+    /// Where an accepted URL opens by default: "sealed" (isolated window) or "system".
+    pub url_opener: String,
+    /// OS notification and window attention when a dialog waits in the background.
+    pub notifications: bool,
+    /// "system" (follow the OS), "light" or "dark".
+    pub theme: String,
+    /// Keep submitted form values (never secret fields) in the consent history.
+    pub store_form_values: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            form_mode: true,
+            url_mode: true,
+            url_opener: "sealed".into(),
+            notifications: true,
+            theme: "system".into(),
+            store_form_values: false,
+        }
+    }
+}
+
+impl Settings {
+    /// Refuse values the UI should never send.
+    pub fn check(&self) -> Result<(), String> {
+        if !matches!(self.url_opener.as_str(), "sealed" | "system") {
+            return Err(format!(
+                "urlOpener must be \"sealed\" or \"system\", not {:?}",
+                self.url_opener
+            ));
+        }
+        if !matches!(self.theme.as_str(), "system" | "light" | "dark") {
+            return Err(format!(
+                "theme must be \"system\", \"light\" or \"dark\", not {:?}",
+                self.theme
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn modes(&self) -> porthole_core::Modes {
+        porthole_core::Modes {
+            form: self.form_mode,
+            url: self.url_mode,
+        }
+    }
+}
+
+/// `~/.config/porthole/settings.json` (or `PORTHOLE_SETTINGS_FILE`).
+pub fn default_path() -> Option<PathBuf> {
+    std::env::var_os("PORTHOLE_SETTINGS_FILE")
+        .map(PathBuf::from)
+        .or_else(|| dirs::config_dir().map(|d| d.join("porthole").join("settings.json")))
+}
+
+/// The settings, and a message when the file could not be used.
+pub fn load(path: &Path) -> (Settings, Option<String>) {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Settings::default(), None),
+        Err(e) => {
+            return (
+                Settings::default(),
+                Some(format!("cannot read {}: {e}", path.display())),
+            );
+        }
+    };
+    match serde_json::from_str::<Settings>(&text) {
+        Ok(s) => match s.check() {
+            Ok(()) => (s, None),
+            Err(e) => (
+                Settings::default(),
+                Some(format!("{}: {e}; using defaults", path.display())),
+            ),
+        },
+        Err(e) => (
+            Settings::default(),
+            Some(format!(
+                "{} is not valid settings JSON ({e}); using defaults",
+                path.display()
+            )),
+        ),
+    }
+}
+
+/// Write atomically: a crash mid-save leaves the old file.
+pub fn save(path: &Path, settings: &Settings) -> Result<(), String> {
+    settings.check()?;
+    let dir = path.parent().ok_or("the settings path has no directory")?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let text = serde_json::to_string_pretty(settings).map_err(|e| e.to_string())?;
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_gives_defaults_and_saved_settings_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("settings.json");
+        assert_eq!(load(&path), (Settings::default(), None));
+        let s = Settings {
+            url_mode: false,
+            theme: "dark".into(),
+            ..Settings::default()
+        };
+        save(&path, &s).unwrap();
+        assert_eq!(load(&path), (s, None));
+    }
+
+    #[test]
+    fn a_broken_file_falls_back_with_a_message_and_bad_values_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, "{not json").unwrap();
+        let (s, problem) = load(&path);
+        assert_eq!(s, Settings::default());
+        assert!(problem.unwrap().contains("not valid settings JSON"));
+        std::fs::write(&path, r#"{"theme":"neon"}"#).unwrap();
+        assert!(load(&path).1.unwrap().contains("theme"));
+        let bad = Settings {
+            url_opener: "telnet".into(),
+            ..Settings::default()
+        };
+        assert!(save(&path, &bad).is_err());
+        // Partial files keep the defaults for what they omit.
+        std::fs::write(&path, r#"{"notifications":false}"#).unwrap();
+        let (s, problem) = load(&path);
+        assert!(problem.is_none());
+        assert!(!s.notifications && s.form_mode && s.url_opener == "sealed");
+    }
+}
