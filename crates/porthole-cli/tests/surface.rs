@@ -145,3 +145,22 @@ fn agent_by_name_from_a_zed_shaped_settings_file() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Test Agent"));
 }
+
+#[test]
+fn the_xss_corpus_scenario_is_well_formed_acp() {
+    // The end-to-end injection test relies on every payload reaching the window as valid
+    // ACP: typed updates, a form that parses, a URL that passes the rules.
+    let out = cli_env(&["xss"], &[("PORTHOLE_TEST_AGENT_HOSTILE", "1")]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    assert!(!l.iter().any(|l| l["type"] == "unknown_update"));
+    let elicitations: Vec<&Value> = l.iter().filter(|l| l["type"] == "elicitation").collect();
+    assert_eq!(elicitations.len(), 2);
+    assert!(
+        elicitations.iter().all(|e| e["error"].is_null()),
+        "{elicitations:?}"
+    );
+    assert_eq!(l[0]["agent"]["name"], "<img src=x onerror=\"window.__pwned=1\">");
+    let corpus: Vec<String> = serde_json::from_str(include_str!("../../../tests/xss/payloads.json")).unwrap();
+    assert!(corpus.len() >= 50);
+}

@@ -376,19 +376,93 @@ impl Agent {
                     "toolCall":{"toolCallId":"tc-c","title":"Run c","kind":"execute"},"options":options}),
                 ));
             }
+            "xss" => {
+                // Every agent-controlled string the window shows, once per payload.
+                for (i, x) in payloads().iter().enumerate() {
+                    let tc = format!("xss-{i}");
+                    self.say(x);
+                    self.update(
+                        json!({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":x}}),
+                    );
+                    self.update(
+                        json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":x}}),
+                    );
+                    self.update(json!({"sessionUpdate":"tool_call","toolCallId":tc,"title":x,"kind":"edit",
+                        "status":"pending","locations":[{"path":format!("/w/{x}"),"line":1}],
+                        "content":[{"type":"content","content":{"type":"text","text":x}},
+                                   {"type":"diff","path":format!("/w/{x}"),"oldText":x,"newText":format!("{x}\n{x}")}]}));
+                    self.update(json!({"sessionUpdate":"tool_call_update","toolCallId":tc,"status":"completed","title":x}));
+                }
+                let all = payloads();
+                self.update(json!({"sessionUpdate":"plan","entries":all.iter()
+                    .map(|x| json!({"content":x,"priority":"high","status":"pending"})).collect::<Vec<_>>()}));
+                self.update(
+                    json!({"sessionUpdate":"available_commands_update","availableCommands":all.iter()
+                    .map(|x| json!({"name":x,"description":x,"input":{"hint":x}})).collect::<Vec<_>>()}),
+                );
+                self.update(json!({"sessionUpdate":"session_info_update","title":all[1]}));
+                let options: Vec<Value> = all.iter().take(4).enumerate()
+                    .map(|(i, x)| json!({"optionId":format!("o{i}"),"name":x,"kind":if i % 2 == 0 {"allow_once"} else {"reject_once"}}))
+                    .collect();
+                results.push(self.call("session/request_permission", json!({"sessionId":self.session,
+                    "toolCall":{"toolCallId":"xss-perm","title":all[0],"kind":"execute",
+                        "content":[{"type":"content","content":{"type":"text","text":all[2]}}]},"options":options})));
+                let mut properties = serde_json::Map::new();
+                for (i, x) in all.iter().take(12).enumerate() {
+                    properties.insert(
+                        format!("f{i}"),
+                        json!({"type":"string","title":x,"description":x,"default":x}),
+                    );
+                }
+                properties.insert("pick".into(), json!({"type":"string","title":all[3],
+                    "oneOf":all.iter().take(6).enumerate().map(|(i, x)| json!({"const":format!("v{i}"),"title":x})).collect::<Vec<_>>()}));
+                properties.insert("many".into(), json!({"type":"array","title":all[4],
+                    "items":{"anyOf":all.iter().take(6).enumerate().map(|(i, x)| json!({"const":format!("m{i}"),"title":x})).collect::<Vec<_>>()}}));
+                results.push(self.call("elicitation/create", json!({"sessionId":self.session,"mode":"form","message":all[5],
+                    "requestedSchema":{"type":"object","title":all[6],"description":all[7],"properties":properties}})));
+                results.push(self.call(
+                    "elicitation/create",
+                    json!({"sessionId":self.session,"mode":"url","message":all[8],
+                    "elicitationId":"xss-url","url":"https://evil.example/login?next=%3Cscript%3E"}),
+                ));
+                self.say("xss done");
+            }
             other => self.say(&format!("unknown scenario {other}")),
         }
         results
     }
 }
 
+/// The XSS corpus shared with the end-to-end test.
+fn payloads() -> Vec<String> {
+    serde_json::from_str(include_str!("../../../tests/xss/payloads.json"))
+        .expect("payloads.json is a JSON array")
+}
+
+/// With `PORTHOLE_TEST_AGENT_HOSTILE` set, names the agent controls (its own name, modes,
+/// config options) are XSS payloads too.
+fn hostile() -> bool {
+    std::env::var("PORTHOLE_TEST_AGENT_HOSTILE").is_ok()
+}
+
 fn config_options(model: &str, web: bool) -> Value {
+    if hostile() {
+        let p = payloads();
+        return json!([{"id":"model","name":p[9],"description":p[10],"type":"select","currentValue":model,
+            "options":[{"value":"fast","name":p[11]},{"value":"deep","name":p[12]}]},
+            {"id":"web","name":p[13],"type":"boolean","currentValue":web}]);
+    }
     json!([{"id":"model","name":"Model","type":"select","currentValue":model,
             "options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]},
            {"id":"web","name":"Web search","type":"boolean","currentValue":web}])
 }
 
 fn modes(current: &str) -> Value {
+    if hostile() {
+        let p = payloads();
+        return json!({"currentModeId":current,"availableModes":[{"id":"ask","name":p[14],"description":p[15]},
+            {"id":"code","name":p[16]}]});
+    }
     json!({"currentModeId":current,"availableModes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code"}]})
 }
 
@@ -487,11 +561,16 @@ fn main() {
                     auth_methods.push(json!({"id":"terminal-login","name":"Log in from the terminal",
                         "type":"terminal","args":["--login"],"env":{"ACP_INTERACTIVE_LOGIN":"1"}}));
                 }
+                let (name, title) = if hostile() {
+                    (payloads()[1].clone(), payloads()[50].clone())
+                } else {
+                    ("porthole-test-agent".to_string(), "Test Agent".to_string())
+                };
                 reply(
                     id,
                     json!({
                 "protocolVersion":1,
-                "agentInfo":{"name":"porthole-test-agent","title":"Test Agent","version":"0.0.1"},
+                "agentInfo":{"name":name,"title":title,"version":"0.0.1"},
                 "agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"embeddedContext":true},
                     "sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{}},
                     "auth":{"logout":{}}},
