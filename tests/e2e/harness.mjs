@@ -1,7 +1,7 @@
 // Starts tauri-driver, opens a WebDriver session on the real app, and cleans up.
 // The app runs with a throwaway HOME and working directory, so each run starts clean.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,7 +31,42 @@ function waitForPort(port, ms) {
   });
 }
 
-export async function launch({ args = [] } = {}) {
+/** Running processes whose argv[1] is `arg` (e.g. "sealed-view", "demo-agent"), with their command lines. */
+export function processesWithArg(arg) {
+  const found = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmdline;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter(Boolean);
+    } catch {
+      continue;
+    }
+    if (cmdline[1] === arg && !isZombie(Number(name))) found.push({ pid: Number(name), cmdline });
+  }
+  return found;
+}
+
+export function isZombie(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    return true;
+  }
+}
+
+export async function waitUntil(what, fn, ms = 20000) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function launch({ args = [], env: extraEnv = {} } = {}) {
   if (!existsSync(appBinary)) throw new Error(`${appBinary} is missing: build it with cargo build -p porthole`);
   const home = mkdtempSync(join(tmpdir(), "porthole-e2e-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "porthole-e2e-ws-"));
@@ -44,6 +79,7 @@ export async function launch({ args = [] } = {}) {
     XDG_CACHE_HOME: join(home, ".cache"),
     // The sandboxed WebKit processes need no GPU under Xvfb.
     WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+    ...extraEnv,
   };
   delete env.PORTHOLE_AGENT;
   const driver = spawn("tauri-driver", ["--port", String(PORT), "--native-port", String(PORT + 1000)], {
@@ -129,6 +165,10 @@ export class App {
   }
   async noDialog(ms = 10000) {
     await this.d.wait(async () => (await this.d.findElements(By.css("[role=dialog]"))).length === 0, ms, "dialog closed");
+  }
+  /** Run a script in the main window (WebDriver's own channel, not the page's). */
+  async exec(script, ...args) {
+    return this.d.executeScript(script, ...args);
   }
   /** Transcript text, for assertions on what the agent reported. */
   async transcript() {

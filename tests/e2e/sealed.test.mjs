@@ -3,8 +3,8 @@
 // the dialog shows its lifecycle, Reopen does not start a second one, and closing the app ends it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
-import { launch } from "./harness.mjs";
+import { readFileSync } from "node:fs";
+import { launch, processesWithArg, waitUntil } from "./harness.mjs";
 
 let app;
 before(async () => {
@@ -14,31 +14,7 @@ after(async () => {
   await app?.close();
 });
 
-/** Processes running `<anything> sealed-view`, with their command lines. */
-function sealedViews() {
-  const found = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    let cmdline;
-    try {
-      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0").filter(Boolean);
-    } catch {
-      continue;
-    }
-    if (cmdline[1] === "sealed-view") found.push({ pid: Number(name), cmdline });
-  }
-  return found;
-}
-
-async function waitUntil(what, fn, ms = 20000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const sealedViews = () => processesWithArg("sealed-view");
 
 test("Open in isolated window runs a separate sealed process and reports its lifecycle", async () => {
   await app.waitText("header", "Connected");

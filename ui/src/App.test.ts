@@ -3,7 +3,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import App from "./App.svelte";
 import { MockBackend } from "./lib/mock";
 import { AppStore } from "./lib/store.svelte";
-import { FakeBackend, storeWith } from "./test/fake";
+import { FakeBackend, snapshotWith, storeWith } from "./test/fake";
 
 async function boot() {
   const backend = new MockBackend({ chunkDelay: 0 });
@@ -74,30 +74,37 @@ describe("main window (with the mock agent)", () => {
   it("disables the prompt when not connected and shows the error panel with stderr + Restart", async () => {
     const backend = new FakeBackend();
     const store = storeWith([]);
-    store.apply([{ type: "connection", snapshot: { ...store.snapshot!, connection: "exited", error: { message: "Agent crashed.", stderrTail: "panic: boom\nline 2" } } }]);
+    store.apply([{ type: "connection", snapshot: snapshotWith({ sessions: [] }, { state: "exited", error: { message: "Agent crashed.", stderrTail: "panic: boom\nline 2" } }) }]);
     render(App, { props: { backend, store } });
     expect(prompt().disabled).toBe(true);
     expect(screen.getByText("Agent crashed.")).toBeTruthy();
     expect(document.querySelector("pre.stderr")!.textContent).toBe("panic: boom\nline 2");
     await fireEvent.click(screen.getByRole("button", { name: "Restart agent" }));
-    expect(backend.callsOf("restart_agent").length).toBe(1);
+    expect(backend.callsOf("restart_agent")).toEqual([{ agentId: "demo" }]);
   });
 
   it("shows a Stop button while a turn runs", async () => {
     const backend = new FakeBackend();
-    const store = storeWith([{ type: "user_prompt", sessionId: "demo-1", text: "hi" }]);
+    const running = snapshotWith();
+    running.sessions[0].turnRunning = true;
+    const store = storeWith([{ type: "user_prompt", sessionId: "demo-1", text: "hi" }, { type: "connection", snapshot: running }]);
     render(App, { props: { backend, store } });
     await fireEvent.click(screen.getByRole("button", { name: "Stop" }));
-    expect(backend.callsOf("cancel_turn").length).toBe(1);
+    expect(backend.callsOf("cancel_turn")).toEqual([{ sessionId: "demo-1" }]);
   });
 
-  it("renders tool call diffs and terminal placeholders", () => {
+  it("renders tool call diffs and the live output of embedded terminals", () => {
     const backend = new FakeBackend();
     const store = storeWith([
+      { type: "terminal_created", terminalId: "term-1", sessionId: "demo-1", command: "cargo", args: ["test"], cwd: null },
+      { type: "terminal_output", terminalId: "term-1", data: "\u001b[32mrunning 3 tests\u001b[0m\n", truncated: false },
+      { type: "terminal_exited", terminalId: "term-1", exitCode: 0, signal: null },
       { type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Run tests", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "term-1" }, { type: "diff", path: "b.txt", oldText: "a", newText: "b" }] } },
     ]);
     render(App, { props: { backend, store } });
-    expect(screen.getByText("terminal output")).toBeTruthy();
+    expect(document.querySelector(".term-out")!.textContent).toBe("running 3 tests\n");
+    expect(screen.getByText("cargo test")).toBeTruthy();
+    expect(screen.getByText("exit 0")).toBeTruthy();
     expect(screen.getByText("Running")).toBeTruthy();
     expect(document.querySelector(".dl.add")!.textContent).toContain("b");
   });
@@ -106,17 +113,21 @@ describe("main window (with the mock agent)", () => {
 describe("prompt box command completion", () => {
   it("Enter on a fully typed command sends it", async () => {
     const backend = new FakeBackend();
-    const store = storeWith([{ type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "edit", description: "e" }, { name: "editor", description: "f" }] } }]);
+    const snap = snapshotWith();
+    snap.sessions[0].availableCommands = [{ name: "edit", description: "e" }, { name: "editor", description: "f" }];
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
     render(App, { props: { backend, store } });
     await fireEvent.input(prompt(), { target: { value: "/edit" } });
     expect(screen.getByRole("listbox")).toBeTruthy();
     await fireEvent.keyDown(prompt(), { key: "Enter" });
-    expect(backend.callsOf("send_prompt")).toEqual([{ text: "/edit" }]);
+    expect(backend.callsOf("send_prompt")).toEqual([{ sessionId: "demo-1", text: "/edit", attachments: [] }]);
   });
 
   it("Tab completes the highlighted command", async () => {
     const backend = new FakeBackend();
-    const store = storeWith([{ type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "web", description: "Search the web" }] } }]);
+    const snap = snapshotWith();
+    snap.sessions[0].availableCommands = [{ name: "web", description: "Search the web" }];
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
     render(App, { props: { backend, store } });
     await fireEvent.input(prompt(), { target: { value: "/w" } });
     await fireEvent.keyDown(prompt(), { key: "Tab" });

@@ -21,7 +21,7 @@ async function start() {
     const prompts = new URLSearchParams(location.search).getAll("prompt");
     let delay = 300;
     for (const p of prompts) {
-      setTimeout(() => void backend.invoke("send_prompt", { text: p }), delay);
+      setTimeout(() => void backend.invoke("send_prompt", { sessionId: store.activeSessionId ?? "", text: p }), delay);
       delay += 2500;
     }
   }

@@ -6,12 +6,26 @@
 // `answer_elicitation`. Nothing outside this file may import `mockValidate`.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
-  AgentIdentity, AppSnapshot, Commands, Elicitation, Field, FieldError, FormContent, FormElicitation,
-  PermissionRequest, UiEvent, UrlAnalysis, UrlElicitation, Validation,
+  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, DomainMark, Elicitation, Field, FieldError,
+  FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlAnalysis, UrlElicitation, Validation,
 } from "./protocol";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 const SESSION = "demo-1";
+const AGENT_ID = "demo";
+
+/** The mock's own state, turned into the backend's snapshot shape on every change. */
+interface MockState {
+  connection: ConnectionState;
+  agent: AgentIdentity | null;
+  cwd: string;
+  sessionOpen: boolean;
+  error: { message: string; stderrTail: string } | null;
+  turnRunning: boolean;
+  commands: { name: string; description: string }[];
+  sealedViewAvailable: boolean;
+  settings: AppSettings;
+}
 
 export interface MockOptions {
   /** Delay between streamed chunks, ms (0 = synchronous-ish, for tests). */
@@ -24,7 +38,9 @@ type Handler = { [K in CommandName]: (...args: CommandArgs<K>) => CommandResult<
 export class MockBackend implements Backend {
   readonly calls: { cmd: CommandName; args: unknown }[] = [];
   #listeners = new Set<(e: UiEvent[]) => void>();
-  #snapshot: AppSnapshot;
+  #state: MockState;
+  #history: HistoryEntry[] = [];
+  #marks: DomainMark[] = [];
   #dialogs = new Map<number, Elicitation | PermissionRequest>();
   #nextDialog = 1;
   #nextTool = 1;
@@ -35,15 +51,16 @@ export class MockBackend implements Backend {
 
   constructor(opts: MockOptions = {}) {
     this.#delay = opts.chunkDelay ?? 28;
-    this.#snapshot = {
+    this.#state = {
       connection: "connected",
       agent: AGENT,
-      agentCommand: "demo agent",
       cwd: "/home/user/projects/porthole",
-      sessionId: SESSION,
+      sessionOpen: true,
       error: null,
       turnRunning: false,
+      commands: [],
       sealedViewAvailable: opts.sealedViewAvailable ?? true,
+      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false },
     };
   }
 
@@ -76,14 +93,115 @@ export class MockBackend implements Backend {
     return h(...args);
   }
 
-  #setSnapshot(patch: Partial<AppSnapshot>) {
-    this.#snapshot = { ...this.#snapshot, ...patch };
+  get #snapshot(): AppSnapshot {
+    const st = this.#state;
+    return {
+      agents: [{ id: AGENT_ID, name: "Demo agent", command: "porthole", args: ["demo-agent"], env: {}, builtIn: true }],
+      connections: [
+        {
+          agentId: AGENT_ID,
+          state: st.connection,
+          agent: st.agent,
+          error: st.error,
+          authMethods: [],
+          needsAuth: false,
+          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
+        },
+      ],
+      sessions: st.sessionOpen
+        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, title: null, modes: null, configOptions: [], availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
+        : [],
+      settingsPath: "/home/user/.config/porthole/agents.json",
+      settingsError: null,
+      permissionRules: [],
+      sealedViewAvailable: st.sealedViewAvailable,
+      defaultCwd: st.cwd,
+      appSettings: st.settings,
+      appSettingsPath: "/home/user/.config/porthole/settings.json",
+      appSettingsError: null,
+      historyError: null,
+    };
+  }
+
+  #setSnapshot(patch: Partial<MockState>) {
+    this.#state = { ...this.#state, ...patch };
     return { type: "connection", snapshot: this.#snapshot } as UiEvent;
+  }
+
+  #record(d: Elicitation | PermissionRequest, action: string, detail: string | null = null) {
+    const url = d.type === "elicitation" && d.mode === "url" ? d.url : null;
+    this.#history.unshift({
+      id: this.#history.length + 1,
+      time: Date.now(),
+      agentId: AGENT_ID,
+      agentName: "Demo Agent",
+      sessionId: SESSION,
+      toolCallId: null,
+      kind: d.type === "permission" ? "permission" : d.mode,
+      message: d.type === "permission" ? (d.toolCall.title ?? null) : d.message,
+      url: url?.full ?? null,
+      domain: url?.registrableDomain ?? null,
+      warnings: d.type === "permission" ? [] : d.warnings,
+      action,
+      detail,
+      values: null,
+    });
+    if (url && action === "accept") {
+      const domain = url.registrableDomain ?? url.hostAscii;
+      const m = this.#marks.find((x) => x.domain === domain);
+      if (m) m.timesOpened++;
+      else this.#marks.push({ agentId: AGENT_ID, agentName: "Demo Agent", domain, trusted: false, timesOpened: 1, lastOpened: Date.now() });
+    }
   }
 
   #handlers: Handler = {
     app_state: () => ({ snapshot: this.#snapshot, pending: [...this.#dialogs.values()] }),
     send_prompt: ({ text }) => this.#prompt(text),
+    connect_agent: () => undefined,
+    new_session: ({ cwd }) => {
+      this.emit([this.#setSnapshot({ sessionOpen: true, cwd })]);
+      return this.#snapshot.sessions[0];
+    },
+    list_sessions: () => ({ sessions: [], nextCursor: null }),
+    load_session: () => {
+      throw { kind: "error", message: "The demo agent does not keep past sessions." };
+    },
+    resume_session: () => {
+      throw { kind: "error", message: "The demo agent does not keep past sessions." };
+    },
+    close_session: () => {
+      this.emit([this.#setSnapshot({ sessionOpen: false })]);
+    },
+    authenticate: () => undefined,
+    start_terminal_auth: () => {
+      throw { kind: "error", message: "The demo agent has no terminal sign-in." };
+    },
+    terminal_input: () => undefined,
+    set_mode: () => undefined,
+    set_config_option: () => undefined,
+    revoke_permission_rule: () => undefined,
+    save_settings: ({ settings }) => {
+      this.emit([this.#setSnapshot({ settings })]);
+    },
+    protocol_log: () => ({ entries: [], stderrTail: "" }),
+    answer_file_access: () => undefined,
+    history_list: ({ filter }) => {
+      const hits = this.#history.filter((h) => (!filter.kind || h.kind === filter.kind) && (!filter.domain || (h.domain ?? "").includes(filter.domain)));
+      const offset = filter.offset ?? 0;
+      return { entries: hits.slice(offset, offset + (filter.limit ?? 100)), total: hits.length };
+    },
+    history_export: () => ({ path: "/home/user/Downloads/porthole-history.json", count: this.#history.length }),
+    history_clear: () => {
+      const n = this.#history.length;
+      this.#history = [];
+      return n;
+    },
+    domain_marks: () => this.#marks.map((m) => ({ ...m })),
+    set_domain_trust: ({ agentId, agentName, domain, trusted }) => {
+      const m = this.#marks.find((x) => x.domain === domain);
+      if (m) m.trusted = trusted;
+      else this.#marks.push({ agentId, agentName, domain, trusted, timesOpened: 0, lastOpened: null });
+    },
     cancel_turn: () => {
       this.#turnToken++;
       this.emit([
@@ -99,7 +217,7 @@ export class MockBackend implements Backend {
       this.emit([this.#setSnapshot({ connection: "starting", error: null, turnRunning: false, agent: null })]);
       this.#later(700, () => {
         this.emit([
-          this.#setSnapshot({ connection: "connected", agent: AGENT }),
+          this.#setSnapshot({ connection: "connected", agent: AGENT, sessionOpen: true, commands: COMMANDS }),
           { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } },
         ]);
       });
@@ -117,6 +235,7 @@ export class MockBackend implements Backend {
         if (v.errors.length) throw { kind: "invalid", validation: v };
       }
       this.#dialogs.delete(dialogId);
+      this.#record(d, action);
       const summary =
         action === "accept"
           ? d.type === "elicitation" && d.mode === "url"
@@ -131,6 +250,7 @@ export class MockBackend implements Backend {
       const d = this.#dialogs.get(dialogId);
       if (!d || d.type !== "permission") throw { kind: "error", message: "This request is no longer pending." };
       this.#dialogs.delete(dialogId);
+      this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
       const allowed = optionId !== null && optionId.startsWith("allow");
       const tc = d.toolCall.toolCallId;
       this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
@@ -199,7 +319,7 @@ export class MockBackend implements Backend {
           const stderrTail = CRASH_STDERR;
           this.emit([
             { type: "agent_exited", code: 101, signal: null, status: "exit code 101", stderrTail, requested: false },
-            this.#setSnapshot({ connection: "exited", turnRunning: false, error: { message: "The agent process exited unexpectedly (exit code 101).", stderrTail } }),
+            this.#setSnapshot({ connection: "exited", turnRunning: false, sessionOpen: false, error: { message: "The agent process exited unexpectedly (exit code 101).", stderrTail } }),
           ]);
         });
         return;
@@ -300,7 +420,10 @@ export class MockBackend implements Backend {
   /** Initial events a freshly connected agent would send. */
   start() {
     this.#later(50, () =>
-      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } }]),
+      this.emit([
+        { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } },
+        this.#setSnapshot({ commands: COMMANDS }),
+      ]),
     );
   }
 }

@@ -1,4 +1,4 @@
-import type { AgentIdentity, Scope } from "./protocol";
+import type { AgentIdentity, ConnectionState, Scope, SessionView } from "./protocol";
 
 export function agentName(a: AgentIdentity | null | undefined): string {
   if (!a) return "The agent";
@@ -8,4 +8,18 @@ export function agentName(a: AgentIdentity | null | undefined): string {
 export function scopeText(s: Scope): string {
   if (s.kind === "request") return `During request ${String(s.requestId)}`;
   return s.toolCallId ? `Session ${s.sessionId} · Tool call ${s.toolCallId}` : `Session ${s.sessionId}`;
+}
+
+export const STATE_LABEL: Record<ConnectionState, string> = {
+  starting: "Starting…",
+  connected: "Connected",
+  failed: "Failed",
+  exited: "Exited",
+};
+
+/** A session's name in lists: its title, else the folder it works in. */
+export function sessionLabel(s: SessionView): string {
+  if (s.title?.trim()) return s.title.trim();
+  const folder = s.cwd.split("/").filter(Boolean).pop() ?? s.cwd;
+  return `${folder} · ${s.sessionId.slice(0, 8)}`;
 }

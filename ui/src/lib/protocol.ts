@@ -2,7 +2,7 @@
 // The backend owns all state and all protocol logic; the UI renders and asks.
 // Shapes mirror the serde output of porthole-core's `events::Event` and friends.
 
-// ---------- identity and connection ----------
+// ---------- identity, agents, connections and sessions ----------
 export interface AgentIdentity {
   name: string;
   title: string | null;
@@ -11,19 +11,116 @@ export interface AgentIdentity {
 
 export type ConnectionState = "starting" | "connected" | "failed" | "exited";
 
-export interface AppSnapshot {
-  connection: ConnectionState;
+/** An agent the user can connect to (built-in demo, command line, or the agents settings file). */
+export interface AgentProfile {
+  id: string;
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  builtIn: boolean;
+}
+
+export interface AuthMethodView {
+  id: string;
+  name: string;
+  description: string | null;
+  /** "agent" (call authenticate), "terminal" (run the agent's login command), or another kind. */
+  kind: string;
+}
+
+export interface AgentCapabilitiesView {
+  loadSession: boolean;
+  listSessions: boolean;
+  resumeSession: boolean;
+  closeSession: boolean;
+  promptImage: boolean;
+  promptAudio: boolean;
+  promptEmbeddedContext: boolean;
+}
+
+/** One agent's connection (one process each). */
+export interface Connection {
+  agentId: string;
+  state: ConnectionState;
   agent: AgentIdentity | null;
-  /** The command line the backend launched ("demo agent" when built in). */
-  agentCommand: string;
-  cwd: string;
-  sessionId: string | null;
-  /** Set when connection is "failed" or "exited". */
   error: { message: string; stderrTail: string } | null;
-  /** True while a turn runs (Stop is enabled). */
+  authMethods: AuthMethodView[];
+  /** The last session request failed with auth_required: the user must sign in. */
+  needsAuth: boolean;
+  capabilities: AgentCapabilitiesView;
+}
+
+export interface SessionMode {
+  id: string;
+  name: string;
+  description?: string | null;
+}
+
+export interface ConfigSelectOption {
+  value: string;
+  name: string;
+  description?: string | null;
+}
+
+export interface ConfigOption {
+  id: string;
+  name: string;
+  description?: string | null;
+  category?: string | null;
+  type: "select" | "boolean" | string;
+  currentValue: string | boolean;
+  /** Flat list, or groups `{ group, name, options }`. */
+  options?: (ConfigSelectOption | { group: string; name: string; options: ConfigSelectOption[] })[];
+}
+
+export interface SessionView {
+  sessionId: string;
+  agentId: string;
+  cwd: string;
+  title: string | null;
+  modes: { currentModeId: string; availableModes: SessionMode[] } | null;
+  configOptions: ConfigOption[];
+  availableCommands: { name: string; description: string }[];
   turnRunning: boolean;
+  usage: { used?: number; size?: number; cost?: { amount: number; currency: string } | null } | null;
+}
+
+export interface PermissionRuleView {
+  ruleId: number;
+  sessionId: string;
+  toolKind: string;
+  decision: "allow" | "reject";
+  optionName: string;
+  agentId: string;
+  agentName: string;
+}
+
+export interface AppSettings {
+  formMode: boolean;
+  urlMode: boolean;
+  urlOpener: "sealed" | "system";
+  notifications: boolean;
+  theme: "system" | "light" | "dark";
+  storeFormValues: boolean;
+}
+
+export interface AppSnapshot {
+  agents: AgentProfile[];
+  connections: Connection[];
+  sessions: SessionView[];
+  /** The agents settings file (Zed's agent_servers shape). */
+  settingsPath: string;
+  settingsError: string | null;
+  permissionRules: PermissionRuleView[];
   /** Whether the isolated (sealed) URL window is available in this build. */
   sealedViewAvailable: boolean;
+  defaultCwd: string;
+  appSettings: AppSettings;
+  appSettingsPath: string | null;
+  appSettingsError: string | null;
+  /** Set when the consent history could not be opened (the app runs without it). */
+  historyError?: string | null;
 }
 
 // ---------- restricted schema (porthole_core::form) ----------
@@ -118,6 +215,17 @@ export interface UrlElicitation extends ElicitationBase {
   mode: "url";
   elicitationId: string;
   url: UrlAnalysis;
+  /** What the consent history knows of this agent and domain (null without a history). */
+  domainMemory?: DomainMemory | null;
+}
+
+export interface DomainMemory {
+  agentId: string;
+  agentName: string;
+  domain: string;
+  /** Earlier consents to this domain for this agent. */
+  timesOpened: number;
+  trusted: boolean;
 }
 
 export type Elicitation = FormElicitation | UrlElicitation;
@@ -137,6 +245,18 @@ export interface PermissionRequest {
   toolCall: ToolCallFields & { toolCallId: string };
   options: PermissionOption[];
 }
+
+export interface FileAccessRequest {
+  type: "file_access";
+  dialogId: number;
+  agent: AgentIdentity;
+  sessionId: string;
+  path: string;
+  operation: "read" | "write";
+  reason: string;
+}
+
+export type Dialog = Elicitation | PermissionRequest | FileAccessRequest;
 
 export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
 
@@ -178,36 +298,117 @@ export type SessionUpdate =
   | { sessionUpdate: string; [k: string]: unknown };
 
 // ---------- the event stream ----------
+export interface Attachment {
+  kind: "file" | "image";
+  path: string;
+}
+
 /** Everything the backend reports, in wire order. Delivered in batches (see BATCH_EVENT). */
 export type UiEvent =
   | { type: "connection"; snapshot: AppSnapshot }
-  | { type: "user_prompt"; sessionId: string; text: string }
+  | { type: "user_prompt"; sessionId: string; text: string; attachments?: Attachment[] }
   | { type: "session_update"; sessionId: string; update: SessionUpdate }
   | { type: "unknown_update"; sessionId: string | null; raw: unknown; error: string }
   | Elicitation
-  | { type: "elicitation_rejected"; mode: string | null; message: string | null; error: { code: number; message: string } }
+  | { type: "elicitation_rejected"; mode: string | null; message: string | null; sessionId?: string | null; error: { code: number; message: string } }
   | { type: "elicitation_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "elicitation_complete"; elicitationId: string; known: boolean; dialogId: number | null }
   | PermissionRequest
   | { type: "permission_dismissed"; dialogId: number; reason: DismissReason }
+  | { type: "permission_auto"; sessionId: string; toolCall: ToolCallFields & { toolCallId: string }; optionId: string; optionName: string; ruleId: number }
+  | FileAccessRequest
+  | { type: "file_access_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "turn_ended"; sessionId: string; stopReason: string | null; error: { code: number; message: string } | null }
   | { type: "stdout_noise"; line: string }
   | { type: "agent_exited"; code: number | null; signal: number | null; status: string; stderrTail: string; requested: boolean }
+  | { type: "terminal_created"; terminalId: string; sessionId: string | null; command: string; args: string[]; cwd: string | null }
+  | { type: "terminal_output"; terminalId: string; data: string; truncated: boolean }
+  | { type: "terminal_exited"; terminalId: string; exitCode: number | null; signal: string | null }
+  | { type: "terminal_released"; terminalId: string }
   /** URL view lifecycle, for a URL elicitation the user opened. */
   | { type: "url_view"; dialogId: number; state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
 
 /** Tauri event name carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
 export const BATCH_EVENT = "porthole://events";
 
+// ---------- consent history ----------
+export interface HistoryEntry {
+  id: number;
+  /** Milliseconds since the epoch. */
+  time: number;
+  agentId: string;
+  agentName: string;
+  sessionId: string | null;
+  toolCallId: string | null;
+  kind: "form" | "url" | "permission";
+  message: string | null;
+  url: string | null;
+  domain: string | null;
+  warnings: string[];
+  action: string;
+  detail: string | null;
+  values: Record<string, unknown> | null;
+}
+
+export interface HistoryFilter {
+  agentId?: string;
+  kind?: "form" | "url" | "permission";
+  domain?: string;
+  text?: string;
+  since?: number;
+  until?: number;
+  limit?: number;
+  offset?: number;
+}
+
+export interface DomainMark {
+  agentId: string;
+  agentName: string;
+  domain: string;
+  trusted: boolean;
+  timesOpened: number;
+  lastOpened: number | null;
+}
+
+export interface InspectorEntry {
+  seq: number;
+  /** Which way the line went (agent -> client is "in"). */
+  direction: string;
+  /** Milliseconds since the epoch. */
+  atMs: number;
+  /** The line, with URL query values and fragments redacted. */
+  text: string;
+  cut: boolean;
+}
+
 // ---------- commands (Tauri invoke) ----------
 export type AnswerAction = "accept" | "decline" | "cancel";
 
 export interface Commands {
   /** Current state; call once at start, then follow BATCH_EVENT. Also returns dialogs still pending. */
-  app_state(): { snapshot: AppSnapshot; pending: (Elicitation | PermissionRequest)[] };
-  send_prompt(args: { text: string }): void;
-  cancel_turn(): void;
-  restart_agent(): void;
+  app_state(): { snapshot: AppSnapshot; pending: Dialog[] };
+  connect_agent(args: { agentId: string }): void;
+  restart_agent(args: { agentId: string }): void;
+  new_session(args: { agentId: string; cwd: string }): SessionView;
+  list_sessions(args: { agentId: string; cwd?: string | null; cursor?: string | null }): {
+    sessions: { sessionId: string; cwd: string; title: string | null; updatedAt: string | null }[];
+    nextCursor: string | null;
+  };
+  load_session(args: { agentId: string; sessionId: string; cwd: string }): SessionView;
+  resume_session(args: { agentId: string; sessionId: string; cwd: string }): SessionView;
+  close_session(args: { sessionId: string }): void;
+  authenticate(args: { agentId: string; methodId: string }): void;
+  /** Runs the agent's login command in a terminal; returns its terminal id. */
+  start_terminal_auth(args: { agentId: string; methodId: string }): string;
+  terminal_input(args: { terminalId: string; text: string }): void;
+  send_prompt(args: { sessionId: string; text: string; attachments?: Attachment[] }): void;
+  cancel_turn(args: { sessionId: string }): void;
+  set_mode(args: { sessionId: string; modeId: string }): void;
+  set_config_option(args: { sessionId: string; configId: string; value: string | boolean }): void;
+  revoke_permission_rule(args: { ruleId: number }): void;
+  save_settings(args: { settings: AppSettings }): void;
+  protocol_log(args: { agentId: string; since?: number }): { entries: InspectorEntry[]; stderrTail: string };
+  answer_file_access(args: { dialogId: number; allow: boolean }): void;
   /** Core validates (the one source of truth). */
   validate_form(args: { dialogId: number; content: FormContent }): Validation;
   /** Err: { kind: "invalid", validation } when content fails validation; { kind: "error", message } otherwise. */
@@ -219,4 +420,9 @@ export interface Commands {
   close_url_view(args: { dialogId: number }): void;
   /** Ack for latency measurement: the UI painted the dialog. */
   dialog_shown(args: { dialogId: number }): void;
+  history_list(args: { filter: HistoryFilter }): { entries: HistoryEntry[]; total: number };
+  history_export(): { path: string; count: number };
+  history_clear(): number;
+  domain_marks(): DomainMark[];
+  set_domain_trust(args: { agentId: string; agentName: string; domain: string; trusted: boolean }): void;
 }

@@ -1,8 +1,9 @@
 // App state: applies UiEvent batches from the backend. The backend owns protocol
 // logic; this store only keeps what the window needs to render.
+import { SvelteMap } from "svelte/reactivity";
 import type {
-  AppSnapshot, ContentBlock, DismissReason, Elicitation, PermissionRequest, PlanEntry,
-  SessionUpdate, ToolCallFields, UiEvent,
+  AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, PlanEntry,
+  SessionUpdate, SessionView, ToolCallFields, UiEvent,
 } from "./protocol";
 
 let nextId = 1;
@@ -73,7 +74,7 @@ export class DialogEntry {
   urlView = $state<UrlViewState | null>(null);
   /** Target used when the user accepted a URL dialog (for Reopen). */
   openedWith = $state<"sealed" | "system" | null>(null);
-  constructor(readonly dialog: Elicitation | PermissionRequest) {}
+  constructor(readonly dialog: Dialog) {}
   get dialogId() {
     return this.dialog.dialogId;
   }
@@ -101,20 +102,122 @@ export function blockText(b: ContentBlock): string {
   }
 }
 
+/** Output of a terminal the agent (or a terminal sign-in) runs, shown live. */
+export class TerminalState {
+  output = $state("");
+  truncated = $state(false);
+  exitCode = $state<number | null>(null);
+  signal = $state<string | null>(null);
+  exited = $state(false);
+  released = $state(false);
+  constructor(
+    readonly terminalId: string,
+    readonly sessionId: string | null,
+    readonly command: string,
+    readonly args: string[],
+  ) {}
+}
+
+/** Most terminal output kept per terminal in the window (core keeps its own byte limit). */
+const TERMINAL_KEEP = 256 * 1024;
+
+/** One session's transcript: what the agent and the user said, tool calls, the plan. */
+export class Transcript {
+  items = $state<TranscriptItem[]>([]);
+  #tools = new Map<string, ToolItem>();
+  #messages = new Map<string, TextItem>();
+  #plan: PlanItem | null = null;
+
+  constructor(readonly sessionId: string) {}
+
+  push(item: TranscriptItem) {
+    this.items.push(item);
+  }
+
+  userPrompt(text: string) {
+    this.push(new TextItem("user", null, text));
+    this.#plan = null;
+  }
+
+  apply(u: SessionUpdate) {
+    switch (u.sessionUpdate) {
+      case "user_message_chunk":
+      case "agent_message_chunk":
+      case "agent_thought_chunk": {
+        const uu = u as { sessionUpdate: string; content: ContentBlock; messageId?: string | null };
+        const kind = uu.sessionUpdate === "user_message_chunk" ? "user" : uu.sessionUpdate === "agent_message_chunk" ? "agent" : "thought";
+        this.#appendText(kind, uu.messageId ?? null, blockText(uu.content));
+        return;
+      }
+      case "tool_call":
+      case "tool_call_update": {
+        const uu = u as { toolCallId: string } & ToolCallFields;
+        const existing = this.#tools.get(uu.toolCallId);
+        if (existing) existing.merge(uu);
+        else {
+          const t = new ToolItem(uu.toolCallId, uu);
+          this.#tools.set(uu.toolCallId, t);
+          this.push(t);
+        }
+        return;
+      }
+      case "plan": {
+        const entries = (u as { entries: PlanEntry[] }).entries;
+        if (this.#plan) this.#plan.entries = entries;
+        else {
+          this.#plan = new PlanItem(entries);
+          this.push(this.#plan);
+        }
+        return;
+      }
+      default:
+        // Session-level updates (modes, config options, title, usage, commands) live in the
+        // backend's session view and arrive with the snapshot.
+        return;
+    }
+  }
+
+  #appendText(kind: TextItem["kind"], messageId: string | null, text: string) {
+    if (messageId) {
+      const key = `${kind}:${messageId}`;
+      const m = this.#messages.get(key);
+      if (m) {
+        m.append(text);
+        return;
+      }
+      const item = new TextItem(kind, messageId, text);
+      this.#messages.set(key, item);
+      this.push(item);
+      return;
+    }
+    const last = this.items[this.items.length - 1];
+    if (last instanceof TextItem && last.kind === kind && last.messageId === null) {
+      last.append(text);
+      return;
+    }
+    this.push(new TextItem(kind, null, text));
+  }
+}
+
+export type View = "chat" | "history" | "settings" | "inspector";
+
 export class AppStore {
   snapshot = $state<AppSnapshot | null>(null);
-  items = $state<TranscriptItem[]>([]);
-  commands = $state<{ name: string; description: string }[]>([]);
+  transcripts = new SvelteMap<string, Transcript>();
+  terminals = new SvelteMap<string, TerminalState>();
   dialogs = $state<DialogEntry[]>([]);
-  turnRunning = $state(false);
+  /** The session shown in the main area. */
+  activeSessionId = $state<string | null>(null);
+  /** The agent shown when no session is (its sign-in, error or start-up state). */
+  selectedAgentId = $state<string | null>(null);
+  view = $state<View>("chat");
+  /** Login terminal of a terminal sign-in in progress, by agent id. */
+  authTerminals = new SvelteMap<string, string>();
   /** Bumped once per applied batch; the transcript auto-scroll follows it. */
   version = $state(0);
   /** Frames in which batches were applied (for tests / diagnostics). */
   framesApplied = 0;
 
-  #tools = new Map<string, ToolItem>();
-  #messages = new Map<string, TextItem>();
-  #plan: PlanItem | null = null;
   #queue: UiEvent[] = [];
   #scheduled = false;
   #raf: (cb: () => void) => unknown;
@@ -127,14 +230,74 @@ export class AppStore {
         : (cb) => setTimeout(cb, 16));
   }
 
+  // ----- what the main area shows -----
+
+  get session(): SessionView | null {
+    return this.snapshot?.sessions.find((s) => s.sessionId === this.activeSessionId) ?? null;
+  }
+
+  /** The agent of the active session, or the one picked in the sidebar. */
+  get agentId(): string | null {
+    return this.session?.agentId ?? this.selectedAgentId ?? this.snapshot?.connections[0]?.agentId ?? null;
+  }
+
+  get connection(): Connection | null {
+    const id = this.agentId;
+    return this.snapshot?.connections.find((c) => c.agentId === id) ?? null;
+  }
+
+  connectionOf(agentId: string): Connection | null {
+    return this.snapshot?.connections.find((c) => c.agentId === agentId) ?? null;
+  }
+
+  /** The agent's own name when connected, else the name it has in the agents list. */
+  agentLabel(agentId: string | null): string {
+    if (!agentId) return "Porthole";
+    const who: AgentIdentity | null | undefined = this.connectionOf(agentId)?.agent;
+    if (who) return who.title?.trim() || who.name;
+    return this.snapshot?.agents.find((a) => a.id === agentId)?.name ?? agentId;
+  }
+
   get connected() {
-    return this.snapshot?.connection === "connected";
+    return this.connection?.state === "connected" && this.session !== null;
+  }
+
+  /** Read-only (templates read it): transcripts are created by the events that fill them. */
+  get transcript(): Transcript | null {
+    return this.activeSessionId ? (this.transcripts.get(this.activeSessionId) ?? null) : null;
+  }
+
+  get items(): TranscriptItem[] {
+    return this.transcript?.items ?? [];
+  }
+
+  get commands() {
+    return this.session?.availableCommands ?? [];
+  }
+
+  get turnRunning() {
+    return this.session?.turnRunning ?? false;
   }
 
   /** The dialog being shown (first in arrival order). */
   get active(): DialogEntry | null {
     return this.dialogs[0] ?? null;
   }
+
+  selectSession(sessionId: string) {
+    this.activeSessionId = sessionId;
+    this.selectedAgentId = this.snapshot?.sessions.find((s) => s.sessionId === sessionId)?.agentId ?? this.selectedAgentId;
+    this.view = "chat";
+  }
+
+  selectAgent(agentId: string) {
+    this.selectedAgentId = agentId;
+    const first = this.snapshot?.sessions.find((s) => s.agentId === agentId);
+    this.activeSessionId = first?.sessionId ?? null;
+    this.view = "chat";
+  }
+
+  // ----- applying events -----
 
   /** Queue batches; they are applied together at most once per animation frame. */
   enqueue(events: UiEvent[]) {
@@ -159,21 +322,38 @@ export class AppStore {
     this.version++;
   }
 
-  init(state: { snapshot: AppSnapshot; pending: (Elicitation | PermissionRequest)[] }) {
+  init(state: { snapshot: AppSnapshot; pending: Dialog[] }) {
     this.#setSnapshot(state.snapshot);
     for (const d of state.pending) this.#addDialog(d);
   }
 
   #setSnapshot(s: AppSnapshot) {
     this.snapshot = s;
-    this.turnRunning = s.turnRunning;
+    // Keep the shown session while it exists; otherwise show the selected agent's first one.
+    if (!s.sessions.some((x) => x.sessionId === this.activeSessionId)) {
+      const agent = this.selectedAgentId;
+      const next = s.sessions.find((x) => x.agentId === agent) ?? (agent === null ? s.sessions[0] : undefined);
+      this.activeSessionId = next?.sessionId ?? null;
+    }
+    if (this.selectedAgentId === null && s.connections.length) this.selectedAgentId = s.connections[0].agentId;
   }
 
-  #push(item: TranscriptItem) {
-    this.items.push(item);
+  #transcript(sessionId: string): Transcript {
+    let t = this.transcripts.get(sessionId);
+    if (!t) {
+      t = new Transcript(sessionId);
+      this.transcripts.set(sessionId, t);
+    }
+    return t;
   }
 
-  #addDialog(d: Elicitation | PermissionRequest) {
+  /** Where a notice without a session goes: the session shown, if any. */
+  #notice(text: string, tone: "info" | "error", sessionId?: string | null) {
+    const id = sessionId ?? this.activeSessionId;
+    if (id) this.#transcript(id).push(new NoticeItem(text, tone));
+  }
+
+  #addDialog(d: Dialog) {
     if (this.dialogs.some((x) => x.dialogId === d.dialogId)) return;
     this.dialogs.push(new DialogEntry(d));
   }
@@ -188,34 +368,44 @@ export class AppStore {
     if (i >= 0) this.dialogs.splice(i, 1);
   }
 
+  #dismiss(dialogId: number, reason: DismissReason) {
+    const d = this.find(dialogId);
+    if (d && d.status !== "completed") {
+      d.status = "dismissed";
+      d.reason = reason;
+    }
+  }
+
   #applyOne(e: UiEvent) {
     switch (e.type) {
       case "connection":
         this.#setSnapshot((e as { snapshot: AppSnapshot }).snapshot);
         return;
-      case "user_prompt":
-        this.#push(new TextItem("user", null, (e as { text: string }).text));
-        this.#plan = null;
-        this.turnRunning = true;
+      case "user_prompt": {
+        const ev = e as { sessionId: string; text: string; attachments?: { path: string }[] };
+        const names = (ev.attachments ?? []).map((a) => a.path.split("/").pop());
+        const text = names.length ? `${ev.text}${ev.text ? "\n" : ""}📎 ${names.join(", ")}` : ev.text;
+        this.#transcript(ev.sessionId).userPrompt(text);
         return;
-      case "session_update":
-        this.#applyUpdate((e as { update: SessionUpdate }).update);
+      }
+      case "session_update": {
+        const ev = e as { sessionId: string; update: SessionUpdate };
+        this.#transcript(ev.sessionId).apply(ev.update);
         return;
+      }
       case "unknown_update":
-        // Forward-compatible: ignore silently in the transcript (backend logs it).
+        // Forward-compatible: ignored in the transcript (the backend logs it).
         return;
       case "elicitation":
       case "permission":
-        this.#addDialog(e as Elicitation | PermissionRequest);
+      case "file_access":
+        this.#addDialog(e as Dialog);
         return;
       case "elicitation_dismissed":
-      case "permission_dismissed": {
+      case "permission_dismissed":
+      case "file_access_dismissed": {
         const ev = e as { dialogId: number; reason: DismissReason };
-        const d = this.find(ev.dialogId);
-        if (d && d.status !== "completed") {
-          d.status = "dismissed";
-          d.reason = ev.reason;
-        }
+        this.#dismiss(ev.dialogId, ev.reason);
         return;
       }
       case "elicitation_complete": {
@@ -230,21 +420,56 @@ export class AppStore {
         return;
       }
       case "elicitation_rejected": {
-        const ev = e as { mode: string | null; error: { message: string } };
-        this.#push(new NoticeItem(`The agent sent a request Porthole could not show (${ev.mode ?? "unknown mode"}): ${ev.error.message}`, "error"));
+        const ev = e as { mode: string | null; sessionId?: string | null; error: { message: string } };
+        this.#notice(`The agent sent a request Porthole could not show (${ev.mode ?? "unknown mode"}): ${ev.error.message}`, "error", ev.sessionId);
+        return;
+      }
+      case "permission_auto": {
+        const ev = e as { sessionId: string; toolCall: { toolCallId: string; title?: string | null }; optionName: string };
+        this.#notice(`Answered “${ev.optionName}” for ${ev.toolCall.title ?? ev.toolCall.toolCallId} (a decision you chose to remember; revoke it in Settings).`, "info", ev.sessionId);
         return;
       }
       case "turn_ended": {
-        const ev = e as { stopReason: string | null; error: { code: number; message: string } | null };
-        this.turnRunning = false;
-        if (ev.error) this.#push(new NoticeItem(`The turn failed: ${ev.error.message}`, "error"));
-        else if (ev.stopReason && ev.stopReason !== "end_turn") this.#push(new NoticeItem(`Turn ended: ${ev.stopReason.replace(/_/g, " ")}`));
+        const ev = e as { sessionId: string; stopReason: string | null; error: { code: number; message: string } | null };
+        if (ev.error) this.#notice(`The turn failed: ${ev.error.message}`, "error", ev.sessionId);
+        else if (ev.stopReason && ev.stopReason !== "end_turn") this.#notice(`Turn ended: ${ev.stopReason.replace(/_/g, " ")}`, "info", ev.sessionId);
         return;
       }
       case "agent_exited": {
         const ev = e as { status: string; requested: boolean };
-        this.turnRunning = false;
-        if (!ev.requested) this.#push(new NoticeItem(`The agent stopped (${ev.status}).`, "error"));
+        if (!ev.requested) this.#notice(`The agent stopped (${ev.status}).`, "error");
+        return;
+      }
+      case "terminal_created": {
+        const ev = e as { terminalId: string; sessionId: string | null; command: string; args: string[] };
+        this.terminals.set(ev.terminalId, new TerminalState(ev.terminalId, ev.sessionId, ev.command, ev.args));
+        return;
+      }
+      case "terminal_output": {
+        const ev = e as { terminalId: string; data: string; truncated: boolean };
+        const t = this.terminals.get(ev.terminalId);
+        if (!t) return;
+        let out = t.output + ev.data;
+        if (out.length > TERMINAL_KEEP) {
+          out = out.slice(out.length - TERMINAL_KEEP);
+          t.truncated = true;
+        }
+        t.output = out;
+        if (ev.truncated) t.truncated = true;
+        return;
+      }
+      case "terminal_exited": {
+        const ev = e as { terminalId: string; exitCode: number | null; signal: string | null };
+        const t = this.terminals.get(ev.terminalId);
+        if (!t) return;
+        t.exited = true;
+        t.exitCode = ev.exitCode;
+        t.signal = ev.signal;
+        return;
+      }
+      case "terminal_released": {
+        const t = this.terminals.get((e as { terminalId: string }).terminalId);
+        if (t) t.released = true;
         return;
       }
       case "url_view": {
@@ -257,65 +482,5 @@ export class AppStore {
       default:
         return;
     }
-  }
-
-  #applyUpdate(u: SessionUpdate) {
-    switch (u.sessionUpdate) {
-      case "user_message_chunk":
-      case "agent_message_chunk":
-      case "agent_thought_chunk": {
-        const uu = u as { sessionUpdate: string; content: ContentBlock; messageId?: string | null };
-        const kind = uu.sessionUpdate === "user_message_chunk" ? "user" : uu.sessionUpdate === "agent_message_chunk" ? "agent" : "thought";
-        this.#appendText(kind, uu.messageId ?? null, blockText(uu.content));
-        return;
-      }
-      case "tool_call":
-      case "tool_call_update": {
-        const uu = u as { toolCallId: string } & ToolCallFields;
-        const existing = this.#tools.get(uu.toolCallId);
-        if (existing) existing.merge(uu);
-        else {
-          const t = new ToolItem(uu.toolCallId, uu);
-          this.#tools.set(uu.toolCallId, t);
-          this.#push(t);
-        }
-        return;
-      }
-      case "plan": {
-        const entries = (u as { entries: PlanEntry[] }).entries;
-        if (this.#plan) this.#plan.entries = entries;
-        else {
-          this.#plan = new PlanItem(entries);
-          this.#push(this.#plan);
-        }
-        return;
-      }
-      case "available_commands_update":
-        this.commands = (u as { availableCommands: { name: string; description: string }[] }).availableCommands;
-        return;
-      default:
-        return;
-    }
-  }
-
-  #appendText(kind: TextItem["kind"], messageId: string | null, text: string) {
-    if (messageId) {
-      const key = `${kind}:${messageId}`;
-      const m = this.#messages.get(key);
-      if (m) {
-        m.append(text);
-        return;
-      }
-      const item = new TextItem(kind, messageId, text);
-      this.#messages.set(key, item);
-      this.#push(item);
-      return;
-    }
-    const last = this.items[this.items.length - 1];
-    if (last instanceof TextItem && last.kind === kind && last.messageId === null) {
-      last.append(text);
-      return;
-    }
-    this.#push(new TextItem(kind, null, text));
   }
 }

@@ -2,6 +2,19 @@ import { describe, expect, it } from "vitest";
 import { AppStore, DISMISS_TEXT, PlanItem, TextItem, ToolItem } from "./store.svelte";
 import type { UiEvent } from "./protocol";
 import { goodUrl } from "./mock";
+import { snapshotWith } from "../test/fake";
+
+/** A store showing session "s" of the demo agent (and a second session "t"). */
+function withSession(raf: (cb: () => void) => unknown = (cb) => cb()) {
+  const s = new AppStore(raf);
+  const snap = snapshotWith();
+  snap.sessions = [
+    { ...snap.sessions[0], sessionId: "s" },
+    { ...snap.sessions[0], sessionId: "t" },
+  ];
+  s.init({ snapshot: snap, pending: [] });
+  return s;
+}
 
 const chunk = (text: string, messageId: string | null = null, kind = "agent_message_chunk"): UiEvent => ({
   type: "session_update", sessionId: "s", update: { sessionUpdate: kind, messageId, content: { type: "text", text } } as never,
@@ -9,39 +22,38 @@ const chunk = (text: string, messageId: string | null = null, kind = "agent_mess
 
 function manual() {
   const frames: (() => void)[] = [];
-  const s = new AppStore((cb) => frames.push(cb));
+  const s = withSession((cb) => frames.push(cb));
   return { s, frames };
 }
 
 describe("AppStore", () => {
   it("appends consecutive chunks in order into one message", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([chunk("Hel"), chunk("lo "), chunk("world")]);
     expect(s.items.length).toBe(1);
     expect((s.items[0] as TextItem).text).toBe("Hello world");
   });
 
   it("groups chunks by messageId even when interleaved", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([chunk("a1", "A"), chunk("b1", "B"), chunk("a2", "A")]);
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["a1a2", "b1"]);
   });
 
   it("keeps thoughts separate from the message", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([chunk("hmm", null, "agent_thought_chunk"), chunk("answer")]);
     expect(s.items.map((i) => (i as TextItem).kind)).toEqual(["thought", "agent"]);
   });
 
   it("starts a new message after a user prompt", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([chunk("one"), { type: "user_prompt", sessionId: "s", text: "next" }, chunk("two")]);
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["one", "next", "two"]);
-    expect(s.turnRunning).toBe(true);
   });
 
   it("merges tool_call_update into the tool call by id", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([
       { type: "session_update", sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read a", kind: "read", status: "pending" } },
       { type: "session_update", sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: "ok" } }] } },
@@ -55,28 +67,75 @@ describe("AppStore", () => {
   });
 
   it("replaces the plan in place within a turn", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     const plan = (status: "pending" | "completed"): UiEvent => ({ type: "session_update", sessionId: "s", update: { sessionUpdate: "plan", entries: [{ content: "x", priority: "low", status }] } });
     s.apply([plan("pending"), plan("completed")]);
     expect(s.items.length).toBe(1);
     expect((s.items[0] as PlanItem).entries[0].status).toBe("completed");
   });
 
-  it("records available commands", () => {
-    const s = new AppStore((cb) => cb());
-    s.apply([{ type: "session_update", sessionId: "s", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "web", description: "d" }] } }]);
+  it("takes the shown session's commands from the backend's session view", () => {
+    const s = withSession();
+    const snap = snapshotWith();
+    snap.sessions = [{ ...snap.sessions[0], sessionId: "s", availableCommands: [{ name: "web", description: "d" }] }];
+    s.apply([{ type: "connection", snapshot: snap }]);
     expect(s.commands.map((c) => c.name)).toEqual(["web"]);
   });
 
+  it("keeps each session's transcript apart and switches between them", () => {
+    const s = withSession();
+    s.apply([chunk("for s"), { type: "session_update", sessionId: "t", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "for t" } } }]);
+    expect(s.activeSessionId).toBe("s");
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["for s"]);
+    s.selectSession("t");
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["for t"]);
+  });
+
+  it("shows another session when the shown one closes, and none when the agent has none", () => {
+    const s = withSession();
+    s.selectSession("t");
+    const snap = snapshotWith();
+    snap.sessions = [{ ...snap.sessions[0], sessionId: "s" }];
+    s.apply([{ type: "connection", snapshot: snap }]);
+    expect(s.activeSessionId).toBe("s");
+    s.apply([{ type: "connection", snapshot: snapshotWith({ sessions: [] }) }]);
+    expect(s.activeSessionId).toBeNull();
+    expect(s.items).toEqual([]);
+  });
+
+  it("keeps terminal output and bounds how much of it the window holds", () => {
+    const s = withSession();
+    s.apply([
+      { type: "terminal_created", terminalId: "x", sessionId: "s", command: "yes", args: [], cwd: null },
+      { type: "terminal_output", terminalId: "x", data: "y\n".repeat(200 * 1024), truncated: false },
+    ]);
+    const t = s.terminals.get("x")!;
+    expect(t.output.length).toBe(256 * 1024);
+    expect(t.truncated).toBe(true);
+    s.apply([{ type: "terminal_exited", terminalId: "x", exitCode: null, signal: "SIGKILL" }]);
+    expect(t.exited).toBe(true);
+    expect(t.signal).toBe("SIGKILL");
+  });
+
+  it("queues file-access dialogs with the others and dismisses them with a reason", () => {
+    const s = withSession();
+    s.apply([
+      { type: "file_access", dialogId: 7, agent: { name: "a", title: null, version: null }, sessionId: "s", path: "/etc/passwd", operation: "read", reason: "outside" },
+      { type: "file_access_dismissed", dialogId: 7, reason: "session_ended" },
+    ]);
+    expect(s.active?.status).toBe("dismissed");
+    expect(s.active?.reason).toBe("session_ended");
+  });
+
   it("queues dialogs in arrival order", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([goodUrl(1), goodUrl(2)]);
     expect(s.dialogs.map((d) => d.dialogId)).toEqual([1, 2]);
     expect(s.active?.dialogId).toBe(1);
   });
 
   it("keeps a dismissed dialog visible with its reason until closed", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([goodUrl(1), { type: "elicitation_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
     expect(s.active?.status).toBe("dismissed");
     expect(s.active?.reason).toBe("agent_cancelled");
@@ -86,7 +145,7 @@ describe("AppStore", () => {
   });
 
   it("marks a URL dialog completed on elicitation_complete", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([goodUrl(3)]);
     s.active!.status = "waiting";
     s.apply([{ type: "elicitation_complete", elicitationId: "github-oauth-3", known: true, dialogId: 3 }]);
@@ -94,7 +153,7 @@ describe("AppStore", () => {
   });
 
   it("ignores elicitation_complete for unknown dialogs", () => {
-    const s = new AppStore((cb) => cb());
+    const s = withSession();
     s.apply([goodUrl(3), { type: "elicitation_complete", elicitationId: "nope", known: false, dialogId: null }]);
     expect(s.active?.status).toBe("pending");
   });
@@ -116,9 +175,10 @@ describe("AppStore", () => {
     expect((s.items[0] as TextItem).text).toBe("abcd");
   });
 
-  it("turn_ended clears turnRunning", () => {
-    const s = new AppStore((cb) => cb());
-    s.apply([{ type: "user_prompt", sessionId: "s", text: "x" }, { type: "turn_ended", sessionId: "s", stopReason: "end_turn", error: null }]);
-    expect(s.turnRunning).toBe(false);
+  it("turn_ended with an error leaves a notice in that session", () => {
+    const s = withSession();
+    s.apply([{ type: "user_prompt", sessionId: "s", text: "x" }, { type: "turn_ended", sessionId: "s", stopReason: null, error: { code: -32603, message: "boom" } }]);
+    expect(s.items.length).toBe(2);
+    expect((s.items[1] as { text: string }).text).toBe("The turn failed: boom");
   });
 });

@@ -1,5 +1,5 @@
 import type { Backend, CommandName } from "../lib/backend";
-import type { UiEvent } from "../lib/protocol";
+import type { AppSnapshot, Connection, UiEvent } from "../lib/protocol";
 import { AppStore } from "../lib/store.svelte";
 
 type Impl = Partial<Record<CommandName, (args: any) => unknown>>;
@@ -23,18 +23,41 @@ export class FakeBackend implements Backend {
   }
 }
 
+/** A snapshot of one connected demo agent with one open session; `patch` overrides parts. */
+export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Connection> = {}): AppSnapshot {
+  return {
+    agents: [{ id: "demo", name: "Demo agent", command: "porthole", args: ["demo-agent"], env: {}, builtIn: true }],
+    connections: [
+      {
+        agentId: "demo",
+        state: "connected",
+        agent: { name: "demo-agent", title: "Demo Agent", version: "1.0" },
+        error: null,
+        authMethods: [],
+        needsAuth: false,
+        capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, promptImage: false, promptAudio: false, promptEmbeddedContext: false },
+        ...conn,
+      },
+    ],
+    sessions: [
+      { sessionId: "demo-1", agentId: "demo", cwd: "/tmp", title: null, modes: null, configOptions: [], availableCommands: [], turnRunning: false, usage: null },
+    ],
+    settingsPath: "/tmp/agents.json",
+    settingsError: null,
+    permissionRules: [],
+    sealedViewAvailable: true,
+    defaultCwd: "/tmp",
+    appSettings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false },
+    appSettingsPath: null,
+    appSettingsError: null,
+    historyError: null,
+    ...patch,
+  };
+}
+
 export function storeWith(events: UiEvent[]): AppStore {
   const s = new AppStore((cb) => cb());
-  s.apply([
-    {
-      type: "connection",
-      snapshot: {
-        connection: "connected", agent: { name: "demo-agent", title: "Demo Agent", version: "1.0" }, agentCommand: "demo",
-        cwd: "/tmp", sessionId: "demo-1", error: null, turnRunning: false, sealedViewAvailable: true,
-      },
-    },
-    ...events,
-  ]);
+  s.apply([{ type: "connection", snapshot: snapshotWith() }, ...events]);
   return s;
 }
 

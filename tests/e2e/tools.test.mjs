@@ -1,0 +1,43 @@
+// The demo agent's tool calls in the real app: a diff in a permission dialog (/edit), and a
+// command that asks permission and then runs in a terminal embedded in its tool call (/test).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { launch, By } from "./harness.mjs";
+
+let app;
+before(async () => {
+  app = await launch();
+});
+after(async () => {
+  await app?.close();
+});
+
+test("a tool call with a diff asks permission, and allowing it writes the file", async () => {
+  await app.waitText("header", "Connected");
+  await app.prompt("/edit");
+  await app.waitText("[role=dialog]", "Edit notes.txt");
+  // The diff is shown in the dialog, lines added and removed.
+  await app.waitFor("[role=dialog] .diff .dl.add");
+  assert.ok((await app.d.findElements(By.css("[role=dialog] .diff .dl.del"))).length > 0);
+  await app.click("Allow");
+  await app.noDialog();
+  await app.waitText("main.transcript", "notes.txt");
+  await app.waitFor("main.transcript .tool .diff");
+  const written = readFileSync(join(app.workspace, "notes.txt"), "utf8");
+  assert.notEqual(written, "Original notes.\n", "the agent's fs/write_text_file reached the workspace");
+});
+
+test("a command runs in a terminal shown live inside its tool call", async () => {
+  await app.prompt("/test");
+  await app.waitText("[role=dialog]", "Run the demo test suite");
+  await app.shot("12-permission-execute");
+  await app.click("Run");
+  await app.noDialog();
+  await app.waitText("main.transcript .tool .term-out", "test parser ... ok");
+  await app.waitText("main.transcript .tool .term-out", "3 passed");
+  await app.waitText("main.transcript .tool .terminal figcaption", "exit 0");
+  await app.waitText("main.transcript", "All 3 tests passed.");
+  await app.shot("13-terminal-in-tool-call");
+});
