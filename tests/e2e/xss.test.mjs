@@ -29,6 +29,9 @@ async function assertInert(where) {
       bad.push("element: " + el.outerHTML.slice(0, 80));
     for (const el of document.querySelectorAll("#app *"))
       for (const a of el.attributes) if (/^on/i.test(a.name)) bad.push("handler: " + el.outerHTML.slice(0, 80));
+    // Names and titles the user must trust show text-direction controls instead of obeying them.
+    for (const el of document.querySelectorAll("header h1, .sidebar .nav-btn, .dlg-asker, .dlg-title, .session-title"))
+      if (/[\u202A-\u202E\u2066-\u2069\u200E\u200F]/u.test(el.textContent)) bad.push("bidi control in: " + el.className);
     return bad;`);
   assert.deepEqual(found, [], `${where}: ${found.join("; ")}`);
 }

@@ -134,27 +134,41 @@ impl Backend {
         self.push_snapshot();
     }
 
-    /// Drop what the window knew about an agent's previous connection.
+    /// Drop what the window knew about an agent's previous connection. Its dialogs go, and so
+    /// do the windows of pages the user already consented to: those dialogs (answered, waiting
+    /// for the agent's `elicitation/complete`) are told the agent is gone.
     fn forget_agent(&self, agent_id: &str) {
-        let dialogs: Vec<u64> = {
+        let (pending, consented) = {
             let mut state = self.state();
             state.sessions.retain(|_, s| s.agent_id != agent_id);
-            let dialogs: Vec<u64> = state
+            let pending: Vec<u64> = state
                 .pending
                 .iter()
                 .filter(|(_, p)| p.agent_id() == agent_id)
                 .map(|(id, _)| *id)
                 .collect();
-            for id in &dialogs {
+            for id in &pending {
                 state.pending.shift_remove(id);
                 state.accepted_urls.remove(id);
             }
+            let consented: Vec<u64> = state
+                .accepted_urls
+                .iter()
+                .filter(|(_, u)| u.agent_id == agent_id)
+                .map(|(id, _)| *id)
+                .collect();
+            for id in &consented {
+                state.accepted_urls.remove(id);
+            }
             state.auth_terminals.retain(|_, a| a != agent_id);
-            dialogs
+            (pending, consented)
         };
-        // Their sealed windows close with them.
-        for id in dialogs {
+        for id in pending {
             self.0.sealed.close(id);
+        }
+        for id in consented {
+            self.0.sealed.close(id);
+            self.push(json!({"type": "elicitation_dismissed", "dialogId": id, "reason": "agent_exited"}));
         }
     }
 

@@ -5,7 +5,7 @@ use porthole_core::events::ElicitationKind;
 use serde_json::{Map, Value};
 use tauri::AppHandle;
 
-use super::{AnswerError, Backend, Pending};
+use super::{AcceptedUrl, AnswerError, Backend, Pending};
 use crate::sealed::Opened;
 
 impl Backend {
@@ -29,10 +29,12 @@ impl Backend {
             other => return Err(AnswerError::msg(format!("unknown action `{other}`"))),
         };
         let accepted_url = match self.state().pending.get(&dialog_id) {
-            Some(Pending::Elicitation(_, p)) => match (&p.kind, &answer) {
-                (ElicitationKind::Url { url, .. }, Answer::Accept(_)) => {
-                    Some((url.full.clone(), p.agent.display_name()))
-                }
+            Some(Pending::Elicitation(agent_id, p)) => match (&p.kind, &answer) {
+                (ElicitationKind::Url { url, .. }, Answer::Accept(_)) => Some(AcceptedUrl {
+                    url: url.full.clone(),
+                    agent_name: p.agent.display_name(),
+                    agent_id: agent_id.clone(),
+                }),
                 _ => None,
             },
             _ => None,
@@ -80,7 +82,11 @@ impl Backend {
 
     /// Open a URL the user already consented to. The URL comes from core, never from the UI.
     pub fn open_url(&self, app: &AppHandle, dialog_id: u64, target: &str) -> Result<(), AnswerError> {
-        let (url, agent) = self
+        let AcceptedUrl {
+            url,
+            agent_name: agent,
+            ..
+        } = self
             .state()
             .accepted_urls
             .get(&dialog_id)

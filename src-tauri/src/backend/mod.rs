@@ -89,6 +89,15 @@ impl Pending {
     }
 }
 
+/// A URL the user consented to open.
+#[derive(Clone)]
+struct AcceptedUrl {
+    url: String,
+    /// Shown in the sealed window's title.
+    agent_name: String,
+    agent_id: String,
+}
+
 /// One agent's connection.
 struct Conn {
     state: &'static str,
@@ -123,8 +132,8 @@ struct AppState {
     conns: IndexMap<String, Conn>,
     sessions: IndexMap<String, SessionView>,
     pending: IndexMap<u64, Pending>,
-    /// URLs the user consented to (and the agent's name for the window title), for Reopen.
-    accepted_urls: HashMap<u64, (String, String)>,
+    /// URLs the user consented to, for Reopen, and to close their windows with their agent.
+    accepted_urls: HashMap<u64, AcceptedUrl>,
     /// When each elicitation arrived, for the latency figure logged on `dialog_shown`.
     arrived: HashMap<u64, Instant>,
     /// Login terminals of terminal authentication, by terminal id -> agent id.

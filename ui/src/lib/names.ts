@@ -1,8 +1,10 @@
 import type { AgentIdentity, ConnectionState, Scope, SessionView } from "./protocol";
+import { revealHidden } from "./url";
 
+/** The agent's name as a person should see it: text-direction and invisible characters shown, not applied. */
 export function agentName(a: AgentIdentity | null | undefined): string {
   if (!a) return "The agent";
-  return a.title?.trim() || a.name || "The agent";
+  return revealHidden(a.title?.trim() || a.name || "The agent");
 }
 
 export function scopeText(s: Scope): string {
@@ -19,7 +21,7 @@ export const STATE_LABEL: Record<ConnectionState, string> = {
 
 /** A session's name in lists: its title, else the folder it works in. */
 export function sessionLabel(s: SessionView): string {
-  if (s.title?.trim()) return s.title.trim();
+  if (s.title?.trim()) return revealHidden(s.title.trim());
   const folder = s.cwd.split("/").filter(Boolean).pop() ?? s.cwd;
   return `${folder} · ${s.sessionId.slice(0, 8)}`;
 }

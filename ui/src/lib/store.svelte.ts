@@ -1,6 +1,8 @@
 // App state: applies UiEvent batches from the backend. The backend owns protocol
 // logic; this store only keeps what the window needs to render.
 import { SvelteMap } from "svelte/reactivity";
+import { agentName } from "./names";
+import { revealHidden } from "./url";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, PlanEntry,
   SessionUpdate, SessionView, ToolCallFields, UiEvent,
@@ -254,8 +256,8 @@ export class AppStore {
   agentLabel(agentId: string | null): string {
     if (!agentId) return "Porthole";
     const who: AgentIdentity | null | undefined = this.connectionOf(agentId)?.agent;
-    if (who) return who.title?.trim() || who.name;
-    return this.snapshot?.agents.find((a) => a.id === agentId)?.name ?? agentId;
+    if (who) return agentName(who);
+    return revealHidden(this.snapshot?.agents.find((a) => a.id === agentId)?.name ?? agentId);
   }
 
   get connected() {
