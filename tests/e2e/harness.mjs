@@ -96,6 +96,7 @@ export async function launch({ args = [], env: extraEnv = {} } = {}) {
     })
     .build();
   const app = new App(session, workspace);
+  app.home = home;
   app.close = async () => {
     try {
       await session.quit();
