@@ -58,8 +58,8 @@ test("the History view lists every answer, filters, exports JSON and clears", as
   assert.equal(rows.length, 5);
   // Newest first: the rejected permission, then the URL dialogs (cancel, decline, accept, decline).
   assert.match(await rows[0].getText(), /Permission[\s\S]*Edit notes\.txt/);
-  assert.match(await rows[1].getText(), /Web page[\s\S]*127\.0\.0\.1[\s\S]*cancel/);
-  assert.match(await rows[3].getText(), /accept/);
+  assert.match(await rows[1].getText(), /Web page[\s\S]*127\.0\.0\.1[\s\S]*Cancelled/);
+  assert.match(await rows[3].getText(), /Accepted/);
   await app.shot("20-history");
 
   await app.d.executeScript(

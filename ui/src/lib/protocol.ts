@@ -345,9 +345,18 @@ export interface HistoryEntry {
   url: string | null;
   domain: string | null;
   warnings: string[];
+  /** accept | decline | cancel | dismissed (forms, URLs); selected | cancel | dismissed | auto (permissions). */
   action: string;
+  /** The chosen option's name, or why the request went away unanswered. */
   detail: string | null;
   values: Record<string, unknown> | null;
+  permission?: {
+    toolTitle: string | null;
+    toolKind: string | null;
+    optionId: string | null;
+    optionName: string | null;
+    optionKind: "allow_once" | "allow_always" | "reject_once" | "reject_always" | null;
+  } | null;
 }
 
 export interface HistoryFilter {
