@@ -35,6 +35,11 @@ fn main() {
             "open_url",
             "close_url_view",
             "dialog_shown",
+            "history_list",
+            "history_export",
+            "history_clear",
+            "domain_marks",
+            "set_domain_trust",
         ]));
     if let Err(e) = tauri_build::try_build(attributes) {
         panic!("tauri build failed: {e:#}");

@@ -187,6 +187,40 @@ async fn dialog_shown(backend: State<'_, Backend>, dialog_id: u64) -> Result<()>
     Ok(())
 }
 
+#[tauri::command]
+async fn history_list(
+    backend: State<'_, Backend>,
+    filter: Option<porthole_core::history::HistoryFilter>,
+) -> Result<Value> {
+    backend.history_list(&filter.unwrap_or_default())
+}
+
+#[tauri::command]
+async fn history_export(backend: State<'_, Backend>) -> Result<Value> {
+    backend.history_export()
+}
+
+#[tauri::command]
+async fn history_clear(backend: State<'_, Backend>) -> Result<usize> {
+    backend.history_clear()
+}
+
+#[tauri::command]
+async fn domain_marks(backend: State<'_, Backend>) -> Result<Value> {
+    backend.domain_marks()
+}
+
+#[tauri::command]
+async fn set_domain_trust(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    agent_name: String,
+    domain: String,
+    trusted: bool,
+) -> Result<()> {
+    backend.set_domain_trust(&agent_id, &agent_name, &domain, trusted)
+}
+
 pub fn run(launch: Launch) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
@@ -216,6 +250,11 @@ pub fn run(launch: Launch) {
             open_url,
             close_url_view,
             dialog_shown,
+            history_list,
+            history_export,
+            history_clear,
+            domain_marks,
+            set_domain_trust,
         ])
         .setup(move |app| {
             let backend = Backend::new(app.handle().clone(), launch);

@@ -1394,6 +1394,8 @@ async fn handle_permission(
                 tool_call: Box::new(request.tool_call),
                 option_id: option.option_id.0.to_string(),
                 option_name: option.name,
+                option_kind: option.kind,
+                tool_kind,
                 rule_id,
             })
             .await;
@@ -1407,6 +1409,7 @@ async fn handle_permission(
         agent: shared.agent(),
         session_id: session_id.clone(),
         tool_call: request.tool_call.clone(),
+        tool_kind: tool_kind.clone(),
         options: request.options.clone(),
     };
     shared.lock().permissions.insert(

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use agent_client_protocol::v1::schema::{PermissionOption, SessionUpdate, StopReason, ToolCallUpdate};
+use agent_client_protocol::v1::schema::{
+    PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate,
+};
 
 use crate::form::FormSchema;
 use crate::url_safety::UrlAnalysis;
@@ -106,6 +108,9 @@ pub struct PermissionPrompt {
     pub agent: AgentIdentity,
     pub session_id: String,
     pub tool_call: ToolCallUpdate,
+    /// The tool kind (`edit`, `execute`, ...) from this request or the tool call's earlier
+    /// updates, `other` when the agent gave none: what an "always" rule is keyed on.
+    pub tool_kind: String,
     pub options: Vec<PermissionOption>,
 }
 
@@ -288,6 +293,10 @@ pub enum Event {
         tool_call: Box<ToolCallUpdate>,
         option_id: String,
         option_name: String,
+        /// `allow_once`, `allow_always`, `reject_once` or `reject_always`.
+        option_kind: PermissionOptionKind,
+        /// The tool kind the rule matched (`edit`, `execute`, ..., `other`).
+        tool_kind: String,
         rule_id: u64,
     },
 }

@@ -1,5 +1,6 @@
 //! Porthole's engine, free of any GUI: the agent process, the ACP connection, sessions,
-//! the elicitation broker, the restricted-schema model and validator, and the URL analyzer.
+//! the elicitation broker, the restricted-schema model and validator, the URL analyzer, and the
+//! consent history (SQLite).
 //! Front ends (the desktop app, the CLI) consume [`events::Event`]s and answer dialogs.
 
 pub mod agents_config;
@@ -8,6 +9,7 @@ pub mod client;
 pub mod events;
 pub mod form;
 pub mod fs_access;
+pub mod history;
 pub mod inspector;
 pub mod permission_rules;
 pub mod process;

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use porthole_core::acp::v1::schema::{AuthMethod, SessionUpdate};
-use porthole_core::events::Event;
+use porthole_core::events::{DismissReason, Event};
 use porthole_core::terminal::Spec;
 use porthole_core::{AgentClient, ClientError, ClientOptions};
 use serde_json::{Value, json};
@@ -138,18 +138,21 @@ impl Backend {
     /// do the windows of pages the user already consented to: those dialogs (answered, waiting
     /// for the agent's `elicitation/complete`) are told the agent is gone.
     fn forget_agent(&self, agent_id: &str) {
-        let (pending, consented) = {
+        let (dialogs, consented) = {
             let mut state = self.state();
             state.sessions.retain(|_, s| s.agent_id != agent_id);
-            let pending: Vec<u64> = state
+            let ids: Vec<u64> = state
                 .pending
                 .iter()
                 .filter(|(_, p)| p.agent_id() == agent_id)
                 .map(|(id, _)| *id)
                 .collect();
-            for id in &pending {
-                state.pending.shift_remove(id);
-                state.accepted_urls.remove(id);
+            let mut dialogs = Vec::with_capacity(ids.len());
+            for id in ids {
+                state.accepted_urls.remove(&id);
+                if let Some(pending) = state.pending.shift_remove(&id) {
+                    dialogs.push((id, pending));
+                }
             }
             let consented: Vec<u64> = state
                 .accepted_urls
@@ -161,10 +164,12 @@ impl Backend {
                 state.accepted_urls.remove(id);
             }
             state.auth_terminals.retain(|_, a| a != agent_id);
-            (pending, consented)
+            (dialogs, consented)
         };
-        for id in pending {
+        // Their sealed windows close with them; the history notes they went unanswered.
+        for (id, pending) in dialogs {
             self.0.sealed.close(id);
+            self.record_dismissal(&pending, &DismissReason::AgentExited);
         }
         for id in consented {
             self.0.sealed.close(id);
@@ -176,6 +181,9 @@ impl Backend {
     fn apply(&self, agent_id: &str, generation: u64, event: &Event) -> bool {
         let mut snapshot_changed = false;
         let mut reconnect = false;
+        // Recorded in the history once the state lock is released.
+        let mut dismissed: Option<(Pending, &DismissReason)> = None;
+        let mut auto_answered_by: Option<String> = None;
         if self.settings().notifications {
             self.notify_if_dialog(event);
         }
@@ -206,10 +214,14 @@ impl Backend {
                         .pending
                         .insert(p.dialog_id, Pending::FileAccess(agent_id.into(), p.clone()));
                 }
-                Event::ElicitationDismissed { dialog_id, .. }
-                | Event::PermissionDismissed { dialog_id, .. }
-                | Event::FileAccessDismissed { dialog_id, .. } => {
-                    state.pending.shift_remove(dialog_id);
+                Event::ElicitationDismissed { dialog_id, reason }
+                | Event::PermissionDismissed { dialog_id, reason }
+                | Event::FileAccessDismissed { dialog_id, reason } => {
+                    dismissed = state.pending.shift_remove(dialog_id).map(|p| (p, reason));
+                }
+                Event::PermissionAuto { .. } => {
+                    let agent = state.conns.get(agent_id).and_then(|c| c.agent.as_ref());
+                    auto_answered_by = Some(agent.map(|a| a.display_name()).unwrap_or_default());
                 }
                 Event::TurnEnded { session_id, .. } => {
                     if let Some(s) = state.sessions.get_mut(session_id) {
@@ -240,10 +252,16 @@ impl Backend {
                 _ => {}
             }
         }
+        if let Some((pending, reason)) = dismissed {
+            self.record_dismissal(&pending, reason);
+        }
+        if let Some(agent_name) = auto_answered_by {
+            self.record_auto(agent_id, &agent_name, event);
+        }
         if let Event::AgentExited(_) = event {
             self.forget_agent(agent_id);
         }
-        self.push(super::event_json(event));
+        self.push(self.window_event(agent_id, event));
         if snapshot_changed {
             self.push_snapshot();
         }

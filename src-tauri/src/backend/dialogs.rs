@@ -39,19 +39,31 @@ impl Backend {
             },
             _ => None,
         };
+        let values = match &answer {
+            Answer::Accept(values) => Some(values.clone()),
+            _ => None,
+        };
         client.respond_elicitation(dialog_id, answer)?;
-        let mut state = self.state();
-        state.pending.shift_remove(&dialog_id);
-        if let Some(url) = accepted_url {
-            state.accepted_urls.insert(dialog_id, url);
+        let answered = {
+            let mut state = self.state();
+            if let Some(url) = accepted_url {
+                state.accepted_urls.insert(dialog_id, url);
+            }
+            state.pending.shift_remove(&dialog_id)
+        };
+        if let Some(pending) = answered {
+            self.record_elicitation_answer(&pending, action, values.as_ref());
         }
         Ok(())
     }
 
     pub fn answer_permission(&self, dialog_id: u64, option_id: Option<String>) -> Result<(), AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
-        client.respond_permission(dialog_id, option_id)?;
-        self.state().pending.shift_remove(&dialog_id);
+        client.respond_permission(dialog_id, option_id.clone())?;
+        let answered = self.state().pending.shift_remove(&dialog_id);
+        if let Some(pending) = answered {
+            self.record_permission_answer(&pending, option_id.as_deref());
+        }
         // An "always" choice becomes a visible, revocable rule.
         self.push_snapshot();
         Ok(())

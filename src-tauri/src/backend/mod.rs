@@ -4,10 +4,11 @@
 //!
 //! Split by what each part holds: `launch` (which agents exist), `connections` (starting,
 //! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
-//! (answers, URLs, remembered decisions).
+//! (answers, URLs, remembered decisions), `history` (the consent history and domain memory).
 
 mod connections;
 mod dialogs;
+mod history;
 mod launch;
 mod sessions;
 
@@ -80,12 +81,12 @@ impl Pending {
         }
     }
 
-    fn event(&self) -> Value {
-        event_json(&match self {
+    fn event(&self) -> Event {
+        match self {
             Pending::Elicitation(_, p) => Event::Elicitation(p.clone()),
             Pending::Permission(_, p) => Event::Permission(p.clone()),
             Pending::FileAccess(_, p) => Event::FileAccess(p.clone()),
-        })
+        }
     }
 }
 
@@ -151,6 +152,11 @@ struct Inner {
     queue: Mutex<Vec<Value>>,
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
+    /// The consent history; `None` when it could not be opened (`history_problem` says why).
+    history: Option<porthole_core::history::HistoryStore>,
+    /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
+    /// was replaced.
+    history_problem: Option<String>,
 }
 
 /// Managed Tauri state. Cheap to clone.
@@ -159,6 +165,7 @@ pub struct Backend(Arc<Inner>);
 
 impl Backend {
     pub fn new(app: AppHandle, launch: Launch) -> Self {
+        let (history, history_problem) = history::open();
         let backend = Backend(Arc::new_cyclic(|weak: &std::sync::Weak<Inner>| {
             let weak = weak.clone();
             let on_event: sealed::OnEvent = Arc::new(move |dialog_id, state, detail| {
@@ -188,6 +195,8 @@ impl Backend {
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
                 sealed: SealedViews::new(on_event),
+                history,
+                history_problem,
             }
         }));
         backend.spawn_flusher();
@@ -281,6 +290,7 @@ impl Backend {
             "appSettings": self.settings(),
             "appSettingsPath": self.0.settings_path.as_ref().map(|p| p.display().to_string()),
             "appSettingsError": self.0.settings_problem.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            "historyError": self.0.history_problem,
         })
     }
 
@@ -294,9 +304,17 @@ impl Backend {
 
     /// Everything the window needs after a (re)load: the snapshot and the waiting dialogs.
     pub fn app_state(&self) -> Value {
-        let state = self.state();
-        let pending: Vec<Value> = state.pending.values().map(Pending::event).collect();
-        json!({"snapshot": self.snapshot(&state), "pending": pending})
+        let (snapshot, pending) = {
+            let state = self.state();
+            let pending: Vec<Pending> = state.pending.values().cloned().collect();
+            (self.snapshot(&state), pending)
+        };
+        // Domain memory is read from the history with the state lock released.
+        let pending: Vec<Value> = pending
+            .iter()
+            .map(|p| self.window_event(p.agent_id(), &p.event()))
+            .collect();
+        json!({"snapshot": snapshot, "pending": pending})
     }
 
     /// Connect the start-up agent and open a session in the start-up directory.

@@ -18,5 +18,5 @@ pub use model::{
     MAX_PROPERTIES, MAX_TEXT_BYTES, MAX_TOTAL_PATTERN_SIZE, MAX_VALUE_CHARS, PATTERN_WORK_LIMIT,
     PropertyProblem, REGEX_SIZE_LIMIT, SchemaError, StringFormat, parse_form_schema,
 };
-pub use secrets::{is_secret_request, secret_indicators};
+pub use secrets::{is_secret_request, secret_fields, secret_indicators, secret_outside_fields};
 pub use validate::{FieldError, Validation, codes};

@@ -21,7 +21,7 @@
 //! (`limit`, `count`, `budget`, `max`, `input`, ...), and its plural is not
 //! matched at all, while `access tokens`, `API keys` etc. are.
 
-use super::model::{FormSchema, quote};
+use super::model::{Field, FormSchema, quote};
 
 /// One term: the words to match and the label shown to the user.
 struct Term {
@@ -218,17 +218,46 @@ pub fn secret_indicators(message: &str, schema: &FormSchema) -> Vec<String> {
         report("form description", find_terms(description));
     }
     for field in &schema.fields {
-        let mut labels = find_terms(&field.name);
-        for text in [&field.title, &field.description].into_iter().flatten() {
-            for label in find_terms(text) {
-                if !labels.contains(&label) {
-                    labels.push(label);
-                }
-            }
-        }
-        report(&format!("field `{}`", quote(&field.name)), labels);
+        report(&format!("field `{}`", quote(&field.name)), field_terms(field));
     }
     out
+}
+
+/// The secret terms in a field's name, title and description, once each.
+fn field_terms(field: &Field) -> Vec<&'static str> {
+    let mut labels = find_terms(&field.name);
+    for text in [&field.title, &field.description].into_iter().flatten() {
+        for label in find_terms(text) {
+            if !labels.contains(&label) {
+                labels.push(label);
+            }
+        }
+    }
+    labels
+}
+
+/// The names of the fields whose own name, title or description asks for a secret: what a
+/// record of submitted values must leave out.
+pub fn secret_fields(schema: &FormSchema) -> Vec<&str> {
+    schema
+        .fields
+        .iter()
+        .filter(|f| !field_terms(f).is_empty())
+        .map(|f| f.name.as_str())
+        .collect()
+}
+
+/// True when the message or the form's title or description asks for a secret. Such a
+/// secret cannot be pinned to one field, so none of the values should be kept.
+pub fn secret_outside_fields(message: &str, schema: &FormSchema) -> bool {
+    [
+        Some(message),
+        schema.title.as_deref(),
+        schema.description.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|text| !find_terms(text).is_empty())
 }
 
 #[cfg(test)]
@@ -434,6 +463,21 @@ mod tests {
             "Please provide your workspace name to continue setup.",
             &s
         ));
+    }
+
+    #[test]
+    fn secret_fields_and_form_level_secrets() {
+        let s = schema(json!({"properties": {
+            "user": {"type": "string", "title": "Username"},
+            "pw": {"type": "string", "title": "Password"},
+            "note": {"type": "string", "description": "Your API key, if you have one"}
+        }}));
+        assert_eq!(secret_fields(&s), ["pw", "note"]);
+        assert!(!secret_outside_fields("Sign in to continue", &s));
+        assert!(secret_outside_fields("Enter your token", &s));
+        let titled = schema(json!({"title": "Recovery codes", "properties": {"a": {"type": "string"}}}));
+        assert!(secret_fields(&titled).is_empty());
+        assert!(secret_outside_fields("", &titled));
     }
 
     #[test]

@@ -1,0 +1,70 @@
+//! Domain memory and trusted marks.
+
+use super::*;
+
+#[test]
+fn domain_memory_counts_accepted_urls_per_agent_and_domain() {
+    let dir = temp_dir();
+    let store = mixed_store(&dir);
+    let memory = |agent: &str, domain: &str| ok(store.domain_memory(agent, "Name", domain)).times_opened;
+    // docs.example.com (agent a) counts for example.com; agent b's example.com is b's.
+    assert_eq!(memory("a", "example.com"), 1);
+    assert_eq!(memory("b", "example.com"), 1);
+    assert_eq!(memory("a", "other.net"), 0, "declined");
+    assert_eq!(memory("a", "127.0.0.1"), 1, "an IP host is its own domain");
+    assert_eq!(memory("c", "example.com"), 0);
+    ok(store.record(&url_entry(
+        "a",
+        "https://www.example.com/2",
+        ElicitationOutcome::Accept,
+    )));
+    ok(store.record(&url_entry(
+        "a",
+        "https://example.com/3",
+        ElicitationOutcome::Cancel,
+    )));
+    assert_eq!(memory("a", "example.com"), 2);
+    let full = ok(store.domain_memory("a", "Agent A", "example.com"));
+    assert_eq!(
+        serde_json::to_value(&full).unwrap_or_default(),
+        json!({"agentId": "a", "agentName": "Agent A", "domain": "example.com", "timesOpened": 2, "trusted": false})
+    );
+}
+
+#[test]
+fn trust_marks_are_set_listed_and_removed() {
+    let dir = temp_dir();
+    let store = mixed_store(&dir);
+    ok(store.set_trusted("a", "Agent A", "example.com", true));
+    ok(store.set_trusted("c", "Agent C", "never-opened.org", true));
+    ok(store.set_trusted("c", "Agent C", "never-opened.org", true));
+    assert!(ok(store.domain_memory("a", "Agent A", "example.com")).trusted);
+    assert!(
+        !ok(store.domain_memory("b", "Agent B", "example.com")).trusted,
+        "per agent"
+    );
+
+    let marks = ok(store.domain_marks());
+    let summary: Vec<(&str, &str, bool, u64)> = marks
+        .iter()
+        .map(|m| (m.agent_id.as_str(), m.domain.as_str(), m.trusted, m.times_opened))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("a", "127.0.0.1", false, 1),
+            ("a", "example.com", true, 1),
+            ("b", "example.com", false, 1),
+            ("c", "never-opened.org", true, 0),
+        ]
+    );
+    assert_eq!(marks[1].last_opened, Some(1000));
+    assert_eq!(marks[3].last_opened, None);
+    assert_eq!(marks[3].agent_name, "Agent C");
+
+    ok(store.set_trusted("a", "Agent A", "example.com", false));
+    ok(store.set_trusted("c", "Agent C", "never-opened.org", false));
+    let marks = ok(store.domain_marks());
+    assert_eq!(marks.len(), 3);
+    assert!(marks.iter().all(|m| !m.trusted));
+}

@@ -1,0 +1,191 @@
+//! The consent history in the app: where the file lives, recording answers and dismissals,
+//! the domain memory shown in URL dialogs, and the history commands. SQLite is only touched
+//! with the state mutex released; a failed write is logged, never shown as a failed answer.
+
+use std::path::PathBuf;
+
+use porthole_core::events::{DismissReason, ElicitationKind, Event};
+use porthole_core::history::{
+    ElicitationOutcome, HistoryFilter, HistoryStore, NewEntry, PermissionOutcome, domain_of,
+};
+use serde_json::{Map, Value, json};
+
+use super::{AnswerError, Backend, Pending};
+
+/// Overrides the history file's location (tests, portable setups).
+const PATH_ENV: &str = "PORTHOLE_HISTORY_FILE";
+
+/// `$PORTHOLE_HISTORY_FILE`, else `<data dir>/porthole/history.sqlite3` (the data dir follows
+/// `XDG_DATA_HOME` on Linux).
+fn default_path() -> Option<PathBuf> {
+    match std::env::var_os(PATH_ENV).filter(|v| !v.is_empty()) {
+        Some(path) => Some(PathBuf::from(path)),
+        None => dirs::data_dir().map(|d| d.join("porthole").join("history.sqlite3")),
+    }
+}
+
+/// The store, or none with the reason; a notice (damaged file replaced) comes with a store.
+/// Either message goes to the snapshot's `historyError`.
+pub(super) fn open() -> (Option<HistoryStore>, Option<String>) {
+    let Some(path) = default_path() else {
+        return (None, Some("no data directory: the consent history is off".into()));
+    };
+    match HistoryStore::open(&path) {
+        Ok(opened) => {
+            if let Some(notice) = &opened.notice {
+                tracing::warn!("{notice}");
+            }
+            (Some(opened.store), opened.notice)
+        }
+        Err(e) => {
+            tracing::warn!("history at {}: {e}", path.display());
+            (
+                None,
+                Some(format!("The consent history is off: {e} ({})", path.display())),
+            )
+        }
+    }
+}
+
+fn history_error(e: porthole_core::history::HistoryError) -> AnswerError {
+    AnswerError::msg(e.to_string())
+}
+
+impl Backend {
+    fn history(&self) -> Result<&HistoryStore, AnswerError> {
+        self.0.history.as_ref().ok_or_else(|| {
+            AnswerError::msg(
+                self.0
+                    .history_problem
+                    .clone()
+                    .unwrap_or_else(|| "the consent history is off".into()),
+            )
+        })
+    }
+
+    fn record(&self, entry: &NewEntry) {
+        if let Some(store) = &self.0.history
+            && let Err(e) = store.record(entry)
+        {
+            tracing::warn!("history: cannot record a decision: {e}");
+        }
+    }
+
+    /// The user answered an elicitation. Form values are kept only when the setting is on
+    /// (core drops secret fields either way).
+    pub(super) fn record_elicitation_answer(
+        &self,
+        pending: &Pending,
+        action: &str,
+        values: Option<&Map<String, Value>>,
+    ) {
+        let Pending::Elicitation(agent_id, prompt) = pending else {
+            return;
+        };
+        let outcome = match action {
+            "accept" => ElicitationOutcome::Accept,
+            "decline" => ElicitationOutcome::Decline,
+            _ => ElicitationOutcome::Cancel,
+        };
+        let values = values.filter(|_| self.settings().store_form_values);
+        self.record(&NewEntry::elicitation(agent_id, prompt, &outcome, values));
+    }
+
+    /// The user answered a permission request: with an option of the request, or none.
+    pub(super) fn record_permission_answer(&self, pending: &Pending, option_id: Option<&str>) {
+        let Pending::Permission(agent_id, prompt) = pending else {
+            return;
+        };
+        let chosen = option_id.and_then(|id| prompt.options.iter().find(|o| *o.option_id.0 == *id));
+        let outcome = match chosen {
+            Some(option) => PermissionOutcome::Selected(option),
+            None => PermissionOutcome::Cancelled,
+        };
+        self.record(&NewEntry::permission(agent_id, prompt, outcome));
+    }
+
+    /// A dialog went away without the user.
+    pub(super) fn record_dismissal(&self, pending: &Pending, reason: &DismissReason) {
+        match pending {
+            Pending::Elicitation(agent_id, prompt) => self.record(&NewEntry::elicitation(
+                agent_id,
+                prompt,
+                &ElicitationOutcome::Dismissed(reason.clone()),
+                None,
+            )),
+            Pending::Permission(agent_id, prompt) => self.record(&NewEntry::permission(
+                agent_id,
+                prompt,
+                PermissionOutcome::Dismissed(reason),
+            )),
+            Pending::FileAccess(..) => {}
+        }
+    }
+
+    /// A remembered "always" decision answered a permission request.
+    pub(super) fn record_auto(&self, agent_id: &str, agent_name: &str, event: &Event) {
+        if let Some(entry) = NewEntry::permission_auto(agent_id, agent_name, event) {
+            self.record(&entry);
+        }
+    }
+
+    /// An event as the window receives it: URL elicitations carry `domainMemory` (how often
+    /// the user consented to this domain for this agent, and whether they trust it), null
+    /// without a history.
+    pub(super) fn window_event(&self, agent_id: &str, event: &Event) -> Value {
+        let mut value = super::event_json(event);
+        if let Event::Elicitation(prompt) = event
+            && let ElicitationKind::Url { url, .. } = &prompt.kind
+        {
+            let memory = self.0.history.as_ref().and_then(|store| {
+                store
+                    .domain_memory(agent_id, &prompt.agent.display_name(), &domain_of(url))
+                    .map_err(|e| tracing::warn!("history: domain memory: {e}"))
+                    .ok()
+            });
+            value["domainMemory"] = json!(memory);
+        }
+        value
+    }
+
+    /// `{ entries, total }`, newest first.
+    pub fn history_list(&self, filter: &HistoryFilter) -> Result<Value, AnswerError> {
+        let page = self.history()?.list(filter).map_err(history_error)?;
+        Ok(json!(page))
+    }
+
+    /// Write the export to the download dir (else the data dir): `{ path, count }`.
+    pub fn history_export(&self) -> Result<Value, AnswerError> {
+        let store = self.history()?;
+        let dir = dirs::download_dir()
+            .or_else(|| dirs::data_dir().map(|d| d.join("porthole")))
+            .ok_or_else(|| AnswerError::msg("no download or data directory to export to"))?;
+        let (path, count) = store.export_to_dir(&dir).map_err(history_error)?;
+        Ok(json!({"path": path.display().to_string(), "count": count}))
+    }
+
+    /// Remove every entry; returns how many. Trusted domains stay.
+    pub fn history_clear(&self) -> Result<usize, AnswerError> {
+        self.history()?.clear().map_err(history_error)
+    }
+
+    pub fn domain_marks(&self) -> Result<Value, AnswerError> {
+        let marks = self.history()?.domain_marks().map_err(history_error)?;
+        Ok(json!(marks))
+    }
+
+    pub fn set_domain_trust(
+        &self,
+        agent_id: &str,
+        agent_name: &str,
+        domain: &str,
+        trusted: bool,
+    ) -> Result<(), AnswerError> {
+        if agent_id.is_empty() || domain.is_empty() {
+            return Err(AnswerError::msg("agentId and domain must not be empty"));
+        }
+        self.history()?
+            .set_trusted(agent_id, agent_name, domain, trusted)
+            .map_err(history_error)
+    }
+}
