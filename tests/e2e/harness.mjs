@@ -147,6 +147,12 @@ export class App {
     return this.find(css).getText();
   }
   async prompt(text) {
+    // A prompt typed while a turn runs is not sent (Enter waits for the turn): wait like a person.
+    await this.d.wait(
+      async () => (await this.d.findElements(By.css("form.prompt .btn.danger"))).length === 0,
+      20000,
+      "the previous turn to end",
+    );
     const box = await this.waitFor("#prompt-input");
     await this.d.wait(until.elementIsEnabled(box), 20000, "prompt box enabled");
     await box.sendKeys(text);
@@ -156,7 +162,8 @@ export class App {
     const buttons = await this.d.findElements(By.css(`${scope} button`));
     for (const b of buttons) {
       // A button's first line is its label; option buttons add a description below it.
-      const text = (await b.getText()).trim();
+      // WebKitWebDriver reports no text for the sidebar's restyled buttons: fall back to textContent.
+      const text = ((await b.getText()) || (await b.getAttribute("textContent")) || "").trim();
       if (text === label || text.startsWith(`${label}\n`) || text.startsWith(`${label} `)) return b;
     }
     throw new Error(`no button "${label}" in ${scope}`);

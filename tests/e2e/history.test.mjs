@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch, By } from "./harness.mjs";
+import { launch, By, processesWithArg } from "./harness.mjs";
 
 let app;
 before(async () => {
@@ -34,6 +34,10 @@ test("the URL dialog says first time, then counts consents, and honours a trust 
   await app.waitText("[role=dialog] .url-view", "Window opened.");
   await app.click("Dismiss");
   await app.noDialog();
+  // The agent waits for the sign-in to finish: stop that turn and close the page's window, as a
+  // person who changed their mind would.
+  await app.click("Stop", "form.prompt");
+  for (const v of processesWithArg("sealed-view")) process.kill(v.pid, "SIGTERM");
 
   assert.match(await connectDialog(), /You have opened 127\.0\.0\.1 for Porthole Demo Agent 1 time/);
   await app.click("Trust 127.0.0.1 for Porthole Demo Agent");
@@ -63,17 +67,21 @@ test("the History view lists every answer, filters, exports JSON and clears", as
   await app.shot("20-history");
 
   await app.d.executeScript(
-    `const s = document.querySelectorAll(".filters select")[1]; s.value = "permission"; s.dispatchEvent(new Event("change"));`,
+    `const s = document.querySelectorAll(".filters select")[1]; s.value = "permission"; s.dispatchEvent(new Event("change", { bubbles: true }));`,
   );
-  await app.waitText(".page-actions", "1 entry");
+  await app.d.wait(async () => /^1 entry/.test(await app.text(".page-actions [role=status]")), 20000).catch(async () => {
+    assert.fail(`after filtering by kind: ${await app.text(".page-actions")} / ${await app.text(".history")}`);
+  });
 
   await app.click("Export JSON", "main");
-  await app.waitText("main .completed", "Exported 1");
+  // The export holds the whole history, whatever the filter shows.
+  await app.waitText("main .completed", "Exported 5 entries");
   const path = (await app.text("main .completed")).replace(/^Exported \d+ entr(y|ies) to /, "");
   assert.ok(existsSync(path), `export file ${path}`);
   const exported = JSON.parse(readFileSync(path, "utf8"));
   const list = Array.isArray(exported) ? exported : exported.entries;
-  assert.ok(Array.isArray(list) && list.length >= 1, "the export holds the entries");
+  assert.equal(list.length, 5);
+  assert.deepEqual(list.map((e) => e.kind), ["url", "url", "url", "url", "permission"]);
 
   await app.click("Clear history…", "main");
   await app.click("Delete all", "main");
@@ -85,14 +93,15 @@ test("settings take effect: the theme at once, the modes when the agent reconnec
   await app.click("Settings", "nav");
   await app.waitFor("form.settings");
   await app.d.executeScript(
-    `const s = document.querySelector("form.settings select"); s.value = "dark"; s.dispatchEvent(new Event("change"));`,
+    `const s = document.querySelector("form.settings select"); s.value = "dark"; s.dispatchEvent(new Event("change", { bubbles: true }));`,
   );
   // Turn URL mode off (the second checkbox of the modes group).
   const boxes = await app.d.findElements(By.css("form.settings fieldset input[type=checkbox]"));
   await boxes[1].click();
   await app.click("Save settings", "main");
   await app.waitText("main .completed", "Saved");
-  assert.equal(await app.exec(`return document.documentElement.dataset.theme`), "dark");
+  // The saved settings come back with the next snapshot, and the window follows them.
+  await app.d.wait(async () => (await app.exec(`return document.documentElement.dataset.theme`)) === "dark", 10000, "dark theme");
   const bg = await app.exec(`return getComputedStyle(document.body).backgroundColor`);
   assert.equal(bg, "rgb(21, 23, 27)");
   await app.shot("21-settings-dark");

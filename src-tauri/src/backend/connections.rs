@@ -14,9 +14,9 @@ use super::{AnswerError, Backend, Conn, Pending};
 const INSPECTOR_BYTES: usize = 4 * 1024 * 1024;
 
 impl Backend {
-    /// (Re)start an agent's connection. With `open_session`, a session is opened in the
-    /// start-up directory once connected (what the user expects on launch and after signing in).
-    pub(super) fn connect(&self, agent_id: &str, open_session: bool) {
+    /// (Re)start an agent's connection. With `open_session_in`, a session is opened in that
+    /// directory once connected (what the user expects on launch, after signing in or a restart).
+    pub(super) fn connect(&self, agent_id: &str, open_session_in: Option<std::path::PathBuf>) {
         let Some(profile) = self.0.launch.profile(agent_id).cloned() else {
             tracing::warn!("connect: unknown agent {agent_id}");
             return;
@@ -56,7 +56,7 @@ impl Backend {
                 tap: Some(std::sync::Arc::new(inspector)),
                 ..ClientOptions::default()
             };
-            let (client, mut events) = match AgentClient::start(profile.to_command(cwd.clone()), opts).await {
+            let (client, mut events) = match AgentClient::start(profile.to_command(cwd), opts).await {
                 Ok(started) => started,
                 Err(e) => {
                     this.fail(&agent_id, generation, &e);
@@ -80,11 +80,11 @@ impl Backend {
                 return;
             }
             this.push_snapshot();
-            if open_session {
+            if let Some(session_cwd) = open_session_in {
                 let this = this.clone();
                 let agent_id = agent_id.clone();
                 tauri::async_runtime::spawn(async move {
-                    if let Err(e) = this.new_session(&agent_id, cwd).await {
+                    if let Err(e) = this.new_session(&agent_id, session_cwd).await {
                         tracing::info!("start-up session for {agent_id}: {e:?}");
                     }
                 });
@@ -266,7 +266,7 @@ impl Backend {
             self.push_snapshot();
         }
         if reconnect {
-            self.connect(agent_id, true);
+            self.connect(agent_id, Some(self.0.launch.cwd.clone()));
         }
         true
     }
@@ -297,8 +297,15 @@ impl Backend {
         if self.0.launch.profile(agent_id).is_none() {
             return Err(AnswerError::msg(format!("unknown agent `{agent_id}`")));
         }
-        let open_session = !self.state().sessions.values().any(|s| s.agent_id == agent_id);
-        self.connect(agent_id, open_session);
+        // The restarted agent opens a fresh session where the user last worked with it.
+        let cwd = self
+            .state()
+            .sessions
+            .values()
+            .find(|s| s.agent_id == agent_id)
+            .map(|s| std::path::PathBuf::from(&s.cwd))
+            .unwrap_or_else(|| self.0.launch.cwd.clone());
+        self.connect(agent_id, Some(cwd));
         Ok(())
     }
 
@@ -312,7 +319,7 @@ impl Backend {
             Some("starting" | "connected")
         );
         if !running {
-            self.connect(agent_id, false);
+            self.connect(agent_id, Some(self.0.launch.cwd.clone()));
         }
         Ok(())
     }

@@ -320,7 +320,7 @@ impl Backend {
     /// Connect the start-up agent and open a session in the start-up directory.
     pub fn start(&self) {
         let agent_id = self.0.launch.default_agent.clone();
-        self.connect(&agent_id, true);
+        self.connect(&agent_id, Some(self.0.launch.cwd.clone()));
     }
 
     fn client_of_agent(&self, agent_id: &str) -> Result<AgentClient, AnswerError> {

@@ -222,6 +222,8 @@ export class AppStore {
 
   #queue: UiEvent[] = [];
   #scheduled = false;
+  /** Session ids in the last snapshot. */
+  #listed = new Set<string>();
   #raf: (cb: () => void) => unknown;
 
   constructor(raf?: (cb: () => void) => unknown) {
@@ -331,6 +333,12 @@ export class AppStore {
 
   #setSnapshot(s: AppSnapshot) {
     this.snapshot = s;
+    // A session that left the snapshot ended (closed, or its agent stopped): its transcript goes,
+    // so a later session that reuses the id (a restarted agent counting from 1) starts clean.
+    // Sessions never seen in a snapshot keep theirs: their first updates may come before it.
+    const now = new Set(s.sessions.map((x) => x.sessionId));
+    for (const id of this.#listed) if (!now.has(id)) this.transcripts.delete(id);
+    this.#listed = now;
     // Keep the shown session while it exists; otherwise show the selected agent's first one.
     if (!s.sessions.some((x) => x.sessionId === this.activeSessionId)) {
       const agent = this.selectedAgentId;

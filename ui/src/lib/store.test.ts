@@ -103,6 +103,17 @@ describe("AppStore", () => {
     expect(s.items).toEqual([]);
   });
 
+  it("starts clean when a restarted agent reuses an ended session's id", () => {
+    const s = withSession();
+    s.apply([chunk("before the restart")]);
+    const gone = snapshotWith({ sessions: [] });
+    s.apply([{ type: "connection", snapshot: gone }]);
+    // The new process's first update may come before the snapshot that lists its session.
+    s.apply([chunk("after"), { type: "connection", snapshot: (() => { const x = snapshotWith(); x.sessions[0].sessionId = "s"; return x; })() }]);
+    expect(s.activeSessionId).toBe("s");
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["after"]);
+  });
+
   it("keeps terminal output and bounds how much of it the window holds", () => {
     const s = withSession();
     s.apply([
