@@ -222,8 +222,9 @@ export class AppStore {
 
   #queue: UiEvent[] = [];
   #scheduled = false;
-  /** Session ids in the last snapshot. */
+  /** Session ids in the last snapshot, and those that left it (ended) since. */
   #listed = new Set<string>();
+  #ended = new Set<string>();
   #raf: (cb: () => void) => unknown;
 
   constructor(raf?: (cb: () => void) => unknown) {
@@ -333,22 +334,27 @@ export class AppStore {
 
   #setSnapshot(s: AppSnapshot) {
     this.snapshot = s;
-    // A session that left the snapshot ended (closed, or its agent stopped): its transcript goes,
-    // so a later session that reuses the id (a restarted agent counting from 1) starts clean.
-    // Sessions never seen in a snapshot keep theirs: their first updates may come before it.
+    // A session that left the snapshot ended (closed, or its agent stopped). Its transcript stays
+    // readable; a later session reusing the id (a restarted agent counting from 1) starts clean.
     const now = new Set(s.sessions.map((x) => x.sessionId));
-    for (const id of this.#listed) if (!now.has(id)) this.transcripts.delete(id);
+    for (const id of this.#listed) if (!now.has(id)) this.#ended.add(id);
+    for (const id of now) if (this.#ended.delete(id)) this.transcripts.delete(id);
     this.#listed = now;
-    // Keep the shown session while it exists; otherwise show the selected agent's first one.
-    if (!s.sessions.some((x) => x.sessionId === this.activeSessionId)) {
+    // Keep the shown session while it exists. When it ended, show another session of the same
+    // agent if there is one; otherwise keep its transcript on screen until one appears.
+    if (!now.has(this.activeSessionId ?? "")) {
       const agent = this.selectedAgentId;
       const next = s.sessions.find((x) => x.agentId === agent) ?? (agent === null ? s.sessions[0] : undefined);
-      this.activeSessionId = next?.sessionId ?? null;
+      if (next) this.activeSessionId = next.sessionId;
+      else if (!this.transcripts.has(this.activeSessionId ?? "")) this.activeSessionId = null;
     }
     if (this.selectedAgentId === null && s.connections.length) this.selectedAgentId = s.connections[0].agentId;
   }
 
+  /** The transcript an event for `sessionId` goes to. An event for an ended session's id
+   *  belongs to a new session that reuses it. */
   #transcript(sessionId: string): Transcript {
+    if (this.#ended.delete(sessionId)) this.transcripts.delete(sessionId);
     let t = this.transcripts.get(sessionId);
     if (!t) {
       t = new Transcript(sessionId);
@@ -357,10 +363,13 @@ export class AppStore {
     return t;
   }
 
-  /** Where a notice without a session goes: the session shown, if any. */
+  /** Where a notice goes: its session's transcript (also once that session ended: the end of
+   *  a turn is reported after its agent is gone), else the transcript shown. */
   #notice(text: string, tone: "info" | "error", sessionId?: string | null) {
     const id = sessionId ?? this.activeSessionId;
-    if (id) this.#transcript(id).push(new NoticeItem(text, tone));
+    if (!id) return;
+    const t = this.transcripts.get(id) ?? this.#transcript(id);
+    t.push(new NoticeItem(text, tone));
   }
 
   #addDialog(d: Dialog) {

@@ -91,16 +91,28 @@ describe("AppStore", () => {
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["for t"]);
   });
 
-  it("shows another session when the shown one closes, and none when the agent has none", () => {
+  it("shows another session when the shown one closes, and keeps the last one readable when none is left", () => {
     const s = withSession();
+    s.apply([chunk("said in s")]);
     s.selectSession("t");
     const snap = snapshotWith();
     snap.sessions = [{ ...snap.sessions[0], sessionId: "s" }];
     s.apply([{ type: "connection", snapshot: snap }]);
     expect(s.activeSessionId).toBe("s");
-    s.apply([{ type: "connection", snapshot: snapshotWith({ sessions: [] }) }]);
-    expect(s.activeSessionId).toBeNull();
-    expect(s.items).toEqual([]);
+    // The agent stopped: nothing is lost from the screen, but nothing can be sent.
+    s.apply([
+      { type: "connection", snapshot: snapshotWith({ sessions: [] }, { state: "failed" }) },
+      { type: "turn_ended", sessionId: "s", stopReason: null, error: { code: -32603, message: "the agent exited" } },
+      { type: "agent_exited", code: null, signal: 9, status: "killed by signal 9", stderrTail: "", requested: false },
+    ]);
+    expect(s.activeSessionId).toBe("s");
+    expect(s.session).toBeNull();
+    expect(s.connected).toBe(false);
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual([
+      "said in s",
+      "The turn failed: the agent exited",
+      "The agent stopped (killed by signal 9).",
+    ]);
   });
 
   it("starts clean when a restarted agent reuses an ended session's id", () => {
