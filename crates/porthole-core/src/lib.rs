@@ -8,6 +8,7 @@ pub mod client;
 pub mod events;
 pub mod form;
 pub mod fs_access;
+mod hot_path;
 pub mod inspector;
 pub mod permission_rules;
 pub mod process;
