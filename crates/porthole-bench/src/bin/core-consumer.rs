@@ -3,10 +3,13 @@
 //!
 //! Usage: `core-consumer <flood-agent> [N]`.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use porthole_bench::{DEFAULT_N, Report, parse_seq, proc_status_kb};
 use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate};
+use porthole_core::inspector::Inspector;
+use porthole_core::transport::WireTap;
 use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event};
 
 fn main() {
@@ -30,7 +33,14 @@ async fn run() {
         env: Vec::new(),
         cwd: None,
     };
-    let (client, mut events) = AgentClient::start(command, ClientOptions::default())
+    // PORTHOLE_BENCH_INSPECTOR=1 records every line in a protocol inspector, as the desktop
+    // app does (4 MiB, its INSPECTOR_BYTES).
+    let opts = ClientOptions {
+        tap: std::env::var_os("PORTHOLE_BENCH_INSPECTOR")
+            .map(|_| Arc::new(Inspector::new(4 << 20)) as Arc<dyn WireTap>),
+        ..ClientOptions::default()
+    };
+    let (client, mut events) = AgentClient::start(command, opts)
         .await
         .expect("start the flood agent");
     let session = client
