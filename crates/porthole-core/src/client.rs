@@ -201,6 +201,8 @@ pub(crate) struct Shared {
     events: mpsc::Sender<Event>,
     state: Mutex<State>,
     exit: watch::Sender<Option<ExitInfo>>,
+    /// Orders the fast path's updates after the SDK's earlier events (see `hot_path`).
+    pub(crate) barrier: crate::hot_path::Barrier,
 }
 
 /// Dialog ids are unique in the process, not per connection: a front end with several agents
@@ -236,6 +238,7 @@ impl Shared {
             events: events_tx,
             state: Mutex::new(State::default()),
             exit: exit_tx,
+            barrier: crate::hot_path::Barrier::new(),
         });
         (shared, events_rx, exit_rx)
     }
@@ -375,7 +378,12 @@ impl AgentClient {
         });
         // The end of the agent's output ends a stream connection (a process has its watcher).
         let (eof_tx, eof_rx) = oneshot::channel::<()>();
-        let incoming = transport::incoming_lines(io.reader, opts.max_line_bytes, tap.clone()).chain(
+        let framed = Box::pin(transport::incoming_lines(
+            io.reader,
+            opts.max_line_bytes,
+            tap.clone(),
+        ));
+        let incoming = crate::hot_path::split(framed, shared.clone()).chain(
             futures::stream::once(async move {
                 let _ = eof_tx.send(());
             })
@@ -1445,22 +1453,7 @@ async fn handle_notification(shared: &Arc<Shared>, note: UntypedMessage) {
                 .and_then(Value::as_str)
                 .map(str::to_string);
             match serde_json::from_value::<SessionNotification>(params.clone()) {
-                Ok(n) => {
-                    if let SessionUpdate::ToolCall(call) = &n.update {
-                        let mut state = shared.lock();
-                        if let Some(session) = state.sessions.get_mut(n.session_id.0.as_ref()) {
-                            session
-                                .tool_kinds
-                                .insert(call.tool_call_id.0.to_string(), tool_kind_name(&call.kind));
-                        }
-                    }
-                    shared
-                        .emit(Event::SessionUpdate {
-                            session_id: n.session_id.0.to_string(),
-                            update: Box::new(n.update),
-                        })
-                        .await
-                }
+                Ok(n) => deliver_update(shared, n.session_id.0.to_string(), Box::new(n.update)).await,
                 Err(e) => {
                     tracing::warn!("unrecognised session/update: {e}");
                     shared
@@ -1496,7 +1489,21 @@ async fn handle_notification(shared: &Arc<Shared>, note: UntypedMessage) {
                 })
                 .await;
         }
+        crate::hot_path::BARRIER_METHOD => shared.barrier.ack(&params),
         "$/cancel_request" => {} // recorded on the responder by the SDK before we see it
         other => tracing::debug!("ignoring notification `{other}`"),
     }
+}
+
+/// A typed `session/update`, from the SDK's path or the transport's fast path.
+pub(crate) async fn deliver_update(shared: &Shared, session_id: String, update: Box<SessionUpdate>) {
+    if let SessionUpdate::ToolCall(call) = &*update {
+        let mut state = shared.lock();
+        if let Some(session) = state.sessions.get_mut(&session_id) {
+            session
+                .tool_kinds
+                .insert(call.tool_call_id.0.to_string(), tool_kind_name(&call.kind));
+        }
+    }
+    shared.emit(Event::SessionUpdate { session_id, update }).await
 }

@@ -10,6 +10,7 @@ pub mod events;
 pub mod form;
 pub mod fs_access;
 pub mod history;
+mod hot_path;
 pub mod inspector;
 pub mod permission_rules;
 pub mod process;

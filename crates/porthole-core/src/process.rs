@@ -118,6 +118,7 @@ pub fn spawn(command: &AgentCommand) -> Result<AgentProcess, String> {
         .map_err(|e| format!("cannot start agent `{}`: {e}", command.display()))?;
     let stdin = child.stdin.take().ok_or("agent stdin unavailable")?;
     let stdout = child.stdout.take().ok_or("agent stdout unavailable")?;
+    widen_pipe(&stdout);
     let mut stderr = child.stderr.take().ok_or("agent stderr unavailable")?;
     let stderr_tail = StderrTail::default();
     let (done_tx, stderr_done) = tokio::sync::watch::channel(false);
@@ -144,6 +145,22 @@ pub fn spawn(command: &AgentCommand) -> Result<AgentProcess, String> {
         stderr_done,
     })
 }
+
+/// The agent's stdout pipe holds 64 KiB by default, so a streaming agent and the client
+/// take turns every ~400 short updates; 1 MiB lets each run longer per wakeup. Best effort:
+/// the kernel may refuse (per-user pipe limits) and the default is fine then.
+#[cfg(target_os = "linux")]
+fn widen_pipe(stdout: &ChildStdout) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: F_SETPIPE_SZ on a pipe fd we own; it only changes the pipe's capacity.
+    unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn widen_pipe(_: &ChildStdout) {}
+
+#[cfg(target_os = "linux")]
+const PIPE_BYTES: libc::c_int = 1 << 20;
 
 /// Ask the whole process group to stop (SIGTERM), then kill it if it lingers.
 #[cfg(unix)]

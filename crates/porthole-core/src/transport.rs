@@ -169,7 +169,7 @@ async fn read_capped_line<R: AsyncRead + Unpin>(
 }
 
 fn memchr(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', bytes)
 }
 
 fn truncate(s: &str, max: usize) -> String {

@@ -1,0 +1,300 @@
+//! A typed fast path for `session/update`, the one notification that arrives by the million.
+//!
+//! The SDK's generic path parses every line into a `serde_json::Value`, routes it through
+//! unbounded channels to its dispatch loop, and our handler then converts the value into the
+//! typed notification. For streamed chunks that is most of the client's work, and the
+//! unbounded channels let a fast agent fill memory. Here a hot line is parsed once, straight
+//! into [`SessionNotification`], and delivered into the bounded event stream from the
+//! transport itself: a slow front end stops the reading, so the agent blocks on its pipe.
+//!
+//! Every other line (requests, responses, other notifications, and hot lines that do not
+//! parse) still goes to the SDK. Wire order is kept with a barrier: before delivering a hot
+//! line that follows lines handed to the SDK, we hand the SDK a private notification and wait
+//! until its dispatch loop reaches it. The loop handles messages one at a time and our
+//! handlers emit their events before returning, so by then every earlier line's event is in
+//! the stream.
+
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+
+use agent_client_protocol::v1::schema::{
+    ContentBlock, ContentChunk, SessionNotification, SessionUpdate, TextContent,
+};
+use futures::{Stream, StreamExt};
+use serde::Deserialize;
+use tokio::sync::watch;
+
+use crate::client::{Shared, deliver_update};
+
+/// The private notification that marks a point in the SDK's dispatch.
+pub(crate) const BARRIER_METHOD: &str = "_porthole/barrier";
+
+/// The JSON-RPC envelope of a hot line. Unknown keys are ignored, as the SDK ignores them.
+#[derive(Deserialize)]
+struct HotLine<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a str,
+    #[serde(borrow)]
+    method: &'a str,
+    /// Any `id` (even `null`) makes it a request: those are the SDK's to answer.
+    #[serde(default)]
+    id: Present,
+    params: SessionNotification,
+}
+
+/// Whether a key was present at all, whatever its value.
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(d)?;
+        Ok(Present(true))
+    }
+}
+
+/// The hottest shape of all: a text chunk without any optional field. It is parsed without
+/// the schema's internally tagged enums, which buffer every field before picking a variant;
+/// any other key (an `id`, `_meta`, `annotations`, `messageId`...) fails it, and the line
+/// gets the full typed parse instead.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextChunkLine<'a> {
+    #[serde(borrow)]
+    jsonrpc: &'a str,
+    #[serde(borrow)]
+    method: &'a str,
+    #[serde(borrow)]
+    params: TextChunkParams<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct TextChunkParams<'a> {
+    session_id: String,
+    #[serde(borrow)]
+    update: TextChunk<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct TextChunk<'a> {
+    #[serde(borrow)]
+    session_update: &'a str,
+    #[serde(borrow)]
+    content: TextBlock<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextBlock<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: &'a str,
+    text: String,
+}
+
+/// A `session/update` ready for the event stream.
+pub(crate) struct Hot {
+    pub(crate) session_id: String,
+    pub(crate) update: Box<SessionUpdate>,
+}
+
+/// The typed update, when `line` is a well-formed `session/update` notification.
+/// Anything else (including escapes in `jsonrpc` or `method`, which cannot be borrowed)
+/// returns `None` and takes the SDK's path, which handles it as before.
+pub(crate) fn parse(line: &str) -> Option<Hot> {
+    // Cheap pre-check so that requests and responses skip the typed parse.
+    if !line.contains("\"session/update\"") {
+        return None;
+    }
+    if let Some(hot) = parse_text_chunk(line) {
+        return Some(hot);
+    }
+    let hot: HotLine = serde_json::from_str(line).ok()?;
+    (hot.jsonrpc == "2.0" && hot.method == "session/update" && !hot.id.0).then(|| Hot {
+        session_id: hot.params.session_id.0.to_string(),
+        update: Box::new(hot.params.update),
+    })
+}
+
+fn parse_text_chunk(line: &str) -> Option<Hot> {
+    let l: TextChunkLine = serde_json::from_str(line).ok()?;
+    if l.jsonrpc != "2.0" || l.method != "session/update" || l.params.update.content.kind != "text" {
+        return None;
+    }
+    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(l.params.update.content.text)));
+    let update = match l.params.update.session_update {
+        "agent_message_chunk" => SessionUpdate::AgentMessageChunk(chunk),
+        "agent_thought_chunk" => SessionUpdate::AgentThoughtChunk(chunk),
+        "user_message_chunk" => SessionUpdate::UserMessageChunk(chunk),
+        _ => return None,
+    };
+    Some(Hot {
+        session_id: l.params.session_id,
+        update: Box::new(update),
+    })
+}
+
+/// The connection's barrier: the transport asks, the notification handler acknowledges.
+pub(crate) struct Barrier {
+    /// Unguessable per connection, so an agent cannot acknowledge a barrier early.
+    nonce: String,
+    acked: watch::Sender<u64>,
+}
+
+impl Barrier {
+    pub(crate) fn new() -> Self {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_usize(&hasher as *const _ as usize);
+        Self {
+            nonce: format!("{:016x}", hasher.finish()),
+            acked: watch::channel(0).0,
+        }
+    }
+
+    fn line(&self, seq: u64) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"{BARRIER_METHOD}","params":{{"nonce":"{}","seq":{seq}}}}}"#,
+            self.nonce
+        )
+    }
+
+    /// Called by the notification handler when the SDK dispatches a barrier.
+    pub(crate) fn ack(&self, params: &serde_json::Value) {
+        if params.get("nonce").and_then(|n| n.as_str()) != Some(self.nonce.as_str()) {
+            tracing::debug!("ignoring a {BARRIER_METHOD} notification that is not ours");
+            return;
+        }
+        if let Some(seq) = params.get("seq").and_then(|s| s.as_u64()) {
+            self.acked.send_modify(|acked| *acked = (*acked).max(seq));
+        }
+    }
+}
+
+struct State<S> {
+    lines: S,
+    shared: Arc<Shared>,
+    /// A line went to the SDK since the last barrier: the next hot line must wait.
+    sdk_behind: bool,
+    seq: u64,
+    /// A hot notification held back until the SDK reaches barrier `seq`.
+    waiting: Option<Hot>,
+}
+
+/// Splits the framed lines: hot notifications are delivered here, in wire order with the
+/// events of everything else, which is passed on to the SDK.
+pub(crate) fn split<S>(
+    lines: S,
+    shared: Arc<Shared>,
+) -> impl Stream<Item = std::io::Result<String>> + Send + 'static
+where
+    S: Stream<Item = std::io::Result<String>> + Send + Unpin + 'static,
+{
+    let state = State {
+        lines,
+        shared,
+        sdk_behind: false,
+        seq: 0,
+        waiting: None,
+    };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(note) = st.waiting.take() {
+                let mut acked = st.shared.barrier.acked.subscribe();
+                let seq = st.seq;
+                // The sender lives as long as the connection's state, which outlives us.
+                let _ = acked.wait_for(|&a| a >= seq).await;
+                deliver_update(&st.shared, note.session_id, note.update).await;
+            }
+            let line = match st.lines.next().await? {
+                Ok(line) => line,
+                Err(e) => return Some((Err(e), st)),
+            };
+            match parse(&line) {
+                Some(note) if st.sdk_behind => {
+                    st.sdk_behind = false;
+                    st.seq += 1;
+                    st.waiting = Some(note);
+                    let barrier = st.shared.barrier.line(st.seq);
+                    return Some((Ok(barrier), st));
+                }
+                Some(note) => deliver_update(&st.shared, note.session_id, note.update).await,
+                None => {
+                    st.sdk_behind = true;
+                    return Some((Ok(line), st));
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOT: &str = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hi"}}}}"#;
+
+    #[test]
+    fn a_well_formed_update_is_hot() {
+        let hot = parse(HOT).expect("hot");
+        assert_eq!(hot.session_id, "s");
+    }
+
+    /// The text-chunk shortcut gives exactly what the schema's own parse gives.
+    #[test]
+    fn text_chunk_shortcut_matches_the_schema() {
+        let kinds = ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"];
+        for kind in kinds {
+            for text in ["hi", r#"esc\"aped\n\u00e9"#, ""] {
+                let line = HOT
+                    .replace("agent_message_chunk", kind)
+                    .replace(r#""hi""#, &format!("\"{text}\""));
+                let fast = parse_text_chunk(&line).expect(&line);
+                let full: SessionNotification = serde_json::from_value(
+                    serde_json::from_str::<serde_json::Value>(&line).unwrap()["params"].clone(),
+                )
+                .unwrap();
+                assert_eq!(*fast.update, full.update, "{line}");
+                assert_eq!(fast.session_id, &*full.session_id.0);
+            }
+        }
+        // Optional fields take the full parse, which keeps them.
+        let with_meta = HOT.replace(r#""text":"hi""#, r#""text":"hi","annotations":{"priority":1}"#);
+        assert!(parse_text_chunk(&with_meta).is_none());
+        assert!(parse(&with_meta).is_some());
+    }
+
+    #[test]
+    fn everything_else_takes_the_sdk_path() {
+        let cases = [
+            // a request, even with a null id
+            HOT.replace(r#""jsonrpc":"2.0","#, r#""jsonrpc":"2.0","id":5,"#),
+            HOT.replace(r#""jsonrpc":"2.0","#, r#""jsonrpc":"2.0","id":null,"#),
+            // an update kind the schema does not know
+            HOT.replace("agent_message_chunk", "mystery_kind"),
+            // escapes, wrong version, missing params, broken JSON
+            HOT.replace("session/update", r"session\/update"),
+            HOT.replace(r#""2.0""#, r#""1.0""#),
+            r#"{"jsonrpc":"2.0","method":"session/update"}"#.to_string(),
+            HOT[..HOT.len() - 1].to_string(),
+            // another method that merely mentions session/update
+            HOT.replace(
+                r#""method":"session/update""#,
+                r#""method":"x","note":"session/update""#,
+            ),
+        ];
+        for case in cases {
+            assert!(parse(&case).is_none(), "{case}");
+        }
+    }
+
+    #[test]
+    fn barrier_acks_only_its_own_nonce() {
+        let barrier = Barrier::new();
+        let line: serde_json::Value = serde_json::from_str(&barrier.line(3)).unwrap();
+        barrier.ack(&serde_json::json!({"nonce": "0000", "seq": 9}));
+        assert_eq!(*barrier.acked.borrow(), 0);
+        barrier.ack(&line["params"]);
+        assert_eq!(*barrier.acked.borrow(), 3);
+    }
+}
