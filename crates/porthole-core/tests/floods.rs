@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::test_agent;
@@ -19,9 +19,9 @@ use serde_json::Value;
 
 const MIB: u64 = 1024 * 1024;
 
-fn one_at_a_time() -> MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock().unwrap_or_else(|p| p.into_inner())
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    LOCK.lock().await
 }
 
 /// This process's resident memory, and its peak since [`Rss::reset_peak`], from /proc.
@@ -164,7 +164,7 @@ fn turn_ended_ok(event: &Event) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_200_mib_stderr_flood_keeps_only_the_tail() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let mut a = start().await;
     let growth = Growth::start();
     let t = Instant::now();
@@ -204,7 +204,7 @@ async fn a_200_mib_stderr_flood_keeps_only_the_tail() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_burst_of_10000_elicitations_is_bounded_by_the_pending_queue() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let mut a = start().await;
     let limit = ClientOptions::default().max_pending_per_session;
     let growth = Growth::start();
@@ -284,7 +284,7 @@ fn update_flood_size() -> u64 {
 #[ignore = "benchmark-style and a known gap (unbounded SDK queue); see SECURITY.md"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_million_session_updates_keep_memory_bounded() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let n = update_flood_size();
     let mut a = start().await;
     let growth = Growth::start();
@@ -320,7 +320,7 @@ async fn a_million_session_updates_keep_memory_bounded() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_line_that_does_not_end_hits_the_line_cap() {
-    let _serial = one_at_a_time();
+    let _serial = one_at_a_time().await;
     let mut a = start().await;
     let growth = Growth::start();
     let t = Instant::now();

@@ -87,7 +87,7 @@ fn valid_value(kind: &Kind, pick: u64, text: &str) -> Value {
         Kind::Number { min, max } => {
             json!((min + (max - min) * ((pick % 1001) as f64 / 1000.0)).clamp(*min, *max))
         }
-        Kind::Boolean => json!(pick % 2 == 0),
+        Kind::Boolean => json!(pick.is_multiple_of(2)),
         Kind::Single { options } => json!(options[pick as usize % options.len()]),
         Kind::Multi { options, max_items } => {
             let count = 1 + pick as usize % max_items;
