@@ -57,6 +57,9 @@ pub struct Args {
     /// Switch the session to this mode (`session/set_mode`) before the prompts.
     #[arg(long, value_name = "MODE_ID")]
     mode: Option<String>,
+    /// Seconds to wait for the agent's answer to `initialize`.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    init_timeout: u64,
     /// One JSON object per line on stdout.
     #[arg(long)]
     json: bool,
@@ -167,6 +170,7 @@ async fn run(
     let opts = ClientOptions {
         modes: args.modes,
         client_name: "porthole-cli".into(),
+        init_timeout: std::time::Duration::from_secs(args.init_timeout),
         ..ClientOptions::default()
     };
     let (client, events) = match AgentClient::start(command.clone(), opts).await {

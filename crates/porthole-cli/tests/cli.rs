@@ -213,3 +213,41 @@ fn human_output_streams_text() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("still alive"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
 }
+
+#[test]
+fn agent_death_mid_permission_exits_non_zero_with_stderr() {
+    let out = cli(&["--agent", &test_agent(), "--json", "crash-permission"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("exit status 4") && err.contains("died mid-permission"),
+        "{err}"
+    );
+}
+
+#[test]
+fn agent_killed_mid_turn_exits_non_zero_with_stderr() {
+    let out = cli(&["--agent", &test_agent(), "--json", "kill-turn"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("killed by signal 9") && err.contains("killed mid-turn"),
+        "{err}"
+    );
+    // What was streamed before the kill was printed.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("working on it"));
+}
+
+#[test]
+fn agent_that_never_initializes_times_out_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", dir.path().to_str().unwrap(), "--agent", &test_agent()])
+        .args(["--init-timeout", "1", "hello"])
+        .env("PORTHOLE_TEST_AGENT_MUTE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did not answer `initialize` within 1s"), "{err}");
+}

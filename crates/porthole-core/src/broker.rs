@@ -177,21 +177,12 @@ pub fn parse_request(
         if !secret_indicators.is_empty() {
             warnings.insert(0, "secret-request".to_string());
         }
-        for field in &schema.fields {
-            for text in [
-                Some(field.name.as_str()),
-                field.title.as_deref(),
-                field.description.as_deref(),
-            ]
-            .into_iter()
-            .flatten()
-            {
-                warnings.extend(
-                    url_safety::text_warnings(text)
-                        .into_iter()
-                        .map(|w| w.code().to_string()),
-                );
-            }
+        for text in shown_texts(&schema) {
+            warnings.extend(
+                url_safety::text_warnings(text)
+                    .into_iter()
+                    .map(|w| w.code().to_string()),
+            );
         }
         ElicitationKind::Form {
             initial_values: schema.initial_values(),
@@ -275,6 +266,34 @@ fn scope_of(params: &Value, check: &dyn ScopeCheck) -> Result<Scope, String> {
     }
 }
 
+/// Every agent string a form shows: its title and description, each field's name, title and
+/// description, and each option's value, title and description.
+fn shown_texts(schema: &FormSchema) -> impl Iterator<Item = &str> {
+    let form = [schema.title.as_deref(), schema.description.as_deref()];
+    let fields = schema.fields.iter().flat_map(|field| {
+        let options: &[form::EnumChoice] = match &field.kind {
+            form::FieldKind::SingleSelect { options, .. } | form::FieldKind::MultiSelect { options, .. } => {
+                options
+            }
+            _ => &[],
+        };
+        [
+            Some(field.name.as_str()),
+            field.title.as_deref(),
+            field.description.as_deref(),
+        ]
+        .into_iter()
+        .chain(options.iter().flat_map(|o| {
+            [
+                Some(o.value.as_str()),
+                o.title.as_deref(),
+                o.description.as_deref(),
+            ]
+        }))
+    });
+    form.into_iter().chain(fields).flatten()
+}
+
 fn describe(modes: Modes) -> &'static str {
     match (modes.form, modes.url) {
         (true, true) => "`form` and `url`",
@@ -319,6 +338,35 @@ mod tests {
     fn code_of(r: Result<ParsedElicitation, Box<Rejection>>) -> (i32, String) {
         let r = r.expect_err("should be rejected");
         (r.error.code, r.error.message)
+    }
+
+    #[test]
+    fn hidden_characters_anywhere_in_a_form_are_flagged() {
+        let schemas = [
+            json!({"title":"Confirm \u{202E}txt.exe","properties":{"a":{"type":"string"}}}),
+            json!({"description":"zero\u{200B}width","properties":{"a":{"type":"string"}}}),
+            json!({"properties":{"a\u{2066}b":{"type":"string"}}}),
+            json!({"properties":{"a":{"type":"string","title":"T\u{200F}"}}}),
+            json!({"properties":{"a":{"type":"string","description":"\u{FEFF}d"}}}),
+            json!({"properties":{"a":{"type":"string","enum":["ok","o\u{200D}k"]}}}),
+            json!({"properties":{"a":{"type":"string","oneOf":[{"const":"x","title":"X\u{202A}"}]}}}),
+            json!({"properties":{"a":{"type":"array","items":{"anyOf":[{"const":"x","title":"X","description":"\u{2067}"}]}}}}),
+        ];
+        for schema in schemas {
+            let parsed = parse(form(json!({"requestedSchema": schema.clone()})), Modes::ALL).unwrap();
+            assert!(
+                parsed
+                    .warnings
+                    .iter()
+                    .any(|w| w == "bidi-control" || w == "invisible-char"),
+                "{schema}: {:?}",
+                parsed.warnings
+            );
+        }
+        let plain = parse(form(json!({})), Modes::ALL).unwrap();
+        assert!(plain.warnings.is_empty(), "{:?}", plain.warnings);
+        let message = parse(form(json!({"message":"Pick \u{202E}"})), Modes::ALL).unwrap();
+        assert_eq!(message.warnings, vec!["bidi-control"]);
     }
 
     #[test]

@@ -1108,6 +1108,11 @@ async fn handle_request(
     }
 }
 
+/// For a request that arrives after the agent's exit was handled (still in the pipe).
+fn closing_error() -> agent_client_protocol::Error {
+    agent_client_protocol::Error::internal_error().data(Value::String("the connection is closing".into()))
+}
+
 fn invalid_params(e: impl std::fmt::Display) -> agent_client_protocol::Error {
     agent_client_protocol::Error::invalid_params().data(Value::String(e.to_string()))
 }
@@ -1155,15 +1160,23 @@ async fn ask_file_access(
         reason,
     };
     let cancellation = responder.cancellation();
-    shared.lock().file_access.insert(
-        dialog_id,
-        PendingFileAccess {
-            responder,
-            session_id,
-            resolved,
-            op,
-        },
-    );
+    {
+        let mut state = shared.lock();
+        // Read after the exit was handled: nothing would ever dismiss the dialog.
+        if state.closed {
+            drop(state);
+            return reply_error(responder, closing_error());
+        }
+        state.file_access.insert(
+            dialog_id,
+            PendingFileAccess {
+                responder,
+                session_id,
+                resolved,
+                op,
+            },
+        );
+    }
     let weak = Arc::downgrade(shared);
     tokio::spawn(async move {
         cancellation.cancelled().await;
@@ -1271,16 +1284,24 @@ async fn handle_elicitation(shared: &Arc<Shared>, params: Value, responder: Resp
     // Dismiss if the agent withdraws the request before the user answers.
     let cancellation = responder.cancellation();
     let (watch_tx, watch_rx) = oneshot::channel();
-    shared.lock().elicitations.insert(
-        dialog_id,
-        PendingElicitation {
-            responder,
-            parsed,
-            pool,
-            cancel_watch: watch_tx,
-            completed: false,
-        },
-    );
+    {
+        let mut state = shared.lock();
+        // The exit was handled since admission: nothing would ever dismiss the dialog.
+        if state.closed {
+            drop(state);
+            return reply_error(responder, closing_error());
+        }
+        state.elicitations.insert(
+            dialog_id,
+            PendingElicitation {
+                responder,
+                parsed,
+                pool,
+                cancel_watch: watch_tx,
+                completed: false,
+            },
+        );
+    }
     let weak = Arc::downgrade(shared);
     tokio::spawn(async move {
         tokio::select! {
@@ -1420,16 +1441,24 @@ async fn handle_permission(
         tool_kind: tool_kind.clone(),
         options: request.options.clone(),
     };
-    shared.lock().permissions.insert(
-        dialog_id,
-        PendingPermission {
-            responder,
-            session_id,
-            tool_kind,
-            options: request.options,
-            cancel_watch: watch_tx,
-        },
-    );
+    {
+        let mut state = shared.lock();
+        // Read after the exit was handled: nothing would ever dismiss the dialog.
+        if state.closed {
+            drop(state);
+            return reply_error(responder, closing_error());
+        }
+        state.permissions.insert(
+            dialog_id,
+            PendingPermission {
+                responder,
+                session_id,
+                tool_kind,
+                options: request.options,
+                cancel_watch: watch_tx,
+            },
+        );
+    }
     let weak = Arc::downgrade(shared);
     tokio::spawn(async move {
         tokio::select! {

@@ -320,3 +320,26 @@ pub enum FileOperation {
     Read,
     Write,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_names_are_shown_with_hidden_characters_neutralised() {
+        let agent = |name: &str, title: Option<&str>| AgentIdentity {
+            name: name.into(),
+            title: title.map(str::to_string),
+            version: None,
+        };
+        assert_eq!(agent("Claude", None).display_name(), "Claude");
+        assert_eq!(
+            agent("x", Some("Cla\u{200B}ude \u{202E}edoC")).display_name(),
+            "Cla⟨U+200B⟩ude ⟨U+202E⟩edoC"
+        );
+        assert_eq!(
+            agent("\u{2066}evil\u{2069}", None).display_name(),
+            "⟨U+2066⟩evil⟨U+2069⟩"
+        );
+    }
+}

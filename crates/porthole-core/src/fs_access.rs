@@ -129,6 +129,10 @@ pub fn read_text(
 }
 
 /// Read an already resolved (and allowed) file. `shown` names it in errors.
+///
+/// The file is read once, as a stream: lines before `line` are skipped without being kept, and
+/// at most [`MAX_READ_BYTES`] are ever held, whatever the file's size (or growth while it is
+/// read) and whatever `line` / `limit` ask for.
 pub fn read_resolved(
     shown: &Path,
     resolved: &Path,
@@ -136,36 +140,75 @@ pub fn read_resolved(
     limit: Option<u32>,
 ) -> Result<String, FsError> {
     let path = shown;
-    let meta = std::fs::metadata(resolved).map_err(|e| FsError::io(path, e))?;
+    let not_regular = || FsError::Io {
+        path: path.display().to_string(),
+        message: "not a regular file".into(),
+    };
+    // Checked before opening: opening a FIFO would block until someone writes to it.
+    if !std::fs::metadata(resolved)
+        .map_err(|e| FsError::io(path, e))?
+        .is_file()
+    {
+        return Err(not_regular());
+    }
+    let file = std::fs::File::open(resolved).map_err(|e| FsError::io(path, e))?;
+    let meta = file.metadata().map_err(|e| FsError::io(path, e))?;
     if !meta.is_file() {
-        return Err(FsError::Io {
-            path: path.display().to_string(),
-            message: "not a regular file".into(),
-        });
+        return Err(not_regular());
     }
-    if meta.len() > MAX_READ_BYTES && line.is_none() && limit.is_none() {
-        return Err(FsError::Io {
+    let whole = line.is_none() && limit.is_none();
+    let start = line.unwrap_or(1).max(1) as usize - 1;
+    let limit = limit.map(|n| n as usize);
+    let bytes = read_lines(std::io::BufReader::new(file), start, limit, MAX_READ_BYTES)
+        .map_err(|e| FsError::io(path, e))?
+        .ok_or_else(|| FsError::Io {
             path: path.display().to_string(),
-            message: format!(
-                "file is {} bytes; read it in parts with `line` and `limit`",
-                meta.len()
-            ),
-        });
-    }
-    let bytes = std::fs::read(resolved).map_err(|e| FsError::io(path, e))?;
-    let text = String::from_utf8(bytes).map_err(|_| FsError::Io {
+            message: if whole {
+                format!(
+                    "file is {} bytes, more than the limit of {MAX_READ_BYTES}; read it in parts with `line` and `limit`",
+                    meta.len()
+                )
+            } else {
+                format!("the requested lines are more than {MAX_READ_BYTES} bytes; ask for fewer with `limit`")
+            },
+        })?;
+    String::from_utf8(bytes).map_err(|_| FsError::Io {
         path: path.display().to_string(),
         message: "file is not valid UTF-8 text".into(),
-    })?;
-    if line.is_none() && limit.is_none() {
-        return Ok(text);
-    }
-    let start = line.unwrap_or(1).max(1) as usize - 1;
-    let lines = text.split_inclusive('\n').skip(start);
-    Ok(match limit {
-        Some(n) => lines.take(n as usize).collect(),
-        None => lines.collect(),
     })
+}
+
+/// Lines `start..start + limit` (0-based; all the rest when `limit` is `None`) of `reader`,
+/// with their newlines. `None` when they are more than `max_bytes`: nothing beyond that is
+/// read into memory, and skipped lines are never stored.
+fn read_lines<R: std::io::BufRead>(
+    mut reader: R,
+    start: usize,
+    limit: Option<usize>,
+    max_bytes: u64,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let end = limit.map(|n| start.saturating_add(n));
+    let mut line = 0usize;
+    let mut out = Vec::new();
+    while end.is_none_or(|end| line < end) {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        let (len, ends_line) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        if line >= start {
+            if (out.len() + len) as u64 > max_bytes {
+                return Ok(None);
+            }
+            out.extend_from_slice(&buf[..len]);
+        }
+        reader.consume(len);
+        line += usize::from(ends_line);
+    }
+    Ok(Some(out))
 }
 
 /// Write a text file atomically (temporary file in the same directory, then rename).
@@ -287,5 +330,73 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn reads_hold_at_most_the_limit_whatever_the_input() {
+        // An endless input (a file that keeps growing): the read stops at the limit.
+        let endless = std::io::BufReader::new(std::io::repeat(b'a'));
+        assert_eq!(read_lines(endless, 0, Some(1), 1 << 20).unwrap(), None);
+        // Skipped lines are not kept: a million of them, then the two lines asked for.
+        let many = std::io::Cursor::new(format!("{}wanted\nalso\nnot\n", "skip\n".repeat(1_000_000)));
+        assert_eq!(
+            read_lines(many, 1_000_000, Some(2), 64).unwrap().as_deref(),
+            Some(&b"wanted\nalso\n"[..])
+        );
+        let text = std::io::Cursor::new("one\ntwo");
+        assert_eq!(
+            read_lines(text, 1, None, 64).unwrap().as_deref(),
+            Some(&b"two"[..])
+        );
+    }
+
+    #[test]
+    fn a_huge_file_is_refused_even_for_a_range_of_lines() {
+        let (ws, _o, roots) = setup();
+        let f = ws.path().join("huge.log");
+        // Sparse: 4 × the limit of NUL bytes and no newline, so "line 1" is the whole file.
+        std::fs::File::create(&f)
+            .unwrap()
+            .set_len(4 * MAX_READ_BYTES)
+            .unwrap();
+        for (line, limit) in [(None, None), (Some(1), Some(1)), (Some(1), None)] {
+            match read_text(&f, &roots, line, limit) {
+                Err(FsError::Io { message, .. }) => assert!(message.contains("more than"), "{message}"),
+                other => panic!("{line:?}/{limit:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_not_read() {
+        let (ws, _o, roots) = setup();
+        let fifo = ws.path().join("fifo");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        // Opening a FIFO would block forever; it is refused before that.
+        assert!(matches!(
+            read_text(&fifo, &roots, None, None),
+            Err(FsError::Io { message, .. }) if message == "not a regular file"
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writes_replace_existing_files_and_keep_their_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let (ws, _o, roots) = setup();
+        let f = ws.path().join("script.sh");
+        std::fs::write(&f, "old").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o750)).unwrap();
+        write_text(&f, &roots, "new").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new");
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o750);
+        // A link that stays inside the workspace is written through; the link itself remains.
+        let link = ws.path().join("link.sh");
+        std::os::unix::fs::symlink(&f, &link).unwrap();
+        write_text(&link, &roots, "via link").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "via link");
     }
 }

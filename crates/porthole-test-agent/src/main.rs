@@ -66,6 +66,25 @@ impl Agent {
         }
     }
 
+    /// Wait for the responses to all of `ids`, in any order, keeping everything else.
+    fn responses(&mut self, ids: &[i64]) -> Vec<Value> {
+        let mut waiting: std::collections::HashSet<i64> = ids.iter().copied().collect();
+        let mut got = Vec::with_capacity(ids.len());
+        let mut kept = VecDeque::new();
+        while !waiting.is_empty() {
+            let v = match self.incoming.recv() {
+                Ok(v) => v,
+                Err(_) => std::process::exit(0),
+            };
+            match v.get("id").and_then(Value::as_i64) {
+                Some(id) if v.get("method").is_none() && waiting.remove(&id) => got.push(v),
+                _ => kept.push_back(v),
+            }
+        }
+        self.backlog.extend(kept);
+        got
+    }
+
     fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.request(method, params);
         let r = self.response(id);
@@ -97,8 +116,13 @@ impl Agent {
         json!({"sessionId": self.session, "mode":"url", "elicitationId": id, "url": url, "message": "Sign in"})
     }
 
-    fn run(&mut self, scenario: &str) -> Vec<Value> {
+    fn run(&mut self, prompt: &str) -> Vec<Value> {
         let mut results = Vec::new();
+        // A scenario may take one number: `update-flood 1000`.
+        let (scenario, arg) = match prompt.split_once(' ') {
+            Some((name, n)) => (name, n.trim().parse::<u64>().ok()),
+            None => (prompt, None),
+        };
         match scenario {
             "form" => {
                 let p = self.form(json!({"toolCallId":"tc-1"}));
@@ -426,6 +450,87 @@ impl Agent {
                     "elicitationId":"xss-url","url":"https://evil.example/login?next=%3Cscript%3E"}),
                 ));
                 self.say("xss done");
+            }
+            "crash-permission" => {
+                // A permission dialog and a file-access dialog pending, then the agent dies.
+                self.request("session/request_permission", json!({"sessionId":self.session,
+                    "toolCall":{"toolCallId":"tc-crash","title":"Delete everything","kind":"delete"},
+                    "options":[{"optionId":"yes","name":"Allow","kind":"allow_once"},{"optionId":"no","name":"Reject","kind":"reject_once"}]}));
+                self.request(
+                    "fs/read_text_file",
+                    json!({"sessionId":self.session,"path":"/etc/hostname"}),
+                );
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                eprintln!("fatal: the test agent died mid-permission");
+                std::process::exit(4);
+            }
+            "kill-turn" => {
+                // Mid-turn, with no dialog: some output, then SIGKILL (no chance to clean up).
+                self.say("working on it");
+                eprintln!("fatal: the test agent was killed mid-turn");
+                let _ = std::process::Command::new("kill")
+                    .args(["-9", &std::process::id().to_string()])
+                    .status();
+                std::thread::sleep(std::time::Duration::from_secs(60));
+            }
+            "stderr-flood" => {
+                // `stderr-flood MB`: that many MiB on stderr, in lines, then a normal reply.
+                let line = format!("{}\n", "e".repeat(1023));
+                let mut err = std::io::stderr().lock();
+                for _ in 0..arg.unwrap_or(200) * 1024 {
+                    let _ = err.write_all(line.as_bytes());
+                }
+                let _ = writeln!(err, "stderr flood done");
+                drop(err);
+                self.say("still alive");
+            }
+            "elicit-flood" => {
+                // `elicit-flood N`: N form requests at once, then every answer, summarized.
+                let ids: Vec<i64> = (0..arg.unwrap_or(10_000))
+                    .map(|_| {
+                        let p = self.form(json!({}));
+                        self.request("elicitation/create", p)
+                    })
+                    .collect();
+                let mut summary = std::collections::BTreeMap::<String, u64>::new();
+                for r in self.responses(&ids) {
+                    let key = match (r["result"]["action"].as_str(), &r["error"]) {
+                        (Some(action), _) => action.to_string(),
+                        (None, e) => format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or("")),
+                    };
+                    *summary.entry(key).or_default() += 1;
+                }
+                results.push(json!(summary));
+            }
+            "update-flood" => {
+                // `update-flood N`: N message chunks as fast as the pipe takes them.
+                let head = format!(
+                    "{{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{{\"sessionId\":\"{}\",\"update\":{{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{{\"type\":\"text\",\"text\":\"",
+                    self.session
+                );
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                for i in 0..arg.unwrap_or(1_000_000) {
+                    let _ = writeln!(out, "{head}{i} \"}}}}}}}}");
+                }
+                let _ = out.flush();
+            }
+            "endless-line" => {
+                // `endless-line MB`: one JSON line that goes on for that many MiB before its
+                // newline arrives (far past the client's cap), then a normal message.
+                let mut out = std::io::stdout().lock();
+                let _ = write!(
+                    out,
+                    "{{\"jsonrpc\":\"2.0\",\"method\":\"session/update\",\"params\":{{\"sessionId\":\"{}\",\"update\":{{\"sessionUpdate\":\"agent_message_chunk\",\"content\":{{\"type\":\"text\",\"text\":\"",
+                    self.session
+                );
+                let chunk = vec![b'A'; 1 << 20];
+                for _ in 0..arg.unwrap_or(256) {
+                    let _ = out.write_all(&chunk);
+                }
+                let _ = out.write_all(b"\"}}}}\n");
+                let _ = out.flush();
+                drop(out);
+                self.say("survived the endless line");
             }
             other => self.say(&format!("unknown scenario {other}")),
         }

@@ -1,0 +1,351 @@
+//! Floods from a hostile agent: stderr, elicitation requests, session updates and a line that
+//! does not end. Each runs against the real test agent over real pipes, with no wire tap (a tap
+//! would keep every line), and measures how much the client's resident memory grows: memory
+//! bounds are asserted (generously), times are only printed.
+//!
+//! The tests share one process, whose memory they measure, so they run one at a time.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::test_agent;
+use porthole_core::acp::v1::schema::SessionUpdate;
+use porthole_core::events::Event;
+use porthole_core::transport::{Direction, TransportNote, WireTap};
+use porthole_core::{AgentClient, AgentCommand, Answer, ClientOptions};
+use serde_json::Value;
+
+const MIB: u64 = 1024 * 1024;
+
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    LOCK.lock().await
+}
+
+/// This process's resident memory, and its peak since [`Rss::reset_peak`], from /proc.
+struct Rss;
+
+impl Rss {
+    fn field(name: &str) -> u64 {
+        let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+        let line = status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} in /proc/self/status"));
+        let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+        kib * 1024
+    }
+    fn now() -> u64 {
+        Self::field("VmRSS:")
+    }
+    /// Resets the peak to the current size (Linux: `echo 5 > /proc/self/clear_refs`).
+    fn reset_peak() -> bool {
+        std::fs::write("/proc/self/clear_refs", "5").is_ok()
+    }
+    fn peak() -> u64 {
+        Self::field("VmHWM:")
+    }
+}
+
+/// Measures the growth of resident memory during a flood: the peak when it can be reset,
+/// else the size at the end.
+struct Growth {
+    start: u64,
+    peak_resettable: bool,
+}
+
+impl Growth {
+    fn start() -> Self {
+        let peak_resettable = Rss::reset_peak();
+        Growth {
+            start: Rss::now(),
+            peak_resettable,
+        }
+    }
+    fn end(self, what: &str, elapsed: Duration) -> u64 {
+        let end = if self.peak_resettable {
+            Rss::peak()
+        } else {
+            Rss::now()
+        };
+        let growth = end.saturating_sub(self.start);
+        println!(
+            "{what}: {:.1} s, resident memory {} MiB -> {} MiB ({}), growth {:.1} MiB",
+            elapsed.as_secs_f64(),
+            self.start / MIB,
+            end / MIB,
+            if self.peak_resettable { "peak" } else { "at end" },
+            growth as f64 / MIB as f64,
+        );
+        growth
+    }
+}
+
+/// Keeps transport notes only (a line tap would hold the whole flood).
+#[derive(Default)]
+struct Notes(Mutex<Vec<TransportNote>>);
+impl WireTap for Notes {
+    fn line(&self, _: Direction, _: &str) {}
+    fn note(&self, note: TransportNote) {
+        self.0.lock().unwrap().push(note);
+    }
+}
+
+struct Agent {
+    client: AgentClient,
+    events: tokio::sync::mpsc::Receiver<Event>,
+    session: String,
+    notes: Arc<Notes>,
+    _dir: tempfile::TempDir,
+}
+
+async fn start() -> Agent {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = Arc::new(Notes::default());
+    let command = AgentCommand {
+        program: test_agent().display().to_string(),
+        args: vec![],
+        env: vec![],
+        cwd: Some(dir.path().to_path_buf()),
+    };
+    let opts = ClientOptions {
+        tap: Some(notes.clone()),
+        ..ClientOptions::default()
+    };
+    let (client, events) = AgentClient::start(command, opts).await.expect("agent starts");
+    let session = client
+        .new_session(dir.path().canonicalize().unwrap())
+        .await
+        .unwrap();
+    Agent {
+        client,
+        events,
+        session,
+        notes,
+        _dir: dir,
+    }
+}
+
+impl Agent {
+    async fn next(&mut self) -> Event {
+        tokio::time::timeout(Duration::from_secs(300), self.events.recv())
+            .await
+            .expect("an event within 300 s")
+            .expect("event stream open")
+    }
+}
+
+/// The text of an agent message chunk.
+fn chunk_text(event: &Event) -> Option<&str> {
+    match event {
+        Event::SessionUpdate { update, .. } => match update.as_ref() {
+            SessionUpdate::AgentMessageChunk(c) => match &c.content {
+                porthole_core::acp::v1::schema::ContentBlock::Text(t) => Some(&t.text),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn turn_ended_ok(event: &Event) -> bool {
+    match event {
+        Event::TurnEnded { error, .. } => {
+            assert!(error.is_none(), "the turn failed: {error:?}");
+            true
+        }
+        Event::AgentExited(info) => panic!("the agent exited: {info:?}"),
+        _ => false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_200_mib_stderr_flood_keeps_only_the_tail() {
+    let _serial = one_at_a_time().await;
+    let mut a = start().await;
+    let growth = Growth::start();
+    let t = Instant::now();
+    a.client.prompt_text(&a.session, "stderr-flood 200").unwrap();
+    let mut alive = false;
+    loop {
+        let event = a.next().await;
+        alive |= chunk_text(&event) == Some("still alive");
+        if turn_ended_ok(&event) {
+            break;
+        }
+    }
+    let grown = growth.end("200 MiB on stderr", t.elapsed());
+    assert!(alive, "the connection kept working during the flood");
+    let tail = a.client.stderr_tail();
+    // 64 KiB of output, after a one-line note that the rest was dropped.
+    assert!(
+        tail.len() <= porthole_core::process::STDERR_TAIL_BYTES + 100,
+        "tail of {} bytes",
+        tail.len()
+    );
+    assert!(tail.starts_with("["), "{}", &tail[..100]);
+    assert!(
+        tail.contains("earlier bytes of stderr not kept"),
+        "{}",
+        &tail[..100]
+    );
+    // The tail is the end of the output (the reader may still be a few lines behind).
+    assert!(
+        tail.contains("eeee"),
+        "{}",
+        &tail[tail.len().saturating_sub(200)..]
+    );
+    assert!(grown < 64 * MIB, "memory grew by {} MiB", grown / MIB);
+    a.client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_10000_elicitations_is_bounded_by_the_pending_queue() {
+    let _serial = one_at_a_time().await;
+    let mut a = start().await;
+    let limit = ClientOptions::default().max_pending_per_session;
+    let growth = Growth::start();
+    let t = Instant::now();
+    a.client.prompt_text(&a.session, "elicit-flood 10000").unwrap();
+    let mut pending = Vec::new();
+    let mut refused = 0usize;
+    // Nobody answers until every request has been seen: exactly `limit` wait for the user.
+    while pending.len() + refused < 10_000 {
+        match a.next().await {
+            Event::Elicitation(p) => pending.push(p.dialog_id),
+            Event::ElicitationRejected { error, .. } => {
+                assert_eq!(error.code, -32603);
+                assert!(
+                    error.message.contains("too many pending elicitations")
+                        && error.message.contains(&format!("limit {limit}")),
+                    "{}",
+                    error.message
+                );
+                refused += 1;
+            }
+            e @ (Event::TurnEnded { .. } | Event::AgentExited(_)) => panic!("too early: {e:?}"),
+            _ => {}
+        }
+    }
+    let burst = t.elapsed();
+    for id in &pending {
+        a.client.respond_elicitation(*id, Answer::Decline).unwrap();
+    }
+    let mut report = Value::Null;
+    loop {
+        let event = a.next().await;
+        if let Some(text) = chunk_text(&event) {
+            report = serde_json::from_str(text).unwrap_or(report);
+        }
+        if turn_ended_ok(&event) {
+            break;
+        }
+    }
+    let grown = growth.end("10,000 elicitation/create in a burst", t.elapsed());
+    println!("the burst was read and answered in {:.2} s", burst.as_secs_f64());
+    assert_eq!(pending.len(), limit);
+    assert_eq!(refused, 10_000 - limit);
+    // What the agent received: `limit` declines and a clear error for each of the others.
+    let summary = &report["results"][0];
+    assert_eq!(summary["decline"], limit);
+    let errors: Vec<(&String, &Value)> = summary
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.starts_with("error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{summary}");
+    assert!(
+        errors[0].0.contains("-32603: too many pending elicitations"),
+        "{}",
+        errors[0].0
+    );
+    assert_eq!(errors[0].1, &Value::from(10_000 - limit));
+    assert!(grown < 128 * MIB, "memory grew by {} MiB", grown / MIB);
+    a.client.shutdown().await;
+}
+
+/// How many updates the flood test sends: 1,000,000 by default, `PORTHOLE_UPDATE_FLOOD` to change.
+fn update_flood_size() -> u64 {
+    std::env::var("PORTHOLE_UPDATE_FLOOD")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// Benchmark-style (minutes in a debug build): `cargo test -p porthole-core --test floods --
+/// --ignored --nocapture`. KNOWN GAP, so it fails today: the ACP SDK's reader queues every parsed
+/// incoming message in an unbounded channel, so the event channel's backpressure stops at the
+/// SDK and a flood faster than the front end grows memory with the backlog (measured: 148 MiB
+/// for 1,000,000 updates in a debug build). See SECURITY.md, "Known gaps".
+#[ignore = "benchmark-style and a known gap (unbounded SDK queue); see SECURITY.md"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_million_session_updates_keep_memory_bounded() {
+    let _serial = one_at_a_time().await;
+    let n = update_flood_size();
+    let mut a = start().await;
+    let growth = Growth::start();
+    let t = Instant::now();
+    a.client
+        .prompt_text(&a.session, &format!("update-flood {n}"))
+        .unwrap();
+    let mut received = 0u64;
+    let mut in_order = true;
+    loop {
+        let event = a.next().await;
+        if let Some(text) = chunk_text(&event)
+            && let Ok(i) = text.trim().parse::<u64>()
+        {
+            in_order &= i == received;
+            received += 1;
+        }
+        if turn_ended_ok(&event) {
+            break;
+        }
+    }
+    let elapsed = t.elapsed();
+    let grown = growth.end(&format!("{n} session/update"), elapsed);
+    println!(
+        "{:.0} updates per second (debug or release as built)",
+        n as f64 / elapsed.as_secs_f64()
+    );
+    assert_eq!(received, n, "every update arrived");
+    assert!(in_order, "in wire order");
+    assert!(grown < 64 * MIB, "memory grew by {} MiB", grown / MIB);
+    a.client.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_line_that_does_not_end_hits_the_line_cap() {
+    let _serial = one_at_a_time().await;
+    let mut a = start().await;
+    let growth = Growth::start();
+    let t = Instant::now();
+    a.client.prompt_text(&a.session, "endless-line 256").unwrap();
+    let mut survived = false;
+    loop {
+        let event = a.next().await;
+        survived |= chunk_text(&event) == Some("survived the endless line");
+        if turn_ended_ok(&event) {
+            break;
+        }
+    }
+    let grown = growth.end("a 256 MiB line", t.elapsed());
+    assert!(survived, "the connection works after the oversized line");
+    let notes = a.notes.0.lock().unwrap().clone();
+    let oversized: Vec<usize> = notes
+        .iter()
+        .filter_map(|n| match n {
+            TransportNote::Oversized { bytes, .. } => Some(*bytes),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(oversized.len(), 1, "{notes:?}");
+    assert!(oversized[0] > 256 * MIB as usize, "{oversized:?}");
+    // The line was dropped at the 16 MiB cap instead of being held: far below its size.
+    assert!(grown < 64 * MIB, "memory grew by {} MiB", grown / MIB);
+    a.client.shutdown().await;
+}
