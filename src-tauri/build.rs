@@ -35,6 +35,7 @@ fn main() {
             "open_url",
             "close_url_view",
             "dialog_shown",
+            "perf_stats",
         ]));
     if let Err(e) = tauri_build::try_build(attributes) {
         panic!("tauri build failed: {e:#}");

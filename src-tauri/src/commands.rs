@@ -187,6 +187,12 @@ async fn dialog_shown(backend: State<'_, Backend>, dialog_id: u64) -> Result<()>
     Ok(())
 }
 
+/// Benchmark counters (see docs/benchmarks-app.md).
+#[tauri::command]
+async fn perf_stats(backend: State<'_, Backend>) -> Result<Value> {
+    Ok(backend.perf_stats())
+}
+
 pub fn run(launch: Launch) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
@@ -216,6 +222,7 @@ pub fn run(launch: Launch) {
             open_url,
             close_url_view,
             dialog_shown,
+            perf_stats,
         ])
         .setup(move |app| {
             let backend = Backend::new(app.handle().clone(), launch);

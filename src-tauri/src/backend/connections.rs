@@ -53,7 +53,7 @@ impl Backend {
             let opts = ClientOptions {
                 modes: this.settings().modes(),
                 terminal_auth: true,
-                tap: Some(std::sync::Arc::new(inspector)),
+                tap: Some(this.0.metrics.tap(std::sync::Arc::new(inspector))),
                 ..ClientOptions::default()
             };
             let (client, mut events) = match AgentClient::start(profile.to_command(cwd.clone()), opts).await {
@@ -178,6 +178,7 @@ impl Backend {
                 }
                 Event::Elicitation(p) => {
                     state.arrived.insert(p.dialog_id, Instant::now());
+                    self.0.metrics.elicitation_delivered(p.dialog_id);
                     state
                         .pending
                         .insert(p.dialog_id, Pending::Elicitation(agent_id.into(), p.clone()));

@@ -9,6 +9,7 @@
 mod connections;
 mod dialogs;
 mod launch;
+mod metrics;
 mod sessions;
 
 use std::collections::HashMap;
@@ -140,6 +141,8 @@ struct Inner {
     settings_problem: Mutex<Option<String>>,
     state: Mutex<AppState>,
     queue: Mutex<Vec<Value>>,
+    /// Counters for `perf_stats` (benchmarks).
+    metrics: metrics::Metrics,
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
 }
@@ -178,6 +181,7 @@ impl Backend {
                 settings_problem: Mutex::new(settings_problem),
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
+                metrics: metrics::Metrics::default(),
                 sealed: SealedViews::new(on_event),
             }
         }));
@@ -234,7 +238,7 @@ impl Backend {
                 if !events.is_empty()
                     && let Err(e) = inner
                         .app
-                        .emit_to("main", BATCH_EVENT, json!({ "events": events }))
+                        .emit_to("main", BATCH_EVENT, inner.metrics.encode_batch(events))
                 {
                     tracing::warn!("cannot deliver events to the window: {e}");
                 }
@@ -343,8 +347,14 @@ impl Backend {
 
     pub fn dialog_shown(&self, dialog_id: u64) {
         if let Some(arrived) = self.state().arrived.remove(&dialog_id) {
+            self.0.metrics.dialog_shown(dialog_id, arrived);
             tracing::info!(target: "porthole::latency", dialog_id, ms = arrived.elapsed().as_secs_f64() * 1e3, "dialog interactive");
         }
+    }
+
+    /// The benchmark counters (IPC batches, dialog and answer latencies).
+    pub fn perf_stats(&self) -> Value {
+        self.0.metrics.snapshot()
     }
 
     /// Stop every agent before the process exits, so none is left running.
