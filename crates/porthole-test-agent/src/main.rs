@@ -11,6 +11,8 @@ use std::sync::mpsc;
 
 use serde_json::{Value, json};
 
+mod bench;
+
 struct Agent {
     incoming: mpsc::Receiver<Value>,
     /// Messages read while waiting for something else.
@@ -98,6 +100,9 @@ impl Agent {
     }
 
     fn run(&mut self, scenario: &str) -> Vec<Value> {
+        if let Some(results) = bench::run(self, scenario) {
+            return results;
+        }
         let mut results = Vec::new();
         match scenario {
             "form" => {
