@@ -3,17 +3,20 @@
 // Prints figures; never fails on a time. Method and results: docs/benchmarks-app.md.
 //
 //   node bench.mjs [startup] [memory] [flood] [scroll] [elicit]     (default: all)
-// Environment: BENCH_PROFILE=release|debug (default release), BENCH_RUNS (start-up runs, 5),
+// Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
+// porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
 // BENCH_FLOOD="100000 10 1000" (rate, seconds, chunks per message), BENCH_SCROLL_MESSAGES,
 // BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_JSON=FILE (all figures as JSON).
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { launch, targetDir } from "../e2e/harness.mjs";
-import { findApp, memory } from "./proc.mjs";
+import { cpuSeconds, findApp, memory } from "./proc.mjs";
 
 const profile = process.env.BENCH_PROFILE ?? "release";
-const binary = join(targetDir, profile, "porthole");
-const testAgent = join(targetDir, profile, "porthole-test-agent");
+// scripts/bench-app copies the binaries it built here: the target dir may be shared.
+const binDir = process.env.BENCH_BIN_DIR ?? join(targetDir, profile);
+const binary = join(binDir, "porthole");
+const testAgent = join(binDir, "porthole-test-agent");
 const env = (k, d) => process.env[k] ?? d;
 const wanted = process.argv.slice(2);
 const runs = (name) => wanted.length === 0 || wanted.includes(name);
@@ -54,7 +57,7 @@ async function waitFor(what, fn, ms = 60000, every = 100) {
 }
 
 async function interactive(app) {
-  return waitFor("the window to become interactive", () => app.exec("return window.__portholePerf?.interactiveAt ?? null"), 60000, 20);
+  return waitFor("the window to become interactive", () => app.exec("return window.__portholePerf?.interactiveAt ?? null"), 120000, 20);
 }
 
 /** Records the time between animation frames until `stopFrames`. */
@@ -95,6 +98,8 @@ async function startup() {
   const n = Number(env("BENCH_RUNS", 5));
   const fromProcess = [];
   const fromDriver = [];
+  const toNavigation = [];
+  const toLoaded = [];
   let idle = null;
   for (let i = 0; i < n; i++) {
     const t0 = Date.now();
@@ -103,18 +108,31 @@ async function startup() {
       const stats = await perfStats(app);
       fromProcess.push(at - stats.processStartEpochMs);
       fromDriver.push(at - t0);
+      const nav = await app.exec("return [performance.timeOrigin, performance.timing.domContentLoadedEventEnd]");
+      toNavigation.push(nav[0] - stats.processStartEpochMs);
+      toLoaded.push(nav[1] - stats.processStartEpochMs);
       if (i === n - 1) {
         await sleep(3000);
         idle = memory(findApp(binary));
       }
     });
   }
-  results.startup = { processSpawnToInteractiveMs: summary(fromProcess), driverToInteractiveMs: summary(fromDriver), runs: fromProcess };
+  results.startup = {
+    processSpawnToInteractiveMs: summary(fromProcess),
+    driverToInteractiveMs: summary(fromDriver),
+    processSpawnToNavigationMs: summary(toNavigation),
+    processSpawnToDomLoadedMs: summary(toLoaded),
+    runs: fromProcess,
+  };
   results.idleDemo = idle;
   console.log(`\n== Start-up (demo agent), ${n} runs ==`);
   row("", "median ms", "p95 ms", "max ms");
   const s = results.startup.processSpawnToInteractiveMs;
   row("app process start -> interactive", f1(s.median), f1(s.p95), f1(s.max));
+  const nv = results.startup.processSpawnToNavigationMs;
+  row("  of which: app start -> page navigation", f1(nv.median), f1(nv.p95), f1(nv.max));
+  const dl = results.startup.processSpawnToDomLoadedMs;
+  row("  of which: app start -> DOMContentLoaded", f1(dl.median), f1(dl.p95), f1(dl.max));
   const d = results.startup.driverToInteractiveMs;
   row("WebDriver session request -> interactive", f1(d.median), f1(d.p95), f1(d.max));
   printMemory("Idle, demo agent connected, 3 s after interactive", idle);
@@ -122,9 +140,9 @@ async function startup() {
 
 function printMemory(title, m) {
   console.log(`\n== Memory: ${title} ==`);
-  row("process", "RSS MB", "PSS MB");
-  row(`main (${m.main.name})`, f1(m.main.rssMB), f1(m.main.pssMB));
-  for (const c of m.children) row(`  child ${c.name}`, f1(c.rssMB), f1(c.pssMB));
+  row("process", "RSS MB", "PSS MB", "anon MB", "file MB");
+  row(`main (${m.main.name})`, f1(m.main.rssMB), f1(m.main.pssMB), f1(m.main.anonMB), f1(m.main.fileMB));
+  for (const c of m.children) row(`  child ${c.name}`, f1(c.rssMB), f1(c.pssMB), f1(c.anonMB), f1(c.fileMB));
   row("all (main + descendants)", f1(m.totalRssMB), f1(m.totalPssMB));
 }
 
@@ -154,11 +172,15 @@ async function flood() {
   await withTestAgent(async (app) => {
     await interactive(app);
     const before = await perfStats(app);
+    const pid = findApp(binary);
+    const cpu0 = cpuSeconds(pid);
     await startFrames(app);
     const t0 = Date.now();
     await app.prompt(`flood ${rate} ${seconds} ${per}`);
     await turnDone(app, "flood", 600000);
     const wall = (Date.now() - t0) / 1000;
+    const cpu1 = cpuSeconds(pid);
+    const cpu = Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)]));
     const frames = await stopFrames(app);
     const after = await perfStats(app);
     const report = JSON.parse(await app.exec("return window.__portholePerf.lastText()"));
@@ -174,7 +196,9 @@ async function flood() {
       wallSeconds: wall,
       transcript: { ...check, complete: check.words === rate * seconds && check.firstBad === -1 },
       frames,
+      cpuSeconds: cpu,
       ipc: {
+        queuedEventsPerS: (ipc("queued") || 0) / wall,
         batches: ipc("batches"),
         events: ipc("events"),
         bytes: ipc("bytes"),
@@ -191,7 +215,8 @@ async function flood() {
     row("prompt -> transcript complete (s)", f1(wall));
     row("transcript: words / first out of order", check.words, check.firstBad, r.transcript.complete ? "complete, in order" : "INCOMPLETE");
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
-    row("IPC batches/s, events/s", f1(r.ipc.batchesPerS), Math.round(r.ipc.eventsPerS));
+    row("IPC batches/s, events/s (queued events/s)", f1(r.ipc.batchesPerS), Math.round(r.ipc.eventsPerS), `(${Math.round(r.ipc.queuedEventsPerS)})`);
+    row("CPU s: " + Object.entries(cpu).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
     row("IPC MB/s, largest batch (events, KB)", f1(r.ipc.bytesPerS / 1e6), r.ipc.largestBatchEvents, f1(r.ipc.largestBatchBytes / 1024));
   });
 }
@@ -208,23 +233,26 @@ async function scroll() {
     const loadS = (Date.now() - t0) / 1000;
     const items = await app.exec("return window.__portholePerf.itemCount()");
     await sleep(1000);
-    // Top to bottom, one step per frame: a page at a time, like holding Page Down.
+    // Top to bottom, one step per frame.
     await app.exec(`const s = document.querySelector("main.transcript"); s.scrollTop = 0;`);
     await sleep(1000);
     await startFrames(app);
     const t1 = Date.now();
+    // 1,000 steps of equal size, one per frame, whatever the height (a page a frame would take minutes).
+    await app.d.manage().setTimeouts({ script: 600000 });
     await app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
       const s = document.querySelector("main.transcript");
+      const stride = Math.max(s.clientHeight * 0.9, s.scrollHeight / 1000);
       const step = () => {
         if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) return done(true);
-        s.scrollTop += s.clientHeight * 0.9;
+        s.scrollTop += stride;
         requestAnimationFrame(step);
       };
       requestAnimationFrame(step);`);
     const scrollS = (Date.now() - t1) / 1000;
     const frames = await stopFrames(app);
     results.scroll = { messages: n, items, loadSeconds: loadS, scrollSeconds: scrollS, frames };
-    console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom a page per frame ==`);
+    console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
     row("load (prompt -> last message shown) s", f1(loadS));
     row("scroll duration s", f1(scrollS));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));

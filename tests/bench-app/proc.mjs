@@ -75,9 +75,31 @@ export function memory(root) {
     name: comm,
     rssMB: kb(pid, "status", "VmRSS") / 1024,
     pssMB: kb(pid, "smaps_rollup", "Pss") / 1024,
+    anonMB: kb(pid, "status", "RssAnon") / 1024,
+    fileMB: kb(pid, "status", "RssFile") / 1024,
   });
   const main = one(root, stat(root)?.comm ?? "?");
   const children = descendants(root).map((p) => one(p.pid, p.comm === "porthole" ? `porthole ${cmdline(p.pid)[1] ?? ""}`.trim() : p.comm));
   const sum = (k) => [main, ...children].reduce((a, p) => a + p[k], 0);
   return { main, children, totalRssMB: sum("rssMB"), totalPssMB: sum("pssMB") };
+}
+
+/** CPU seconds (user + system) used so far by the main process and each descendant, by name. */
+export function cpuSeconds(root) {
+  const ticks = 100; // USER_HZ on Linux
+  const one = (pid) => {
+    try {
+      const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
+      return (Number(f[11]) + Number(f[12])) / ticks;
+    } catch {
+      return 0;
+    }
+  };
+  const out = { main: one(root) };
+  for (const p of descendants(root)) {
+    const name = p.comm === "porthole" ? `porthole ${cmdline(p.pid)[1] ?? ""}`.trim() : p.comm;
+    out[name] = (out[name] ?? 0) + one(p.pid);
+  }
+  return out;
 }

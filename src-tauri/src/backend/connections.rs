@@ -231,6 +231,12 @@ impl Backend {
             self.forget_agent(agent_id);
         }
         self.push(super::event_json(event));
+        if matches!(
+            event,
+            Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
+        ) {
+            self.0.flush_now.notify_one();
+        }
         if snapshot_changed {
             self.push_snapshot();
         }

@@ -20,6 +20,8 @@ const MAX_SAMPLES: usize = 10_000;
 
 #[derive(Default)]
 struct Data {
+    /// Events queued for the window (before text chunks are merged).
+    queued: u64,
     /// IPC: batches emitted to the window, events in them, and JSON bytes.
     batches: u64,
     events: u64,
@@ -83,14 +85,15 @@ impl Metrics {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Serialize one batch for the window, counting it. Serialized once: the raw JSON is
-    /// what Tauri then puts into the webview.
-    pub fn encode_batch(&self, events: Vec<Value>) -> Box<RawValue> {
+    /// Serialize one batch for the window, counting it (`queued`: events before merging).
+    /// Serialized once: the raw JSON is what Tauri then puts into the webview.
+    pub fn encode_batch(&self, queued: usize, events: Vec<Value>) -> Box<RawValue> {
         let count = events.len() as u64;
         let text = serde_json::to_string(&serde_json::json!({ "events": events }))
             .unwrap_or_else(|_| r#"{"events":[]}"#.to_string());
         let bytes = text.len() as u64;
         let mut d = self.data();
+        d.queued += queued as u64;
         d.batches += 1;
         d.events += count;
         d.bytes += bytes;
@@ -159,6 +162,7 @@ impl Metrics {
         let d = self.data();
         serde_json::json!({
             "ipc": {
+                "queued": d.queued,
                 "batches": d.batches,
                 "events": d.events,
                 "bytes": d.bytes,
@@ -219,9 +223,10 @@ mod tests {
     #[test]
     fn batches_are_counted_and_encoded_once() {
         let m = Metrics::default();
-        let raw = m.encode_batch(vec![serde_json::json!({"type": "x"}), serde_json::json!(1)]);
+        let raw = m.encode_batch(3, vec![serde_json::json!({"type": "x"}), serde_json::json!(1)]);
         assert_eq!(raw.get(), r#"{"events":[{"type":"x"},1]}"#);
         let s = m.snapshot();
+        assert_eq!(s["ipc"]["queued"], 3);
         assert_eq!(s["ipc"]["batches"], 1);
         assert_eq!(s["ipc"]["events"], 2);
         assert_eq!(s["ipc"]["bytes"], raw.get().len());

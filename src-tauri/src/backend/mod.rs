@@ -6,6 +6,7 @@
 //! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
 //! (answers, URLs, remembered decisions).
 
+mod coalesce;
 mod connections;
 mod dialogs;
 mod launch;
@@ -141,6 +142,8 @@ struct Inner {
     settings_problem: Mutex<Option<String>>,
     state: Mutex<AppState>,
     queue: Mutex<Vec<Value>>,
+    /// Wakes the flusher before its next tick: a dialog should not wait for it.
+    flush_now: Arc<tokio::sync::Notify>,
     /// Counters for `perf_stats` (benchmarks).
     metrics: metrics::Metrics,
     /// Sealed URL windows (separate processes), by dialog id.
@@ -181,6 +184,7 @@ impl Backend {
                 settings_problem: Mutex::new(settings_problem),
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
+                flush_now: Arc::new(tokio::sync::Notify::new()),
                 metrics: metrics::Metrics::default(),
                 sealed: SealedViews::new(on_event),
             }
@@ -213,16 +217,20 @@ impl Backend {
         Ok(())
     }
 
-    /// Coalesce queued events into one IPC message per frame; keep the title's count of
-    /// waiting dialogs current.
+    /// Coalesce queued events into one IPC message per frame (and send a new dialog at once);
+    /// keep the title's count of waiting dialogs current.
     fn spawn_flusher(&self) {
         let weak = Arc::downgrade(&self.0);
+        let flush_now = self.0.flush_now.clone();
         tauri::async_runtime::spawn(async move {
             let mut tick = tokio::time::interval(FLUSH_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut waiting_shown = 0;
             loop {
-                tick.tick().await;
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = flush_now.notified() => {}
+                }
                 let Some(inner) = weak.upgrade() else { break };
                 let waiting = inner
                     .state
@@ -235,10 +243,13 @@ impl Backend {
                     waiting_shown = waiting;
                 }
                 let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
-                if !events.is_empty()
-                    && let Err(e) = inner
-                        .app
-                        .emit_to("main", BATCH_EVENT, inner.metrics.encode_batch(events))
+                let queued = events.len();
+                if queued > 0
+                    && let Err(e) = inner.app.emit_to(
+                        "main",
+                        BATCH_EVENT,
+                        inner.metrics.encode_batch(queued, coalesce::chunks(events)),
+                    )
                 {
                     tracing::warn!("cannot deliver events to the window: {e}");
                 }
