@@ -232,6 +232,8 @@ async function scroll() {
     await turnDone(app, "messages", 900000);
     const loadS = (Date.now() - t0) / 1000;
     const items = await app.exec("return window.__portholePerf.itemCount()");
+    const css = await app.exec(`const e = document.querySelector("main.transcript > *");
+      return e ? String(getComputedStyle(e).contentVisibility ?? "unsupported") : "";`);
     await sleep(1000);
     // Top to bottom, one step per frame.
     await app.exec(`const s = document.querySelector("main.transcript"); s.scrollTop = 0;`);
@@ -251,9 +253,9 @@ async function scroll() {
       requestAnimationFrame(step);`);
     const scrollS = (Date.now() - t1) / 1000;
     const frames = await stopFrames(app);
-    results.scroll = { messages: n, items, loadSeconds: loadS, scrollSeconds: scrollS, frames };
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames };
     console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
-    row("load (prompt -> last message shown) s", f1(loadS));
+    row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
     row("scroll duration s", f1(scrollS));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
   });
