@@ -40,6 +40,7 @@ fn main() {
             "history_clear",
             "domain_marks",
             "set_domain_trust",
+            "perf_stats",
         ]));
     if let Err(e) = tauri_build::try_build(attributes) {
         panic!("tauri build failed: {e:#}");

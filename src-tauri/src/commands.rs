@@ -221,6 +221,12 @@ async fn set_domain_trust(
     backend.set_domain_trust(&agent_id, &agent_name, &domain, trusted)
 }
 
+/// Benchmark counters (see docs/benchmarks-app.md).
+#[tauri::command]
+async fn perf_stats(backend: State<'_, Backend>) -> Result<Value> {
+    Ok(backend.perf_stats())
+}
+
 pub fn run(launch: Launch) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
@@ -255,6 +261,7 @@ pub fn run(launch: Launch) {
             history_clear,
             domain_marks,
             set_domain_trust,
+            perf_stats,
         ])
         .setup(move |app| {
             let backend = Backend::new(app.handle().clone(), launch);

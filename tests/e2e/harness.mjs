@@ -66,8 +66,9 @@ export async function waitUntil(what, fn, ms = 20000) {
   }
 }
 
-export async function launch({ args = [], env: extraEnv = {} } = {}) {
-  if (!existsSync(appBinary)) throw new Error(`${appBinary} is missing: build it with cargo build -p porthole`);
+/** `binary` defaults to the debug build (the benchmarks pass the release one). */
+export async function launch({ args = [], env: extraEnv = {}, binary = appBinary } = {}) {
+  if (!existsSync(binary)) throw new Error(`${binary} is missing: build it with cargo build -p porthole`);
   const home = mkdtempSync(join(tmpdir(), "porthole-e2e-home-"));
   const workspace = mkdtempSync(join(tmpdir(), "porthole-e2e-ws-"));
   writeFileSync(join(workspace, "notes.txt"), "Original notes.\n");
@@ -92,7 +93,7 @@ export async function launch({ args = [], env: extraEnv = {} } = {}) {
     .usingServer(`http://127.0.0.1:${PORT}/`)
     .withCapabilities({
       browserName: "wry",
-      "tauri:options": { application: appBinary, args: ["--cwd", workspace, ...args] },
+      "tauri:options": { application: binary, args: ["--cwd", workspace, ...args] },
     })
     .build();
   const app = new App(session, workspace);

@@ -3,11 +3,13 @@ import { mount } from "svelte";
 import App from "./App.svelte";
 import { createBackend } from "./lib/backend";
 import { AppStore } from "./lib/store.svelte";
+import { installPerfHooks } from "./lib/perf.svelte";
 
 async function start() {
   const backend = await createBackend();
   const store = new AppStore();
   backend.onEvents((events) => store.enqueue(events));
+  installPerfHooks(store);
   mount(App, { target: document.getElementById("app")!, props: { backend, store } });
   try {
     store.init(await backend.invoke("app_state"));

@@ -11,6 +11,8 @@ use std::sync::mpsc;
 
 use serde_json::{Value, json};
 
+mod bench;
+
 struct Agent {
     incoming: mpsc::Receiver<Value>,
     /// Messages read while waiting for something else.
@@ -117,6 +119,9 @@ impl Agent {
     }
 
     fn run(&mut self, prompt: &str) -> Vec<Value> {
+        if let Some(results) = bench::run(self, prompt) {
+            return results;
+        }
         let mut results = Vec::new();
         // A scenario may take one number: `update-flood 1000`.
         let (scenario, arg) = match prompt.split_once(' ') {

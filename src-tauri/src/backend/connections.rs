@@ -53,7 +53,7 @@ impl Backend {
             let opts = ClientOptions {
                 modes: this.settings().modes(),
                 terminal_auth: true,
-                tap: Some(std::sync::Arc::new(inspector)),
+                tap: Some(this.0.metrics.tap(std::sync::Arc::new(inspector))),
                 ..ClientOptions::default()
             };
             let (client, mut events) = match AgentClient::start(profile.to_command(cwd), opts).await {
@@ -200,6 +200,7 @@ impl Backend {
                 }
                 Event::Elicitation(p) => {
                     state.arrived.insert(p.dialog_id, Instant::now());
+                    self.0.metrics.elicitation_delivered(p.dialog_id);
                     state
                         .pending
                         .insert(p.dialog_id, Pending::Elicitation(agent_id.into(), p.clone()));
@@ -262,6 +263,13 @@ impl Backend {
             self.forget_agent(agent_id);
         }
         self.push(self.window_event(agent_id, event));
+        // A dialog goes to the window at once rather than at the next flush tick.
+        if matches!(
+            event,
+            Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
+        ) {
+            self.0.flush_now.notify_one();
+        }
         if snapshot_changed {
             self.push_snapshot();
         }

@@ -21,6 +21,7 @@ impl Backend {
         action: &str,
         content: Option<Map<String, Value>>,
     ) -> Result<(), AnswerError> {
+        self.0.metrics.answer_started(dialog_id);
         let client = self.client_of_dialog(dialog_id)?;
         let answer = match action {
             "accept" => Answer::Accept(content.unwrap_or_default()),

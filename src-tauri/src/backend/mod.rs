@@ -6,10 +6,12 @@
 //! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
 //! (answers, URLs, remembered decisions), `history` (the consent history and domain memory).
 
+mod coalesce;
 mod connections;
 mod dialogs;
 mod history;
 mod launch;
+mod metrics;
 mod sessions;
 
 use std::collections::HashMap;
@@ -150,6 +152,10 @@ struct Inner {
     settings_problem: Mutex<Option<String>>,
     state: Mutex<AppState>,
     queue: Mutex<Vec<Value>>,
+    /// Wakes the flusher before its next tick: a dialog should not wait for it.
+    flush_now: Arc<tokio::sync::Notify>,
+    /// Counters for `perf_stats` (benchmarks).
+    metrics: metrics::Metrics,
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
     /// The consent history; `None` when it could not be opened (`history_problem` says why).
@@ -194,6 +200,8 @@ impl Backend {
                 settings_problem: Mutex::new(settings_problem),
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
+                flush_now: Arc::new(tokio::sync::Notify::new()),
+                metrics: metrics::Metrics::default(),
                 sealed: SealedViews::new(on_event),
                 history,
                 history_problem,
@@ -227,16 +235,20 @@ impl Backend {
         Ok(())
     }
 
-    /// Coalesce queued events into one IPC message per frame; keep the title's count of
-    /// waiting dialogs current.
+    /// Coalesce queued events into one IPC message per frame (and send a new dialog at once);
+    /// keep the title's count of waiting dialogs current.
     fn spawn_flusher(&self) {
         let weak = Arc::downgrade(&self.0);
+        let flush_now = self.0.flush_now.clone();
         tauri::async_runtime::spawn(async move {
             let mut tick = tokio::time::interval(FLUSH_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut waiting_shown = 0;
             loop {
-                tick.tick().await;
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = flush_now.notified() => {}
+                }
                 let Some(inner) = weak.upgrade() else { break };
                 let waiting = inner
                     .state
@@ -249,10 +261,13 @@ impl Backend {
                     waiting_shown = waiting;
                 }
                 let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
-                if !events.is_empty()
-                    && let Err(e) = inner
-                        .app
-                        .emit_to("main", BATCH_EVENT, json!({ "events": events }))
+                let queued = events.len();
+                if queued > 0
+                    && let Err(e) = inner.app.emit_to(
+                        "main",
+                        BATCH_EVENT,
+                        inner.metrics.encode_batch(queued, coalesce::chunks(events)),
+                    )
                 {
                     tracing::warn!("cannot deliver events to the window: {e}");
                 }
@@ -370,8 +385,14 @@ impl Backend {
 
     pub fn dialog_shown(&self, dialog_id: u64) {
         if let Some(arrived) = self.state().arrived.remove(&dialog_id) {
+            self.0.metrics.dialog_shown(dialog_id, arrived);
             tracing::info!(target: "porthole::latency", dialog_id, ms = arrived.elapsed().as_secs_f64() * 1e3, "dialog interactive");
         }
+    }
+
+    /// The benchmark counters (IPC batches, dialog and answer latencies).
+    pub fn perf_stats(&self) -> Value {
+        self.0.metrics.snapshot()
     }
 
     /// Stop every agent before the process exits, so none is left running.

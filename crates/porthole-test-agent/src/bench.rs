@@ -1,0 +1,102 @@
+//! Scenarios for the app benchmarks (`scripts/bench-app`): prompts with arguments.
+//!
+//! - `flood <rate> <seconds> [chunks-per-message]`: `agent_message_chunk` updates at `rate`
+//!   per second; chunk `n` says `"n "`, and every `chunks-per-message` chunks start a new
+//!   message (default 1000), so the transcript's words must read 0, 1, 2, ... in order.
+//! - `messages <n>`: `n` agent messages (one chunk each, own `messageId`), as fast as the
+//!   client reads them; message `i` says `"message i ..."`.
+//! - `elicit <n>`: `n` form elicitations one after another, each waiting for its answer.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::Agent;
+
+/// Runs a benchmark scenario; `None` when `text` is not one.
+pub(crate) fn run(agent: &mut Agent, text: &str) -> Option<Vec<Value>> {
+    let mut words = text.split_whitespace();
+    let name = words.next()?;
+    let args: Vec<f64> = words.filter_map(|w| w.parse().ok()).collect();
+    let arg = |i: usize, default: f64| args.get(i).copied().unwrap_or(default);
+    Some(match name {
+        "flood" => vec![flood(
+            &agent.session,
+            arg(0, 100_000.0),
+            arg(1, 10.0),
+            arg(2, 1000.0).max(1.0) as u64,
+        )],
+        "messages" => vec![messages(&agent.session, arg(0, 10_000.0) as u64)],
+        "elicit" => elicit(agent, arg(0, 100.0) as u64),
+        _ => return None,
+    })
+}
+
+fn chunk_line(session: &str, message: u64, text: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{session}","update":{{"sessionUpdate":"agent_message_chunk","messageId":"bench-{message}","content":{{"type":"text","text":"{text}"}}}}}}}}"#
+    )
+}
+
+fn write_all(buf: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(buf.as_bytes());
+    let _ = out.flush();
+}
+
+/// Streams at the target rate, writing what is due every half millisecond. The pipe's
+/// back-pressure slows us down if the client does not keep up: the achieved rate is reported.
+fn flood(session: &str, rate: f64, seconds: f64, per_message: u64) -> Value {
+    let total = (rate * seconds) as u64;
+    let start = Instant::now();
+    let mut seq = 0u64;
+    let mut buf = String::new();
+    while seq < total {
+        let due = ((start.elapsed().as_secs_f64() * rate) as u64).min(total);
+        if due <= seq {
+            std::thread::sleep(Duration::from_micros(500));
+            continue;
+        }
+        buf.clear();
+        for n in seq..due {
+            buf.push_str(&chunk_line(session, n / per_message, &format!("{n} ")));
+            buf.push('\n');
+        }
+        seq = due;
+        write_all(&buf);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    json!({"sent": total, "seconds": secs, "rate": total as f64 / secs})
+}
+
+fn messages(session: &str, n: u64) -> Value {
+    let start = Instant::now();
+    let mut buf = String::new();
+    for i in 0..n {
+        buf.push_str(&chunk_line(
+            session,
+            i,
+            &format!("message {i}: the quick brown fox jumps over the lazy dog."),
+        ));
+        buf.push('\n');
+        if buf.len() > 256 * 1024 {
+            write_all(&buf);
+            buf.clear();
+        }
+    }
+    write_all(&buf);
+    json!({"sent": n, "seconds": start.elapsed().as_secs_f64()})
+}
+
+fn elicit(agent: &mut Agent, n: u64) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let p = json!({"sessionId": agent.session, "mode": "form", "message": format!("Benchmark request {i}"),
+                "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string", "title": "Name", "default": "alpha"}}}});
+            let r = agent.call("elicitation/create", p);
+            json!({"i": i, "action": r["result"]["action"]})
+        })
+        .collect()
+}

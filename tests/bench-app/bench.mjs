@@ -1,0 +1,321 @@
+// App benchmarks in the real window (issue 8, parts 2, 3 and 5): start-up and memory, a
+// 100,000 updates/s flood, scrolling a 100,000-message transcript, and elicitation latency.
+// Prints figures; never fails on a time. Method and results: docs/benchmarks-app.md.
+//
+//   node bench.mjs [startup] [memory] [flood] [scroll] [elicit]     (default: all)
+// Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
+// porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
+// BENCH_FLOOD="100000 10 1000" (rate, seconds, chunks per message), BENCH_SCROLL_MESSAGES,
+// BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_JSON=FILE (all figures as JSON).
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { launch, targetDir } from "../e2e/harness.mjs";
+import { cpuSeconds, findApp, memory } from "./proc.mjs";
+
+const profile = process.env.BENCH_PROFILE ?? "release";
+// scripts/bench-app copies the binaries it built here: the target dir may be shared.
+const binDir = process.env.BENCH_BIN_DIR ?? join(targetDir, profile);
+const binary = join(binDir, "porthole");
+const testAgent = join(binDir, "porthole-test-agent");
+const env = (k, d) => process.env[k] ?? d;
+const wanted = process.argv.slice(2);
+const runs = (name) => wanted.length === 0 || wanted.includes(name);
+const results = { profile, binary, when: new Date().toISOString() };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ----- statistics -----
+
+function quantile(sorted, q) {
+  if (!sorted.length) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+function summary(values) {
+  const s = values.filter(Number.isFinite).sort((a, b) => a - b);
+  return { n: s.length, median: quantile(s, 0.5), p95: quantile(s, 0.95), max: s[s.length - 1] ?? NaN };
+}
+const f1 = (x) => (Number.isFinite(x) ? x.toFixed(1) : "-");
+function row(...cells) {
+  console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 44 : 14)).join(""));
+}
+
+// ----- in-window helpers -----
+
+async function perfStats(app) {
+  return app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+    window.__TAURI_INTERNALS__.invoke("perf_stats").then(done, (e) => done({ error: String(e) }));`);
+}
+
+async function waitFor(what, fn, ms = 60000, every = 100) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(every);
+  }
+}
+
+async function interactive(app) {
+  return waitFor("the window to become interactive", () => app.exec("return window.__portholePerf?.interactiveAt ?? null"), 120000, 20);
+}
+
+/** Records the time between animation frames until `stopFrames`. */
+async function startFrames(app) {
+  await app.exec(`const rec = { deltas: [], on: true };
+    window.__benchFrames = rec;
+    let last = performance.now();
+    const tick = (t) => { rec.deltas.push(t - last); last = t; if (rec.on) requestAnimationFrame(tick); };
+    requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });`);
+}
+async function stopFrames(app) {
+  const deltas = await app.exec(`const r = window.__benchFrames; r.on = false; return r.deltas;`);
+  const s = summary(deltas);
+  return { frames: deltas.length, over50: deltas.filter((d) => d > 50).length, medianMs: s.median, p95Ms: s.p95, maxMs: s.max };
+}
+
+async function turnDone(app, marker, ms) {
+  await waitFor(`the turn ${marker} to end`, async () => {
+    const last = await app.exec("return window.__portholePerf.lastText().slice(0, 200)");
+    return last.includes(`"scenario":"${marker}`);
+  }, ms, 200);
+}
+
+async function withApp(opts, fn) {
+  const app = await launch({ binary, ...opts });
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+    await sleep(500);
+  }
+}
+const withTestAgent = (fn) => withApp({ args: ["--agent", testAgent] }, fn);
+
+// ----- part 5: start-up and idle memory (demo agent) -----
+
+async function startup() {
+  const n = Number(env("BENCH_RUNS", 5));
+  const fromProcess = [];
+  const fromDriver = [];
+  const toNavigation = [];
+  const toLoaded = [];
+  let idle = null;
+  for (let i = 0; i < n; i++) {
+    const t0 = Date.now();
+    await withApp({}, async (app) => {
+      const at = await interactive(app);
+      const stats = await perfStats(app);
+      fromProcess.push(at - stats.processStartEpochMs);
+      fromDriver.push(at - t0);
+      const nav = await app.exec("return [performance.timeOrigin, performance.timing.domContentLoadedEventEnd]");
+      toNavigation.push(nav[0] - stats.processStartEpochMs);
+      toLoaded.push(nav[1] - stats.processStartEpochMs);
+      if (i === n - 1) {
+        await sleep(3000);
+        idle = memory(findApp(binary));
+      }
+    });
+  }
+  results.startup = {
+    processSpawnToInteractiveMs: summary(fromProcess),
+    driverToInteractiveMs: summary(fromDriver),
+    processSpawnToNavigationMs: summary(toNavigation),
+    processSpawnToDomLoadedMs: summary(toLoaded),
+    runs: fromProcess,
+  };
+  results.idleDemo = idle;
+  console.log(`\n== Start-up (demo agent), ${n} runs ==`);
+  row("", "median ms", "p95 ms", "max ms");
+  const s = results.startup.processSpawnToInteractiveMs;
+  row("app process start -> interactive", f1(s.median), f1(s.p95), f1(s.max));
+  const nv = results.startup.processSpawnToNavigationMs;
+  row("  of which: app start -> page navigation", f1(nv.median), f1(nv.p95), f1(nv.max));
+  const dl = results.startup.processSpawnToDomLoadedMs;
+  row("  of which: app start -> DOMContentLoaded", f1(dl.median), f1(dl.p95), f1(dl.max));
+  const d = results.startup.driverToInteractiveMs;
+  row("WebDriver session request -> interactive", f1(d.median), f1(d.p95), f1(d.max));
+  printMemory("Idle, demo agent connected, 3 s after interactive", idle);
+}
+
+function printMemory(title, m) {
+  console.log(`\n== Memory: ${title} ==`);
+  row("process", "RSS MB", "PSS MB", "anon MB", "file MB");
+  row(`main (${m.main.name})`, f1(m.main.rssMB), f1(m.main.pssMB), f1(m.main.anonMB), f1(m.main.fileMB));
+  for (const c of m.children) row(`  child ${c.name}`, f1(c.rssMB), f1(c.pssMB), f1(c.anonMB), f1(c.fileMB));
+  row("all (main + descendants)", f1(m.totalRssMB), f1(m.totalPssMB));
+}
+
+// ----- part 5: memory after a 10,000-message session (test agent) -----
+
+async function sessionMemory() {
+  const n = Number(env("BENCH_SESSION_MESSAGES", 10000));
+  await withTestAgent(async (app) => {
+    await interactive(app);
+    await sleep(3000);
+    const pid = findApp(binary);
+    const before = memory(pid);
+    await app.prompt(`messages ${n}`);
+    await turnDone(app, "messages", 600000);
+    await sleep(3000);
+    const after = memory(pid);
+    results.sessionMemory = { messages: n, before, after };
+    printMemory("idle, test agent connected", before);
+    printMemory(`after a ${n}-message session`, after);
+  });
+}
+
+// ----- part 2: flood -----
+
+async function flood() {
+  const [rate, seconds, per] = env("BENCH_FLOOD", "100000 10 1000").split(" ").map(Number);
+  await withTestAgent(async (app) => {
+    await interactive(app);
+    const before = await perfStats(app);
+    const pid = findApp(binary);
+    const cpu0 = cpuSeconds(pid);
+    await startFrames(app);
+    const t0 = Date.now();
+    await app.prompt(`flood ${rate} ${seconds} ${per}`);
+    await turnDone(app, "flood", 600000);
+    const wall = (Date.now() - t0) / 1000;
+    const cpu1 = cpuSeconds(pid);
+    const cpu = Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)]));
+    const frames = await stopFrames(app);
+    const after = await perfStats(app);
+    const report = JSON.parse(await app.exec("return window.__portholePerf.lastText()"));
+    const check = await app.exec(`const words = window.__portholePerf.agentText("bench-").split(" ").filter(Boolean);
+      let firstBad = -1;
+      for (let i = 0; i < words.length; i++) if (words[i] !== String(i)) { firstBad = i; break; }
+      return { words: words.length, firstBad };`);
+    const ipc = (k) => after.ipc[k] - before.ipc[k];
+    const sent = report.results[0];
+    results.flood = {
+      target: { rate, seconds, chunksPerMessage: per },
+      agent: sent,
+      wallSeconds: wall,
+      transcript: { ...check, complete: check.words === rate * seconds && check.firstBad === -1 },
+      frames,
+      cpuSeconds: cpu,
+      ipc: {
+        queuedEventsPerS: (ipc("queued") || 0) / wall,
+        batches: ipc("batches"),
+        events: ipc("events"),
+        bytes: ipc("bytes"),
+        batchesPerS: ipc("batches") / wall,
+        eventsPerS: ipc("events") / wall,
+        bytesPerS: ipc("bytes") / wall,
+        largestBatchEvents: after.ipc.largestBatchEvents,
+        largestBatchBytes: after.ipc.largestBatchBytes,
+      },
+    };
+    const r = results.flood;
+    console.log(`\n== Flood: ${rate}/s for ${seconds} s, ${per} chunks per message ==`);
+    row("agent: sent / seconds / achieved rate", sent.sent, f1(sent.seconds), Math.round(sent.rate));
+    row("prompt -> transcript complete (s)", f1(wall));
+    row("transcript: words / first out of order", check.words, check.firstBad, r.transcript.complete ? "complete, in order" : "INCOMPLETE");
+    row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+    row("IPC batches/s, events/s (queued events/s)", f1(r.ipc.batchesPerS), Math.round(r.ipc.eventsPerS), `(${Math.round(r.ipc.queuedEventsPerS)})`);
+    row("CPU s: " + Object.entries(cpu).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
+    row("IPC MB/s, largest batch (events, KB)", f1(r.ipc.bytesPerS / 1e6), r.ipc.largestBatchEvents, f1(r.ipc.largestBatchBytes / 1024));
+  });
+}
+
+// ----- part 2: scrolling a long transcript -----
+
+async function scroll() {
+  const n = Number(env("BENCH_SCROLL_MESSAGES", 100000));
+  await withTestAgent(async (app) => {
+    await interactive(app);
+    const t0 = Date.now();
+    await app.prompt(`messages ${n}`);
+    await turnDone(app, "messages", 900000);
+    const loadS = (Date.now() - t0) / 1000;
+    const items = await app.exec("return window.__portholePerf.itemCount()");
+    const css = await app.exec(`const e = document.querySelector("main.transcript > *");
+      return e ? String(getComputedStyle(e).contentVisibility ?? "unsupported") : "";`);
+    await sleep(1000);
+    // Top to bottom, one step per frame.
+    await app.exec(`const s = document.querySelector("main.transcript"); s.scrollTop = 0;`);
+    await sleep(1000);
+    await startFrames(app);
+    const t1 = Date.now();
+    // 1,000 steps of equal size, one per frame, whatever the height (a page a frame would take minutes).
+    await app.d.manage().setTimeouts({ script: 600000 });
+    await app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+      const s = document.querySelector("main.transcript");
+      const stride = Math.max(s.clientHeight * 0.9, s.scrollHeight / 1000);
+      const step = () => {
+        if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) return done(true);
+        s.scrollTop += stride;
+        requestAnimationFrame(step);
+      };
+      requestAnimationFrame(step);`);
+    const scrollS = (Date.now() - t1) / 1000;
+    const frames = await stopFrames(app);
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames };
+    console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
+    row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
+    row("scroll duration s", f1(scrollS));
+    row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+  });
+}
+
+// ----- part 3: elicitation latency -----
+
+async function elicit() {
+  const n = Number(env("BENCH_ELICIT", 100));
+  await withTestAgent(async (app) => {
+    await interactive(app);
+    await app.exec(`window.__benchClicks = [];
+      document.addEventListener("click", (e) => {
+        const dlg = e.target.closest?.("[role=dialog]");
+        if (dlg) window.__benchClicks.push({ at: performance.timeOrigin + performance.now(),
+          label: e.target.textContent.trim(), dialog: dlg.getAttribute("aria-labelledby") });
+      }, true);`);
+    await app.prompt(`elicit ${n}`);
+    for (let i = 0; i < n; i++) {
+      await app.waitText("[role=dialog]", `Benchmark request ${i}`);
+      await app.click("Submit…");
+      await app.waitText("[role=dialog]", "exactly what will be sent");
+      await app.click("Send");
+    }
+    await turnDone(app, "elicit", 60000);
+    const stats = await perfStats(app);
+    const clicks = await app.exec("return window.__benchClicks");
+    const sends = new Map(clicks.filter((c) => c.label === "Send").map((c) => [Number(c.dialog.split("-")[1]), c.at]));
+    const d = stats.dialogs.slice(-n);
+    const a = stats.answers.slice(-n);
+    const readToShown = d.map((x) => (x.readToDeliveredMs ?? NaN) + x.deliveredToShownMs);
+    results.elicit = {
+      n,
+      readToDeliveredMs: summary(d.map((x) => x.readToDeliveredMs ?? NaN)),
+      deliveredToShownMs: summary(d.map((x) => x.deliveredToShownMs)),
+      readToShownMs: summary(readToShown),
+      commandToWrittenMs: summary(a.map((x) => x.commandToWrittenMs)),
+      clickToWrittenMs: summary(a.filter((x) => sends.has(x.dialogId)).map((x) => x.writtenAtEpochMs - sends.get(x.dialogId))),
+    };
+    const e = results.elicit;
+    console.log(`\n== Elicitation latency, ${n} form requests, one at a time ==`);
+    row("", "median ms", "p95 ms", "max ms", "n");
+    const line = (label, s) => row(label, f1(s.median), f1(s.p95), f1(s.max), s.n);
+    line("line read -> core delivers event", e.readToDeliveredMs);
+    line("core delivers -> UI ack (dialog shown)", e.deliveredToShownMs);
+    line("line read -> dialog interactive", e.readToShownMs);
+    line("answer command -> response line written", e.commandToWrittenMs);
+    line("Send click -> response line written", e.clickToWrittenMs);
+  });
+}
+
+const parts = { startup, memory: sessionMemory, flood, scroll, elicit };
+for (const [name, fn] of Object.entries(parts)) {
+  if (!runs(name)) continue;
+  try {
+    await fn();
+  } catch (e) {
+    console.log(`\n== ${name}: FAILED: ${e?.stack ?? e}`);
+    results[name] = { error: String(e) };
+  }
+}
+if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
+process.exit(0);

@@ -1,0 +1,45 @@
+// Measuring hooks for the app benchmarks (docs/benchmarks-app.md, tests/bench-app). They only
+// read the store: when the window first became usable, and what the transcript holds (a
+// virtualized transcript does not keep every message in the DOM).
+import { TextItem, type AppStore } from "./store.svelte";
+
+export interface PerfHooks {
+  /** Epoch ms of the first frame in which the prompt box was enabled (agent connected, session open). */
+  readonly interactiveAt: number | null;
+  /** Items in the active transcript. */
+  itemCount(): number;
+  /** Text of the agent's messages whose id starts with `prefix`, in transcript order. */
+  agentText(prefix?: string): string;
+  /** Text of the last text item (user, agent or thought). */
+  lastText(): string;
+}
+
+export function installPerfHooks(store: AppStore) {
+  let interactiveAt: number | null = null;
+  const hooks: PerfHooks = {
+    get interactiveAt() {
+      return interactiveAt;
+    },
+    itemCount: () => store.items.length,
+    agentText: (prefix = "") =>
+      store.items
+        .filter((i): i is TextItem => i instanceof TextItem && i.kind === "agent" && (i.messageId ?? "").startsWith(prefix))
+        .map((i) => i.text)
+        .join(""),
+    lastText: () => {
+      const items = store.items;
+      for (let i = items.length - 1; i >= 0; i--) {
+        const item = items[i];
+        if (item instanceof TextItem) return item.text;
+      }
+      return "";
+    },
+  };
+  $effect.root(() => {
+    $effect(() => {
+      if (interactiveAt !== null || !store.connected) return;
+      requestAnimationFrame(() => (interactiveAt ??= performance.timeOrigin + performance.now()));
+    });
+  });
+  Object.defineProperty(window, "__portholePerf", { value: Object.freeze(hooks) });
+}
