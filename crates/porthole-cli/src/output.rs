@@ -153,7 +153,7 @@ fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
                 Some(Decision::Permission { selected }) => json!(selected),
                 _ => Value::Null,
             };
-            json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "selected": selected})
+            json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "warnings": p.warnings, "selected": selected})
         }
         Event::FileAccess(p) => {
             let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
@@ -245,9 +245,11 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 }
                 _ => "unanswered".into(),
             };
+            let title = p.tool_call.fields.title.as_deref().unwrap_or_default();
             eprintln!(
-                "[permission] {} -> {selected}",
-                p.tool_call.fields.title.clone().unwrap_or_default()
+                "[permission] {} warnings={:?} -> {selected}",
+                porthole_core::url_safety::neutralize(title),
+                p.warnings
             )
         }
         Event::TurnEnded {

@@ -46,8 +46,9 @@ pub struct ClientOptions {
     pub client_version: String,
     pub max_line_bytes: usize,
     pub init_timeout: Duration,
-    /// Pending elicitations allowed per session (or per connection for request scope);
-    /// beyond it requests are refused with an error instead of queueing without bound.
+    /// Pending elicitations allowed per session (or per connection for request scope), and
+    /// separately pending permission and file-access dialogs per session; beyond it requests
+    /// are refused with an error instead of queueing without bound.
     pub max_pending_per_session: usize,
     /// Capacity of the event stream: when the front end falls behind, reading from the agent
     /// pauses (backpressure) instead of buffering without limit.
@@ -1167,6 +1168,10 @@ async fn ask_file_access(
             drop(state);
             return reply_error(responder, closing_error());
         }
+        if let Some(error) = over_dialog_limit(shared, &state, &session_id, "file access request") {
+            drop(state);
+            return reply_error(responder, error);
+        }
         state.file_access.insert(
             dialog_id,
             PendingFileAccess {
@@ -1355,6 +1360,37 @@ fn admit(
     Ok((parsed, pool))
 }
 
+/// The error for a permission or file-access request beyond the session's bound, which
+/// keeps an agent from holding an unlimited number of dialogs open (elicitations have their
+/// own count, in [`admit`]).
+fn over_dialog_limit(
+    shared: &Shared,
+    state: &State,
+    session_id: &str,
+    what: &str,
+) -> Option<agent_client_protocol::Error> {
+    let waiting = state
+        .permissions
+        .values()
+        .filter(|p| p.session_id == session_id)
+        .count()
+        + state
+            .file_access
+            .values()
+            .filter(|f| f.session_id == session_id)
+            .count();
+    let limit = shared.opts.max_pending_per_session;
+    (waiting >= limit).then(|| {
+        tracing::warn!("refused a {what} in session {session_id}: {waiting} dialogs already waiting");
+        agent_client_protocol::Error::new(
+            -32603,
+            format!(
+                "too many pending dialogs: {waiting} permission and file access requests are already waiting for the user in this session (limit {limit}); this {what} was refused"
+            ),
+        )
+    })
+}
+
 fn rejection_from(parsed: &ParsedElicitation) -> broker::Rejection {
     broker::Rejection {
         error: RpcError {
@@ -1440,6 +1476,7 @@ async fn handle_permission(
         tool_call: request.tool_call.clone(),
         tool_kind: tool_kind.clone(),
         options: request.options.clone(),
+        warnings: PermissionPrompt::text_warnings(&request.tool_call, &request.options),
     };
     {
         let mut state = shared.lock();
@@ -1447,6 +1484,10 @@ async fn handle_permission(
         if state.closed {
             drop(state);
             return reply_error(responder, closing_error());
+        }
+        if let Some(error) = over_dialog_limit(shared, &state, &session_id, "permission request") {
+            drop(state);
+            return reply_error(responder, error);
         }
         state.permissions.insert(
             dialog_id,

@@ -112,6 +112,26 @@ pub struct PermissionPrompt {
     /// updates, `other` when the agent gave none: what an "always" rule is keyed on.
     pub tool_kind: String,
     pub options: Vec<PermissionOption>,
+    /// `bidi-control` / `invisible-char` when the tool call's title or an option's name
+    /// carries characters that can disguise what the user is agreeing to.
+    pub warnings: Vec<String>,
+}
+
+impl PermissionPrompt {
+    /// The warnings for the strings a permission dialog asks the user to trust.
+    pub fn text_warnings(tool_call: &ToolCallUpdate, options: &[PermissionOption]) -> Vec<String> {
+        let texts = tool_call
+            .fields
+            .title
+            .iter()
+            .map(String::as_str)
+            .chain(options.iter().map(|o| o.name.as_str()));
+        let codes: std::collections::BTreeSet<&'static str> = texts
+            .flat_map(crate::url_safety::text_warnings)
+            .map(|w| w.code())
+            .collect();
+        codes.into_iter().map(str::to_string).collect()
+    }
 }
 
 /// Why a dialog went away without the user deciding.
@@ -324,6 +344,31 @@ pub enum FileOperation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hidden_characters_in_a_permission_request_are_flagged() {
+        use agent_client_protocol::v1::schema::ToolCallUpdateFields;
+        let call =
+            |title: &str| ToolCallUpdate::new("t", ToolCallUpdateFields::new().title(title.to_string()));
+        let option =
+            |name: &str| PermissionOption::new("o", name.to_string(), PermissionOptionKind::AllowOnce);
+        let plain = [option("Allow"), option("Reject")];
+        assert!(PermissionPrompt::text_warnings(&call("Read README.md"), &plain).is_empty());
+        // A title that reads "Read txt.exe" but is "Read exe.txt" backwards.
+        assert_eq!(
+            PermissionPrompt::text_warnings(&call("Read \u{202E}txt.exe"), &plain),
+            ["bidi-control"]
+        );
+        assert_eq!(
+            PermissionPrompt::text_warnings(&call("Run tests"), &[option("Al\u{200B}low"), option("Reject")]),
+            ["invisible-char"]
+        );
+        let both = PermissionPrompt::text_warnings(&call("\u{2067}rm -rf"), &[option("Allow\u{FEFF}")]);
+        assert_eq!(both, ["bidi-control", "invisible-char"]);
+        // No title at all: only the options are looked at.
+        let untitled = ToolCallUpdate::new("t", ToolCallUpdateFields::new());
+        assert!(PermissionPrompt::text_warnings(&untitled, &plain).is_empty());
+    }
 
     #[test]
     fn agent_names_are_shown_with_hidden_characters_neutralised() {

@@ -171,18 +171,37 @@ impl Barrier {
     }
 }
 
+/// How many lines may go to the SDK before the transport waits for its dispatch loop to
+/// catch up. The SDK queues parsed lines in an unbounded channel; waiting at a barrier every
+/// so often bounds that queue (and so the memory a flood of requests or notifications other
+/// than `session/update` can take) while costing one private notification per window.
+pub(crate) const SDK_WINDOW: usize = 64;
+
 struct State<S> {
     lines: S,
     shared: Arc<Shared>,
-    /// A line went to the SDK since the last barrier: the next hot line must wait.
-    sdk_behind: bool,
+    /// Lines handed to the SDK since the last barrier.
+    sdk_behind: usize,
     seq: u64,
-    /// A hot notification held back until the SDK reaches barrier `seq`.
+    /// Barrier `seq` was handed to the SDK: read nothing more until it is dispatched.
+    gate: Option<u64>,
+    /// A hot notification held back until the gate opens.
     waiting: Option<Hot>,
 }
 
+impl<S> State<S> {
+    /// The next barrier line; reading stops until the SDK dispatches it.
+    fn barrier(&mut self) -> String {
+        self.sdk_behind = 0;
+        self.seq += 1;
+        self.gate = Some(self.seq);
+        self.shared.barrier.line(self.seq)
+    }
+}
+
 /// Splits the framed lines: hot notifications are delivered here, in wire order with the
-/// events of everything else, which is passed on to the SDK.
+/// events of everything else, which is passed on to the SDK at most [`SDK_WINDOW`] lines ahead
+/// of its dispatch loop.
 pub(crate) fn split<S>(
     lines: S,
     shared: Arc<Shared>,
@@ -193,34 +212,38 @@ where
     let state = State {
         lines,
         shared,
-        sdk_behind: false,
+        sdk_behind: 0,
         seq: 0,
+        gate: None,
         waiting: None,
     };
     futures::stream::unfold(state, |mut st| async move {
         loop {
-            if let Some(note) = st.waiting.take() {
+            if let Some(seq) = st.gate.take() {
                 let mut acked = st.shared.barrier.acked.subscribe();
-                let seq = st.seq;
                 // The sender lives as long as the connection's state, which outlives us.
                 let _ = acked.wait_for(|&a| a >= seq).await;
+            }
+            if let Some(note) = st.waiting.take() {
                 deliver_update(&st.shared, note.session_id, note.update).await;
+            }
+            if st.sdk_behind >= SDK_WINDOW {
+                let barrier = st.barrier();
+                return Some((Ok(barrier), st));
             }
             let line = match st.lines.next().await? {
                 Ok(line) => line,
                 Err(e) => return Some((Err(e), st)),
             };
             match parse(&line) {
-                Some(note) if st.sdk_behind => {
-                    st.sdk_behind = false;
-                    st.seq += 1;
+                Some(note) if st.sdk_behind > 0 => {
                     st.waiting = Some(note);
-                    let barrier = st.shared.barrier.line(st.seq);
+                    let barrier = st.barrier();
                     return Some((Ok(barrier), st));
                 }
                 Some(note) => deliver_update(&st.shared, note.session_id, note.update).await,
                 None => {
-                    st.sdk_behind = true;
+                    st.sdk_behind += 1;
                     return Some((Ok(line), st));
                 }
             }

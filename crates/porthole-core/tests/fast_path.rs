@@ -181,3 +181,123 @@ async fn malformed_hot_lines_fall_back_to_the_sdk_in_order() {
         "barriers never reach the wire"
     );
 }
+
+fn noise(i: u64) -> String {
+    // Padded so that a few hundred fill the pipe and the transport's read buffer.
+    json!({"jsonrpc":"2.0","method":"_noise/ping","params":{"i":i,"pad":"x".repeat(200)}}).to_string()
+}
+
+/// Long runs of lines for the SDK (past its window, several barriers) keep their order
+/// with the fast path's updates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_runs_of_sdk_lines_keep_wire_order() {
+    let mut turn = updates(0..5);
+    turn.extend((0..300).map(noise));
+    turn.push(elicitation(901));
+    turn.extend((300..450).map(noise));
+    turn.extend(updates(5..10));
+    let (seen, _) = run_turn(turn, 2, true).await;
+    let mut expected = chunks(0..5);
+    expected.push("elicitation".into());
+    expected.extend(chunks(5..10));
+    expected.push("turn-ended".into());
+    assert_eq!(seen, expected);
+}
+
+/// A flood of notifications other than `session/update` must not pile up in the SDK's
+/// unbounded queue while its dispatch loop is busy: the transport stops reading, so the agent
+/// blocks on its pipe, as it does for updates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_other_notifications_waits_for_the_dispatch_loop() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    const FLOOD: u64 = 10_000;
+
+    let (client_side, agent_side) = tokio::io::duplex(4096);
+    let (client_read, client_write) = tokio::io::split(client_side);
+    let (agent_read, mut agent_write) = tokio::io::split(agent_side);
+    let written = Arc::new(AtomicU64::new(0));
+    let counter = written.clone();
+    let agent = tokio::spawn(async move {
+        let mut lines = BufReader::new(agent_read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            let reply = match msg["method"].as_str() {
+                Some("initialize") => json!({"jsonrpc":"2.0","id":msg["id"],"result":{"protocolVersion":1}}),
+                Some("session/new") => json!({"jsonrpc":"2.0","id":msg["id"],"result":{"sessionId":"s"}}),
+                _ => continue,
+            };
+            agent_write
+                .write_all(format!("{reply}\n").as_bytes())
+                .await
+                .unwrap();
+            if msg["method"] != "session/new" {
+                continue;
+            }
+            // Two updates the SDK reports (unknown kind): with nobody reading the 1-slot event
+            // stream, the second one holds the dispatch loop. Then the flood, then a last chunk.
+            for i in 0..2 {
+                let line = update(i).replace("agent_message_chunk", "mystery_kind");
+                agent_write
+                    .write_all(format!("{line}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            for i in 0..FLOOD {
+                agent_write
+                    .write_all(format!("{}\n", noise(i)).as_bytes())
+                    .await
+                    .unwrap();
+                counter.store(i + 1, Ordering::SeqCst);
+            }
+            agent_write
+                .write_all(format!("{}\n", update(7)).as_bytes())
+                .await
+                .unwrap();
+        }
+    });
+
+    let opts = ClientOptions {
+        event_capacity: 1,
+        ..ClientOptions::default()
+    };
+    let (client, mut events) = AgentClient::connect_streams(client_read, client_write, opts)
+        .await
+        .expect("initialize");
+    client
+        .new_session(std::env::temp_dir())
+        .await
+        .expect("session/new");
+
+    // Wait until the agent's writing stops moving (or the flood is all written).
+    let mut last = u64::MAX;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = written.load(Ordering::SeqCst);
+        if now == last || now == FLOOD {
+            break;
+        }
+        last = now;
+    }
+    let stalled_at = written.load(Ordering::SeqCst);
+    // The SDK window (64) plus what the pipe (4 KiB) and the framing buffer hold: far below
+    // the flood. Without the window the agent writes all 10,000 into the SDK's queue at once.
+    assert!(
+        stalled_at < 1_000,
+        "the agent wrote {stalled_at} of {FLOOD} lines while nothing was dispatched"
+    );
+
+    // Once the front end reads again, everything arrives, in order.
+    let mut seen = Vec::new();
+    while seen.last().map(String::as_str) != Some("#7") {
+        let event = tokio::time::timeout(Duration::from_secs(20), events.recv())
+            .await
+            .expect("events keep coming")
+            .expect("stream open");
+        seen.extend(label(&event));
+    }
+    assert_eq!(seen, ["unknown-update", "unknown-update", "#7"]);
+    assert_eq!(written.load(Ordering::SeqCst), FLOOD);
+    client.shutdown().await;
+    agent.abort();
+}

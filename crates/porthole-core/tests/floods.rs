@@ -7,6 +7,7 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -83,11 +84,16 @@ impl Growth {
     }
 }
 
-/// Keeps transport notes only (a line tap would hold the whole flood).
+/// Keeps transport notes only (a line tap would hold the whole flood), and counts the
+/// refusals of dialogs beyond the per-session bound the client sends.
 #[derive(Default)]
-struct Notes(Mutex<Vec<TransportNote>>);
+struct Notes(Mutex<Vec<TransportNote>>, AtomicUsize);
 impl WireTap for Notes {
-    fn line(&self, _: Direction, _: &str) {}
+    fn line(&self, direction: Direction, line: &str) {
+        if matches!(direction, Direction::Outgoing) && line.contains("too many pending dialogs") {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+    }
     fn note(&self, note: TransportNote) {
         self.0.lock().unwrap().push(note);
     }
@@ -266,6 +272,104 @@ async fn a_burst_of_10000_elicitations_is_bounded_by_the_pending_queue() {
     assert_eq!(errors[0].1, &Value::from(10_000 - limit));
     assert!(grown < 128 * MIB, "memory grew by {} MiB", grown / MIB);
     a.client.shutdown().await;
+}
+
+/// Permission and file-access dialogs are bounded per session like elicitations: an agent
+/// cannot hold an unlimited number open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_10000_permission_requests_is_bounded_per_session() {
+    let summary = dialog_burst("permission-flood", "session/request_permission").await;
+    assert_eq!(
+        summary["selected"],
+        ClientOptions::default().max_pending_per_session,
+        "{summary}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_of_10000_file_reads_outside_the_workspace_is_bounded_per_session() {
+    let summary = dialog_burst("file-flood", "fs/read_text_file outside the workspace").await;
+    // Denied by the user: invalid params (the reason is in the error's data).
+    let denied = summary
+        .as_object()
+        .unwrap()
+        .iter()
+        .find(|(k, _)| k.starts_with("error -32602"))
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert_eq!(
+        denied.1,
+        &Value::from(ClientOptions::default().max_pending_per_session)
+    );
+}
+
+/// Runs a test-agent burst of 10,000 requests that each open a dialog. Nobody answers until
+/// the whole burst has been handled: then exactly `limit` dialogs wait for the user and every
+/// other request was refused with a clear error. Those are answered (allow / deny); returns
+/// the agent's summary of the answers it got.
+async fn dialog_burst(scenario: &str, what: &str) -> Value {
+    let _serial = one_at_a_time().await;
+    let mut a = start().await;
+    let limit = ClientOptions::default().max_pending_per_session;
+    let growth = Growth::start();
+    let t = Instant::now();
+    a.client
+        .prompt_text(&a.session, &format!("{scenario} 10000"))
+        .unwrap();
+    // Refusals raise no dialog: the tap counts them on the wire.
+    let mut pending = Vec::new();
+    while pending.len() < limit || a.notes.1.load(Ordering::SeqCst) < 10_000 - limit {
+        match tokio::time::timeout(Duration::from_millis(50), a.events.recv()).await {
+            Ok(Some(Event::Permission(p))) => pending.push((p.dialog_id, true)),
+            Ok(Some(Event::FileAccess(p))) => pending.push((p.dialog_id, false)),
+            Ok(Some(e @ (Event::TurnEnded { .. } | Event::AgentExited(_)))) => panic!("too early: {e:?}"),
+            Ok(None) => panic!("event stream closed"),
+            _ => assert!(
+                t.elapsed() < Duration::from_secs(300),
+                "the burst was not handled in 300 s"
+            ),
+        }
+        assert!(pending.len() <= limit, "more than {limit} dialogs at once");
+    }
+    for (id, permission) in &pending {
+        if *permission {
+            a.client.respond_permission(*id, Some("no".into())).unwrap();
+        } else {
+            a.client.respond_file_access(*id, false).unwrap();
+        }
+    }
+    let mut report = Value::Null;
+    loop {
+        let event = a.next().await;
+        assert!(
+            !matches!(event, Event::Permission(_) | Event::FileAccess(_)),
+            "a dialog beyond the bound: {event:?}"
+        );
+        if let Some(text) = chunk_text(&event) {
+            report = serde_json::from_str(text).unwrap_or(report);
+        }
+        if turn_ended_ok(&event) {
+            break;
+        }
+    }
+    let grown = growth.end(&format!("10,000 {what} in a burst"), t.elapsed());
+    // What the agent received: `limit` answers and a clear error for each of the others.
+    let summary = report["results"][0].clone();
+    let refused: Vec<(&String, &Value)> = summary
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| k.contains("too many pending dialogs"))
+        .collect();
+    assert_eq!(refused.len(), 1, "{summary}");
+    assert!(
+        refused[0].0.contains("error -32603") && refused[0].0.contains(&format!("limit {limit}")),
+        "{}",
+        refused[0].0
+    );
+    assert_eq!(refused[0].1, &Value::from(10_000 - limit));
+    assert!(grown < 128 * MIB, "memory grew by {} MiB", grown / MIB);
+    a.client.shutdown().await;
+    summary
 }
 
 /// How many updates the flood test sends: 1,000,000 by default, `PORTHOLE_UPDATE_FLOOD` to change.

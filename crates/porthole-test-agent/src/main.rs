@@ -507,6 +507,51 @@ impl Agent {
                 }
                 results.push(json!(summary));
             }
+            "permission-flood" => {
+                // `permission-flood N`: N permission requests at once, then every answer, summarized.
+                let ids: Vec<i64> = (0..arg.unwrap_or(10_000))
+                    .map(|i| {
+                        self.request(
+                            "session/request_permission",
+                            json!({"sessionId":self.session,
+                            "toolCall":{"toolCallId":format!("flood-{i}"),"title":format!("Step {i}")},
+                            "options":[{"optionId":"yes","name":"Allow","kind":"allow_once"},
+                                       {"optionId":"no","name":"Reject","kind":"reject_once"}]}),
+                        )
+                    })
+                    .collect();
+                let mut summary = std::collections::BTreeMap::<String, u64>::new();
+                for r in self.responses(&ids) {
+                    let key = match (r["result"]["outcome"]["outcome"].as_str(), &r["error"]) {
+                        (Some(outcome), _) => outcome.to_string(),
+                        (None, e) => format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or("")),
+                    };
+                    *summary.entry(key).or_default() += 1;
+                }
+                results.push(json!(summary));
+            }
+            "file-flood" => {
+                // `file-flood N`: N reads outside the workspace at once (each asks the user),
+                // then every answer, summarized.
+                let ids: Vec<i64> = (0..arg.unwrap_or(10_000))
+                    .map(|_| {
+                        self.request(
+                            "fs/read_text_file",
+                            json!({"sessionId":self.session,
+                            "path":"/etc/hostname"}),
+                        )
+                    })
+                    .collect();
+                let mut summary = std::collections::BTreeMap::<String, u64>::new();
+                for r in self.responses(&ids) {
+                    let key = match (r["result"]["content"].as_str(), &r["error"]) {
+                        (Some(_), _) => "read".to_string(),
+                        (None, e) => format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or("")),
+                    };
+                    *summary.entry(key).or_default() += 1;
+                }
+                results.push(json!(summary));
+            }
             "update-flood" => {
                 // `update-flood N`: N message chunks as fast as the pipe takes them.
                 let head = format!(

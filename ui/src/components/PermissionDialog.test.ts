@@ -12,6 +12,7 @@ const req = (): PermissionRequest => ({
     { optionId: "a1", name: "Allow", kind: "allow_once" },
     { optionId: "a2", name: "Always allow", kind: "allow_always" },
   ],
+  warnings: [],
 });
 
 function setup() {
@@ -32,6 +33,18 @@ describe("permission dialog", () => {
     expect(allow.className).toContain("primary");
     expect(screen.getByRole("button", { name: /^Reject/ }).className).toContain("secondary");
     expect(screen.getByRole("button", { name: /Always allow/ }).textContent).toContain("always");
+  });
+
+  it("warns about hidden characters and shows them as escapes", () => {
+    const backend = new FakeBackend();
+    const r = req();
+    r.toolCall.title = "Read \u202Etxt.exe";
+    r.warnings = ["bidi-control"];
+    render(DialogHost, { props: { backend, store: storeWith([r]) } });
+    const warnings = screen.getByRole("list", { name: "Warnings" });
+    expect(warnings.querySelector("[data-code=bidi-control]")!.textContent).toMatch(/text-direction/);
+    expect(screen.getByRole("dialog").className).toContain("tone-danger");
+    expect(document.querySelector(".perm-title")!.textContent).toBe("Read ⟨U+202E⟩txt.exe");
   });
 
   it("an option answers with its id", async () => {

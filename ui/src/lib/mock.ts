@@ -141,7 +141,7 @@ export class MockBackend implements Backend {
       message: d.type === "permission" ? (d.toolCall.title ?? null) : d.message,
       url: url?.full ?? null,
       domain: url?.registrableDomain ?? null,
-      warnings: d.type === "permission" ? [] : d.warnings,
+      warnings: d.warnings,
       action,
       detail,
       values: null,
@@ -353,6 +353,7 @@ export class MockBackend implements Backend {
           { optionId: "reject-once", name: "Reject", kind: "reject_once" },
           { optionId: "reject-always", name: "Never allow edits", kind: "reject_always" },
         ],
+        warnings: [],
       };
       this.#emitDialog(d);
     });

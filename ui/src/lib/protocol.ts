@@ -244,6 +244,8 @@ export interface PermissionRequest {
   /** ACP ToolCallUpdate: toolCallId plus optional title, kind, status, content, locations. */
   toolCall: ToolCallFields & { toolCallId: string };
   options: PermissionOption[];
+  /** `bidi-control` / `invisible-char` when the title or an option name hides characters. */
+  warnings: string[];
 }
 
 export interface FileAccessRequest {

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::{HistoryStore, Result, domain_of, now_ms};
 use crate::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event, PermissionPrompt};
 use crate::form::{FormSchema, secret_fields, secret_outside_fields};
+use crate::inspector::redact_url_queries;
 
 /// How an elicitation ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,14 +103,16 @@ impl NewEntry {
         let mut entry = Self::blank(agent_id, prompt.agent.display_name(), prompt.mode_name(), action);
         entry.session_id = prompt.scope.session_id().map(str::to_string);
         entry.tool_call_id = prompt.scope.tool_call_id().map(str::to_string);
-        entry.message = prompt.message.clone();
+        // Query values and fragments (OAuth `code`, `state`, tokens) are not kept at rest,
+        // in the URL nor in a message that repeats it; the keys and the domain are.
+        entry.message = redact_url_queries(&prompt.message);
         entry.warnings = prompt.warnings.clone();
         if let ElicitationOutcome::Dismissed(reason) = outcome {
             entry.detail = wire_name(reason);
         }
         match &prompt.kind {
             ElicitationKind::Url { url, .. } => {
-                entry.url = Some(url.full.clone());
+                entry.url = Some(redact_url_queries(&url.full));
                 entry.domain = Some(domain_of(url));
             }
             ElicitationKind::Form { schema, .. } => {
@@ -129,6 +132,7 @@ impl NewEntry {
             PermissionOutcome::Dismissed(_) => "dismissed",
         };
         let mut entry = Self::blank(agent_id, prompt.agent.display_name(), "permission", action);
+        entry.warnings = prompt.warnings.clone();
         entry.set_tool_call(&prompt.session_id, &prompt.tool_call, &prompt.tool_kind);
         match outcome {
             PermissionOutcome::Selected(option) => {

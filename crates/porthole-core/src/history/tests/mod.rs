@@ -132,6 +132,7 @@ fn permission_prompt(title: &str) -> PermissionPrompt {
             PermissionOption::new("yes", "Allow once", PermissionOptionKind::AllowOnce),
             PermissionOption::new("always", "Always allow", PermissionOptionKind::AllowAlways),
         ],
+        warnings: vec![],
     }
 }
 

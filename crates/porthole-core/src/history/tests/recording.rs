@@ -50,9 +50,10 @@ fn records_each_kind_and_lists_newest_first() {
     );
 
     let url = &page.entries[1];
+    // The query's values are not kept at rest (a device or OAuth code); the keys are.
     assert_eq!(
         url.url.as_deref(),
-        Some("https://login.example.com/device?code=1")
+        Some("https://login.example.com/device?code=…")
     );
     assert_eq!(url.domain.as_deref(), Some("example.com"));
     assert_eq!(url.action, "accept");
@@ -184,5 +185,35 @@ fn dismissals_cancels_and_auto_answers() {
     assert_eq!(
         auto.permission.as_ref().and_then(|p| p.option_kind.as_deref()),
         Some("allow_always")
+    );
+}
+
+/// OAuth codes, `state` and tokens in a URL or a message that repeats it never reach the file.
+#[test]
+fn url_query_values_and_fragments_are_not_kept() {
+    let dir = temp_dir();
+    let store = store_in(&dir);
+    let url = "https://auth.example.com/authorize?client_id=abc&state=S3CR3T#access_token=T0K3N";
+    let prompt = url_prompt(url, &format!("Open {url} to sign in"));
+    ok(store.record(&NewEntry::elicitation(
+        "a",
+        &prompt,
+        &ElicitationOutcome::Accept,
+        None,
+    )));
+    let entry = &all(&store).entries[0];
+    assert_eq!(
+        entry.url.as_deref(),
+        Some("https://auth.example.com/authorize?client_id=…&state=…#…")
+    );
+    assert_eq!(
+        entry.message,
+        "Open https://auth.example.com/authorize?client_id=…&state=…#… to sign in"
+    );
+    assert_eq!(entry.domain.as_deref(), Some("example.com"));
+    let export = serde_json::to_string(&all(&store).entries).unwrap();
+    assert!(
+        !export.contains("S3CR3T") && !export.contains("T0K3N"),
+        "{export}"
     );
 }
