@@ -43,6 +43,9 @@ test("no payload runs or becomes a link anywhere in the window", async () => {
   await app.waitFor("[role=dialog]");
   await app.waitText("[role=dialog]", "Permission");
   await assertInert("permission dialog");
+  // One option name carries a right-to-left override: flagged, and shown as an escape.
+  await app.waitFor("[role=dialog] .url-warnings [data-code=bidi-control]");
+  await app.waitText("[role=dialog] .perm-actions", "⟨U+202E⟩exe.fdp");
   await app.shot("16-xss-permission");
   await app.click("Cancel");
 

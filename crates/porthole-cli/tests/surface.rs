@@ -161,6 +161,16 @@ fn the_xss_corpus_scenario_is_well_formed_acp() {
         "{elicitations:?}"
     );
     assert_eq!(l[0]["agent"]["name"], "<img src=x onerror=\"window.__pwned=1\">");
+    // The permission request's right-to-left override option is flagged by core.
+    let permission = l
+        .iter()
+        .find(|l| l["type"] == "permission")
+        .expect("a permission request");
+    assert_eq!(
+        permission["warnings"],
+        serde_json::json!(["bidi-control"]),
+        "{permission}"
+    );
     let corpus: Vec<String> = serde_json::from_str(include_str!("../../../tests/xss/payloads.json")).unwrap();
     assert!(corpus.len() >= 50);
 }

@@ -430,7 +430,9 @@ impl Agent {
                     .map(|x| json!({"name":x,"description":x,"input":{"hint":x}})).collect::<Vec<_>>()}),
                 );
                 self.update(json!({"sessionUpdate":"session_info_update","title":all[1]}));
-                let options: Vec<Value> = all.iter().take(4).enumerate()
+                // The first four payloads, and the right-to-left override one (a hidden
+                // character the dialog must flag).
+                let options: Vec<Value> = all.iter().take(4).chain(&all[50..51]).enumerate()
                     .map(|(i, x)| json!({"optionId":format!("o{i}"),"name":x,"kind":if i % 2 == 0 {"allow_once"} else {"reject_once"}}))
                     .collect();
                 results.push(self.call("session/request_permission", json!({"sessionId":self.session,
