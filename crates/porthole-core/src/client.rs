@@ -1163,12 +1163,8 @@ async fn ask_file_access(
     let cancellation = responder.cancellation();
     {
         let mut state = shared.lock();
-        // Read after the exit was handled: nothing would ever dismiss the dialog.
-        if state.closed {
-            drop(state);
-            return reply_error(responder, closing_error());
-        }
-        if let Some(error) = over_dialog_limit(shared, &state, &session_id, "file access request") {
+        // Checked under the same lock as the insert, so an exit handled meanwhile is seen.
+        if let Some(error) = refuse_new_dialog(shared, &state, &session_id, "file access request") {
             drop(state);
             return reply_error(responder, error);
         }
@@ -1360,15 +1356,19 @@ fn admit(
     Ok((parsed, pool))
 }
 
-/// The error for a permission or file-access request beyond the session's bound, which
-/// keeps an agent from holding an unlimited number of dialogs open (elicitations have their
-/// own count, in [`admit`]).
-fn over_dialog_limit(
+/// Why a permission or file-access dialog must not open: the agent's exit was already handled
+/// (nothing would ever dismiss it), or the session holds its bound of waiting dialogs, which
+/// keeps an agent from holding an unlimited number open (elicitations have their own count, in
+/// [`admit`]).
+fn refuse_new_dialog(
     shared: &Shared,
     state: &State,
     session_id: &str,
     what: &str,
 ) -> Option<agent_client_protocol::Error> {
+    if state.closed {
+        return Some(closing_error());
+    }
     let waiting = state
         .permissions
         .values()
@@ -1480,12 +1480,8 @@ async fn handle_permission(
     };
     {
         let mut state = shared.lock();
-        // Read after the exit was handled: nothing would ever dismiss the dialog.
-        if state.closed {
-            drop(state);
-            return reply_error(responder, closing_error());
-        }
-        if let Some(error) = over_dialog_limit(shared, &state, &session_id, "permission request") {
+        // Checked under the same lock as the insert, so an exit handled meanwhile is seen.
+        if let Some(error) = refuse_new_dialog(shared, &state, &session_id, "permission request") {
             drop(state);
             return reply_error(responder, error);
         }
