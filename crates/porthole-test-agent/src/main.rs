@@ -69,6 +69,20 @@ impl Agent {
     }
 
     /// Wait for the responses to all of `ids`, in any order, keeping everything else.
+    /// Waits for the answers to `ids` and counts them: by `outcome` for a result, by code and
+    /// message for an error.
+    fn summarize(&mut self, ids: &[i64], outcome: impl Fn(&Value) -> Option<String>) -> Value {
+        let mut summary = std::collections::BTreeMap::<String, u64>::new();
+        for r in self.responses(ids) {
+            let key = outcome(&r).unwrap_or_else(|| {
+                let e = &r["error"];
+                format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or(""))
+            });
+            *summary.entry(key).or_default() += 1;
+        }
+        json!(summary)
+    }
+
     fn responses(&mut self, ids: &[i64]) -> Vec<Value> {
         let mut waiting: std::collections::HashSet<i64> = ids.iter().copied().collect();
         let mut got = Vec::with_capacity(ids.len());
@@ -499,15 +513,7 @@ impl Agent {
                         self.request("elicitation/create", p)
                     })
                     .collect();
-                let mut summary = std::collections::BTreeMap::<String, u64>::new();
-                for r in self.responses(&ids) {
-                    let key = match (r["result"]["action"].as_str(), &r["error"]) {
-                        (Some(action), _) => action.to_string(),
-                        (None, e) => format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or("")),
-                    };
-                    *summary.entry(key).or_default() += 1;
-                }
-                results.push(json!(summary));
+                results.push(self.summarize(&ids, |r| r["result"]["action"].as_str().map(str::to_string)));
             }
             "permission-flood" => {
                 // `permission-flood N`: N permission requests at once, then every answer, summarized.
@@ -522,15 +528,10 @@ impl Agent {
                         )
                     })
                     .collect();
-                let mut summary = std::collections::BTreeMap::<String, u64>::new();
-                for r in self.responses(&ids) {
-                    let key = match (r["result"]["outcome"]["outcome"].as_str(), &r["error"]) {
-                        (Some(outcome), _) => outcome.to_string(),
-                        (None, e) => format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or("")),
-                    };
-                    *summary.entry(key).or_default() += 1;
-                }
-                results.push(json!(summary));
+                let summary = self.summarize(&ids, |r| {
+                    r["result"]["outcome"]["outcome"].as_str().map(str::to_string)
+                });
+                results.push(summary);
             }
             "file-flood" => {
                 // `file-flood N`: N reads outside the workspace at once (each asks the user),
@@ -544,15 +545,10 @@ impl Agent {
                         )
                     })
                     .collect();
-                let mut summary = std::collections::BTreeMap::<String, u64>::new();
-                for r in self.responses(&ids) {
-                    let key = match (r["result"]["content"].as_str(), &r["error"]) {
-                        (Some(_), _) => "read".to_string(),
-                        (None, e) => format!("error {}: {}", e["code"], e["message"].as_str().unwrap_or("")),
-                    };
-                    *summary.entry(key).or_default() += 1;
-                }
-                results.push(json!(summary));
+                let summary = self.summarize(&ids, |r| {
+                    r["result"]["content"].as_str().map(|_| "read".to_string())
+                });
+                results.push(summary);
             }
             "update-flood" => {
                 // `update-flood N`: N message chunks as fast as the pipe takes them.
