@@ -282,27 +282,57 @@ fn code_point(c: char) -> String {
 // ---------------------------------------------------------------------------
 // Hidden characters (bidi controls, invisible characters)
 
+/// Every character that is never shown as itself, as inclusive ranges with the warning it
+/// raises. The one source of this rule: the window's escape rule is generated from it
+/// (`ui/src/lib/generated/hidden-chars.ts`, checked by `tests/ui_tables.rs`).
+pub const HIDDEN_CHARS: &[(char, char, UrlWarning)] = {
+    use UrlWarning::{BidiControl, InvisibleChar};
+    &[
+        // C0 controls but tab, LF and CR; DEL and C1 controls: they render as nothing.
+        ('\u{0000}', '\u{0008}', InvisibleChar),
+        ('\u{000B}', '\u{000C}', InvisibleChar),
+        ('\u{000E}', '\u{001F}', InvisibleChar),
+        ('\u{007F}', '\u{009F}', InvisibleChar),
+        // Soft hyphen, combining grapheme joiner.
+        ('\u{00AD}', '\u{00AD}', InvisibleChar),
+        ('\u{034F}', '\u{034F}', InvisibleChar),
+        // Arabic letter mark.
+        ('\u{061C}', '\u{061C}', BidiControl),
+        // Hangul fillers, Khmer inherent vowels, Mongolian free variation selectors and
+        // vowel separator.
+        ('\u{115F}', '\u{1160}', InvisibleChar),
+        ('\u{17B4}', '\u{17B5}', InvisibleChar),
+        ('\u{180B}', '\u{180F}', InvisibleChar),
+        // Zero-width space, non-joiner, joiner.
+        ('\u{200B}', '\u{200D}', InvisibleChar),
+        // LRM, RLM; embeddings and overrides.
+        ('\u{200E}', '\u{200F}', BidiControl),
+        ('\u{202A}', '\u{202E}', BidiControl),
+        // Word joiner, invisible operators.
+        ('\u{2060}', '\u{2064}', InvisibleChar),
+        // Isolates; then the deprecated format characters (symmetric swapping, shaping, digits).
+        ('\u{2066}', '\u{2069}', BidiControl),
+        ('\u{206A}', '\u{206F}', InvisibleChar),
+        ('\u{3164}', '\u{3164}', InvisibleChar),
+        // Variation selectors, BOM, halfwidth Hangul filler.
+        ('\u{FE00}', '\u{FE0F}', InvisibleChar),
+        ('\u{FEFF}', '\u{FEFF}', InvisibleChar),
+        ('\u{FFA0}', '\u{FFA0}', InvisibleChar),
+        // Tag characters, variation selectors supplement.
+        ('\u{E0000}', '\u{E007F}', InvisibleChar),
+        ('\u{E0100}', '\u{E01EF}', InvisibleChar),
+    ]
+};
+
 /// The warning a character raises on its own, ignoring context.
 fn hidden_char_kind(c: char) -> Option<UrlWarning> {
-    use UrlWarning::{BidiControl, InvisibleChar};
-    match c {
-        // Arabic letter mark, LRM/RLM, embeddings/overrides, isolates.
-        '\u{061C}' | '\u{200E}' | '\u{200F}' => Some(BidiControl),
-        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => Some(BidiControl),
-        // Soft hyphen, combining grapheme joiner, Hangul fillers, Khmer
-        // inherent vowels, Mongolian vowel separator.
-        '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' => Some(InvisibleChar),
-        '\u{17B4}' | '\u{17B5}' | '\u{180E}' => Some(InvisibleChar),
-        // Zero-width space/non-joiner/joiner, word joiner, invisible operators, BOM.
-        '\u{200B}'..='\u{200D}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' => Some(InvisibleChar),
-        // Variation selectors (and their supplement), tag characters.
-        '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{E0000}'..='\u{E007F}' => {
-            Some(InvisibleChar)
-        }
-        // Control characters render as nothing in the UI; keep ordinary line breaks.
-        c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => Some(InvisibleChar),
-        _ => None,
+    if matches!(c, ' '..='~') {
+        return None;
     }
+    HIDDEN_CHARS
+        .iter()
+        .find(|(first, last, _)| (*first..=*last).contains(&c))
+        .map(|(_, _, warning)| *warning)
 }
 
 /// Characters that can carry an emoji presentation selector or be joined by ZWJ.
@@ -884,6 +914,22 @@ mod tests {
         assert_eq!(neutralize("bell\u{7}"), "bell⟨U+0007⟩");
         assert_eq!(neutralize("plain текст 例え\n"), "plain текст 例え\n");
         assert_eq!(neutralize(""), "");
+    }
+
+    #[test]
+    fn the_hidden_character_table_is_sorted_and_covers_every_control() {
+        for pair in HIDDEN_CHARS.windows(2) {
+            assert!(pair[0].1 < pair[1].0, "overlap or disorder at {:?}", pair[1]);
+        }
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
+                assert_eq!(hidden_char_kind(c), Some(InvisibleChar), "{:04X}", c as u32);
+            }
+        }
+        assert_eq!(hidden_char_kind('\u{E0041}'), Some(InvisibleChar));
+        assert_eq!(hidden_char_kind('\u{E0101}'), Some(InvisibleChar));
+        assert_eq!(hidden_char_kind('\u{2067}'), Some(BidiControl));
+        assert_eq!(hidden_char_kind('a'), None);
     }
 
     #[test]

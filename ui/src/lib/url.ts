@@ -1,5 +1,6 @@
 // Display helpers for the URL consent dialog (analysis itself comes from the backend).
 import type { UrlAnalysis, UrlWarningCode } from "./protocol";
+import { HIDDEN_CHARS } from "./generated/hidden-chars";
 
 export const URL_WARNING_TEXT: Record<UrlWarningCode, string> = {
   punycode: "This address uses an internationalized domain name (Punycode). Check it carefully.",
@@ -18,17 +19,28 @@ export function warningText(code: string): string {
 
 export interface Segment { text: string; role: "plain" | "host" | "domain" }
 
-/** Bidi controls and invisible characters are shown as visible escapes, never applied. */
-const HIDDEN = /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0]/gu;
+/** A global regex matching the characters of `HIDDEN_CHARS` that raise `only` (or any warning). */
+function hiddenCharClass(only?: "bidi-control" | "invisible-char"): RegExp {
+  const hex = (n: number) => `\\u{${n.toString(16)}}`;
+  const ranges = HIDDEN_CHARS.filter(([, , w]) => !only || w === only).map(([a, b]) => (a === b ? hex(a) : `${hex(a)}-${hex(b)}`));
+  return new RegExp(`[${ranges.join("")}]`, "gu");
+}
 
+/** "⟨U+202E⟩": how a hidden character is shown (the same form as core's `neutralize`). */
+function codePoint(c: string): string {
+  return `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`;
+}
+
+/** Bidi controls and invisible characters (core's table) are shown as visible escapes, never applied. */
+const HIDDEN = hiddenCharClass();
 export function revealHidden(s: string): string {
-  return s.replace(HIDDEN, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
+  return s.replace(HIDDEN, codePoint);
 }
 
 /** Only text-direction controls: shown visibly in agent messages (emoji ZWJ sequences stay intact). */
-const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+const BIDI = hiddenCharClass("bidi-control");
 export function revealBidi(s: string): string {
-  return s.replace(BIDI, (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`);
+  return s.replace(BIDI, codePoint);
 }
 
 /** Split `host` into [prefix, registrable domain] (domain matched at the end). */

@@ -1,0 +1,74 @@
+//! Tables the window shares with core, generated from core so the two cannot drift.
+//! A test fails when a checked-in file is out of date; `PORTHOLE_BLESS=1 cargo test -p
+//! porthole-core --test ui_tables` rewrites it.
+
+use std::path::PathBuf;
+
+use porthole_core::url_safety::HIDDEN_CHARS;
+
+fn repo_file(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative)
+}
+
+/// Compare `generated` with the checked-in file, or write it when blessing.
+fn check_generated(relative: &str, generated: &str) {
+    let path = repo_file(relative);
+    if std::env::var_os("PORTHOLE_BLESS").is_some() {
+        std::fs::write(&path, generated).unwrap();
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == generated,
+        "{relative} is out of date with core; run `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`"
+    );
+}
+
+#[test]
+fn the_windows_hidden_character_table_is_cores() {
+    let mut ts = String::from(
+        "// Generated from porthole-core's url_safety::HIDDEN_CHARS by\n\
+         // `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`. Do not edit.\n\
+         \n\
+         /** Characters never shown as themselves: [first, last] code points and the warning they raise. */\n\
+         export const HIDDEN_CHARS: readonly (readonly [number, number, \"bidi-control\" | \"invisible-char\"])[] = [\n",
+    );
+    for (first, last, warning) in HIDDEN_CHARS {
+        ts.push_str(&format!(
+            "  [0x{:04X}, 0x{:04X}, \"{}\"],\n",
+            u32::from(*first),
+            u32::from(*last),
+            warning.code()
+        ));
+    }
+    ts.push_str("];\n");
+    check_generated("ui/src/lib/generated/hidden-chars.ts", &ts);
+}
+
+/// Golden cases for the window's `revealHidden`: core's `neutralize` of a string holding the
+/// first, a middle and the last character of each range of the table, between plain text.
+#[test]
+fn the_windows_reveal_cases_are_cores_neutralize() {
+    use porthole_core::url_safety::neutralize;
+    let mut cases = Vec::new();
+    for (first, last, _) in HIDDEN_CHARS {
+        let (a, b) = (u32::from(*first), u32::from(*last));
+        for c in [a, a + (b - a) / 2, b].into_iter().filter_map(char::from_u32) {
+            let input = format!("ok{c}текст");
+            cases.push(serde_json::json!({ "input": input, "shown": neutralize(&input) }));
+        }
+    }
+    for plain in ["plain текст 例え", "tab\tand\nnewline", "👩‍💻 x"] {
+        // The window's rule has no emoji allowance: a ZWJ between emoji is revealed there.
+        let shown = if plain.contains('\u{200D}') {
+            plain.replace('\u{200D}', "⟨U+200D⟩")
+        } else {
+            neutralize(plain)
+        };
+        cases.push(serde_json::json!({ "input": plain, "shown": shown }));
+    }
+    let json = serde_json::to_string_pretty(&cases).unwrap() + "\n";
+    check_generated("ui/src/lib/generated/reveal-cases.json", &json);
+}
