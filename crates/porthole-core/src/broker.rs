@@ -88,8 +88,8 @@ pub const INVALID_PARAMS: i32 = -32602;
 pub trait ScopeCheck {
     /// True if `session_id` names a session created on this connection.
     fn session_known(&self, session_id: &str) -> bool;
-    /// True if `request_id` is one of our requests to the agent still waiting for an answer.
-    fn request_in_flight(&self, request_id: &Value) -> bool;
+    /// The method of our request to the agent with this id, if it still awaits an answer.
+    fn request_in_flight(&self, request_id: &Value) -> Option<&'static str>;
 }
 
 /// Apply every rule that does not depend on other pending elicitations.
@@ -229,16 +229,23 @@ pub fn parse_request(
     })
 }
 
+/// The interaction's scope: a session (and maybe a tool call in it), or a request outside any
+/// session. A request id need not name a request of ours: the spec scopes request-level
+/// interactions by any JSON-RPC id; when it does name one in flight, that is kept as context.
 fn scope_of(params: &Value, check: &dyn ScopeCheck) -> Result<Scope, String> {
-    match (params.get("sessionId"), params.get("requestId")) {
-        (Some(Value::String(session_id)), _) => {
+    let present = |name: &str| params.get(name).filter(|v| !v.is_null());
+    match (present("sessionId"), present("requestId")) {
+        (Some(_), Some(_)) => {
+            Err("elicitation/create takes one scope: `sessionId` or `requestId`, not both".into())
+        }
+        (Some(Value::String(session_id)), None) => {
             if !check.session_known(session_id) {
                 return Err(format!(
                     "unknown sessionId `{session_id}`: no such session on this connection"
                 ));
             }
-            let tool_call_id = match params.get("toolCallId") {
-                None | Some(Value::Null) => None,
+            let tool_call_id = match present("toolCallId") {
+                None => None,
                 Some(Value::String(t)) => Some(t.clone()),
                 Some(_) => return Err("`toolCallId` must be a string".into()),
             };
@@ -247,23 +254,29 @@ fn scope_of(params: &Value, check: &dyn ScopeCheck) -> Result<Scope, String> {
                 tool_call_id,
             })
         }
-        (Some(v), _) if !v.is_null() => Err("`sessionId` must be a string".into()),
-        (_, Some(request_id)) if request_id.is_number() || request_id.is_string() => {
-            if !check.request_in_flight(request_id) {
-                return Err(format!(
-                    "requestId {request_id} does not name a request of this client that is in flight"
-                ));
+        (Some(_), None) => Err("`sessionId` must be a string".into()),
+        (None, Some(request_id)) => {
+            if !is_json_rpc_id(request_id) {
+                return Err("`requestId` must be a string or an integer (a JSON-RPC id)".into());
+            }
+            if present("toolCallId").is_some() {
+                return Err("`toolCallId` belongs to a session scope, not to `requestId`".into());
             }
             Ok(Scope::Request {
                 request_id: request_id.clone(),
+                during: check.request_in_flight(request_id).map(str::to_string),
             })
         }
-        (_, Some(v)) if !v.is_null() => Err("`requestId` must be a number or a string".into()),
-        _ => Err(
+        (None, None) => Err(
             "elicitation/create needs a scope: `sessionId` (optionally with `toolCallId`) or `requestId`"
                 .into(),
         ),
     }
+}
+
+/// A string or an integer: what JSON-RPC 2.0 ids are (null and fractions are not ids here).
+fn is_json_rpc_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
 }
 
 /// Every agent string a form shows: its title and description, each field's name, title and
@@ -313,8 +326,14 @@ mod tests {
         fn session_known(&self, s: &str) -> bool {
             s == "s1"
         }
-        fn request_in_flight(&self, r: &Value) -> bool {
-            r == &json!(3) || r == &json!("r-9")
+        fn request_in_flight(&self, r: &Value) -> Option<&'static str> {
+            if r == &json!(3) {
+                Some("session/new")
+            } else if r == &json!("r-9") {
+                Some("authenticate")
+            } else {
+                None
+            }
         }
     }
 
@@ -435,17 +454,52 @@ mod tests {
         let (c, m) = code_of(parse(v.clone(), Modes::ALL));
         assert_eq!(c, -32602);
         assert!(m.contains("needs a scope"));
+        let scope = |v: &Value| parse(v.clone(), Modes::ALL).map(|p| p.scope);
+        // A request of ours in flight: kept as the context of the question.
         v["requestId"] = json!(3);
-        assert!(matches!(
-            parse(v.clone(), Modes::ALL).unwrap().scope,
-            Scope::Request { .. }
-        ));
+        assert_eq!(
+            scope(&v).unwrap(),
+            Scope::Request {
+                request_id: json!(3),
+                during: Some("session/new".into())
+            }
+        );
         v["requestId"] = json!("r-9");
-        assert!(parse(v.clone(), Modes::ALL).is_ok());
-        v["requestId"] = json!(4);
-        assert!(code_of(parse(v.clone(), Modes::ALL)).1.contains("in flight"));
-        v["requestId"] = json!({"x":1});
-        assert_eq!(code_of(parse(v, Modes::ALL)).0, -32602);
+        assert_eq!(
+            scope(&v).unwrap(),
+            Scope::Request {
+                request_id: json!("r-9"),
+                during: Some("authenticate".into())
+            }
+        );
+        // Any other well-formed id is an agent-level request outside any session.
+        for id in [json!(4), json!("setup"), json!(-7), json!(u64::MAX)] {
+            v["requestId"] = id.clone();
+            assert_eq!(
+                scope(&v).unwrap(),
+                Scope::Request {
+                    request_id: id,
+                    during: None
+                }
+            );
+        }
+        // Malformed: not an id, both scopes, a tool call without a session.
+        for id in [json!({"x":1}), json!(1.5), json!(true), json!([3])] {
+            v["requestId"] = id;
+            let (c, m) = code_of(parse(v.clone(), Modes::ALL));
+            assert_eq!(c, -32602);
+            assert!(m.contains("JSON-RPC id"), "{m}");
+        }
+        v["requestId"] = json!(3);
+        let mut both = v.clone();
+        both["sessionId"] = json!("s1");
+        assert!(code_of(parse(both, Modes::ALL)).1.contains("not both"));
+        let mut tool = v.clone();
+        tool["toolCallId"] = json!("t1");
+        assert!(code_of(parse(tool, Modes::ALL)).1.contains("session scope"));
+        // An explicit null is no scope at all.
+        v["requestId"] = Value::Null;
+        assert!(code_of(parse(v, Modes::ALL)).1.contains("needs a scope"));
         assert_eq!(
             code_of(parse(form(json!({"toolCallId":5})), Modes::ALL)).0,
             -32602

@@ -185,7 +185,8 @@ struct UrlOutstanding {
 #[derive(Default)]
 pub(crate) struct State {
     pub(crate) sessions: HashMap<String, SessionState>,
-    pub(crate) in_flight: HashSet<String>,
+    /// Our requests to the agent awaiting an answer: JSON id -> method.
+    pub(crate) in_flight: HashMap<String, &'static str>,
     elicitations: HashMap<DialogId, PendingElicitation>,
     pending_per_pool: HashMap<String, usize>,
     url_ids: HashMap<String, UrlOutstanding>,
@@ -276,8 +277,8 @@ impl ScopeCheck for ScopeView<'_> {
     fn session_known(&self, session_id: &str) -> bool {
         self.0.sessions.contains_key(session_id)
     }
-    fn request_in_flight(&self, request_id: &Value) -> bool {
-        self.0.in_flight.contains(&request_id.to_string())
+    fn request_in_flight(&self, request_id: &Value) -> Option<&'static str> {
+        self.0.in_flight.get(&request_id.to_string()).copied()
     }
 }
 
@@ -600,7 +601,7 @@ impl AgentClient {
             .cx
             .prepare_request(PromptRequest::new(SessionId::new(session_id.to_string()), blocks));
         let key = prepared.raw_id().to_string_json();
-        self.shared.lock().in_flight.insert(key.clone());
+        self.shared.lock().in_flight.insert(key.clone(), "session/prompt");
         let client = self.clone();
         let session_id = session_id.to_string();
         tokio::spawn(async move {

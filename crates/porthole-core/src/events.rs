@@ -37,8 +37,14 @@ pub enum Scope {
         session_id: String,
         tool_call_id: Option<String>,
     },
+    /// Outside any session. `during` is the method of our request to the agent that this id
+    /// names (`session/new`, `authenticate`, ...) when it was in flight; `None` when the id
+    /// names no request of ours: an agent-level interaction.
     #[serde(rename_all = "camelCase")]
-    Request { request_id: serde_json::Value },
+    Request {
+        request_id: serde_json::Value,
+        during: Option<String>,
+    },
 }
 
 impl Scope {
@@ -52,6 +58,19 @@ impl Scope {
         match self {
             Scope::Session { tool_call_id, .. } => tool_call_id.as_deref(),
             Scope::Request { .. } => None,
+        }
+    }
+    pub fn request_id(&self) -> Option<&serde_json::Value> {
+        match self {
+            Scope::Request { request_id, .. } => Some(request_id),
+            Scope::Session { .. } => None,
+        }
+    }
+    /// For a request scope, the method of our request it arrived during (if any).
+    pub fn during(&self) -> Option<&str> {
+        match self {
+            Scope::Request { during, .. } => during.as_deref(),
+            Scope::Session { .. } => None,
         }
     }
 }

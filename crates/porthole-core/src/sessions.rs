@@ -70,7 +70,7 @@ impl AgentClient {
     ) -> Result<Req::Response, ClientError> {
         let prepared = self.cx.prepare_request(request);
         let key = serde_json::to_string(prepared.raw_id()).unwrap_or_default();
-        self.shared.lock().in_flight.insert(key.clone());
+        self.shared.lock().in_flight.insert(key.clone(), method);
         struct Untrack<'a>(&'a AgentClient, String);
         impl Drop for Untrack<'_> {
             fn drop(&mut self) {

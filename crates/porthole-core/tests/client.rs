@@ -137,7 +137,7 @@ async fn hostile_requests_get_invalid_params() {
     let mut h = start().await;
     let (events, report) = h.turn("hostile-requests", decline).await;
     let results = report["results"].as_array().unwrap();
-    assert_eq!(results.len(), 10);
+    assert_eq!(results.len(), 11);
     for r in results {
         assert_eq!(r["error"]["code"], -32602, "{r}");
     }
@@ -157,10 +157,29 @@ async fn request_scope_is_allowed_for_a_request_in_flight() {
         Event::Elicitation(p) => Some(p.scope.clone()),
         _ => None,
     });
+    // The id names our session/prompt in flight: that is the question's context.
     assert!(matches!(
         scope,
-        Some(porthole_core::events::Scope::Request { .. })
+        Some(porthole_core::events::Scope::Request { during: Some(ref m), .. }) if m == "session/prompt"
     ));
+}
+
+#[tokio::test]
+async fn a_request_id_that_names_no_request_of_ours_is_an_agent_level_question() {
+    let mut h = start().await;
+    let (events, report) = h.turn("agent-level-request", decline).await;
+    assert_eq!(report["results"][0]["result"]["action"], "decline");
+    let scope = events.iter().find_map(|e| match e {
+        Event::Elicitation(p) => Some(p.scope.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        scope,
+        Some(porthole_core::events::Scope::Request {
+            request_id: serde_json::json!("agent-setup-1"),
+            during: None
+        })
+    );
 }
 
 #[tokio::test]

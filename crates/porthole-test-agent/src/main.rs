@@ -163,11 +163,14 @@ impl Agent {
                         p
                     },
                     {
+                        // Not a JSON-RPC id.
                         let mut p = self.form(json!({}));
                         p.as_object_mut().map(|o| o.remove("sessionId"));
-                        p["requestId"] = json!(987654);
+                        p["requestId"] = json!(1.5);
                         p
                     },
+                    // Both scopes at once.
+                    self.form(json!({"requestId": 987654})),
                     self.form(json!({"requestedSchema":{"type":"object","properties":null}})),
                     self.url("h-1", "https://user:secret@example.com/"),
                     self.url("h-2", "javascript:alert(1)"),
@@ -183,6 +186,13 @@ impl Agent {
                 let mut p = self.form(json!({}));
                 p.as_object_mut().map(|o| o.remove("sessionId"));
                 p["requestId"] = self.prompt_id.clone();
+                results.push(self.call("elicitation/create", p));
+            }
+            "agent-level-request" => {
+                // A request id that names no request of the client: an agent-level question.
+                let mut p = self.form(json!({}));
+                p.as_object_mut().map(|o| o.remove("sessionId"));
+                p["requestId"] = json!("agent-setup-1");
                 results.push(self.call("elicitation/create", p));
             }
             "url-lifecycle" => {

@@ -247,11 +247,18 @@ describe("form dialog", () => {
     expect(backend.callsOf("dialog_shown")).toEqual([{ dialogId: 1 }]);
   });
 
-  it("shows request scope as 'During request N'", () => {
+  it("shows a request scope as agent level, with what Porthole was doing", () => {
     const d = configureForm(1);
-    d.scope = { kind: "request", requestId: 7 };
+    d.scope = { kind: "request", requestId: 7, during: "session/new" };
     setup(d);
-    expect(screen.getByText("During request 7")).toBeTruthy();
+    expect(screen.getByText("Agent level · while opening a session")).toBeTruthy();
+  });
+
+  it("shows a request scope that names no request of ours as outside any session", () => {
+    const d = configureForm(1);
+    d.scope = { kind: "request", requestId: "setup-1", during: null };
+    setup(d);
+    expect(screen.getByText("Agent level · outside any session")).toBeTruthy();
   });
 
   it("Esc works even when focus is outside the dialog", async () => {

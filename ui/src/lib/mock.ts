@@ -580,7 +580,7 @@ function urlAnalysis(p: Partial<UrlAnalysis> & { full: string }): UrlAnalysis {
 export function goodUrl(id: number): UrlElicitation {
   return {
     type: "elicitation", dialogId: id, agent: AGENT, mode: "url",
-    scope: { kind: "request", requestId: 7 },
+    scope: { kind: "request", requestId: 7, during: "authenticate" },
     message: "Please sign in to GitHub so I can read your private repositories.",
     warnings: [],
     elicitationId: `github-oauth-${id}`,

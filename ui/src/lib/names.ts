@@ -7,8 +7,23 @@ export function agentName(a: AgentIdentity | null | undefined): string {
   return revealHidden(a.title?.trim() || a.name || "The agent");
 }
 
+/** What Porthole was doing when an agent asked something outside a session. */
+const DURING_TEXT: Record<string, string> = {
+  initialize: "while connecting",
+  authenticate: "while signing in",
+  "session/new": "while opening a session",
+  "session/load": "while loading a session",
+  "session/resume": "while resuming a session",
+  "session/fork": "while forking a session",
+  "session/list": "while listing sessions",
+  "session/prompt": "during a turn",
+};
+
 export function scopeText(s: Scope): string {
-  if (s.kind === "request") return `During request ${String(s.requestId)}`;
+  if (s.kind === "request") {
+    const during = s.during ? (DURING_TEXT[s.during] ?? `during ${s.during}`) : "outside any session";
+    return `Agent level · ${during}`;
+  }
   return s.toolCallId ? `Session ${s.sessionId} · Tool call ${s.toolCallId}` : `Session ${s.sessionId}`;
 }
 

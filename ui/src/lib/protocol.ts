@@ -189,7 +189,8 @@ export interface UrlAnalysis {
 // ---------- dialogs ----------
 export type Scope =
   | { kind: "session"; sessionId: string; toolCallId: string | null }
-  | { kind: "request"; requestId: string | number };
+  /** Outside any session; `during` is the method of our request in flight that the id names. */
+  | { kind: "request"; requestId: string | number; during: string | null };
 
 interface ElicitationBase {
   type: "elicitation";
