@@ -57,6 +57,10 @@ pub struct Args {
     /// Switch the session to this mode (`session/set_mode`) before the prompts.
     #[arg(long, value_name = "MODE_ID")]
     mode: Option<String>,
+    /// Cancel each turn (`session/cancel`) after its N-th session update; the turn must still
+    /// end, with stop reason `cancelled`. For testing an agent's cancellation.
+    #[arg(long, value_name = "N")]
+    cancel_after_updates: Option<u64>,
     /// Seconds to wait for the agent's answer to `initialize`.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     init_timeout: u64,
@@ -288,6 +292,7 @@ async fn run_prompts(
             client.shutdown().await;
             return ExitCode::FAILURE;
         }
+        let mut updates_seen = 0u64;
         loop {
             let Some(event) = events.recv().await else {
                 eprintln!("porthole-cli: the connection closed unexpectedly");
@@ -319,6 +324,14 @@ async fn run_prompts(
                 _ => {
                     let decision = policy.decide(&client, &event);
                     out.event(&event, decision.as_ref());
+                    if matches!(&event, Event::SessionUpdate { session_id: s, .. } if *s == session_id) {
+                        updates_seen += 1;
+                        if args.cancel_after_updates == Some(updates_seen) {
+                            if let Err(e) = client.cancel(&session_id) {
+                                eprintln!("porthole-cli: session/cancel failed: {e}");
+                            }
+                        }
+                    }
                 }
             }
         }

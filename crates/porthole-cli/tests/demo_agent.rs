@@ -352,3 +352,15 @@ fn connect_declined_ends_the_turn() {
     assert_eq!(elicitations(&lines)[0]["action"], "decline");
     assert!(text(&lines).to_lowercase().contains("declin"));
 }
+
+#[test]
+fn cancel_after_updates_ends_a_slow_turn_as_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, lines) = run(dir.path(), &["--cancel-after-updates", "3", "/slow"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let end = lines.iter().find(|l| l["type"] == "turn_end").expect("turn_end");
+    assert_eq!(end["stopReason"], "cancelled");
+    // The slow answer has 40 steps and a closing "Done."; a cancelled turn stops early.
+    assert!(!text(&lines).contains("Done."), "{}", text(&lines));
+    assert!(updates(&lines, "agent_message_chunk").len() < 20);
+}
