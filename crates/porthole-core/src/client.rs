@@ -6,7 +6,7 @@
 //! through [`AgentClient::respond_elicitation`] / [`AgentClient::respond_permission`]; taking
 //! the responder out of the map under the lock is what makes every answer exactly-once.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
