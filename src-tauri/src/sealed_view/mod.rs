@@ -17,14 +17,20 @@
 //! - Storage is incognito (ephemeral: on Linux WebKit keeps nothing on disk) and the webview also
 //!   gets a `WebContext` whose data directory is a fresh temporary directory (mode 0700), deleted
 //!   on exit.
-//! - The trusted chrome strip is a native GTK label above the webview, which the page can neither
-//!   draw over nor script. It shows the ORIGIN only (scheme and host, registrable domain in bold),
-//!   never path or query, and is updated on every committed navigation.
+//! - The trusted chrome strip is a second child webview of the same window, above the page: static
+//!   HTML written by this process (JavaScript disabled, a CSP that loads nothing, every navigation
+//!   refused), which the page can neither draw over nor script. It shows the ORIGIN only (scheme
+//!   and host, registrable domain in bold), never path or query, and this process rewrites it on
+//!   every committed navigation of the page.
 //! - stdout carries only lifecycle lines, one JSON object each, never page data (no URLs, titles or
 //!   content): `{"event":"opened"}`, `{"event":"navigation_blocked","detail":"<scheme>"}`,
 //!   `{"event":"load_failed"}`, `{"event":"closed"}`. Later stdin lines accept `{"cmd":"close"}`.
-//! - It dies with its parent: `PR_SET_PDEATHSIG(SIGKILL)` on Linux, and it exits when stdin
-//!   reaches EOF.
+//! - It dies with its parent: it exits when stdin reaches EOF (every platform), and on Linux
+//!   `PR_SET_PDEATHSIG(SIGKILL)` also covers a parent that dies without closing the pipe.
+//!
+//! The layout and the event loop are the same on every platform; `linux.rs` holds everything
+//! GTK/WebKitGTK-specific (the container the two webviews are packed in, the engine's load-failure
+//! and crash signals, the parent-death signal), `other.rs` the wry child-webview equivalent.
 
 use std::io::Write;
 
@@ -48,7 +54,7 @@ pub const LIFECYCLE_EVENTS: [&str; 4] = ["opened", "navigation_blocked", "load_f
 /// Exit code when the request line is missing or invalid.
 const EXIT_BAD_REQUEST: i32 = 2;
 /// Exit code when the web content process died (the parent reports "crashed").
-#[cfg(target_os = "linux")]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const EXIT_WEB_PROCESS_GONE: i32 = 3;
 
 /// Print one lifecycle line. If the parent is gone there is nobody to work for: exit.
@@ -92,13 +98,7 @@ pub fn navigation_allowed(url: &str) -> bool {
 
 /// Entry point of `porthole sealed-view`; returns the process exit code.
 pub fn run() -> i32 {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag on this process.
-        unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-        }
-    }
+    platform::die_with_parent();
     let mut line = String::new();
     match std::io::stdin().read_line(&mut line) {
         Ok(n) if n > 0 => {}
@@ -118,296 +118,17 @@ pub fn run() -> i32 {
         emit("navigation_blocked", Some(&scheme_of(&request.url)));
         return EXIT_BAD_REQUEST;
     }
-    imp::run(request)
-}
-
-#[cfg(not(target_os = "linux"))]
-mod imp {
-    pub fn run(_request: super::Request) -> i32 {
-        eprintln!("porthole sealed-view: not available on this platform yet");
-        super::emit("load_failed", None);
-        1
-    }
+    window::run(request)
 }
 
 #[cfg(target_os = "linux")]
-mod imp {
-    use std::path::{Path, PathBuf};
-
-    use gtk::glib;
-    use gtk::prelude::*;
-    use porthole_core::url_safety::{analyze_url, neutralize};
-    use tao::dpi::LogicalSize;
-    use tao::event::{Event, WindowEvent};
-    use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
-    use tao::platform::unix::WindowExtUnix;
-    use tao::window::WindowBuilder;
-    use wry::{
-        NewWindowResponse, PageLoadEvent, WebContext, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix,
-    };
-
-    use super::{EXIT_WEB_PROCESS_GONE, emit, is_web_url, navigation_allowed, scheme_of};
-
-    #[derive(Debug)]
-    enum UserEvent {
-        /// `{"cmd":"close"}` on stdin.
-        Close,
-        /// stdin reached EOF: the parent is gone.
-        ParentGone,
-        /// A navigation was allowed and is starting.
-        NavigationStarted,
-        /// A page was committed at this URL (for the chrome strip only).
-        Committed(String),
-        Finished,
-        LoadFailed,
-        Blocked(String),
-        /// An http/https pop-up URL, to load in this same view.
-        PopUp(String),
-    }
-
-    /// The origin for the chrome strip as Pango markup: scheme + host (+ port), registrable
-    /// domain in bold; never path or query. Everything from the URL is escaped.
-    pub(super) fn origin_markup(url: &str) -> String {
-        let esc = |s: &str| glib::markup_escape_text(s).to_string();
-        match analyze_url(url, "") {
-            Ok(a) => {
-                let host = a.host_unicode.as_str();
-                let host_markup = match a.registrable_domain.as_deref() {
-                    Some(rd) if host.len() > rd.len() && host.ends_with(rd) => {
-                        let prefix = &host[..host.len() - rd.len()];
-                        format!("{}<b>{}</b>", esc(prefix), esc(rd))
-                    }
-                    _ => format!("<b>{}</b>", esc(host)),
-                };
-                let port = a.port.map(|p| format!(":{p}")).unwrap_or_default();
-                let lock = if a.scheme == "https" {
-                    "🔒 https"
-                } else {
-                    "⚠ not encrypted (http)"
-                };
-                let warn = if a.warnings.is_empty() {
-                    String::new()
-                } else {
-                    let codes: Vec<&str> = a.warnings.iter().map(|w| w.code()).collect();
-                    format!("   ⚠ {}", esc(&codes.join(", ")))
-                };
-                format!("{lock}   {}://{host_markup}{}{warn}", esc(&a.scheme), esc(&port))
-            }
-            Err(_) => "⚠ unusual address (not shown)".to_string(),
-        }
-    }
-
-    /// A fresh private directory for this run's web data.
-    fn make_data_dir() -> std::io::Result<PathBuf> {
-        use std::os::unix::fs::DirBuilderExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!("porthole-sealed-{}-{nanos:09}", std::process::id()));
-        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
-        Ok(dir)
-    }
-
-    fn remove_data_dir(dir: &Path) {
-        if let Err(e) = std::fs::remove_dir_all(dir)
-            && e.kind() != std::io::ErrorKind::NotFound
-        {
-            eprintln!("porthole sealed-view: cannot remove the temporary data directory: {e}");
-        }
-    }
-
-    fn send(proxy: &EventLoopProxy<UserEvent>, event: UserEvent) {
-        let _ = proxy.send_event(event);
-    }
-
-    pub fn run(request: super::Request) -> i32 {
-        let data_dir = match make_data_dir() {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("porthole sealed-view: cannot create a temporary data directory: {e}");
-                emit("load_failed", None);
-                return 1;
-            }
-        };
-        match open(request, data_dir.clone()) {
-            Ok(never) => match never {},
-            Err(e) => {
-                eprintln!("porthole sealed-view: {e}");
-                remove_data_dir(&data_dir);
-                emit("load_failed", None);
-                1
-            }
-        }
-    }
-
-    fn open(request: super::Request, data_dir: PathBuf) -> Result<std::convert::Infallible, String> {
-        let event_loop = EventLoopBuilder::<UserEvent>::with_user_event().build();
-        let proxy = event_loop.create_proxy();
-
-        // Later stdin lines: `{"cmd":"close"}`; EOF means the parent is gone.
-        let stdin_proxy = proxy.clone();
-        std::thread::spawn(move || {
-            for line in std::io::stdin().lines() {
-                let Ok(line) = line else { break };
-                let cmd = serde_json::from_str::<serde_json::Value>(&line).ok();
-                if cmd.as_ref().and_then(|v| v.get("cmd")).and_then(|c| c.as_str()) == Some("close") {
-                    send(&stdin_proxy, UserEvent::Close);
-                }
-            }
-            send(&stdin_proxy, UserEvent::ParentGone);
-        });
-
-        let agent: String = neutralize(request.agent.trim()).chars().take(80).collect();
-        let title = if agent.is_empty() {
-            "Sign in".to_string()
-        } else {
-            format!("Sign in — {agent}")
-        };
-        let window = WindowBuilder::new()
-            .with_title(title)
-            .with_inner_size(LogicalSize::new(960.0, 760.0))
-            .build(&event_loop)
-            .map_err(|e| format!("cannot create the window: {e}"))?;
-        let vbox = window
-            .default_vbox()
-            .ok_or("the window has no default vbox")?
-            .clone();
-
-        // The trusted chrome strip: native GTK, outside the page.
-        let strip = gtk::Box::new(gtk::Orientation::Horizontal, 8);
-        let origin = gtk::Label::new(None);
-        origin.set_xalign(0.0);
-        origin.set_selectable(false);
-        origin.set_ellipsize(gtk::pango::EllipsizeMode::Start);
-        origin.set_markup(&super::imp::origin_markup(&request.url));
-        let badge = gtk::Label::new(Some("Porthole sealed view — the agent cannot see this page"));
-        badge.set_opacity(0.7);
-        strip.pack_start(&origin, true, true, 0);
-        strip.pack_end(&badge, false, false, 0);
-        strip.set_margin_start(10);
-        strip.set_margin_end(10);
-        strip.set_margin_top(6);
-        strip.set_margin_bottom(6);
-        vbox.pack_start(&strip, false, false, 0);
-        vbox.pack_start(
-            &gtk::Separator::new(gtk::Orientation::Horizontal),
-            false,
-            false,
-            0,
-        );
-
-        let mut context = WebContext::new(Some(data_dir.clone()));
-        let nav_proxy = proxy.clone();
-        let popup_proxy = proxy.clone();
-        let load_proxy = proxy.clone();
-        let webview = WebViewBuilder::new_with_web_context(&mut context)
-            .with_url(&request.url)
-            .with_incognito(true)
-            .with_devtools(cfg!(debug_assertions))
-            .with_download_started_handler(|_, _| false)
-            .with_new_window_req_handler(move |url, _features| {
-                if is_web_url(&url) {
-                    send(&popup_proxy, UserEvent::PopUp(url));
-                } else {
-                    send(&popup_proxy, UserEvent::Blocked(scheme_of(&url)));
-                }
-                NewWindowResponse::Deny
-            })
-            .with_navigation_handler(move |url| {
-                if navigation_allowed(&url) {
-                    if is_web_url(&url) {
-                        send(&nav_proxy, UserEvent::NavigationStarted);
-                    }
-                    true
-                } else {
-                    send(&nav_proxy, UserEvent::Blocked(scheme_of(&url)));
-                    false
-                }
-            })
-            .with_on_page_load_handler(move |event, url| match event {
-                PageLoadEvent::Started => send(&load_proxy, UserEvent::Committed(url)),
-                PageLoadEvent::Finished => send(&load_proxy, UserEvent::Finished),
-            })
-            .build_gtk(&vbox)
-            .map_err(|e| format!("cannot create the web view: {e}"))?;
-
-        let fail_proxy = proxy.clone();
-        let wk = webview.webview();
-        wk.connect_local("load-failed", false, move |args| {
-            // (webview, load_event, failing_uri, error): cancellations and policy decisions (our
-            // own blocks, already reported) are not load failures.
-            let ignorable = args
-                .get(3)
-                .and_then(|v| v.get::<glib::Error>().ok())
-                .map(|e| {
-                    let domain = e.domain();
-                    let domain = domain.as_str();
-                    domain == "WebKitPolicyError"
-                        || (domain == "WebKitNetworkError" && e.message().contains("cancel"))
-                })
-                .unwrap_or(false);
-            if !ignorable {
-                send(&fail_proxy, UserEvent::LoadFailed);
-            }
-            Some(false.to_value())
-        });
-        let gone_dir = data_dir.clone();
-        wk.connect_local("web-process-terminated", false, move |_| {
-            // No "closed": the parent sees the exit without it and reports "crashed".
-            remove_data_dir(&gone_dir);
-            std::process::exit(EXIT_WEB_PROCESS_GONE);
-        });
-        vbox.show_all();
-
-        let mut webview = Some(webview);
-        let mut context = Some(context);
-        let mut opened = false;
-        let mut failed = false;
-        event_loop.run(move |event, _, control_flow| {
-            *control_flow = ControlFlow::Wait;
-            let close = |webview: &mut Option<wry::WebView>, context: &mut Option<WebContext>| {
-                drop(webview.take());
-                drop(context.take());
-                remove_data_dir(&data_dir);
-            };
-            match event {
-                Event::WindowEvent {
-                    event: WindowEvent::CloseRequested,
-                    ..
-                }
-                | Event::UserEvent(UserEvent::Close) => {
-                    close(&mut webview, &mut context);
-                    emit("closed", None);
-                    *control_flow = ControlFlow::Exit;
-                }
-                Event::UserEvent(UserEvent::ParentGone) => {
-                    close(&mut webview, &mut context);
-                    *control_flow = ControlFlow::Exit;
-                }
-                Event::UserEvent(UserEvent::NavigationStarted) => failed = false,
-                Event::UserEvent(UserEvent::Committed(url)) => origin.set_markup(&origin_markup(&url)),
-                Event::UserEvent(UserEvent::Finished) if !opened && !failed => {
-                    opened = true;
-                    emit("opened", None);
-                }
-                Event::UserEvent(UserEvent::LoadFailed) => {
-                    failed = true;
-                    emit("load_failed", None);
-                }
-                Event::UserEvent(UserEvent::Blocked(scheme)) => emit("navigation_blocked", Some(&scheme)),
-                Event::UserEvent(UserEvent::PopUp(url)) => {
-                    if let Some(w) = &webview
-                        && w.load_url(&url).is_err()
-                    {
-                        emit("load_failed", None);
-                    }
-                }
-                _ => {}
-            }
-        })
-    }
-}
+#[path = "linux.rs"]
+mod platform;
+#[cfg(not(target_os = "linux"))]
+#[path = "other.rs"]
+mod platform;
+mod strip;
+mod window;
 
 #[cfg(test)]
 mod tests {
@@ -425,17 +146,5 @@ mod tests {
         assert!(!is_web_url("data:text/html,hi"));
         assert!(navigation_allowed("about:blank"));
         assert!(!navigation_allowed("about:config"));
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn origin_markup_shows_origin_only_and_escapes() {
-        let m = imp::origin_markup("https://accounts.example.co.uk/oauth?state=SECRET#frag");
-        assert_eq!(m, "🔒 https   https://accounts.<b>example.co.uk</b>");
-        let m = imp::origin_markup("http://127.0.0.1:8080/x?state=SECRET");
-        assert!(m.starts_with("⚠ not encrypted (http)"), "{m}");
-        assert!(m.contains("<b>127.0.0.1</b>:8080"), "{m}");
-        assert!(!m.contains("SECRET"));
-        assert_eq!(imp::origin_markup("not a url"), "⚠ unusual address (not shown)");
     }
 }

@@ -51,6 +51,24 @@ describe("URL consent dialog", () => {
     for (const code of all) expect(screen.getByText(URL_WARNING_TEXT[code], { exact: false })).toBeTruthy();
   });
 
+  it("highlights the default opener from Settings and says why", () => {
+    setup(goodUrl(1));
+    expect(screen.getByRole("button", { name: "Open in isolated window" }).classList.contains("primary")).toBe(true);
+    expect(screen.getByRole("button", { name: "Open in system browser" }).classList.contains("primary")).toBe(false);
+    expect(screen.getByText(/Your default \(Settings\): an isolated window/)).toBeTruthy();
+  });
+
+  it("highlights the system browser when the user chose it", () => {
+    const backend = new FakeBackend();
+    const store = storeWith([goodUrl(1)]);
+    store.snapshot!.sealedViewAvailable = true;
+    store.snapshot!.appSettings.urlOpener = "system";
+    render(DialogHost, { props: { backend, store } });
+    expect(screen.getByRole("button", { name: "Open in system browser" }).classList.contains("primary")).toBe(true);
+    expect(screen.getByRole("button", { name: "Open in isolated window" }).classList.contains("primary")).toBe(false);
+    expect(screen.getByText(/Your default \(Settings\): the system browser/)).toBeTruthy();
+  });
+
   it("contains no <a href> elements", () => {
     setup(evilUrl(1));
     expect(document.querySelectorAll("a[href]").length).toBe(0);
