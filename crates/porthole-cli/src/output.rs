@@ -90,9 +90,9 @@ fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
                 }
                 ElicitationKind::Form { .. } => (Value::Null, Value::Null, Value::Null),
             };
-            let schema = match &p.kind {
-                ElicitationKind::Form { schema, .. } => json!(schema),
-                ElicitationKind::Url { .. } => Value::Null,
+            let (schema, hints) = match &p.kind {
+                ElicitationKind::Form { schema, hints, .. } => (json!(schema), json!(hints)),
+                ElicitationKind::Url { .. } => (Value::Null, Value::Null),
             };
             json!({
                 "type": "elicitation",
@@ -108,6 +108,7 @@ fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
                 "agent": p.agent,
                 "warnings": p.warnings,
                 "schema": schema,
+                "hints": hints,
                 "action": action,
                 "content": content,
                 "note": note,

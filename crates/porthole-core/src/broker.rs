@@ -186,6 +186,7 @@ pub fn parse_request(
         }
         ElicitationKind::Form {
             initial_values: schema.initial_values(),
+            hints: schema.hints(),
             can_accept: schema.can_accept(),
             blocking_reason: schema.blocking_reason(),
             secret_indicators,

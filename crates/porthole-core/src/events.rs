@@ -83,6 +83,8 @@ pub enum ElicitationKind {
     Form {
         schema: FormSchema,
         initial_values: serde_json::Map<String, serde_json::Value>,
+        /// Field name -> what it accepts, in words (`FormSchema::hints`), shown before typing.
+        hints: serde_json::Map<String, serde_json::Value>,
         can_accept: bool,
         blocking_reason: Option<String>,
         /// Why this form looks like it asks for a secret (empty when it does not).

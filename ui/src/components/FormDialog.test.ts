@@ -57,6 +57,22 @@ describe("form dialog", () => {
     expect(screen.getByText(/This field type \(object\) is not supported by Porthole: nested objects/)).toBeTruthy();
   });
 
+  it("says what each field accepts before the user types, as core words it", () => {
+    setup(configureForm(1));
+    const p = input(/Project name/);
+    const hint = screen.getByText("3 to 32 characters; must match the pattern ^[a-z0-9-]+$.");
+    expect(p.getAttribute("aria-describedby")).toContain(hint.id);
+    expect(screen.getByText("A whole number, 1 to 16.")).toBeTruthy();
+    expect(input(/Release date/).hasAttribute("data-empty")).toBe(false);
+  });
+
+  it("marks an empty date input so it does not look filled in", () => {
+    const d = configureForm(1);
+    delete d.initialValues.release;
+    setup(d);
+    expect(input(/Release date/).hasAttribute("data-empty")).toBe(true);
+  });
+
   it("uses minlength/maxlength attributes as hints only", () => {
     setup(configureForm(1));
     const p = input(/Project name/);
@@ -111,7 +127,7 @@ describe("form dialog", () => {
     expect(backend.callsOf("validate_form").length).toBeGreaterThan(0);
     const email = input(/Contact email/);
     expect(email.getAttribute("aria-invalid")).toBe("true");
-    const errId = email.getAttribute("aria-describedby")!;
+    const errId = email.getAttribute("aria-describedby")!.split(" ").pop()!; // after the hint
     expect(document.getElementById(errId)!.textContent).toContain("Enter a valid email address.");
     expect(screen.getByRole("radiogroup").closest(".field")!.textContent).toContain("This field is required.");
     expect(screen.queryByText("Review before sending")).toBeNull();

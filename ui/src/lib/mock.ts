@@ -546,6 +546,10 @@ export function configureForm(id: number): FormElicitation {
     warnings: [],
     schema: { title: "Release configuration", description: "Used to generate release.toml.", fields },
     initialValues: { project: "porthole", release: "2027-01-15", standup: "2026-12-03T09:30:00Z", budget: 12.5, workers: 4, telemetry: false, targets: ["linux"] },
+    // As core words them (FormSchema::hints).
+    hints: {
+      project: "3 to 32 characters; must match the pattern ^[a-z0-9-]+$.", email: "An email address, like name@example.com.",
+      homepage: "A web address, like https://example.com/.", release: "A date, YYYY-MM-DD.", standup: "A date and time, like 2026-12-31T23:59:00Z.", budget: "A number, 0.5 to 100.", workers: "A whole number, 1 to 16.", targets: "Choose 1 to 2." },
     canAccept: true,
     blockingReason: null,
     secretIndicators: [],
@@ -564,6 +568,7 @@ export function secretForm(id: number): FormElicitation {
         kind: { type: "text", minLength: 20, maxLength: null, pattern: null, format: null, default: null } },
     ] },
     initialValues: {},
+    hints: { api_token: "At least 20 characters." },
     canAccept: true,
     blockingReason: null,
     secretIndicators: ["Field “api_token” is named like a token", "Message mentions “access token”"],

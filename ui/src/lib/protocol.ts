@@ -207,6 +207,8 @@ export interface FormElicitation extends ElicitationBase {
   mode: "form";
   schema: FormSchema;
   initialValues: FormContent;
+  /** Field name -> what it accepts, in words (worded by core), shown before the user types. */
+  hints: Record<string, string>;
   canAccept: boolean;
   blockingReason: string | null;
   secretIndicators: string[];

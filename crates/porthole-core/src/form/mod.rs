@@ -9,6 +9,7 @@
 //! if v.is_valid() { respond(accept, v.content) }
 //! ```
 
+mod hints;
 mod model;
 mod secrets;
 mod validate;

@@ -95,6 +95,7 @@ fn form_prompt(message: &str, schema: Value) -> ElicitationPrompt {
         warnings,
         kind: ElicitationKind::Form {
             initial_values: schema.initial_values(),
+            hints: schema.hints(),
             can_accept: schema.can_accept(),
             blocking_reason: None,
             secret_indicators: secret_indicators(message, &schema),
