@@ -58,6 +58,9 @@ pub struct ClientOptions {
     pub terminals: bool,
     /// Advertise `auth.terminal`: the front end can run the agent's login command in a terminal.
     pub terminal_auth: bool,
+    /// What to call the agent when its `initialize` answer has no `agentInfo`: the name it is
+    /// configured under. `start` falls back to the command's file name.
+    pub agent_name: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -74,6 +77,7 @@ impl Default for ClientOptions {
             tap: None,
             terminals: true,
             terminal_auth: false,
+            agent_name: None,
         }
     }
 }
@@ -299,6 +303,10 @@ impl AgentClient {
         command: AgentCommand,
         opts: ClientOptions,
     ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
+        let mut opts = opts;
+        if opts.agent_name.is_none() {
+            opts.agent_name = Some(command.file_name());
+        }
         let proc = process::spawn(&command).map_err(ClientError::Start)?;
         let (shared, events_rx, exit_rx) = Shared::new(&opts);
 
@@ -555,7 +563,9 @@ impl AgentClient {
                 version: Some(info.version.clone()),
             },
             None => AgentIdentity {
-                name: "unnamed agent".into(),
+                name: (self.shared.opts.agent_name.clone())
+                    .filter(|n| !n.trim().is_empty())
+                    .unwrap_or_else(|| "unnamed agent".into()),
                 title: None,
                 version: None,
             },

@@ -38,6 +38,31 @@ impl AgentCommand {
         })
     }
 
+    /// A short name for the agent when it gives none: the program's file name, or for a package
+    /// runner (`npx -y @scope/agent@1.2`, `uvx agent`) the package it runs.
+    pub fn file_name(&self) -> String {
+        let base = |s: &str| s.rsplit(['/', '\\']).next().unwrap_or(s).to_string();
+        let program = base(&self.program);
+        let runner = matches!(
+            program.trim_end_matches(".exe").trim_end_matches(".cmd"),
+            "npx" | "uvx" | "bunx" | "pnpx" | "pipx" | "node" | "deno" | "bun" | "python" | "python3"
+        );
+        if runner
+            && let Some(package) = self
+                .args
+                .iter()
+                .find(|a| !a.starts_with('-') && a.as_str() != "run")
+        {
+            // Drop a version (`agent@1.2`, but keep a leading `@scope`), then the scope or path.
+            let unversioned = match package.rfind('@') {
+                Some(at) if at > 0 => &package[..at],
+                _ => package.as_str(),
+            };
+            return base(unversioned);
+        }
+        program
+    }
+
     /// The command as one line, for messages.
     pub fn display(&self) -> String {
         let mut all = vec![self.program.clone()];
@@ -178,6 +203,20 @@ pub fn signal_group(_pid: u32, _kill: bool) {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_name_is_the_program_or_the_package_a_runner_runs() {
+        let name = |line: &str| AgentCommand::parse(line).unwrap().file_name();
+        assert_eq!(name("/opt/agents/my-agent --acp"), "my-agent");
+        assert_eq!(name("gemini --acp"), "gemini");
+        assert_eq!(
+            name("npx -y @agentclientprotocol/claude-agent-acp@0.49.0"),
+            "claude-agent-acp"
+        );
+        assert_eq!(name("uvx fast-agent-acp@1.0 --acp"), "fast-agent-acp");
+        assert_eq!(name("node ./dist/agent.js"), "agent.js");
+        assert_eq!(name("npx"), "npx");
+    }
 
     #[test]
     fn parses_command_lines_with_quotes() {

@@ -88,3 +88,35 @@ async fn shutdown_ends_a_stream_connection() {
     assert!(exit.is_some());
     agent.abort();
 }
+
+/// An agent whose `initialize` answer has no `agentInfo` is called by the name the front end
+/// configured, never "unnamed agent" when one is known.
+#[tokio::test]
+async fn an_agent_without_agent_info_takes_the_configured_name() {
+    for (configured, expected) in [(Some("My agent"), "My agent"), (None, "unnamed agent")] {
+        let (client_side, agent_side) = tokio::io::duplex(64 * 1024);
+        let (client_read, client_write) = tokio::io::split(client_side);
+        let (agent_read, mut agent_write) = tokio::io::split(agent_side);
+        let agent = tokio::spawn(async move {
+            let mut lines = BufReader::new(agent_read).lines();
+            let init: serde_json::Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            let reply = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1}});
+            agent_write
+                .write_all(format!("{reply}\n").as_bytes())
+                .await
+                .unwrap();
+            while let Ok(Some(_)) = lines.next_line().await {}
+        });
+        let opts = ClientOptions {
+            agent_name: configured.map(str::to_string),
+            ..ClientOptions::default()
+        };
+        let (client, _events) = AgentClient::connect_streams(client_read, client_write, opts)
+            .await
+            .expect("initialize over streams");
+        assert_eq!(client.agent().name, expected);
+        client.shutdown().await;
+        agent.abort();
+    }
+}

@@ -54,6 +54,9 @@ impl Backend {
                 modes: this.settings().modes(),
                 terminal_auth: true,
                 tap: Some(this.0.metrics.tap(std::sync::Arc::new(inspector))),
+                // A command-line agent's "name" is its whole command line: core then names it by
+                // its program or package instead.
+                agent_name: (profile.id != super::launch::COMMAND_LINE_ID).then(|| profile.name.clone()),
                 ..ClientOptions::default()
             };
             let (client, mut events) = match AgentClient::start(profile.to_command(cwd), opts).await {
