@@ -61,6 +61,17 @@ describe("main window (with the mock agent)", () => {
     expect(screen.queryByRole("listbox")).toBeNull();
   });
 
+  it("an empty conversation offers the agent's commands; a click puts one in the prompt box, unsent", async () => {
+    const { backend } = await boot();
+    const offer = await screen.findByRole("heading", { name: /What .* offers/ });
+    const list = offer.nextElementSibling as HTMLElement;
+    await waitFor(() => expect(list.querySelectorAll("button.suggestion").length).toBe(7));
+    await fireEvent.click(screen.getByRole("button", { name: /\/configure/ }));
+    expect(prompt().value).toBe("/configure ");
+    expect(document.activeElement).toBe(prompt());
+    expect(backend.calls.some((c) => c.cmd === "send_prompt")).toBe(false);
+  });
+
   it("/configure opens a form dialog and makes the app inert behind it", async () => {
     await boot();
     await fireEvent.input(prompt(), { target: { value: "/configure" } });

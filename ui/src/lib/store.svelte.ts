@@ -213,6 +213,8 @@ export class AppStore {
   /** The agent shown when no session is (its sign-in, error or start-up state). */
   selectedAgentId = $state<string | null>(null);
   view = $state<View>("chat");
+  /** Text a suggestion puts into the prompt box (the prompt box takes it and clears this). */
+  promptInsert = $state<string | null>(null);
   /** Login terminal of a terminal sign-in in progress, by agent id. */
   authTerminals = new SvelteMap<string, string>();
   /** Bumped once per applied batch; the transcript auto-scroll follows it. */
