@@ -117,7 +117,15 @@ export class App {
   /** Screenshot of the X display, as a person sees it (WebDriver's own screenshot hangs on WebKitGTK here). */
   async shot(name) {
     await new Promise((r) => setTimeout(r, 300)); // let the last frame paint
-    const r = spawnSync("import", ["-window", "root", join(shotsDir, `${name}.png`)], { stdio: "inherit" });
+    // Cropped to the app's window: the virtual screen around it is not part of the picture.
+    let crop = [];
+    try {
+      const w = await this.d.manage().window().getRect();
+      crop = ["-crop", `${w.width}x${w.height}+${Math.max(0, w.x)}+${Math.max(0, w.y)}`, "+repage"];
+    } catch {
+      // No window geometry from the driver: keep the whole screen rather than no picture.
+    }
+    const r = spawnSync("import", ["-window", "root", ...crop, join(shotsDir, `${name}.png`)], { stdio: "inherit" });
     if (r.status !== 0) throw new Error(`screenshot ${name} failed (is ImageMagick installed and DISPLAY set?)`);
   }
   find(css) {
