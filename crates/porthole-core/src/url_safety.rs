@@ -53,6 +53,18 @@ pub enum UrlWarning {
 }
 
 impl UrlWarning {
+    /// Every warning, in declaration (and sort) order.
+    pub const ALL: [UrlWarning; 8] = [
+        Self::Punycode,
+        Self::MixedScript,
+        Self::Confusable,
+        Self::BidiControl,
+        Self::InvisibleChar,
+        Self::IpHost,
+        Self::NonHttps,
+        Self::UnusualPort,
+    ];
+
     /// Stable machine-readable code (same as the serde name).
     pub fn code(&self) -> &'static str {
         match self {
@@ -67,7 +79,23 @@ impl UrlWarning {
         }
     }
 
-    /// Plain-words explanation for a non-technical user.
+    /// The words a permission dialog uses: there the hidden characters are in the tool call's
+    /// title or an option's name, and the dialog shows them as escapes.
+    pub fn permission_explanation(&self) -> &'static str {
+        match self {
+            Self::BidiControl => {
+                "Hidden text-direction characters are present in the title or an option: the text \
+                 may not read as it is meant. They are shown as ⟨U+…⟩."
+            }
+            Self::InvisibleChar => {
+                "Invisible characters are present in the title or an option. They are shown as ⟨U+…⟩."
+            }
+            other => other.explanation(),
+        }
+    }
+
+    /// Plain-words explanation for a non-technical user: what every dialog shows for it (the
+    /// window's table is generated from these, `ui/src/lib/generated/warning-text.ts`).
     pub fn explanation(&self) -> &'static str {
         match self {
             Self::Punycode => {

@@ -72,3 +72,36 @@ fn the_windows_reveal_cases_are_cores_neutralize() {
     let json = serde_json::to_string_pretty(&cases).unwrap() + "\n";
     check_generated("ui/src/lib/generated/reveal-cases.json", &json);
 }
+
+/// The words of every warning, as core writes them: the window shows these, never its own.
+#[test]
+fn the_windows_warning_words_are_cores() {
+    use porthole_core::url_safety::UrlWarning;
+    let quote = |s: &str| serde_json::to_string(s).unwrap();
+    let mut ts = String::from(
+        "// Generated from porthole-core's UrlWarning::explanation and ::permission_explanation by\n\
+         // `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`. Do not edit.\n\
+         import type { UrlWarningCode } from \"../protocol\";\n\
+         \n\
+         /** What a dialog says for each warning code. */\n\
+         export const WARNING_TEXT: Record<UrlWarningCode, string> = {\n",
+    );
+    for w in UrlWarning::ALL {
+        ts.push_str(&format!("  {}: {},\n", quote(w.code()), quote(w.explanation())));
+    }
+    ts.push_str(
+        "};\n\n/** What a permission dialog says, where it differs (hidden characters in a title or option). */\n\
+         export const PERMISSION_WARNING_TEXT: Partial<Record<UrlWarningCode, string>> = {\n",
+    );
+    for w in UrlWarning::ALL {
+        if w.permission_explanation() != w.explanation() {
+            ts.push_str(&format!(
+                "  {}: {},\n",
+                quote(w.code()),
+                quote(w.permission_explanation())
+            ));
+        }
+    }
+    ts.push_str("};\n");
+    check_generated("ui/src/lib/generated/warning-text.ts", &ts);
+}

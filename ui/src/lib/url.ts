@@ -1,17 +1,10 @@
 // Display helpers for the URL consent dialog (analysis itself comes from the backend).
 import type { UrlAnalysis, UrlWarningCode } from "./protocol";
 import { HIDDEN_CHARS } from "./generated/hidden-chars";
+import { WARNING_TEXT } from "./generated/warning-text";
 
-export const URL_WARNING_TEXT: Record<UrlWarningCode, string> = {
-  punycode: "This address uses an internationalized domain name (Punycode). Check it carefully.",
-  "mixed-script": "The domain mixes letters from different alphabets.",
-  confusable: "This address uses look-alike characters that can imitate another site.",
-  "bidi-control": "Hidden text-direction characters are present; what you see may not be what opens.",
-  "invisible-char": "Invisible characters are present.",
-  "ip-host": "This address is a raw IP address, not a domain name.",
-  "non-https": "This connection is not encrypted (http).",
-  "unusual-port": "This address uses an unusual port.",
-};
+/** The words for each warning code: core's, generated (never worded here). */
+export const URL_WARNING_TEXT = WARNING_TEXT;
 
 export function warningText(code: string): string {
   return (URL_WARNING_TEXT as Record<string, string>)[code] ?? `Warning: ${code}`;
