@@ -326,10 +326,10 @@ async fn run_prompts(
                     out.event(&event, decision.as_ref());
                     if matches!(&event, Event::SessionUpdate { session_id: s, .. } if *s == session_id) {
                         updates_seen += 1;
-                        if args.cancel_after_updates == Some(updates_seen) {
-                            if let Err(e) = client.cancel(&session_id) {
-                                eprintln!("porthole-cli: session/cancel failed: {e}");
-                            }
+                        if args.cancel_after_updates == Some(updates_seen)
+                            && let Err(e) = client.cancel(&session_id)
+                        {
+                            eprintln!("porthole-cli: session/cancel failed: {e}");
                         }
                     }
                 }

@@ -7,7 +7,6 @@ pub mod agents_config;
 pub mod broker;
 pub mod client;
 pub mod events;
-pub mod form;
 pub mod fs_access;
 pub mod history;
 mod hot_path;
@@ -18,11 +17,13 @@ pub mod sessions;
 pub mod terminal;
 mod terminal_requests;
 pub mod transport;
-pub mod url_safety;
 
 pub use agent_client_protocol as acp;
 pub use broker::Modes;
 pub use client::{AgentClient, Answer, ClientError, ClientOptions, RespondError};
 pub use events::Event;
+/// The elicitation rules live in their own crate (usable by any ACP client); re-exported here
+/// so core and its front ends name them as before.
+pub use porthole_elicitation::{form, url_safety};
 pub use process::AgentCommand;
 pub use sessions::{OpenedSession, SessionListing};

@@ -1,5 +1,5 @@
-// Generated from porthole-core's url_safety::HIDDEN_CHARS by
-// `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`. Do not edit.
+// Generated from porthole-elicitation's url_safety::HIDDEN_CHARS by
+// `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`. Do not edit.
 
 /** Characters never shown as themselves: [first, last] code points and the warning they raise. */
 export const HIDDEN_CHARS: readonly (readonly [number, number, "bidi-control" | "invisible-char"])[] = [

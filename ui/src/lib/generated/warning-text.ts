@@ -1,5 +1,5 @@
-// Generated from porthole-core's UrlWarning::explanation and ::permission_explanation by
-// `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`. Do not edit.
+// Generated from porthole-elicitation's UrlWarning::explanation and ::permission_explanation by
+// `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`. Do not edit.
 import type { UrlWarningCode } from "../protocol";
 
 /** What a dialog says for each warning code. */

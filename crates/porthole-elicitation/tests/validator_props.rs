@@ -2,7 +2,7 @@
 //! schema validates, and breaking exactly one constraint of one field fails on that field,
 //! with the code of that constraint.
 
-use porthole_core::form::{FormSchema, codes, parse_form_schema};
+use porthole_elicitation::form::{FormSchema, codes, parse_form_schema};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

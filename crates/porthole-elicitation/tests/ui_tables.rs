@@ -1,10 +1,10 @@
 //! Tables the window shares with core, generated from core so the two cannot drift.
 //! A test fails when a checked-in file is out of date; `PORTHOLE_BLESS=1 cargo test -p
-//! porthole-core --test ui_tables` rewrites it.
+//! porthole-elicitation --test ui_tables` rewrites it.
 
 use std::path::PathBuf;
 
-use porthole_core::url_safety::HIDDEN_CHARS;
+use porthole_elicitation::url_safety::HIDDEN_CHARS;
 
 fn repo_file(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -22,15 +22,15 @@ fn check_generated(relative: &str, generated: &str) {
     let current = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         current == generated,
-        "{relative} is out of date with core; run `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`"
+        "{relative} is out of date with the elicitation rules; run `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`"
     );
 }
 
 #[test]
 fn the_windows_hidden_character_table_is_cores() {
     let mut ts = String::from(
-        "// Generated from porthole-core's url_safety::HIDDEN_CHARS by\n\
-         // `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`. Do not edit.\n\
+        "// Generated from porthole-elicitation's url_safety::HIDDEN_CHARS by\n\
+         // `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`. Do not edit.\n\
          \n\
          /** Characters never shown as themselves: [first, last] code points and the warning they raise. */\n\
          export const HIDDEN_CHARS: readonly (readonly [number, number, \"bidi-control\" | \"invisible-char\"])[] = [\n",
@@ -51,7 +51,7 @@ fn the_windows_hidden_character_table_is_cores() {
 /// first, a middle and the last character of each range of the table, between plain text.
 #[test]
 fn the_windows_reveal_cases_are_cores_neutralize() {
-    use porthole_core::url_safety::neutralize;
+    use porthole_elicitation::url_safety::neutralize;
     let mut cases = Vec::new();
     for (first, last, _) in HIDDEN_CHARS {
         let (a, b) = (u32::from(*first), u32::from(*last));
@@ -76,11 +76,11 @@ fn the_windows_reveal_cases_are_cores_neutralize() {
 /// The words of every warning, as core writes them: the window shows these, never its own.
 #[test]
 fn the_windows_warning_words_are_cores() {
-    use porthole_core::url_safety::UrlWarning;
+    use porthole_elicitation::url_safety::UrlWarning;
     let quote = |s: &str| serde_json::to_string(s).unwrap();
     let mut ts = String::from(
-        "// Generated from porthole-core's UrlWarning::explanation and ::permission_explanation by\n\
-         // `PORTHOLE_BLESS=1 cargo test -p porthole-core --test ui_tables`. Do not edit.\n\
+        "// Generated from porthole-elicitation's UrlWarning::explanation and ::permission_explanation by\n\
+         // `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`. Do not edit.\n\
          import type { UrlWarningCode } from \"../protocol\";\n\
          \n\
          /** What a dialog says for each warning code. */\n\
