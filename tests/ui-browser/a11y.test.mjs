@@ -1,4 +1,4 @@
-// The main window's UI (built ui/dist, mock agent) in headless Chromium: axe-core finds no
+// The main window's UI (built ui/dist-mock, mock agent) in headless Chromium: axe-core finds no
 // accessibility violations in any view or dialog, in the light and the dark theme, and every
 // control of the main window is reachable with the Tab key.
 import { test, before, after } from "node:test";
@@ -11,7 +11,8 @@ import { createRequire } from "node:module";
 import { chromium } from "playwright-core";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = resolve(here, "../../ui/dist");
+// The mock build (`npm run build:mock` in ui/): the app's production bundle has no mock.
+const dist = resolve(here, "../../ui/dist-mock");
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png" };
 
@@ -20,7 +21,7 @@ let base;
 let browser;
 
 before(async () => {
-  if (!existsSync(join(dist, "index.html"))) throw new Error("ui/dist is missing: run `npm run build` in ui/");
+  if (!existsSync(join(dist, "index.html"))) throw new Error("ui/dist-mock is missing: run `npm run build:mock` in ui/");
   server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
     let file = join(dist, path === "/" ? "index.html" : path);
