@@ -121,6 +121,16 @@ describe("main window (with the mock agent)", () => {
   });
 });
 
+describe("header", () => {
+  it("shows context usage and cost with a space on each side of the dot", () => {
+    const snap = snapshotWith();
+    snap.sessions[0].usage = { used: 3000, size: 100000, cost: { amount: 0, currency: "USD" } };
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
+    render(App, { props: { backend: new FakeBackend(), store } });
+    expect(document.querySelector(".usage")!.textContent).toBe("3% of context · 0.00 USD");
+  });
+});
+
 describe("prompt box command completion", () => {
   it("Enter on a fully typed command sends it", async () => {
     const backend = new FakeBackend();
