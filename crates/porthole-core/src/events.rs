@@ -156,7 +156,7 @@ impl PermissionPrompt {
 }
 
 /// Why a dialog went away without the user deciding.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum DismissReason {
     /// The agent sent `$/cancel_request` for it.

@@ -9,13 +9,11 @@ pub mod client;
 pub mod events;
 pub mod fs_access;
 pub mod history;
-mod hot_path;
 pub mod inspector;
 pub mod permission_rules;
 pub mod process;
 pub mod sessions;
 pub mod terminal;
-mod terminal_requests;
 pub mod transport;
 
 pub use agent_client_protocol as acp;

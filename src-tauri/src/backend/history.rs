@@ -110,7 +110,7 @@ impl Backend {
             Pending::Elicitation(agent_id, prompt) => self.record(&NewEntry::elicitation(
                 agent_id,
                 prompt,
-                &ElicitationOutcome::Dismissed(reason.clone()),
+                &ElicitationOutcome::Dismissed(*reason),
                 None,
             )),
             Pending::Permission(agent_id, prompt) => self.record(&NewEntry::permission(

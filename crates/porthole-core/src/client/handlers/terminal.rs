@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::client::Shared;
+use crate::client::state::Shared;
 use crate::terminal::{ExitStatus, Spec, TerminalError, Terminals};
 
 type RpcError = agent_client_protocol::Error;

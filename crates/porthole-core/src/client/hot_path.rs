@@ -24,7 +24,8 @@ use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use tokio::sync::watch;
 
-use crate::client::{Shared, deliver_update};
+use crate::client::handlers::updates::deliver_update;
+use crate::client::state::Shared;
 
 /// The private notification that marks a point in the SDK's dispatch.
 pub(crate) const BARRIER_METHOD: &str = "_porthole/barrier";

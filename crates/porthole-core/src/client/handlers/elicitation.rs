@@ -1,0 +1,299 @@
+//! `elicitation/create` and `elicitation/complete`: the broker's rules decide what reaches the
+//! user, the rules that depend on what else is pending (unique URL ids, the per-session bound)
+//! are applied here, and the front end answers through [`AgentClient::respond_elicitation`].
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    CreateElicitationResponse, ElicitationAcceptAction, ElicitationAction, ElicitationContentValue,
+};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::{closing_error, codes, reply_error};
+use crate::broker::{self, ParsedElicitation};
+use crate::client::dialogs::{Dialogs, Waiting, dismiss};
+use crate::client::state::{PendingElicitation, ScopeView, Shared, State, UrlOutstanding, next_dialog_id};
+use crate::client::{AgentClient, Answer, RespondError};
+use crate::events::*;
+use crate::form::Validation;
+
+impl Waiting for PendingElicitation {
+    fn table(state: &mut State) -> &mut Dialogs<Self> {
+        &mut state.elicitations
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        self.parsed.scope.session_id()
+    }
+
+    /// Also frees its place in its pool's bound and its URL id.
+    fn take(state: &mut State, dialog_id: DialogId) -> Option<Self> {
+        let pending = state.elicitations.remove(dialog_id)?;
+        if let Some(count) = state.pending_per_pool.get_mut(&pending.pool) {
+            *count = count.saturating_sub(1);
+        }
+        if let Some(url_id) = pending.parsed.url_id() {
+            state.url_ids.remove(url_id);
+        }
+        Some(pending)
+    }
+
+    /// The agent gets `cancel`: the user made no decision.
+    fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event {
+        let _ = self.cancel_watch.send(());
+        if let Ok(value) = serde_json::to_value(CreateElicitationResponse::new(ElicitationAction::Cancel)) {
+            let _ = self.responder.respond(value);
+        }
+        Event::ElicitationDismissed { dialog_id, reason }
+    }
+}
+
+pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
+    let dialog_id = next_dialog_id();
+    let admitted = {
+        let mut state = shared.lock();
+        let admitted = broker::parse_request(&params, shared.opts.modes, &ScopeView(&state))
+            .and_then(|parsed| admit(shared, &state, parsed));
+        admitted.map(|(parsed, pool)| {
+            *state.pending_per_pool.entry(pool.clone()).or_default() += 1;
+            if let Some(url_id) = parsed.url_id() {
+                state
+                    .url_ids
+                    .insert(url_id.to_string(), UrlOutstanding { dialog_id });
+            }
+            (parsed, pool)
+        })
+    };
+    let (parsed, pool) = match admitted {
+        Ok(admitted) => admitted,
+        Err(rejection) => {
+            let rejection = *rejection;
+            let error =
+                agent_client_protocol::Error::new(rejection.error.code, rejection.error.message.clone());
+            let _ = responder.respond_with_error(error);
+            shared
+                .emit(Event::ElicitationRejected {
+                    mode: rejection.mode,
+                    message: rejection.message,
+                    url: rejection.url,
+                    elicitation_id: rejection.elicitation_id,
+                    session_id: rejection.session_id,
+                    tool_call_id: rejection.tool_call_id,
+                    error: rejection.error,
+                })
+                .await;
+            return;
+        }
+    };
+    let prompt = ElicitationPrompt {
+        dialog_id,
+        agent: shared.agent(),
+        scope: parsed.scope.clone(),
+        message: parsed.message.clone(),
+        kind: parsed.kind.clone(),
+        warnings: parsed.warnings.clone(),
+    };
+    // Dismiss if the agent withdraws the request before the user answers.
+    let cancellation = responder.cancellation();
+    let (watch_tx, watch_rx) = oneshot::channel();
+    {
+        let mut state = shared.lock();
+        // The exit was handled since admission: nothing would ever dismiss the dialog.
+        if state.closed {
+            drop(state);
+            return reply_error(responder, closing_error());
+        }
+        state.elicitations.insert(
+            dialog_id,
+            PendingElicitation {
+                responder,
+                parsed,
+                pool,
+                cancel_watch: watch_tx,
+                completed: false,
+            },
+        );
+    }
+    let weak = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = cancellation.cancelled() => {
+                if let Some(shared) = weak.upgrade() {
+                    dismiss::<PendingElicitation>(&shared, dialog_id, DismissReason::AgentCancelled);
+                }
+            }
+            _ = watch_rx => {}
+        }
+    });
+    shared.emit(Event::Elicitation(Box::new(prompt))).await;
+}
+
+/// The rules that depend on what else is pending: unique URL ids, the per-session bound.
+fn admit(
+    shared: &Shared,
+    state: &State,
+    parsed: ParsedElicitation,
+) -> Result<(ParsedElicitation, String), Box<broker::Rejection>> {
+    let reject = |code: i32, message: String| {
+        let mut r = rejection_from(&parsed);
+        r.error.code = code;
+        r.error.message = message;
+        Err(Box::new(r))
+    };
+    if state.closed {
+        return reject(codes::INVALID_PARAMS, "the connection is closing".into());
+    }
+    if let Some(url_id) = parsed.url_id()
+        && state.url_ids.contains_key(url_id)
+    {
+        return reject(
+            codes::INVALID_PARAMS,
+            format!(
+                "elicitationId `{url_id}` is already outstanding on this connection; ids must be unique among outstanding URL elicitations"
+            ),
+        );
+    }
+    let pool = parsed.scope.session_id().unwrap_or("(request scope)").to_string();
+    let count = state.pending_per_pool.get(&pool).copied().unwrap_or(0);
+    let limit = shared.opts.max_pending_per_session;
+    if count >= limit {
+        return reject(
+            codes::INTERNAL_ERROR,
+            format!(
+                "too many pending elicitations: {count} are already waiting for the user in this session (limit {limit})"
+            ),
+        );
+    }
+    Ok((parsed, pool))
+}
+
+fn rejection_from(parsed: &ParsedElicitation) -> broker::Rejection {
+    broker::Rejection {
+        error: RpcError {
+            code: codes::INVALID_PARAMS,
+            message: String::new(),
+        },
+        mode: Some(
+            match parsed.kind {
+                ElicitationKind::Form { .. } => "form",
+                ElicitationKind::Url { .. } => "url",
+            }
+            .into(),
+        ),
+        message: Some(parsed.message.clone()),
+        url: match &parsed.kind {
+            ElicitationKind::Url { url, .. } => Some(url.full.clone()),
+            _ => None,
+        },
+        elicitation_id: parsed.url_id().map(str::to_string),
+        session_id: parsed.scope.session_id().map(str::to_string),
+        tool_call_id: parsed.scope.tool_call_id().map(str::to_string),
+    }
+}
+
+/// `elicitation/complete`: the URL interaction finished out of band. Unknown ids are reported
+/// as such and otherwise ignored (the spec asks clients to tolerate them).
+pub(crate) async fn complete(shared: &Shared, params: &Value) {
+    let Some(id) = params.get("elicitationId").and_then(Value::as_str) else {
+        tracing::warn!("elicitation/complete without an elicitationId: ignored");
+        return;
+    };
+    let found = {
+        let mut state = shared.lock();
+        let found = state.url_ids.remove(id);
+        if let Some(f) = &found
+            && let Some(pending) = state.elicitations.get_mut(f.dialog_id)
+        {
+            pending.completed = true;
+        }
+        found
+    };
+    shared
+        .emit(Event::ElicitationComplete {
+            elicitation_id: id.to_string(),
+            known: found.is_some(),
+            dialog_id: found.map(|f| f.dialog_id),
+        })
+        .await;
+}
+
+impl AgentClient {
+    /// Validate form content for a pending form elicitation (the UI's one source of truth).
+    pub fn validate_form(
+        &self,
+        dialog_id: DialogId,
+        content: &serde_json::Map<String, Value>,
+    ) -> Result<Validation, RespondError> {
+        let state = self.shared.lock();
+        let pending = state
+            .elicitations
+            .get(dialog_id)
+            .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+        match pending.parsed.form() {
+            Some(schema) => Ok(schema.validate(content)),
+            None => Ok(Validation {
+                content: serde_json::Map::new(),
+                errors: Vec::new(),
+            }),
+        }
+    }
+
+    /// Answer a pending elicitation exactly once. Invalid form content is refused and the
+    /// dialog stays pending so the user can fix it.
+    pub fn respond_elicitation(&self, dialog_id: DialogId, answer: Answer) -> Result<(), RespondError> {
+        let (pending, action) = {
+            let mut state = self.shared.lock();
+            let pending = state
+                .elicitations
+                .get(dialog_id)
+                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+            let action = match (&answer, pending.parsed.form()) {
+                (Answer::Accept(content), Some(schema)) => {
+                    if !schema.can_accept() {
+                        return Err(RespondError::CannotAccept(
+                            schema.blocking_reason().unwrap_or_default(),
+                        ));
+                    }
+                    let validation = schema.validate(content);
+                    if !validation.is_valid() {
+                        return Err(RespondError::Invalid(validation));
+                    }
+                    // Validated content holds only strings, numbers, booleans and string arrays.
+                    let content: std::collections::BTreeMap<String, ElicitationContentValue> = validation
+                        .content
+                        .into_iter()
+                        .filter_map(|(k, v)| {
+                            serde_json::from_value::<ElicitationContentValue>(v)
+                                .ok()
+                                .map(|v| (k, v))
+                        })
+                        .collect();
+                    ElicitationAction::Accept(ElicitationAcceptAction::new().content(content))
+                }
+                (Answer::Accept(_), None) => ElicitationAction::Accept(ElicitationAcceptAction::new()),
+                (Answer::Decline, _) => ElicitationAction::Decline,
+                (Answer::Cancel, _) => ElicitationAction::Cancel,
+            };
+            let pending = PendingElicitation::take(&mut state, dialog_id)
+                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+            // An accepted URL elicitation stays outstanding until `elicitation/complete`.
+            if let (Some(url_id), Answer::Accept(_), false) =
+                (pending.parsed.url_id(), &answer, pending.completed)
+            {
+                state
+                    .url_ids
+                    .insert(url_id.to_string(), UrlOutstanding { dialog_id });
+            }
+            (pending, action)
+        };
+        let _ = pending.cancel_watch.send(());
+        let value = serde_json::to_value(CreateElicitationResponse::new(action))
+            .map_err(|e| RespondError::Send(e.to_string()))?;
+        pending
+            .responder
+            .respond(value)
+            .map_err(|e| RespondError::Send(e.message))
+    }
+}

@@ -1,0 +1,229 @@
+//! `fs/read_text_file` and `fs/write_text_file`: served inside the session's workspace roots;
+//! a path outside them is shown to the user (where it really leads) and served only if allowed
+//! through [`AgentClient::respond_file_access`].
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    ReadTextFileRequest, ReadTextFileResponse, SessionId, WriteTextFileRequest, WriteTextFileResponse,
+};
+use serde_json::Value;
+
+use super::{invalid_params, refuse_new_dialog, reply_error};
+use crate::client::dialogs::{Dialogs, Waiting, dismiss};
+use crate::client::state::{FileOp, PendingFileAccess, Shared, State, next_dialog_id};
+use crate::client::{AgentClient, RespondError};
+use crate::events::*;
+use crate::fs_access::{self, FsError};
+
+impl Waiting for PendingFileAccess {
+    fn table(state: &mut State) -> &mut Dialogs<Self> {
+        &mut state.file_access
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        Some(&self.session_id)
+    }
+
+    /// The agent gets an error: nothing was read or written.
+    fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event {
+        let _ = self
+            .responder
+            .respond_with_error(
+                agent_client_protocol::Error::invalid_params().data(Value::String(format!(
+                    "{}: the request went away before the user decided",
+                    self.resolved.display()
+                ))),
+            );
+        Event::FileAccessDismissed { dialog_id, reason }
+    }
+}
+
+pub(crate) async fn handle_read(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
+    let request = match serde_json::from_value::<ReadTextFileRequest>(params) {
+        Ok(r) => r,
+        Err(e) => return reply_error(responder, invalid_params(e)),
+    };
+    let session_id = request.session_id.0.to_string();
+    let roots = match session_roots(shared, &session_id) {
+        Ok(r) => r,
+        Err(e) => return reply_error(responder, e),
+    };
+    match fs_access::read_text(&request.path, &roots, request.line, request.limit) {
+        Err(FsError::OutsideWorkspace(_)) => {
+            let op = FileOp::Read {
+                line: request.line,
+                limit: request.limit,
+            };
+            ask(shared, session_id, &request.path, op, responder).await
+        }
+        result => {
+            let _ = responder
+                .cast::<ReadTextFileResponse>()
+                .respond_with_result(result.map(ReadTextFileResponse::new).map_err(fs_error));
+        }
+    }
+}
+
+pub(crate) async fn handle_write(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
+    let request = match serde_json::from_value::<WriteTextFileRequest>(params) {
+        Ok(r) => r,
+        Err(e) => return reply_error(responder, invalid_params(e)),
+    };
+    let session_id = request.session_id.0.to_string();
+    let roots = match session_roots(shared, &session_id) {
+        Ok(r) => r,
+        Err(e) => return reply_error(responder, e),
+    };
+    match fs_access::write_text(&request.path, &roots, &request.content) {
+        Err(FsError::OutsideWorkspace(_)) => {
+            let op = FileOp::Write {
+                content: request.content,
+            };
+            ask(shared, session_id, &request.path, op, responder).await
+        }
+        result => {
+            let _ = responder
+                .cast::<WriteTextFileResponse>()
+                .respond_with_result(result.map(|()| WriteTextFileResponse::new()).map_err(fs_error));
+        }
+    }
+}
+
+/// A path outside the workspace: show the user where it really leads and wait for a decision.
+async fn ask(
+    shared: &Arc<Shared>,
+    session_id: String,
+    path: &std::path::Path,
+    op: FileOp,
+    responder: Responder<Value>,
+) {
+    let resolved = match fs_access::resolve_anywhere(path, matches!(op, FileOp::Write { .. })) {
+        Ok(p) => p,
+        Err(e) => return reply_error(responder, fs_error(e)),
+    };
+    let dialog_id = next_dialog_id();
+    let (operation, verb) = match op {
+        FileOp::Read { .. } => (FileOperation::Read, "read"),
+        FileOp::Write { .. } => (FileOperation::Write, "write"),
+    };
+    let shown = resolved.display().to_string();
+    let reason = if shown == path.display().to_string() {
+        format!("The agent wants to {verb} a file outside this session's workspace.")
+    } else {
+        format!(
+            "The agent wants to {verb} {}, which leads outside this session's workspace to the path shown.",
+            path.display()
+        )
+    };
+    let prompt = FileAccessPrompt {
+        dialog_id,
+        agent: shared.agent(),
+        session_id: session_id.clone(),
+        path: shown,
+        operation,
+        reason,
+    };
+    let cancellation = responder.cancellation();
+    {
+        let mut state = shared.lock();
+        // Checked under the same lock as the insert, so an exit handled meanwhile is seen.
+        if let Some(error) = refuse_new_dialog(shared, &state, &session_id, "file access request") {
+            drop(state);
+            return reply_error(responder, error);
+        }
+        state.file_access.insert(
+            dialog_id,
+            PendingFileAccess {
+                responder,
+                session_id,
+                resolved,
+                op,
+            },
+        );
+    }
+    let weak = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        cancellation.cancelled().await;
+        if let Some(shared) = weak.upgrade() {
+            dismiss::<PendingFileAccess>(&shared, dialog_id, DismissReason::AgentCancelled);
+        }
+    });
+    shared.emit(Event::FileAccess(Box::new(prompt))).await;
+}
+
+pub(crate) fn fs_error(e: FsError) -> agent_client_protocol::Error {
+    match &e {
+        FsError::NotFound(path) => {
+            agent_client_protocol::v1::schema::Error::resource_not_found(Some(path.clone())).into()
+        }
+        FsError::Io { .. } => {
+            agent_client_protocol::Error::internal_error().data(Value::String(e.to_string()))
+        }
+        _ => agent_client_protocol::Error::invalid_params().data(Value::String(e.to_string())),
+    }
+}
+
+fn session_roots(shared: &Shared, session_id: &str) -> Result<Vec<PathBuf>, agent_client_protocol::Error> {
+    shared
+        .lock()
+        .sessions
+        .get(session_id)
+        .map(|s| s.roots.clone())
+        .ok_or_else(|| {
+            agent_client_protocol::v1::schema::Error::session_not_found(SessionId::new(
+                session_id.to_string(),
+            ))
+            .into()
+        })
+}
+
+impl AgentClient {
+    /// Answer a file-access dialog: `allow` performs the read or write on the path shown.
+    pub fn respond_file_access(&self, dialog_id: DialogId, allow: bool) -> Result<(), RespondError> {
+        let pending = self
+            .shared
+            .lock()
+            .file_access
+            .remove(dialog_id)
+            .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+        let shown = pending.resolved.clone();
+        let denied = || {
+            agent_client_protocol::Error::invalid_params().data(Value::String(format!(
+                "the user did not allow access to {} (outside the session's workspace)",
+                shown.display()
+            )))
+        };
+        let sent = match pending.op {
+            FileOp::Read { line, limit } => {
+                let result = if allow {
+                    fs_access::read_resolved(&shown, &pending.resolved, line, limit)
+                        .map(ReadTextFileResponse::new)
+                        .map_err(fs_error)
+                } else {
+                    Err(denied())
+                };
+                pending
+                    .responder
+                    .cast::<ReadTextFileResponse>()
+                    .respond_with_result(result)
+            }
+            FileOp::Write { content } => {
+                let result = if allow {
+                    fs_access::write_resolved(&shown, &pending.resolved, &content)
+                        .map(|()| WriteTextFileResponse::new())
+                        .map_err(fs_error)
+                } else {
+                    Err(denied())
+                };
+                pending
+                    .responder
+                    .cast::<WriteTextFileResponse>()
+                    .respond_with_result(result)
+            }
+        };
+        sent.map_err(|e| RespondError::Send(e.message))
+    }
+}

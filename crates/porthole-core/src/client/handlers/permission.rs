@@ -1,0 +1,190 @@
+//! `session/request_permission`: answered at once by a remembered "always" decision, or shown
+//! to the user, who answers through [`AgentClient::respond_permission`].
+
+use std::sync::Arc;
+
+use agent_client_protocol::v1::Responder;
+use agent_client_protocol::v1::schema::{
+    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::updates::tool_kind_name;
+use super::{invalid_params, refuse_new_dialog, reply_error};
+use crate::client::dialogs::{Dialogs, Waiting, dismiss};
+use crate::client::state::{PendingPermission, Shared, State, next_dialog_id};
+use crate::client::{AgentClient, RespondError};
+use crate::events::*;
+
+impl Waiting for PendingPermission {
+    fn table(state: &mut State) -> &mut Dialogs<Self> {
+        &mut state.permissions
+    }
+
+    fn session_id(&self) -> Option<&str> {
+        Some(&self.session_id)
+    }
+
+    /// The agent gets the `cancelled` outcome.
+    fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event {
+        let _ = self.cancel_watch.send(());
+        let _ = self.responder.respond(RequestPermissionResponse::new(
+            RequestPermissionOutcome::Cancelled,
+        ));
+        Event::PermissionDismissed { dialog_id, reason }
+    }
+}
+
+pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
+    let request = match serde_json::from_value::<RequestPermissionRequest>(params) {
+        Ok(request) => request,
+        Err(e) => return reply_error(responder, invalid_params(e)),
+    };
+    let responder: Responder<RequestPermissionResponse> = responder.cast();
+    let session_id = request.session_id.0.to_string();
+    if !shared.lock().sessions.contains_key(&session_id) {
+        let _ = responder.respond_with_error(
+            agent_client_protocol::v1::schema::Error::session_not_found(request.session_id.clone()).into(),
+        );
+        return;
+    }
+    let tool_call_id = request.tool_call.tool_call_id.0.to_string();
+    let (tool_kind, auto) = {
+        let state = shared.lock();
+        let tool_kind = request
+            .tool_call
+            .fields
+            .kind
+            .as_ref()
+            .map(tool_kind_name)
+            .or_else(|| {
+                state
+                    .sessions
+                    .get(&session_id)
+                    .and_then(|s| s.tool_kinds.get(&tool_call_id).cloned())
+            })
+            .unwrap_or_else(|| "other".to_string());
+        let auto = state
+            .rules
+            .answer(&session_id, &tool_kind, &request.options)
+            .map(|(rule, option)| (rule.rule_id, option.clone()));
+        (tool_kind, auto)
+    };
+    if let Some((rule_id, option)) = auto {
+        let _ = responder.respond(RequestPermissionResponse::new(
+            RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(option.option_id.clone())),
+        ));
+        shared
+            .emit(Event::PermissionAuto {
+                session_id,
+                tool_call: Box::new(request.tool_call),
+                option_id: option.option_id.0.to_string(),
+                option_name: option.name,
+                option_kind: option.kind,
+                tool_kind,
+                rule_id,
+            })
+            .await;
+        return;
+    }
+    let dialog_id = next_dialog_id();
+    let cancellation = responder.cancellation();
+    let (watch_tx, watch_rx) = oneshot::channel();
+    let prompt = PermissionPrompt {
+        dialog_id,
+        agent: shared.agent(),
+        session_id: session_id.clone(),
+        tool_call: request.tool_call.clone(),
+        tool_kind: tool_kind.clone(),
+        options: request.options.clone(),
+        warnings: PermissionPrompt::text_warnings(&request.tool_call, &request.options),
+    };
+    {
+        let mut state = shared.lock();
+        // Checked under the same lock as the insert, so an exit handled meanwhile is seen.
+        if let Some(error) = refuse_new_dialog(shared, &state, &session_id, "permission request") {
+            drop(state);
+            return reply_error(responder, error);
+        }
+        state.permissions.insert(
+            dialog_id,
+            PendingPermission {
+                responder,
+                session_id,
+                tool_kind,
+                options: request.options,
+                cancel_watch: watch_tx,
+            },
+        );
+    }
+    let weak = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = cancellation.cancelled() => {
+                if let Some(shared) = weak.upgrade() {
+                    dismiss::<PendingPermission>(&shared, dialog_id, DismissReason::AgentCancelled);
+                }
+            }
+            _ = watch_rx => {}
+        }
+    });
+    shared.emit(Event::Permission(Box::new(prompt))).await;
+}
+
+impl AgentClient {
+    /// Answer a pending permission request: `Some(option_id)` selects, `None` cancels.
+    pub fn respond_permission(
+        &self,
+        dialog_id: DialogId,
+        option_id: Option<String>,
+    ) -> Result<(), RespondError> {
+        let pending = {
+            let mut state = self.shared.lock();
+            let pending = state
+                .permissions
+                .get(dialog_id)
+                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+            let chosen = match &option_id {
+                Some(id) => Some(
+                    pending
+                        .options
+                        .iter()
+                        .find(|o| o.option_id.0.as_ref() == id)
+                        .cloned()
+                        .ok_or_else(|| RespondError::NoSuchOption(id.clone()))?,
+                ),
+                None => None,
+            };
+            let pending = state
+                .permissions
+                .remove(dialog_id)
+                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+            if let Some(chosen) = &chosen {
+                state
+                    .rules
+                    .remember(&pending.session_id, &pending.tool_kind, chosen);
+            }
+            pending
+        };
+        let _ = pending.cancel_watch.send(());
+        let outcome = match option_id {
+            Some(id) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id)),
+            None => RequestPermissionOutcome::Cancelled,
+        };
+        pending
+            .responder
+            .respond(RequestPermissionResponse::new(outcome))
+            .map_err(|e| RespondError::Send(e.message))
+    }
+
+    /// The remembered "always" permission decisions of this connection.
+    pub fn permission_rules(&self) -> Vec<crate::permission_rules::PermissionRule> {
+        self.shared.lock().rules.list()
+    }
+
+    /// Forget a remembered decision; the next such request asks the user again.
+    pub fn revoke_permission_rule(&self, rule_id: u64) -> bool {
+        self.shared.lock().rules.revoke(rule_id)
+    }
+}
