@@ -11,13 +11,15 @@
 
 mod hints;
 mod model;
+mod parse;
 mod secrets;
 mod validate;
 
 pub use model::{
     DEFAULT_PATTERN_WORK, EnumChoice, Field, FieldKind, FormSchema, MAX_OPTIONS, MAX_PATTERN_CHARS,
     MAX_PROPERTIES, MAX_TEXT_BYTES, MAX_TOTAL_PATTERN_SIZE, MAX_VALUE_CHARS, PATTERN_WORK_LIMIT,
-    PropertyProblem, REGEX_SIZE_LIMIT, SchemaError, StringFormat, parse_form_schema,
+    PropertyProblem, REGEX_SIZE_LIMIT, SchemaError, StringFormat,
 };
+pub use parse::parse_form_schema;
 pub use secrets::{is_secret_request, secret_fields, secret_indicators, secret_outside_fields};
 pub use validate::{FieldError, Validation, codes};

@@ -262,7 +262,7 @@ pub fn secret_outside_fields(message: &str, schema: &FormSchema) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::model::parse_form_schema;
+    use super::super::parse::parse_form_schema;
     use super::*;
     use serde_json::{Value, json};
 

@@ -38,8 +38,8 @@ use time::{Date, Month, OffsetDateTime};
 use url::Url;
 
 use super::model::{
-    CompiledPattern, EnumChoice, Field, FieldKind, FormSchema, StringFormat, compile_bounded, json_to_i64,
-    number_value,
+    EnumChoice, Field, FieldKind, FormSchema, PatternRef, StringFormat, compile_bounded, default_value,
+    json_to_i64, number_value,
 };
 
 /// The values of [`FieldError::code`].
@@ -97,16 +97,6 @@ pub struct FieldError {
     pub message: String,
 }
 
-/// How a text field's `pattern` is available to [`check_field`].
-pub(super) enum PatternRef<'a> {
-    /// Not provided: compiled on the spot if the field has a pattern.
-    None,
-    Compiled(&'a CompiledPattern),
-    Owned(CompiledPattern),
-    /// The field has a pattern that cannot be compiled within limits.
-    Broken,
-}
-
 /// The verdict on one field's value.
 pub(super) enum Outcome {
     /// Valid; this (normalized) value goes into `content`.
@@ -149,6 +139,25 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 }
 
 impl FormSchema {
+    /// Initial values for the form: each field's default if it is valid for
+    /// that field, else absent. Never guesses: a required single-select with
+    /// no default has no value; a boolean without a default is absent (the
+    /// UI shows it unchecked, and must send `false` explicitly if the user
+    /// leaves it so). Integers are JSON integers; a multi-select with no
+    /// (valid) default is absent.
+    pub fn initial_values(&self) -> Map<String, Value> {
+        let mut values = Map::new();
+        for field in &self.fields {
+            let Some(default) = default_value(&field.kind) else {
+                continue;
+            };
+            if let Outcome::Accept(value) = check_field(field, Some(&default), self.pattern_for(field)) {
+                values.insert(field.name.clone(), value);
+            }
+        }
+        values
+    }
+
     /// Validate content the user wants to send. See the module docs for the
     /// rules; [`Validation::content`] is what to send when valid.
     pub fn validate(&self, content: &Map<String, Value>) -> Validation {
@@ -511,7 +520,7 @@ pub(super) fn is_date_time(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::model::parse_form_schema;
+    use super::super::parse::parse_form_schema;
     use super::*;
     use serde_json::json;
 
