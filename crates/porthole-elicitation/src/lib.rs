@@ -55,3 +55,6 @@
 
 pub mod form;
 pub mod url_safety;
+
+#[cfg(test)]
+mod ui_contract;

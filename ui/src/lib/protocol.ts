@@ -123,68 +123,13 @@ export interface AppSnapshot {
   historyError?: string | null;
 }
 
-// ---------- restricted schema (porthole_core::form) ----------
-export interface EnumChoice {
-  value: string;
-  title: string | null;
-  description: string | null;
-}
-
-export type FieldKind =
-  | { type: "text"; minLength: number | null; maxLength: number | null; pattern: string | null; format: string | null; default: string | null }
-  | { type: "number"; minimum: number | null; maximum: number | null; default: number | null }
-  | { type: "integer"; minimum: number | null; maximum: number | null; default: number | null }
-  | { type: "boolean"; default: boolean | null }
-  | { type: "singleSelect"; options: EnumChoice[]; titled: boolean; default: string | null }
-  | { type: "multiSelect"; options: EnumChoice[]; titled: boolean; minItems: number | null; maxItems: number | null; default: string[] }
-  | { type: "unsupported"; typeName: string; reason: string; raw: unknown };
-
-export interface Field {
-  name: string;
-  title: string | null;
-  description: string | null;
-  required: boolean;
-  kind: FieldKind;
-}
-
-export interface FormSchema {
-  title: string | null;
-  description: string | null;
-  fields: Field[];
-}
+// ---------- restricted schema and URL analysis: generated from porthole-elicitation ----------
+import type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis, UrlWarning, Validation } from "./generated/elicitation";
+export type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis, Validation };
+export type UrlWarningCode = UrlWarning;
 
 export type FormValue = string | number | boolean | string[];
 export type FormContent = Record<string, FormValue>;
-
-export interface FieldError {
-  field: string;
-  code: string;
-  message: string;
-}
-
-export interface Validation {
-  /** Normalized content exactly as it would be sent. */
-  content: FormContent;
-  errors: FieldError[];
-}
-
-// ---------- URL analysis (porthole_core::url_safety) ----------
-export type UrlWarningCode =
-  | "punycode" | "mixed-script" | "confusable" | "bidi-control" | "invisible-char"
-  | "ip-host" | "non-https" | "unusual-port";
-
-export interface UrlAnalysis {
-  full: string;
-  normalized: string;
-  scheme: string;
-  hostAscii: string;
-  hostUnicode: string;
-  registrableDomain: string | null;
-  registrableDomainAscii: string | null;
-  port: number | null;
-  isLoopback: boolean;
-  warnings: UrlWarningCode[];
-}
 
 // ---------- dialogs ----------
 export type Scope =

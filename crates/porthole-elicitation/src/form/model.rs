@@ -83,6 +83,7 @@ pub(super) const QUOTE_CHARS: usize = 64;
 ///
 /// Serializes (camelCase) as `{ "title", "description", "fields" }` for the
 /// web UI; the raw schema and the compiled patterns are not serialized.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FormSchema {
@@ -110,6 +111,7 @@ impl PartialEq for FormSchema {
 }
 
 /// One form field (one entry of `properties`).
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Field {
@@ -134,6 +136,7 @@ impl Field {
 /// Serialized internally tagged: `{"type": "text", "minLength": 1, ...}`,
 /// `{"type": "singleSelect", ...}`, `{"type": "unsupported", "typeName": ...}`.
 /// Absent optional constraints serialize as `null`.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum FieldKind {
@@ -142,6 +145,8 @@ pub enum FieldKind {
         min_length: Option<u64>,
         max_length: Option<u64>,
         pattern: Option<String>,
+        /// Serialized as its keyword (`email`, `uri`, ...), unknown formats kept as they are.
+        #[cfg_attr(test, ts(type = "string | null"))]
         format: Option<StringFormat>,
         default: Option<String>,
     },
@@ -185,6 +190,7 @@ pub enum FieldKind {
         /// Why it is unsupported, for a human.
         reason: String,
         /// The raw property schema, verbatim.
+        #[cfg_attr(test, ts(type = "unknown"))]
         raw: Value,
     },
 }
@@ -244,6 +250,7 @@ impl Serialize for StringFormat {
 }
 
 /// One option of a single- or multi-select.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EnumChoice {

@@ -1,0 +1,110 @@
+// Generated from porthole-elicitation's types (ts-rs) by
+// `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation ui_contract`. Do not edit.
+
+export type EnumChoice = { 
+/**
+ * The value sent in `content`.
+ */
+value: string, 
+/**
+ * Human-readable label (titled selects only). When `None` the UI shows
+ * the value.
+ */
+title: string | null, description: string | null, };
+
+export type FieldKind = { "type": "text", minLength: number | null, maxLength: number | null, pattern: string | null, 
+/**
+ * Serialized as its keyword (`email`, `uri`, ...), unknown formats kept as they are.
+ */
+format: string | null, default: string | null, } | { "type": "number", minimum: number | null, maximum: number | null, default: number | null, } | { "type": "integer", minimum: number | null, maximum: number | null, default: number | null, } | { "type": "boolean", default: boolean | null, } | { "type": "singleSelect", options: Array<EnumChoice>, titled: boolean, default: string | null, } | { "type": "multiSelect", options: Array<EnumChoice>, titled: boolean, minItems: number | null, maxItems: number | null, default: Array<string>, } | { "type": "unsupported", 
+/**
+ * The property's `type` as written (`""` when it was missing; the
+ * compact JSON when it was not a string).
+ */
+typeName: string, 
+/**
+ * Why it is unsupported, for a human.
+ */
+reason: string, 
+/**
+ * The raw property schema, verbatim.
+ */
+raw: unknown, };
+
+export type Field = { 
+/**
+ * The property name: the key used in the response `content`.
+ */
+name: string, title: string | null, description: string | null, 
+/**
+ * Listed in the schema's `required` array.
+ */
+required: boolean, kind: FieldKind, };
+
+export type FormSchema = { title: string | null, description: string | null, 
+/**
+ * The fields, in the agent's property order.
+ */
+fields: Array<Field>, };
+
+export type FieldError = { 
+/**
+ * The property name (the `content` key).
+ */
+field: string, 
+/**
+ * Machine-readable code, one of [`codes`].
+ */
+code: string, 
+/**
+ * A sentence for the user.
+ */
+message: string, };
+
+export type Validation = { 
+/**
+ * Normalized content: only valid values of known, supported fields;
+ * integers as JSON integers; empty/absent optional fields omitted.
+ */
+content: Record<string, string | number | boolean | Array<string>>, 
+/**
+ * Every problem found, in field order, then unknown keys.
+ */
+errors: Array<FieldError>, };
+
+export type UrlWarning = "punycode" | "mixed-script" | "confusable" | "bidi-control" | "invisible-char" | "ip-host" | "non-https" | "unusual-port";
+
+export type UrlAnalysis = { 
+/**
+ * The URL exactly as the agent sent it (never truncated).
+ */
+full: string, 
+/**
+ * `url::Url` serialization (ASCII/punycode host).
+ */
+normalized: string, 
+/**
+ * `"https"` or `"http"`.
+ */
+scheme: string, 
+/**
+ * Host as sent on the wire, e.g. `xn--pple-43d.com`; IPv6 in brackets.
+ */
+hostAscii: string, 
+/**
+ * Host for display, e.g. `аpple.com`; equals `host_ascii` when not IDN.
+ */
+hostUnicode: string, 
+/**
+ * eTLD+1 in Unicode form, e.g. `example.co.uk`. `None` for IP hosts,
+ * loopback names and single-label hosts.
+ */
+registrableDomain: string | null, registrableDomainAscii: string | null, 
+/**
+ * Explicit non-default port (the parser drops default ports).
+ */
+port: number | null, isLoopback: boolean, 
+/**
+ * Sorted, deduplicated.
+ */
+warnings: Array<UrlWarning>, };
