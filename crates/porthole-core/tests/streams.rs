@@ -62,8 +62,13 @@ async fn stream_connection_initializes_delivers_and_reports_close() {
     agent.abort();
 }
 
-#[tokio::test]
-async fn shutdown_ends_a_stream_connection() {
+/// A minimal agent over in-memory streams: answers `initialize` with `{"protocolVersion": 1}`
+/// (no `agentInfo`) and reads until the client goes away. Returns the client's ends.
+fn bare_agent() -> (
+    tokio::io::ReadHalf<tokio::io::DuplexStream>,
+    tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    tokio::task::JoinHandle<()>,
+) {
     let (client_side, agent_side) = tokio::io::duplex(64 * 1024);
     let (client_read, client_write) = tokio::io::split(client_side);
     let (agent_read, mut agent_write) = tokio::io::split(agent_side);
@@ -77,8 +82,14 @@ async fn shutdown_ends_a_stream_connection() {
             .await
             .unwrap();
         while let Ok(Some(_)) = lines.next_line().await {}
-        agent_write
+        drop(agent_write);
     });
+    (client_read, client_write, agent)
+}
+
+#[tokio::test]
+async fn shutdown_ends_a_stream_connection() {
+    let (client_read, client_write, agent) = bare_agent();
     let (client, _events) = AgentClient::connect_streams(client_read, client_write, ClientOptions::default())
         .await
         .unwrap();
@@ -94,20 +105,7 @@ async fn shutdown_ends_a_stream_connection() {
 #[tokio::test]
 async fn an_agent_without_agent_info_takes_the_configured_name() {
     for (configured, expected) in [(Some("My agent"), "My agent"), (None, "unnamed agent")] {
-        let (client_side, agent_side) = tokio::io::duplex(64 * 1024);
-        let (client_read, client_write) = tokio::io::split(client_side);
-        let (agent_read, mut agent_write) = tokio::io::split(agent_side);
-        let agent = tokio::spawn(async move {
-            let mut lines = BufReader::new(agent_read).lines();
-            let init: serde_json::Value =
-                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-            let reply = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1}});
-            agent_write
-                .write_all(format!("{reply}\n").as_bytes())
-                .await
-                .unwrap();
-            while let Ok(Some(_)) = lines.next_line().await {}
-        });
+        let (client_read, client_write, agent) = bare_agent();
         let opts = ClientOptions {
             agent_name: configured.map(str::to_string),
             ..ClientOptions::default()
