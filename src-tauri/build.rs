@@ -24,6 +24,8 @@ fn main() {
             "send_prompt",
             "cancel_turn",
             "set_mode",
+            "set_model",
+            "fork_session",
             "set_config_option",
             "revoke_permission_rule",
             "answer_file_access",

@@ -108,6 +108,16 @@ async fn set_mode(backend: State<'_, Backend>, session_id: String, mode_id: Stri
 }
 
 #[tauri::command]
+async fn set_model(backend: State<'_, Backend>, session_id: String, model_id: String) -> Result<()> {
+    backend.set_model(&session_id, &model_id).await
+}
+
+#[tauri::command]
+async fn fork_session(backend: State<'_, Backend>, session_id: String) -> Result<Value> {
+    to_json(backend.fork_session(&session_id).await?)
+}
+
+#[tauri::command]
 async fn set_config_option(
     backend: State<'_, Backend>,
     session_id: String,
@@ -245,6 +255,8 @@ pub fn run(launch: Launch) {
             send_prompt,
             cancel_turn,
             set_mode,
+            set_model,
+            fork_session,
             set_config_option,
             revoke_permission_rule,
             answer_file_access,

@@ -131,6 +131,46 @@ describe("header", () => {
   });
 });
 
+describe("models and fork (only when the agent offers them)", () => {
+  it("the header's model picker lists the offered models and switches with set_model", async () => {
+    const snap = snapshotWith();
+    snap.sessions[0].models = {
+      currentModelId: "small",
+      availableModels: [{ modelId: "small", name: "Small" }, { modelId: "large", name: "Large", description: "Slower" }],
+    };
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
+    const backend = new FakeBackend();
+    render(App, { props: { backend, store } });
+    const picker = screen.getByLabelText("Model") as HTMLSelectElement;
+    expect(Array.from(picker.options).map((o) => o.textContent)).toEqual(["Small", "Large"]);
+    expect(picker.value).toBe("small");
+    await fireEvent.change(picker, { target: { value: "large" } });
+    expect(backend.callsOf("set_model")).toEqual([{ sessionId: "demo-1", modelId: "large" }]);
+  });
+
+  it("no model picker and no fork button when the agent offers neither", () => {
+    render(App, { props: { backend: new FakeBackend(), store: storeWith([]) } });
+    expect(screen.queryByLabelText("Model")).toBeNull();
+    expect(screen.queryByRole("button", { name: /^Fork session/ })).toBeNull();
+  });
+
+  it("Fork opens the forked session", async () => {
+    const snap = snapshotWith({}, { capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: true, promptImage: false, promptAudio: false, promptEmbeddedContext: false } });
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
+    const forked = { ...snap.sessions[0], sessionId: "demo-fork-1" };
+    const backend = new FakeBackend({
+      fork_session: () => {
+        store.apply([{ type: "connection", snapshot: { ...snap, sessions: [...snap.sessions, forked] } }]);
+        return forked;
+      },
+    });
+    render(App, { props: { backend, store } });
+    await fireEvent.click(screen.getByRole("button", { name: /^Fork session/ }));
+    await waitFor(() => expect(store.activeSessionId).toBe("demo-fork-1"));
+    expect(backend.callsOf("fork_session")).toEqual([{ sessionId: "demo-1" }]);
+  });
+});
+
 describe("prompt box command completion", () => {
   it("Enter on a fully typed command sends it", async () => {
     const backend = new FakeBackend();

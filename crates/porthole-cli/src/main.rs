@@ -49,8 +49,15 @@ pub struct Args {
     #[arg(long, value_name = "SESSION_ID", conflicts_with = "resume")]
     load: Option<String>,
     /// Resume this earlier session (`session/resume`, no replay) instead of a new one.
-    #[arg(long, value_name = "SESSION_ID")]
+    #[arg(long, value_name = "SESSION_ID", conflicts_with = "fork")]
     resume: Option<String>,
+    /// Fork this session (`session/fork`, when the agent advertises it; one of its stored
+    /// sessions, see --list-sessions) and prompt in the fork.
+    #[arg(long, value_name = "SESSION_ID", conflicts_with = "load")]
+    fork: Option<String>,
+    /// Switch the session to this model (`session/set_model`, when the agent offers models).
+    #[arg(long, value_name = "MODEL_ID")]
+    model: Option<String>,
     /// Print the agent's sessions (`session/list`, all pages) and exit.
     #[arg(long, conflicts_with_all = ["load", "resume"])]
     list_sessions: bool,
@@ -250,18 +257,23 @@ async fn open_session(
             e.to_string()
         }
     };
-    let session_id = match (&args.load, &args.resume) {
-        (Some(id), _) => client.load_session(id, cwd).await.map_err(auth_hint)?.session_id,
-        (_, Some(id)) => {
-            client
-                .resume_session(id, cwd)
-                .await
-                .map_err(auth_hint)?
-                .session_id
-        }
-        _ => client.open_session(cwd).await.map_err(auth_hint)?.session_id,
+    let opened = match (&args.load, &args.resume, &args.fork) {
+        (Some(id), _, _) => client.load_session(id, cwd).await.map_err(auth_hint)?,
+        (_, Some(id), _) => client.resume_session(id, cwd).await.map_err(auth_hint)?,
+        (_, _, Some(id)) => client.fork_session(id, cwd).await.map_err(auth_hint)?,
+        _ => client.open_session(cwd).await.map_err(auth_hint)?,
     };
-    out.session(&session_id);
+    let session_id = opened.session_id.clone();
+    let mut models = opened.models;
+    if let Some(model) = &args.model {
+        models = Some(
+            client
+                .set_model(&session_id, model)
+                .await
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    out.session(&session_id, models.as_ref());
     if let Some(mode) = &args.mode {
         client
             .set_mode(&session_id, mode)

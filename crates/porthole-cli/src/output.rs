@@ -58,9 +58,20 @@ impl Output {
         }
     }
 
-    pub fn session(&self, session_id: &str) {
+    pub fn session(&self, session_id: &str, models: Option<&porthole_core::models::SessionModels>) {
         if self.json {
-            self.line(json!({"type": "session", "sessionId": session_id}));
+            self.line(json!({"type": "session", "sessionId": session_id, "models": models}));
+        } else if let Some(models) = models {
+            let names: Vec<&str> = models
+                .available_models
+                .iter()
+                .map(|m| m.model_id.as_str())
+                .collect();
+            eprintln!(
+                "[session {session_id}] model {} (offers: {})",
+                models.current_model_id,
+                names.join(", ")
+            );
         }
     }
 

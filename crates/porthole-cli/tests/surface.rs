@@ -174,3 +174,52 @@ fn the_xss_corpus_scenario_is_well_formed_acp() {
     let corpus: Vec<String> = serde_json::from_str(include_str!("../../../tests/xss/payloads.json")).unwrap();
     assert!(corpus.len() >= 50);
 }
+
+#[test]
+fn model_switches_the_session_to_an_offered_model() {
+    let out = cli(&["--model", "model-large", "current-model"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let session = l.iter().find(|l| l["type"] == "session").unwrap();
+    assert_eq!(session["models"]["currentModelId"], "model-large", "{session}");
+    assert_eq!(session["models"]["availableModels"].as_array().unwrap().len(), 2);
+    assert_eq!(report(&l)["results"][0]["model"], "model-large");
+
+    let out = cli(&["--model", "model-huge", "current-model"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not offer the model `model-huge`"));
+}
+
+#[test]
+fn fork_prompts_in_a_new_session_forked_from_a_stored_one() {
+    let out = cli(&["--fork", "old-1", "current-model"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let session = l.iter().find(|l| l["type"] == "session").unwrap();
+    assert_eq!(session["sessionId"], "test-session-fork-1");
+    assert_eq!(report(&l)["results"][0]["session"], "test-session-fork-1");
+}
+
+#[test]
+fn fork_is_refused_for_an_agent_that_does_not_advertise_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = workspace_bin("porthole-demo-agent").display().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args([
+            "--cwd",
+            dir.path().to_str().unwrap(),
+            "--agent",
+            &demo,
+            "--fork",
+            "x",
+            "hello",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("does not support `session/fork`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

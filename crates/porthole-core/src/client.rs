@@ -129,6 +129,8 @@ pub enum ClientError {
     Unsupported(&'static str),
     #[error("the agent did not advertise the authentication method `{0}`")]
     UnknownAuthMethod(String),
+    #[error("the agent does not offer the model `{0}` for this session")]
+    UnknownModel(String),
 }
 
 /// "exit status 3; stderr: ..." for error messages.

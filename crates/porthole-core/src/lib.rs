@@ -10,6 +10,7 @@ pub mod events;
 pub mod fs_access;
 pub mod history;
 pub mod inspector;
+pub mod models;
 pub mod permission_rules;
 pub mod process;
 pub mod sessions;

@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use agent_client_protocol::JsonRpcRequest;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthenticateRequest, CloseSessionRequest, DeleteSessionRequest,
-    ListSessionsRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest, ResumeSessionRequest,
-    SessionConfigOption, SessionConfigOptionValue, SessionId, SessionInfo, SessionModeState,
-    SetSessionConfigOptionRequest, SetSessionModeRequest,
+    ForkSessionRequest, ListSessionsRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest,
+    ResumeSessionRequest, SessionConfigOption, SessionConfigOptionValue, SessionId, SessionInfo,
+    SessionModeState, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
 use serde::Serialize;
 
 use crate::client::{AgentClient, ClientError, SessionState};
+use crate::models::{ForkSession, LoadSession, NewSession, ResumeSession, SessionModels, SetModelRequest};
 
 /// What the agent told us about a session it opened, loaded or resumed.
 #[derive(Debug, Clone, Serialize)]
@@ -23,6 +24,8 @@ pub struct OpenedSession {
     pub cwd: PathBuf,
     pub modes: Option<SessionModeState>,
     pub config_options: Vec<SessionConfigOption>,
+    /// The models the agent offers (`session/set_model`); `None` when it offers no choice.
+    pub models: Option<SessionModels>,
 }
 
 /// One page of `session/list`.
@@ -92,11 +95,32 @@ impl AgentClient {
         }
     }
 
-    fn register(&self, session_id: &str, cwd: &std::path::Path) {
-        self.shared
-            .lock()
-            .sessions
-            .insert(session_id.to_string(), SessionState::new(cwd.to_path_buf()));
+    fn register(&self, session_id: &str, cwd: &std::path::Path, models: Option<&SessionModels>) {
+        let mut state = SessionState::new(cwd.to_path_buf());
+        state.models = models.cloned();
+        self.shared.lock().sessions.insert(session_id.to_string(), state);
+    }
+
+    /// Keep what a load or resume answered (the session was registered before the request,
+    /// since the agent may send updates or requests for it while answering).
+    fn opened(
+        &self,
+        session_id: &str,
+        cwd: PathBuf,
+        modes: Option<SessionModeState>,
+        config: Option<Vec<SessionConfigOption>>,
+        models: Option<SessionModels>,
+    ) -> OpenedSession {
+        if let Some(session) = self.shared.lock().sessions.get_mut(session_id) {
+            session.models = models.clone();
+        }
+        OpenedSession {
+            session_id: session_id.to_string(),
+            cwd,
+            modes,
+            config_options: config.unwrap_or_default(),
+            models,
+        }
     }
 
     /// `session/new` in `cwd` (also the session's workspace root for fs requests).
@@ -104,18 +128,19 @@ impl AgentClient {
         Ok(self.open_session(cwd).await?.session_id)
     }
 
-    /// `session/new`, with the modes and config options the agent offers.
+    /// `session/new`, with the modes, config options and models the agent offers.
     pub async fn open_session(&self, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
-        let response = self
-            .call("session/new", NewSessionRequest::new(cwd.clone()))
+        let r = self
+            .call("session/new", NewSession(NewSessionRequest::new(cwd.clone())))
             .await?;
-        let session_id = response.session_id.0.to_string();
-        self.register(&session_id, &cwd);
+        let session_id = r.response.session_id.0.to_string();
+        self.register(&session_id, &cwd, r.models.as_ref());
         Ok(OpenedSession {
             session_id,
             cwd,
-            modes: response.modes,
-            config_options: response.config_options.unwrap_or_default(),
+            modes: r.response.modes,
+            config_options: r.response.config_options.unwrap_or_default(),
+            models: r.models,
         })
     }
 
@@ -123,15 +148,16 @@ impl AgentClient {
     pub async fn load_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
         self.require(self.agent_capabilities().load_session, "session/load")?;
         // Registered first: the replay and any requests during it name this session.
-        self.register(session_id, &cwd);
+        self.register(session_id, &cwd, None);
         let request = LoadSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
-        match self.call("session/load", request).await {
-            Ok(r) => Ok(OpenedSession {
-                session_id: session_id.to_string(),
+        match self.call("session/load", LoadSession(request)).await {
+            Ok(r) => Ok(self.opened(
+                session_id,
                 cwd,
-                modes: r.modes,
-                config_options: r.config_options.unwrap_or_default(),
-            }),
+                r.response.modes,
+                r.response.config_options,
+                r.models,
+            )),
             Err(e) => {
                 self.end_session(session_id);
                 Err(e)
@@ -143,20 +169,69 @@ impl AgentClient {
     pub async fn resume_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
         let supported = self.agent_capabilities().session_capabilities.resume.is_some();
         self.require(supported, "session/resume")?;
-        self.register(session_id, &cwd);
+        self.register(session_id, &cwd, None);
         let request = ResumeSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
-        match self.call("session/resume", request).await {
-            Ok(r) => Ok(OpenedSession {
-                session_id: session_id.to_string(),
+        match self.call("session/resume", ResumeSession(request)).await {
+            Ok(r) => Ok(self.opened(
+                session_id,
                 cwd,
-                modes: r.modes,
-                config_options: r.config_options.unwrap_or_default(),
-            }),
+                r.response.modes,
+                r.response.config_options,
+                r.models,
+            )),
             Err(e) => {
                 self.end_session(session_id);
                 Err(e)
             }
         }
+    }
+
+    /// `session/fork` (when advertised): a new session that starts from `session_id`'s
+    /// history, in `cwd`. The source may be open here or one of the agent's stored sessions
+    /// (`session/list`); it stays as it is.
+    pub async fn fork_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+        let supported = self.agent_capabilities().session_capabilities.fork.is_some();
+        self.require(supported, "session/fork")?;
+        let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
+        let r = self.call("session/fork", ForkSession(request)).await?;
+        let forked = r.response.session_id.0.to_string();
+        self.register(&forked, &cwd, r.models.as_ref());
+        Ok(OpenedSession {
+            session_id: forked,
+            cwd,
+            modes: r.response.modes,
+            config_options: r.response.config_options.unwrap_or_default(),
+            models: r.models,
+        })
+    }
+
+    /// `session/set_model`, only for a session whose agent offered models, and only one of
+    /// them. Returns the session's models with the new current one.
+    pub async fn set_model(&self, session_id: &str, model_id: &str) -> Result<SessionModels, ClientError> {
+        let models = {
+            let state = self.shared.lock();
+            let session = state
+                .sessions
+                .get(session_id)
+                .ok_or_else(|| ClientError::UnknownSession(session_id.to_string()))?;
+            session.models.clone()
+        };
+        let Some(mut models) = models else {
+            return Err(ClientError::Unsupported("session/set_model"));
+        };
+        if !models.offers(model_id) {
+            return Err(ClientError::UnknownModel(model_id.to_string()));
+        }
+        let request = SetModelRequest {
+            session_id: session_id.to_string(),
+            model_id: model_id.to_string(),
+        };
+        self.call("session/set_model", request).await?;
+        models.current_model_id = model_id.to_string();
+        if let Some(session) = self.shared.lock().sessions.get_mut(session_id) {
+            session.models = Some(models.clone());
+        }
+        Ok(models)
     }
 
     /// `session/list`, one page.

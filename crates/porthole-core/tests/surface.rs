@@ -388,3 +388,81 @@ async fn an_abandoned_request_is_cancelled_on_the_wire() {
     assert!(h.client.list_sessions(None, None).await.is_ok());
     h.check_schema();
 }
+
+/// `session/set_model` and `session/fork`: unstable methods, sent only when the agent offers
+/// them (models with the session, `fork` in its capabilities), and only with a model it offers.
+#[tokio::test]
+async fn models_and_fork_only_when_offered() {
+    let mut h = start().await;
+    let cwd = h.dir.path().canonicalize().unwrap();
+    let opened = h.client.open_session(cwd.clone()).await.unwrap();
+    let models = opened.models.clone().expect("the test agent offers models");
+    assert_eq!(models.current_model_id, "model-small");
+    assert_eq!(models.available_models.len(), 2);
+    h.session = opened.session_id.clone();
+
+    let changed = h.client.set_model(&h.session, "model-large").await.unwrap();
+    assert_eq!(changed.current_model_id, "model-large");
+    let (_, report) = h.turn("current-model", |_, _| {}).await;
+    assert_eq!(report["results"][0]["model"], "model-large", "{report}");
+
+    // A model it does not offer is refused here, before anything is sent.
+    let before = h.tap.lines.lock().unwrap().len();
+    assert!(matches!(
+        h.client.set_model(&h.session, "model-huge").await,
+        Err(ClientError::UnknownModel(_))
+    ));
+    assert_eq!(h.tap.lines.lock().unwrap().len(), before, "nothing on the wire");
+
+    // Fork: a new session, live, carrying the models; the original stays open.
+    assert!(h.client.agent_capabilities().session_capabilities.fork.is_some());
+    let forked = h.client.fork_session(&h.session, cwd.clone()).await.unwrap();
+    assert_ne!(forked.session_id, h.session);
+    assert_eq!(forked.models.unwrap().current_model_id, "model-large");
+    h.session = forked.session_id.clone();
+    let (_, report) = h.turn("current-model", |_, _| {}).await;
+    assert_eq!(report["results"][0]["session"], forked.session_id.as_str());
+
+    // A loaded session whose answer carried no models offers no choice: nothing is sent.
+    h.client.load_session("old-1", cwd.clone()).await.unwrap();
+    assert!(matches!(
+        h.client.set_model("old-1", "model-large").await,
+        Err(ClientError::Unsupported("session/set_model"))
+    ));
+    let sent: Vec<String> = h
+        .tap
+        .lines
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|(_, l)| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["method"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(sent.iter().filter(|m| *m == "session/set_model").count(), 1);
+    assert_eq!(sent.iter().filter(|m| *m == "session/fork").count(), 1);
+}
+
+#[tokio::test]
+async fn fork_is_not_sent_to_an_agent_that_does_not_advertise_it() {
+    let command = AgentCommand {
+        program: common::workspace_bin_path("porthole-demo-agent")
+            .display()
+            .to_string(),
+        args: vec![],
+        env: vec![],
+        cwd: None,
+    };
+    let (client, _events) = AgentClient::start(command, ClientOptions::default())
+        .await
+        .unwrap();
+    assert!(client.agent_capabilities().session_capabilities.fork.is_none());
+    let dir = tempfile::tempdir().unwrap();
+    let opened = client.open_session(dir.path().to_path_buf()).await.unwrap();
+    assert!(matches!(
+        client
+            .fork_session(&opened.session_id, dir.path().to_path_buf())
+            .await,
+        Err(ClientError::Unsupported("session/fork"))
+    ));
+    client.shutdown().await;
+}

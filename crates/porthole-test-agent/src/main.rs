@@ -22,6 +22,8 @@ struct Agent {
     session: String,
     cwd: String,
     prompt_id: Value,
+    /// The session's model (`session/set_model`).
+    model: String,
 }
 
 fn write_line(line: &str) {
@@ -175,6 +177,17 @@ fn config_options(model: &str, web: bool) -> Value {
            {"id":"web","name":"Web search","type":"boolean","currentValue":web}])
 }
 
+/// The models `session/set_model` may choose from: id and name.
+const MODELS: [(&str, &str); 2] = [("model-small", "Small"), ("model-large", "Large")];
+
+fn models(current: &str) -> Value {
+    let available: Vec<Value> = MODELS
+        .iter()
+        .map(|(id, name)| json!({"modelId": id, "name": name}))
+        .collect();
+    json!({"currentModelId": current, "availableModels": available})
+}
+
 fn modes(current: &str) -> Value {
     if hostile() {
         let p = payloads();
@@ -253,6 +266,7 @@ fn main() {
         session: String::new(),
         cwd: String::new(),
         prompt_id: Value::Null,
+        model: MODELS[0].0.to_string(),
     };
     if std::env::var("PORTHOLE_TEST_AGENT_MUTE").is_ok() {
         // Never answers initialize.
@@ -264,6 +278,7 @@ fn main() {
     // `authenticate` succeeds.
     let needs_auth = std::env::var("PORTHOLE_TEST_AGENT_AUTH").is_ok();
     let mut authenticated = false;
+    let mut forks = 0u32;
     loop {
         let msg = agent.recv();
         let (Some(method), id) = (msg.get("method").and_then(Value::as_str), msg.get("id").cloned()) else {
@@ -290,7 +305,7 @@ fn main() {
                 "protocolVersion":1,
                 "agentInfo":{"name":name,"title":title,"version":"0.0.1"},
                 "agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"embeddedContext":true},
-                    "sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{}},
+                    "sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{},"fork":{}},
                     "auth":{"logout":{}}},
                 "authMethods":auth_methods}),
                 )
@@ -320,7 +335,30 @@ fn main() {
                 reply(
                     id,
                     json!({"sessionId":agent.session,"modes":modes("ask"),
-                    "configOptions":config_options("fast", false)}),
+                    "configOptions":config_options("fast", false),"models":models(&agent.model)}),
+                );
+            }
+            ("session/set_model", Some(id)) => {
+                let model = params["modelId"].as_str().unwrap_or("");
+                if params["sessionId"] != json!(agent.session) || !MODELS.iter().any(|(m, _)| *m == model) {
+                    reply_error(id, -32602, "unknown session or model");
+                    continue;
+                }
+                agent.model = model.to_string();
+                reply(id, json!({}));
+            }
+            ("session/fork", Some(id)) => {
+                // The open session, or the stored one `session/list` names.
+                if params["sessionId"] != json!(agent.session) && params["sessionId"] != json!("old-1") {
+                    reply_error(id, -32002, "no such session to fork");
+                    continue;
+                }
+                forks += 1;
+                agent.session = format!("test-session-fork-{forks}");
+                agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
+                reply(
+                    id,
+                    json!({"sessionId":agent.session,"modes":modes("ask"),"models":models(&agent.model)}),
                 );
             }
             ("session/load", Some(id)) => {

@@ -124,6 +124,8 @@ pub struct SessionView {
     cwd: String,
     title: Option<String>,
     modes: Option<Value>,
+    /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
+    models: Option<Value>,
     config_options: Value,
     available_commands: Value,
     turn_running: bool,
@@ -436,6 +438,7 @@ fn connection_json(agent_id: &str, c: &Conn) -> Value {
                     "listSessions": sc.list.is_some(),
                     "resumeSession": sc.resume.is_some(),
                     "closeSession": sc.close.is_some(),
+                    "forkSession": sc.fork.is_some(),
                     "promptImage": pc.image,
                     "promptAudio": pc.audio,
                     "promptEmbeddedContext": pc.embedded_context,
@@ -444,7 +447,7 @@ fn connection_json(agent_id: &str, c: &Conn) -> Value {
         }
         None => (
             Vec::new(),
-            json!({"loadSession": false, "listSessions": false, "resumeSession": false, "closeSession": false,
+            json!({"loadSession": false, "listSessions": false, "resumeSession": false, "closeSession": false, "forkSession": false,
                    "promptImage": false, "promptAudio": false, "promptEmbeddedContext": false}),
         ),
     };

@@ -46,6 +46,7 @@ impl Backend {
             cwd: opened.cwd.display().to_string(),
             title: None,
             modes: opened.modes.as_ref().and_then(|m| serde_json::to_value(m).ok()),
+            models: opened.models.as_ref().and_then(|m| serde_json::to_value(m).ok()),
             config_options: serde_json::to_value(&opened.config_options).unwrap_or(json!([])),
             available_commands: json!([]),
             turn_running: false,
@@ -113,6 +114,7 @@ impl Backend {
             cwd: cwd.clone(),
             modes: None,
             config_options: Vec::new(),
+            models: None,
         };
         self.register(agent_id, &placeholder);
         match client.load_session(session_id, cwd).await {
@@ -139,6 +141,32 @@ impl Backend {
                 Err(e.into())
             }
         }
+    }
+
+    /// `session/fork` of an open session, in its folder: the fork opens as a session of its own.
+    pub async fn fork_session(&self, session_id: &str) -> Result<SessionView, AnswerError> {
+        let (agent_id, cwd) = {
+            let state = self.state();
+            let view = state
+                .sessions
+                .get(session_id)
+                .ok_or_else(|| AnswerError::msg(format!("no open session {session_id}")))?;
+            (view.agent_id.clone(), PathBuf::from(&view.cwd))
+        };
+        let client = self.client_of_session(session_id)?;
+        let opened = client.fork_session(session_id, cwd).await?;
+        Ok(self.register(&agent_id, &opened))
+    }
+
+    /// `session/set_model`; the header's model picker.
+    pub async fn set_model(&self, session_id: &str, model_id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_session(session_id)?;
+        let models = client.set_model(session_id, model_id).await?;
+        if let Some(view) = self.state().sessions.get_mut(session_id) {
+            view.models = serde_json::to_value(models).ok();
+        }
+        self.push_snapshot();
+        Ok(())
     }
 
     pub async fn close_session(&self, session_id: &str) -> Result<(), AnswerError> {

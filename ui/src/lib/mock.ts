@@ -105,11 +105,11 @@ export class MockBackend implements Backend {
           error: st.error,
           authMethods: [],
           needsAuth: false,
-          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
+          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
         },
       ],
       sessions: st.sessionOpen
-        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, title: null, modes: null, configOptions: [], availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
+        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, title: null, modes: null, models: null, configOptions: [], availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
         : [],
       settingsPath: "/home/user/.config/porthole/agents.json",
       settingsError: null,
@@ -178,6 +178,13 @@ export class MockBackend implements Backend {
     },
     terminal_input: () => undefined,
     set_mode: () => undefined,
+    // The demo agent offers no models and no fork; the window never shows those controls for it.
+    set_model: () => {
+      throw new Error("the agent does not support `session/set_model`");
+    },
+    fork_session: () => {
+      throw new Error("the agent does not support `session/fork`");
+    },
     set_config_option: () => undefined,
     revoke_permission_rule: () => undefined,
     save_settings: ({ settings }) => {

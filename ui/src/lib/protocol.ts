@@ -34,6 +34,7 @@ export interface AgentCapabilitiesView {
   listSessions: boolean;
   resumeSession: boolean;
   closeSession: boolean;
+  forkSession: boolean;
   promptImage: boolean;
   promptAudio: boolean;
   promptEmbeddedContext: boolean;
@@ -74,12 +75,19 @@ export interface ConfigOption {
   options?: (ConfigSelectOption | { group: string; name: string; options: ConfigSelectOption[] })[];
 }
 
+export interface SessionModels {
+  currentModelId: string;
+  availableModels: { modelId: string; name: string; description?: string | null }[];
+}
+
 export interface SessionView {
   sessionId: string;
   agentId: string;
   cwd: string;
   title: string | null;
   modes: { currentModeId: string; availableModes: SessionMode[] } | null;
+  /** The models the agent offers (`session/set_model`); null when it offers no choice. */
+  models: SessionModels | null;
   configOptions: ConfigOption[];
   availableCommands: { name: string; description: string }[];
   turnRunning: boolean;
@@ -363,6 +371,9 @@ export interface Commands {
   send_prompt(args: { sessionId: string; text: string; attachments?: Attachment[] }): void;
   cancel_turn(args: { sessionId: string }): void;
   set_mode(args: { sessionId: string; modeId: string }): void;
+  set_model(args: { sessionId: string; modelId: string }): void;
+  /** A new session forked from this one (when the agent advertises `session/fork`). */
+  fork_session(args: { sessionId: string }): SessionView;
   set_config_option(args: { sessionId: string; configId: string; value: string | boolean }): void;
   revoke_permission_rule(args: { ruleId: number }): void;
   save_settings(args: { settings: AppSettings }): void;

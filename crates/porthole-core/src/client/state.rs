@@ -20,6 +20,8 @@ use crate::terminal::Terminals;
 
 pub(crate) struct SessionState {
     pub(crate) roots: Vec<PathBuf>,
+    /// The models the agent offers for this session (`None`: it supports no `session/set_model`).
+    pub(crate) models: Option<crate::models::SessionModels>,
     /// Tool kinds seen in `tool_call` updates, for permission requests that omit the kind.
     pub(crate) tool_kinds: HashMap<String, String>,
 }
@@ -28,6 +30,7 @@ impl SessionState {
     pub(crate) fn new(cwd: PathBuf) -> Self {
         Self {
             roots: vec![cwd],
+            models: None,
             tool_kinds: HashMap::new(),
         }
     }

@@ -31,6 +31,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("permission-always", tools::permission_always),
     ("terminal", tools::terminal),
     ("updates", tools::updates),
+    ("current-model", tools::current_model),
     ("noise", faults::noise),
     ("burst", faults::burst),
     ("hang", faults::hang),

@@ -160,3 +160,8 @@ pub(crate) fn updates(agent: &mut Agent, _arg: Option<u64>, _results: &mut Vec<V
     agent.update(json!({"sessionUpdate":"session_info_update","title":"Refactor parser","updatedAt":"2026-12-02T10:00:00Z"}));
     agent.update(json!({"sessionUpdate":"usage_update","used":1200,"size":200000,"cost":{"amount":0.25,"currency":"USD"}}));
 }
+
+/// `current-model`: which model the session runs with (`session/set_model` changes it).
+pub(crate) fn current_model(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    results.push(json!({"model": agent.model, "session": agent.session}));
+}
