@@ -171,6 +171,48 @@ fn which(program: &str) -> Option<PathBuf> {
     })
 }
 
+/// After `auth_required` (when opening a session, or at a turn): how to sign in with each
+/// method the agent advertised. A terminal method is the agent's own login command, which
+/// the user runs in a terminal (the CLI is not one).
+fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
+    use porthole_core::acp::v1::schema::AuthMethod;
+    let methods = client.auth_methods();
+    if methods.is_empty() {
+        eprintln!("porthole-cli: the agent needs you to sign in, and advertises no sign-in method");
+        return;
+    }
+    eprintln!("porthole-cli: the agent needs you to sign in; its methods:");
+    for m in methods {
+        match m {
+            AuthMethod::Terminal(t) => {
+                let mut login = AgentCommand {
+                    args: command.args.iter().chain(t.args.iter()).cloned().collect(),
+                    ..command.clone()
+                };
+                login.env.clear();
+                let env: Vec<String> = t.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                eprintln!(
+                    "  {} ({}): in a terminal, run {}{}",
+                    m.id().0,
+                    m.name(),
+                    if env.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{} ", env.join(" "))
+                    },
+                    login.display()
+                );
+            }
+            _ => eprintln!(
+                "  {} ({}): run again with --auth {}",
+                m.id().0,
+                m.name(),
+                m.id().0
+            ),
+        }
+    }
+}
+
 async fn run(
     args: Args,
     command: AgentCommand,
@@ -181,6 +223,9 @@ async fn run(
     let opts = ClientOptions {
         modes: args.modes,
         client_name: "porthole-cli".into(),
+        // Agents then list their terminal sign-in methods, which the CLI names (see
+        // print_sign_in_hint).
+        terminal_auth: true,
         init_timeout: std::time::Duration::from_secs(args.init_timeout),
         ..ClientOptions::default()
     };
@@ -193,7 +238,7 @@ async fn run(
     };
     out.initialized(&client);
     match open_session(&args, &client, &out, cwd).await {
-        Ok(Some(id)) => run_prompts(args, client, events, out, id, answers).await,
+        Ok(Some(id)) => run_prompts(args, client, events, out, id, answers, &command).await,
         Ok(None) => {
             client.shutdown().await;
             ExitCode::SUCCESS
@@ -209,15 +254,7 @@ async fn run(
                 }
             }
             if e.contains("auth_required") || e.contains("uthentication required") {
-                let methods: Vec<String> = client
-                    .auth_methods()
-                    .iter()
-                    .map(|m| format!("{} ({})", m.id().0, m.name()))
-                    .collect();
-                eprintln!(
-                    "porthole-cli: the agent needs you to sign in; run again with --auth METHOD_ID, one of: {}",
-                    methods.join(", ")
-                );
+                print_sign_in_hint(&client, &command);
             }
             client.shutdown().await;
             ExitCode::FAILURE
@@ -290,6 +327,7 @@ async fn run_prompts(
     out: output::Output,
     session_id: String,
     answers: serde_json::Map<String, serde_json::Value>,
+    command: &AgentCommand,
 ) -> ExitCode {
     let policy = policy::Policy {
         elicit: args.elicit,
@@ -320,6 +358,9 @@ async fn run_prompts(
                             "porthole-cli: turn failed: {} (code {})",
                             error.message, error.code
                         );
+                        if error.code == porthole_core::sessions::AUTH_REQUIRED {
+                            print_sign_in_hint(&client, command);
+                        }
                         client.shutdown().await;
                         return ExitCode::FAILURE;
                     }

@@ -68,8 +68,12 @@ fn auth_required_names_the_methods_and_auth_fixes_it() {
     let out = cli_env(&["form"], &env);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("run again with --auth agent-login"), "{stderr}");
+    // A terminal method is named with the agent's own login command and its environment.
     assert!(
-        stderr.contains("--auth METHOD_ID") && stderr.contains("agent-login"),
+        stderr.contains("terminal-login")
+            && stderr.contains("ACP_INTERACTIVE_LOGIN=1")
+            && stderr.contains("--login"),
         "{stderr}"
     );
     let out = cli_env(&["--auth", "agent-login", "form"], &env);
