@@ -1,0 +1,34 @@
+// The real agents the suite runs: pinned npm packages, how to start each one against the fake
+// model API on 127.0.0.1, and what each needs to stay offline (telemetry and update checks off,
+// a throwaway HOME). scripts/test-agents installs the packages into $PORTHOLE_AGENT_CACHE.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const AGENTS = [
+  {
+    id: "claude",
+    name: "Claude Code (claude-agent-acp)",
+    package: "@agentclientprotocol/claude-agent-acp",
+    version: "0.101.0",
+    entry: "@agentclientprotocol/claude-agent-acp/dist/index.js",
+    /** Permission requests in "default" mode (the default is "auto", which asks a classifier). */
+    mode: "default",
+    /** The environment for a run against the fake API; `signedIn: false` leaves out the key. */
+    env({ baseUrl, home, signedIn = true }) {
+      mkdirSync(join(home, ".claude"), { recursive: true });
+      writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ permissions: { defaultMode: "default" } }));
+      return {
+        HOME: home,
+        ANTHROPIC_BASE_URL: baseUrl,
+        ...(signedIn ? { ANTHROPIC_API_KEY: "sk-porthole-fake-key" } : {}),
+        // Claude Code refuses to start as root unless told it runs in a sandbox (CI runs as root).
+        IS_SANDBOX: "1",
+        DISABLE_TELEMETRY: "1",
+        DISABLE_AUTOUPDATER: "1",
+        DISABLE_ERROR_REPORTING: "1",
+        DISABLE_BUG_COMMAND: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      };
+    },
+  },
+];

@@ -1,0 +1,173 @@
+// Real third-party agents through full turns, offline: each agent (agents.mjs) runs through
+// porthole-cli against the fake model API (fake-models.mjs) on 127.0.0.1, one flow at a time in
+// a fresh workspace, and the JSON-lines events are checked. Prints a matrix (agent, version,
+// flow, result) and ends with "N passed, M failed"; exits 1 if any flow failed.
+//
+//   node tests/agents/run.mjs            (scripts/test-agents sets the paths below)
+//   PORTHOLE_CLI=... PORTHOLE_AGENT_CACHE=... node tests/agents/run.mjs [agent-id ...]
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AGENTS } from "./agents.mjs";
+import { startFakeModels } from "./fake-models.mjs";
+
+const cli = process.env.PORTHOLE_CLI;
+const cache = process.env.PORTHOLE_AGENT_CACHE;
+if (!cli || !existsSync(cli)) throw new Error(`PORTHOLE_CLI (${cli}) is not a built porthole-cli`);
+if (!cache) throw new Error("PORTHOLE_AGENT_CACHE is not set (scripts/test-agents installs the agents there)");
+
+const server = await startFakeModels();
+const baseUrl = `http://127.0.0.1:${server.address().port}`;
+// Credentials or endpoints from the caller's environment must never reach an agent.
+const CLEARED = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME", "GEMINI_API_KEY"];
+
+/** Run porthole-cli with `agent` in a workspace and a HOME (fresh ones unless given: an agent
+ * keeps its stored sessions under HOME); returns { code, events, stderr, home }. */
+async function runCli(agent, args, { signedIn = true, workspace, home: givenHome } = {}) {
+  const ws = workspace ?? mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-ws-`));
+  const home = givenHome ?? mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-home-`));
+  const env = { ...process.env };
+  for (const k of CLEARED) delete env[k];
+  Object.assign(env, agent.env({ baseUrl, home, signedIn }));
+  const command = `node ${join(cache, "node_modules", agent.entry)}`;
+  // Asynchronous: the fake model API answers from this same process while the agent runs.
+  return new Promise((resolve) => {
+    const child = spawn(cli, ["--agent", command, "--cwd", ws, "--json", "--init-timeout", "60", ...args], { env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      const events = stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      resolve({ code, events, stderr, home });
+    });
+  });
+}
+
+const updates = (events, kind) => events.filter((e) => e.type === "session_update" && e.update.sessionUpdate === kind).map((e) => e.update);
+const text = (events) => updates(events, "agent_message_chunk").map((u) => u.content?.text ?? "").join("");
+const turnEnd = (events) => events.find((e) => e.type === "turn_end");
+function expect(cond, why) {
+  if (!cond) throw new Error(why);
+}
+function ok(r) {
+  expect(r.code === 0, `porthole-cli exited ${r.code}: ${r.stderr.split("\n").filter((l) => l.startsWith("porthole-cli")).join(" | ").slice(0, 300)}`);
+}
+const modeArgs = (agent) => (agent.mode ? ["--mode", agent.mode] : []);
+
+/** Each flow returns a short note for the matrix, or throws why it failed. */
+const FLOWS = [
+  ["streamed reply", async (agent) => {
+    const r = await runCli(agent, ["hello from porthole"]);
+    ok(r);
+    const chunks = updates(r.events, "agent_message_chunk");
+    expect(chunks.length >= 3, `only ${chunks.length} message chunks`);
+    expect(text(r.events).includes("Porthole fake model says:"), `reply: ${text(r.events).slice(0, 120)}`);
+    expect(turnEnd(r.events)?.stopReason === "end_turn", `stop reason ${turnEnd(r.events)?.stopReason}`);
+    return `${chunks.length} chunks`;
+  }],
+  ["edit a file (permission asked)", async (agent) => {
+    const ws = mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-ws-`));
+    writeFileSync(join(ws, "notes.txt"), "original\n");
+    const target = join(ws, "notes.txt");
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", `[[edit ${target} edited by a real agent]]`], { workspace: ws });
+    ok(r);
+    const asked = r.events.filter((e) => e.type === "permission");
+    expect(asked.length === 1, `${asked.length} permission requests`);
+    expect(readFileSync(target, "utf8") === "edited by a real agent\n", `file holds ${JSON.stringify(readFileSync(target, "utf8"))}`);
+    const viaAcp = r.events.some((e) => e.type === "file_access") ? "ACP fs" : "the agent's own write";
+    const diff = updates(r.events, "tool_call_update").some((u) => (u.content ?? []).some((c) => c.type === "diff"));
+    return `asked "${asked[0].toolCall?.title ?? asked[0].title ?? "?"}", written by ${viaAcp}${diff ? ", diff shown" : ""}`;
+  }],
+  ["shell command", async (agent) => {
+    const marker = `porthole-shell-${process.pid}`;
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", `[[shell echo ${marker}]]`]);
+    ok(r);
+    const shown = JSON.stringify(r.events.filter((e) => e.type === "terminal_output" || (e.type === "session_update" && e.update.sessionUpdate === "tool_call_update")));
+    expect(shown.includes(marker), "the command's output is not in a tool call or terminal");
+    const how = r.events.some((e) => e.type === "terminal_created") ? "ACP terminal" : "the agent's own shell";
+    return `output shown (${how})`;
+  }],
+  ["cancel mid-turn", async (agent) => {
+    const r = await runCli(agent, ["--cancel-after-updates", "4", "[[slow 40]]"]);
+    ok(r);
+    expect(turnEnd(r.events)?.stopReason === "cancelled", `stop reason ${turnEnd(r.events)?.stopReason}`);
+    expect(!text(r.events).includes("step-39"), "the slow answer ran to its end");
+    return "stopReason cancelled";
+  }],
+  ["sessions: list, load, resume, fork", async (agent) => {
+    const ws = mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-ws-`));
+    const first = await runCli(agent, ["remember porthole-marker-17"], { workspace: ws });
+    ok(first);
+    const caps = first.events.find((e) => e.type === "initialized").agentCapabilities;
+    const id = first.events.find((e) => e.type === "session").sessionId;
+    const done = [];
+    // Each step runs with the same HOME and folder, so the agent finds its stored session.
+    const again = (args) => runCli(agent, args, { workspace: ws, home: first.home });
+    if (caps.sessionCapabilities?.list) {
+      const r = await again(["--list-sessions"]);
+      ok(r);
+      expect(r.events.some((e) => e.type === "listed_session" && e.session.sessionId === id), "the session is not listed");
+      done.push("list");
+    }
+    if (caps.loadSession) {
+      const r = await again(["--load", id, "what did I say?"]);
+      ok(r);
+      const replayed = updates(r.events, "user_message_chunk").map((u) => u.content?.text ?? "").join("");
+      expect(replayed.includes("porthole-marker-17"), "the history was not replayed");
+      done.push("load (history replayed)");
+    }
+    if (caps.sessionCapabilities?.resume) {
+      const r = await again(["--resume", id, "still there?"]);
+      ok(r);
+      done.push("resume");
+    }
+    if (caps.sessionCapabilities?.fork) {
+      const r = await again(["--fork", id, "in the fork"]);
+      ok(r);
+      const forked = r.events.find((e) => e.type === "session").sessionId;
+      expect(forked && forked !== id, "the fork has the original's id");
+      done.push("fork");
+    }
+    expect(done.length > 0, "the agent advertises none of list/load/resume/fork");
+    return done.join(", ");
+  }],
+  ["sign-in (auth_required, methods named)", async (agent) => {
+    const r = await runCli(agent, ["hello"], { signedIn: false });
+    expect(r.code === 1, `exit ${r.code} without credentials`);
+    expect(/needs you to sign in/.test(r.stderr), "no sign-in explanation");
+    const methods = r.stderr.split("\n").filter((l) => /^ {2}\S+ \(/.test(l)).map((l) => l.trim().split(" ")[0]);
+    expect(methods.length > 0, "no method named");
+    return `methods: ${methods.join(", ")}`;
+  }],
+];
+
+const wanted = process.argv.slice(2);
+const rows = [];
+for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id))) {
+  for (const [flow, run] of FLOWS) {
+    const started = Date.now();
+    let result;
+    try {
+      result = { pass: true, note: await run(agent) };
+    } catch (e) {
+      result = { pass: false, note: String(e.message ?? e) };
+    }
+    rows.push({ agent: agent.name, version: agent.version, flow, ...result, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+    console.log(`${result.pass ? "pass" : "FAIL"}  ${agent.id}  ${flow}: ${result.note}`);
+  }
+}
+server.close();
+
+const widths = ["agent", "version", "flow"].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
+const line = (cells) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : c)).join("  ");
+console.log("");
+console.log(line(["agent", "version", "flow", "result", "s", "note"]));
+for (const r of rows) console.log(line([r.agent, r.version, r.flow, r.pass ? "pass" : "FAIL", r.seconds, r.note]));
+const passed = rows.filter((r) => r.pass).length;
+console.log("");
+console.log(`${passed} passed, ${rows.length - passed} failed`);
+process.exit(passed === rows.length ? 0 : 1);
