@@ -31,4 +31,43 @@ export const AGENTS = [
       };
     },
   },
+  {
+    id: "codex",
+    name: "Codex (codex-acp)",
+    package: "@agentclientprotocol/codex-acp",
+    version: "2.6.0",
+    entry: "@agentclientprotocol/codex-acp/dist/index.js",
+    /** Flows not covered for this agent, and why (shown in the matrix, never counted as passed). */
+    notCovered: {
+      "edit a file (permission asked)":
+        "Codex 0.166 ran the fake model's tool call but sent the client no tool_call update for it (see docs/interop.md)",
+      "shell command":
+        "Codex 0.166 ran the command (its output reached the model) but sent the client no tool_call update for it (see docs/interop.md)",
+    },
+    env({ baseUrl, home, signedIn = true }) {
+      // A model provider of our own on 127.0.0.1; signed out, it requires an OpenAI sign-in
+      // (so the agent answers auth_required) while still pointing nowhere but loopback.
+      const codexHome = join(home, ".codex");
+      mkdirSync(codexHome, { recursive: true });
+      writeFileSync(
+        join(codexHome, "config.toml"),
+        [
+          'model = "fake-model"',
+          'model_provider = "porthole"',
+          "check_for_update_on_startup = false",
+          "[model_providers.porthole]",
+          'name = "Porthole fake models"',
+          `base_url = "${baseUrl}/v1"`,
+          'wire_api = "responses"',
+          `requires_openai_auth = ${!signedIn}`,
+          "[analytics]",
+          "enabled = false",
+          "[otel]",
+          'exporter = "none"',
+          "",
+        ].join("\n"),
+      );
+      return { HOME: home, CODEX_HOME: codexHome };
+    },
+  },
 ];

@@ -174,7 +174,7 @@ export function startFakeModels(port = 0) {
       try {
         body = raw ? JSON.parse(raw) : {};
       } catch {}
-      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).map((t) => t.name ?? t.function?.name) }) + "\n");
+      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).map((t) => t.name ?? t.function?.name ?? t.type) }) + "\n");
       try {
         const path = req.url.split("?")[0];
         if (req.method === "POST" && path.endsWith("/messages/count_tokens")) {
