@@ -148,6 +148,19 @@ describe("models and fork (only when the agent offers them)", () => {
     expect(backend.callsOf("set_model")).toEqual([{ sessionId: "demo-1", modelId: "large" }]);
   });
 
+  it("config options win over the older modes and models (no duplicate Mode or Model select)", () => {
+    const snap = snapshotWith();
+    snap.sessions[0].modes = { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] };
+    snap.sessions[0].models = { currentModelId: "a", availableModels: [{ modelId: "a", name: "A" }, { modelId: "b", name: "B" }] };
+    snap.sessions[0].configOptions = [
+      { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: "ask", options: [{ value: "ask", name: "Ask" }] },
+      { id: "model", name: "Model", category: "model", type: "select", currentValue: "a", options: [{ value: "a", name: "A" }] },
+    ];
+    render(App, { props: { backend: new FakeBackend(), store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    expect(screen.getAllByLabelText("Mode").length).toBe(1);
+    expect(screen.getAllByLabelText("Model").length).toBe(1);
+  });
+
   it("no model picker and no fork button when the agent offers neither", () => {
     render(App, { props: { backend: new FakeBackend(), store: storeWith([]) } });
     expect(screen.queryByLabelText("Model")).toBeNull();

@@ -13,6 +13,8 @@ describe("lineDiff", () => {
   });
   it("treats a null old text as a new file", () => {
     expect(lineDiff(null, "x\ny").every((l) => l.op === "+")).toBe(true);
+    // The backend sends a new file's diff without oldText at all (seen with Claude Code).
+    expect(lineDiff(undefined, "x\ny").map((l) => l.op)).toEqual(["+", "+"]);
   });
   it("collapses long unchanged runs", () => {
     const old = Array.from({ length: 30 }, (_, i) => `l${i}`).join("\n");

@@ -3,8 +3,9 @@ export type DiffLine = { op: " " | "-" | "+"; text: string } | { op: "skip"; cou
 
 const MAX_CELLS = 2_000_000;
 
-export function lineDiff(oldText: string | null, newText: string, context = 3): DiffLine[] {
-  const a = oldText === null || oldText === "" ? [] : oldText.split("\n");
+/** `oldText` absent (the SDK omits it for a new file) or null: every line is added. */
+export function lineDiff(oldText: string | null | undefined, newText: string, context = 3): DiffLine[] {
+  const a = oldText == null || oldText === "" ? [] : oldText.split("\n");
   const b = newText === "" ? [] : newText.split("\n");
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;

@@ -228,7 +228,8 @@ export type ContentBlock =
 
 export type ToolCallContent =
   | { type: "content"; content: ContentBlock }
-  | { type: "diff"; path: string; oldText: string | null; newText: string }
+  /** `oldText` is absent or null for a new file (the SDK leaves it out). */
+  | { type: "diff"; path: string; oldText?: string | null; newText: string }
   | { type: "terminal"; terminalId: string };
 
 export interface ToolCallFields {
