@@ -76,7 +76,7 @@ async function anthropic(req, res, body) {
   const result = lastUser?.role === "user" ? anthropicToolResult(lastUser.content) : null;
   const prompt = currentTurnText(messages, (m) => anthropicText(m.content));
   const p = plan(prompt, result);
-  log?.write(JSON.stringify({ api: "anthropic", tail: messages.slice(-3).map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content.slice(0, 200) : (m.content ?? []).map((b) => ({ type: b.type, text: (b.text ?? "").slice(0, 200) })) })), plan: p }) + "\n");
+  log?.write(JSON.stringify({ api: "anthropic", system: JSON.stringify(body.system ?? "").slice(0, 300), tail: messages.slice(-3).map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content.slice(0, 200) : (m.content ?? []).map((b) => ({ type: b.type, text: (b.text ?? "").slice(0, 200) })) })), plan: p }) + "\n");
   const usage = { input_tokens: 10, output_tokens: 5 };
   let blocks;
   if (p.tool) {
