@@ -184,6 +184,25 @@ describe("models and fork (only when the agent offers them)", () => {
   });
 });
 
+describe("sign-in", () => {
+  it("an env_var method says which variables to set and offers no button that would call authenticate", () => {
+    const snap = snapshotWith({ sessions: [] }, {
+      needsAuth: true,
+      authMethods: [
+        { id: "api-key", name: "API key", description: null, kind: "env_var", link: "https://example.com/keys",
+          vars: [{ name: "TEST_API_KEY", label: "Test API key", secret: true, optional: false }] },
+        { id: "agent-login", name: "Agent login", description: null, kind: "agent" },
+      ],
+    });
+    render(App, { props: { backend: new FakeBackend(), store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    const help = document.querySelector(".env-var-help")!;
+    expect(help.textContent).toContain("TEST_API_KEY (Test API key)");
+    expect(help.textContent).toContain("https://example.com/keys");
+    expect(document.querySelectorAll(".auth-method button").length).toBe(1);
+    expect(document.querySelectorAll("a").length).toBe(0);
+  });
+});
+
 describe("prompt box command completion", () => {
   it("Enter on a fully typed command sends it", async () => {
     const backend = new FakeBackend();

@@ -183,6 +183,25 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
     }
     eprintln!("porthole-cli: the agent needs you to sign in; its methods:");
     for m in methods {
+        if let Some(env_method) = client
+            .env_var_methods()
+            .iter()
+            .find(|e| e.id == m.id().0.as_ref())
+        {
+            let vars: Vec<String> = env_method
+                .vars
+                .iter()
+                .map(|v| format!("{} ({})", v.name, v.label))
+                .collect();
+            eprintln!(
+                "  {} ({}): set {} in the environment, then run again with --auth {}",
+                env_method.id,
+                env_method.name,
+                vars.join(", "),
+                env_method.id
+            );
+            continue;
+        }
         match m {
             AuthMethod::Terminal(t) => {
                 let mut login = AgentCommand {
@@ -271,7 +290,25 @@ async fn open_session(
     cwd: PathBuf,
 ) -> Result<Option<String>, String> {
     if let Some(method) = &args.auth {
-        client.authenticate(method).await.map_err(|e| e.to_string())?;
+        match client.env_var_methods().iter().find(|m| m.id == *method) {
+            // An env_var method: the agent was started with the CLI's own environment, so
+            // signing in means those variables are set there; nothing is sent.
+            Some(env_method) => {
+                let missing: Vec<String> = env_method
+                    .vars
+                    .iter()
+                    .filter(|v| !v.optional && std::env::var_os(&v.name).is_none_or(|x| x.is_empty()))
+                    .map(|v| format!("{} ({})", v.name, v.label))
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(format!(
+                        "sign-in method `{method}` needs these variables set in the environment: {}",
+                        missing.join(", ")
+                    ));
+                }
+            }
+            None => client.authenticate(method).await.map_err(|e| e.to_string())?,
+        }
     }
     if args.list_sessions {
         let mut cursor = None;

@@ -227,3 +227,34 @@ fn fork_is_refused_for_an_agent_that_does_not_advertise_it() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn env_var_sign_in_uses_the_environment_and_never_prints_the_value() {
+    let needs = [("PORTHOLE_TEST_AGENT_AUTH", "1")];
+    let out = cli_env(&["env"], &needs);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("api-key (API key): set PORTHOLE_TEST_API_KEY (Test agent API key) in the environment"),
+        "{stderr}"
+    );
+
+    let out = cli_env(&["--auth", "api-key", "env"], &needs);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("needs these variables set in the environment: PORTHOLE_TEST_API_KEY")
+    );
+
+    let secret = "sk-test-value-never-printed";
+    let env = [
+        ("PORTHOLE_TEST_AGENT_AUTH", "1"),
+        ("PORTHOLE_TEST_API_KEY", secret),
+    ];
+    let out = cli_env(&["--auth", "api-key", "env"], &env);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(report(&lines(&out))["results"][0]["apiKeySet"], true);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(secret));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(secret));
+}

@@ -160,6 +160,8 @@ pub struct AgentClient {
     pub(crate) shared: Arc<Shared>,
     pub(crate) cx: ConnectionTo<Agent>,
     init: Arc<InitializeResponse>,
+    /// The agent's `env_var` sign-in methods (read from the raw answer; see `auth_env`).
+    env_methods: Arc<Vec<crate::auth_env::EnvVarMethod>>,
     stderr: StderrTail,
     stop: Arc<Mutex<Option<oneshot::Sender<()>>>>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
@@ -352,6 +354,7 @@ impl AgentClient {
             shared: shared.clone(),
             cx,
             init: Arc::new(InitializeResponse::new(ProtocolVersion::V1)),
+            env_methods: Arc::new(Vec::new()),
             stderr: io.stderr,
             stop: Arc::new(Mutex::new(Some(stop))),
             exit_rx,
@@ -359,9 +362,10 @@ impl AgentClient {
 
         let init = client.initialize().await;
         match init {
-            Ok(init) => {
+            Ok((init, env_methods)) => {
                 let client = AgentClient {
                     init: Arc::new(init),
+                    env_methods: Arc::new(env_methods),
                     ..client
                 };
                 Ok((client, events_rx))
@@ -392,7 +396,9 @@ impl AgentClient {
             .elicitation(elicitation)
     }
 
-    async fn initialize(&self) -> Result<InitializeResponse, ClientError> {
+    async fn initialize(
+        &self,
+    ) -> Result<(InitializeResponse, Vec<crate::auth_env::EnvVarMethod>), ClientError> {
         let request = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(self.capabilities())
             .client_info(
@@ -403,7 +409,10 @@ impl AgentClient {
                 .title("Porthole".to_string()),
             );
         let timeout = self.shared.opts.init_timeout;
-        let sent = self.cx.send_request(request).block_task();
+        let sent = self
+            .cx
+            .send_request(crate::auth_env::Initialize(request))
+            .block_task();
         let mut exit = self.exit_rx.clone();
         let response = tokio::select! {
             r = tokio::time::timeout(timeout, sent) => match r {
@@ -416,7 +425,7 @@ impl AgentClient {
             }
         };
         let response = match response {
-            Ok(r) => r,
+            Ok(answer) => answer,
             Err(e) => {
                 // The pipe usually closes just before the exit is observed: wait for it briefly
                 // so the error names the exit status and stderr instead of "transport closed".
@@ -425,6 +434,8 @@ impl AgentClient {
                 return Err(self.rpc_error("initialize", &e));
             }
         };
+        let env_methods = crate::auth_env::env_var_methods(&response.raw_auth_methods);
+        let response = response.response;
         let identity = match &response.agent_info {
             Some(info) => AgentIdentity {
                 name: info.name.clone(),
@@ -440,7 +451,7 @@ impl AgentClient {
             },
         };
         let _ = self.shared.agent.set(identity);
-        Ok(response)
+        Ok((response, env_methods))
     }
 
     /// Prefer the exit reason over a generic "connection closed" error.
@@ -460,6 +471,12 @@ impl AgentClient {
 
     pub fn init_response(&self) -> &InitializeResponse {
         &self.init
+    }
+
+    /// The agent's `env_var` sign-in methods: values the user provides and the client sets in
+    /// the agent's environment when it starts it.
+    pub fn env_var_methods(&self) -> &[crate::auth_env::EnvVarMethod] {
+        &self.env_methods
     }
 
     pub fn stderr_tail(&self) -> String {

@@ -318,7 +318,7 @@ async fn auth_required_leads_to_authenticate_then_a_session() {
         .collect();
     assert_eq!(
         ids,
-        vec!["agent-login", "terminal-login"],
+        vec!["agent-login", "terminal-login", "api-key"],
         "terminal methods only when advertised"
     );
     let err = client.new_session(dir.path().to_path_buf()).await.unwrap_err();
@@ -465,4 +465,25 @@ async fn fork_is_not_sent_to_an_agent_that_does_not_advertise_it() {
         Err(ClientError::Unsupported("session/fork"))
     ));
     client.shutdown().await;
+}
+
+#[tokio::test]
+async fn env_var_sign_in_methods_are_read_from_the_raw_initialize_answer() {
+    let h = start().await;
+    let methods = h.client.env_var_methods();
+    assert_eq!(methods.len(), 1, "{methods:?}");
+    assert_eq!(methods[0].id, "api-key");
+    assert_eq!(
+        methods[0].link.as_deref(),
+        Some("https://example.com/test-agent/keys")
+    );
+    assert_eq!(methods[0].vars[0].name, "PORTHOLE_TEST_API_KEY");
+    assert!(methods[0].vars[0].secret);
+    // The SDK's typed list still has it (as an agent method): the id is advertised.
+    assert!(
+        h.client
+            .auth_methods()
+            .iter()
+            .any(|m| m.id().0.as_ref() == "api-key")
+    );
 }

@@ -177,6 +177,9 @@ fn config_options(model: &str, web: bool) -> Value {
            {"id":"web","name":"Web search","type":"boolean","currentValue":web}])
 }
 
+/// The variable of the test agent's `env_var` sign-in method.
+const API_KEY_VAR: &str = "PORTHOLE_TEST_API_KEY";
+
 /// The models `session/set_model` may choose from: id and name.
 const MODELS: [(&str, &str); 2] = [("model-small", "Small"), ("model-large", "Large")];
 
@@ -277,7 +280,7 @@ fn main() {
     // With PORTHOLE_TEST_AGENT_AUTH set, session/new fails with auth_required until
     // `authenticate` succeeds.
     let needs_auth = std::env::var("PORTHOLE_TEST_AGENT_AUTH").is_ok();
-    let mut authenticated = false;
+    let mut authenticated = std::env::var_os(API_KEY_VAR).is_some_and(|v| !v.is_empty());
     let mut forks = 0u32;
     loop {
         let msg = agent.recv();
@@ -294,6 +297,10 @@ fn main() {
                     auth_methods.push(json!({"id":"terminal-login","name":"Log in from the terminal",
                         "type":"terminal","args":["--login"],"env":{"ACP_INTERACTIVE_LOGIN":"1"}}));
                 }
+                // Signed in when the client started it with this variable set.
+                auth_methods.push(json!({"id":"api-key","name":"API key","type":"env_var",
+                    "link":"https://example.com/test-agent/keys",
+                    "vars":[{"name":API_KEY_VAR,"label":"Test agent API key"}]}));
                 let (name, title) = if hostile() {
                     (payloads()[1].clone(), payloads()[50].clone())
                 } else {

@@ -425,7 +425,12 @@ fn connection_json(agent_id: &str, c: &Conn) -> Value {
                         .ok()
                         .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string))
                         .unwrap_or_else(|| "agent".into());
-                    json!({"id": m.id().0, "name": m.name(), "description": m.description(), "kind": kind})
+                    // env_var methods are typed as agent methods by the SDK; core read their vars.
+                    match client.env_var_methods().iter().find(|e| e.id == m.id().0.as_ref()) {
+                        Some(e) => json!({"id": e.id, "name": e.name, "description": e.description,
+                                          "kind": "env_var", "vars": e.vars, "link": e.link}),
+                        None => json!({"id": m.id().0, "name": m.name(), "description": m.description(), "kind": kind}),
+                    }
                 })
                 .collect();
             let caps = client.agent_capabilities();

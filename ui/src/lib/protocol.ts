@@ -25,8 +25,13 @@ export interface AuthMethodView {
   id: string;
   name: string;
   description: string | null;
-  /** "agent" (call authenticate), "terminal" (run the agent's login command), or another kind. */
+  /** "agent" (call authenticate), "terminal" (run the agent's login command), "env_var"
+   * (values set in the agent's environment), or another kind. */
   kind: string;
+  /** env_var: the variables the agent asks for. */
+  vars?: { name: string; label: string; secret: boolean; optional: boolean }[];
+  /** env_var: where to get the value (shown as text, never a link). */
+  link?: string | null;
 }
 
 export interface AgentCapabilitiesView {

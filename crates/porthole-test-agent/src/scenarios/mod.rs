@@ -32,6 +32,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("terminal", tools::terminal),
     ("updates", tools::updates),
     ("current-model", tools::current_model),
+    ("env", tools::env),
     ("noise", faults::noise),
     ("burst", faults::burst),
     ("hang", faults::hang),

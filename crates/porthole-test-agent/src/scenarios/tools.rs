@@ -165,3 +165,9 @@ pub(crate) fn updates(agent: &mut Agent, _arg: Option<u64>, _results: &mut Vec<V
 pub(crate) fn current_model(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
     results.push(json!({"model": agent.model, "session": agent.session}));
 }
+
+/// `env`: whether the agent was started with its sign-in variable set (never its value).
+pub(crate) fn env(_agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    let set = std::env::var_os(super::super::API_KEY_VAR).is_some_and(|v| !v.is_empty());
+    results.push(json!({"apiKeySet": set}));
+}
