@@ -263,9 +263,8 @@ async fn sessions_list_load_resume_close_delete_and_settings() {
     }
 }
 
-#[tokio::test]
-async fn unadvertised_methods_are_not_sent() {
-    // The demo agent advertises no session list/resume: nothing goes on the wire.
+/// The demo agent: it advertises no session list, resume or fork.
+async fn start_demo_agent() -> (AgentClient, tokio::sync::mpsc::Receiver<Event>) {
     let command = AgentCommand {
         program: common::workspace_bin_path("porthole-demo-agent")
             .display()
@@ -274,9 +273,15 @@ async fn unadvertised_methods_are_not_sent() {
         env: vec![],
         cwd: None,
     };
-    let (client, _events) = AgentClient::start(command, ClientOptions::default())
+    AgentClient::start(command, ClientOptions::default())
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn unadvertised_methods_are_not_sent() {
+    // The demo agent advertises no session list/resume: nothing goes on the wire.
+    let (client, _events) = start_demo_agent().await;
     let caps = client.agent_capabilities().clone();
     if caps.session_capabilities.list.is_none() {
         assert!(matches!(
@@ -444,17 +449,7 @@ async fn models_and_fork_only_when_offered() {
 
 #[tokio::test]
 async fn fork_is_not_sent_to_an_agent_that_does_not_advertise_it() {
-    let command = AgentCommand {
-        program: common::workspace_bin_path("porthole-demo-agent")
-            .display()
-            .to_string(),
-        args: vec![],
-        env: vec![],
-        cwd: None,
-    };
-    let (client, _events) = AgentClient::start(command, ClientOptions::default())
-        .await
-        .unwrap();
+    let (client, _events) = start_demo_agent().await;
     assert!(client.agent_capabilities().session_capabilities.fork.is_none());
     let dir = tempfile::tempdir().unwrap();
     let opened = client.open_session(dir.path().to_path_buf()).await.unwrap();
