@@ -13,31 +13,37 @@ pub fn plain(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The window title: "Porthole" or "Porthole (2 waiting)".
+/// The window title: "Porthole" or "Porthole (2 waiting)". Posted to the main thread, never
+/// waited for: the caller is the event flusher, which must not stop while the main thread is busy.
 pub fn set_waiting_count(app: &AppHandle, waiting: usize) {
-    if let Some(window) = app.get_webview_window("main") {
-        let title = match waiting {
-            0 => "Porthole".to_string(),
-            n => format!("Porthole ({n} waiting)"),
-        };
-        let _ = window.set_title(&title);
-    }
+    let title = match waiting {
+        0 => "Porthole".to_string(),
+        n => format!("Porthole ({n} waiting)"),
+    };
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        if let Some(window) = handle.get_webview_window("main") {
+            let _ = window.set_title(&title);
+        }
+    });
 }
 
 /// Ask for attention if the window is not focused. `body` must already be [`plain`].
 pub fn dialog_waiting(app: &AppHandle, summary: &str, body: &str) {
-    let Some(window) = app.get_webview_window("main") else {
-        return;
-    };
-    if window.is_focused().unwrap_or(false) {
-        return;
-    }
-    let _ = window.request_user_attention(Some(UserAttentionType::Informational));
     let summary = summary.to_string();
     let body = body.to_string();
     let app = app.clone();
-    // Showing and waiting for the click block on D-Bus: keep them off the async runtime.
+    // Asking the window whether it has focus waits for the main thread, and showing the
+    // notification and waiting for its click block on D-Bus: all of it off the async runtime,
+    // so the events of the agent that asked keep flowing meanwhile.
     std::thread::spawn(move || {
+        let Some(window) = app.get_webview_window("main") else {
+            return;
+        };
+        if window.is_focused().unwrap_or(false) {
+            return;
+        }
+        let _ = window.request_user_attention(Some(UserAttentionType::Informational));
         let shown = notify_rust::Notification::new()
             .appname("Porthole")
             .summary(&summary)
