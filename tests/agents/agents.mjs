@@ -1,6 +1,11 @@
 // The real agents the suite runs: pinned npm packages, how to start each one against the fake
 // model API on 127.0.0.1, and what each needs to stay offline (telemetry and update checks off,
 // a throwaway HOME). scripts/test-agents installs the packages into $PORTHOLE_AGENT_CACHE.
+//
+// env({ baseUrl, home, signedIn, mcp }) writes the agent's configuration under `home` and returns
+// the environment to run it with; `mcp` ({ name, command, args }) adds an MCP stdio server
+// through the agent's own configuration (ACP's session/new mcpServers is not used: the CLI
+// sends none).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -14,9 +19,11 @@ export const AGENTS = [
     /** Permission requests in "default" mode (the default is "auto", which asks a classifier). */
     mode: "default",
     /** The environment for a run against the fake API; `signedIn: false` leaves out the key. */
-    env({ baseUrl, home, signedIn = true }) {
+    env({ baseUrl, home, signedIn = true, mcp }) {
       mkdirSync(join(home, ".claude"), { recursive: true });
       writeFileSync(join(home, ".claude", "settings.json"), JSON.stringify({ permissions: { defaultMode: "default" } }));
+      // User-scope MCP servers (~/.claude.json) start without the approval project ones need.
+      if (mcp) writeFileSync(join(home, ".claude.json"), JSON.stringify({ mcpServers: { [mcp.name]: { type: "stdio", command: mcp.command, args: mcp.args } } }));
       return {
         HOME: home,
         ANTHROPIC_BASE_URL: baseUrl,
@@ -28,6 +35,9 @@ export const AGENTS = [
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_BUG_COMMAND: "1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        DISABLE_GROWTHBOOK: "1",
+        // MCP tools are otherwise deferred behind ToolSearch, which a scripted model cannot drive.
+        ENABLE_TOOL_SEARCH: "false",
       };
     },
   },
@@ -37,14 +47,10 @@ export const AGENTS = [
     package: "@agentclientprotocol/codex-acp",
     version: "2.6.0",
     entry: "@agentclientprotocol/codex-acp/dist/index.js",
-    /** Flows not covered for this agent, and why (shown in the matrix, never counted as passed). */
-    notCovered: {
-      "edit a file (permission asked)":
-        "Codex 0.166 ran the fake model's tool call but sent the client no tool_call update for it (see docs/interop.md)",
-      "shell command":
-        "Codex 0.166 ran the command (its output reached the model) but sent the client no tool_call update for it (see docs/interop.md)",
-    },
-    env({ baseUrl, home, signedIn = true }) {
+    /** Permission requests for edits: "read-only" asks before every edit ("agent", the default,
+     * lets a reviewer model decide; "workspace-write" edits the workspace without asking). */
+    mode: "read-only",
+    env({ baseUrl, home, signedIn = true, mcp }) {
       // A model provider of our own on 127.0.0.1; signed out, it requires an OpenAI sign-in
       // (so the agent answers auth_required) while still pointing nowhere but loopback.
       const codexHome = join(home, ".codex");
@@ -64,10 +70,16 @@ export const AGENTS = [
           "enabled = false",
           "[otel]",
           'exporter = "none"',
+          ...(mcp ? [`[mcp_servers.${JSON.stringify(mcp.name)}]`, `command = ${JSON.stringify(mcp.command)}`, `args = ${JSON.stringify(mcp.args)}`] : []),
           "",
         ].join("\n"),
       );
-      return { HOME: home, CODEX_HOME: codexHome };
+      // Codex refuses to create its sandbox helper (codex-linux-sandbox, found through PATH
+      // aliases under CODEX_HOME) when CODEX_HOME lies in the temp dir: every command would then
+      // fail with "bwrap: execvp codex-linux-sandbox". A temp dir of its own inside HOME avoids that.
+      const tmp = join(home, "tmp");
+      mkdirSync(tmp, { recursive: true });
+      return { HOME: home, CODEX_HOME: codexHome, TMPDIR: tmp };
     },
   },
 ];

@@ -4,10 +4,12 @@
 //
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
+//   [[mcp TOOL]]         call the MCP tool named TOOL (whatever prefix the agent gives it)
 //   [[slow N]]           stream N chunks, 200 ms apart (long enough to cancel mid-turn)
 //   anything else        stream "Porthole fake model says: <prompt>" in several chunks
 //
-// After a tool result comes back, the model answers "Tool finished: <first line of result>".
+// After a tool result comes back, the model answers "Tool finished: <last line of result>"
+// (the command's output, the MCP tool's answer), so a test sees what reached the model.
 // Every request is appended as one JSON line to $FAKE_MODELS_LOG when set. No dependencies.
 import http from "node:http";
 import fs from "node:fs";
@@ -23,13 +25,15 @@ export function chunks(text) {
 /** What the scripted model does with `prompt` (the latest user text) or a tool result. */
 export function plan(prompt, toolResult) {
   if (toolResult !== null) {
-    const first = String(toolResult).split("\n").find((l) => l.trim()) ?? "";
-    return { text: `Tool finished: ${first.trim()}` };
+    const last = String(toolResult).split("\n").filter((l) => l.trim()).pop() ?? "";
+    return { text: `Tool finished: ${last.trim()}` };
   }
   let m = /\[\[edit (\S+) ([^\]]*)\]\]/.exec(prompt);
   if (m) return { tool: "write", input: { path: m[1], content: `${m[2]}\n` } };
   m = /\[\[shell ([^\]]*)\]\]/.exec(prompt);
   if (m) return { tool: "shell", input: { command: m[1] } };
+  m = /\[\[mcp (\S+)\]\]/.exec(prompt);
+  if (m) return { tool: "mcp", name: m[1], input: {} };
   m = /\[\[slow (\d+)\]\]/.exec(prompt);
   if (m) return { text: Array.from({ length: Number(m[1]) }, (_, i) => `step-${i} `).join(""), delay: 200 };
   return { text: `Porthole fake model says: ${prompt.trim()}` };
@@ -37,9 +41,11 @@ export function plan(prompt, toolResult) {
 
 // ---------- Anthropic Messages API ----------
 
+/** The text of a message without the reminders Claude Code wraps around the user's words, so
+ * that the fake model echoes exactly what the user typed. */
 function anthropicText(content) {
-  if (typeof content === "string") return content;
-  return (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  const text = typeof content === "string" ? content : (content ?? []).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+  return text.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").trim();
 }
 
 function anthropicToolResult(content) {
@@ -50,8 +56,9 @@ function anthropicToolResult(content) {
 }
 
 /** The agent's tool for `kind`, by the names Claude Code uses (built-in or through ACP's MCP bridge). */
-function anthropicTool(tools, kind) {
+function anthropicTool(tools, kind, mcpName) {
   const names = (tools ?? []).map((t) => t.name);
+  if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`__${mcpName}`)) ?? null;
   const want = kind === "write" ? ["Write"] : ["Bash"];
   for (const w of want) {
     const found = names.find((n) => n === `mcp__acp__${w}`) ?? names.find((n) => n === w) ?? names.find((n) => n.endsWith(`__${w}`));
@@ -76,12 +83,12 @@ async function anthropic(req, res, body) {
   const result = lastUser?.role === "user" ? anthropicToolResult(lastUser.content) : null;
   const prompt = currentTurnText(messages, (m) => anthropicText(m.content));
   const p = plan(prompt, result);
-  log?.write(JSON.stringify({ api: "anthropic", system: JSON.stringify(body.system ?? "").slice(0, 300), tail: messages.slice(-3).map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content.slice(0, 200) : (m.content ?? []).map((b) => ({ type: b.type, text: (b.text ?? "").slice(0, 200) })) })), plan: p }) + "\n");
+  log?.write(JSON.stringify({ api: "anthropic", system: JSON.stringify(body.system ?? "").slice(0, 300), tail: messages.slice(-3).map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content.slice(0, 200) : (m.content ?? []).map((b) => ({ type: b.type, name: b.name, text: (b.text ?? (b.type === "tool_result" ? JSON.stringify(b.content) : "")).slice(0, 200) })) })), plan: p }) + "\n");
   const usage = { input_tokens: 10, output_tokens: 5 };
   let blocks;
   if (p.tool) {
-    const name = anthropicTool(body.tools, p.tool);
-    const input = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : { command: p.input.command, description: "Run the command" };
+    const name = anthropicTool(body.tools, p.tool, p.name);
+    const input = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, description: "Run the command" } : p.input;
     blocks = name ? [{ type: "tool_use", id: `toolu_${Date.now()}`, name, input }] : [{ type: "text", text: `no ${p.tool} tool offered` }];
   } else {
     blocks = [{ type: "text", text: p.text }];
@@ -121,12 +128,48 @@ function responsesInputText(item) {
   return (item.content ?? []).map((c) => c.text ?? "").join("\n");
 }
 
+/** A patch in Codex's apply_patch format that makes FILE hold exactly TEXT. The fake model reads
+ * the file as a real model would have before editing it (Update needs the old lines). */
+function applyPatchFor(path, text) {
+  const add = (t) => t.trimEnd().split("\n").map((l) => `+${l}`).join("\n");
+  if (!fs.existsSync(path)) return `*** Begin Patch\n*** Add File: ${path}\n${add(text)}\n*** End Patch`;
+  const old = fs.readFileSync(path, "utf8").trimEnd().split("\n").map((l) => `-${l}`).join("\n");
+  return `*** Begin Patch\n*** Update File: ${path}\n@@\n${old}\n${add(text)}\n*** End Patch`;
+}
+
+/** The output item that calls the agent's tool for `p` among the offered `tools`. Codex offers
+ * apply_patch as a function or a freeform (custom) tool depending on the model's metadata, and
+ * none for a model it does not know: then the patch goes through exec_command, which Codex
+ * recognises as an edit (`apply_patch <<EOF`). */
+function responsesToolCall(p, tools) {
+  const offered = new Map(tools.map((t) => [t.name ?? t.function?.name, t.type]));
+  const stamp = Date.now();
+  const call = (name, args) => ({ type: "function_call", id: `fc_${stamp}`, call_id: `call_${stamp}`, name, arguments: JSON.stringify(args), status: "completed" });
+  if (p.tool === "write") {
+    const patch = applyPatchFor(p.input.path, p.input.content);
+    if (offered.get("apply_patch") === "custom") return { type: "custom_tool_call", id: `ctc_${stamp}`, call_id: `call_${stamp}`, name: "apply_patch", input: patch, status: "completed" };
+    if (offered.has("apply_patch")) return call("apply_patch", { input: patch });
+    return call("exec_command", { cmd: `apply_patch <<'PATCH'\n${patch}\nPATCH\n` });
+  }
+  if (p.tool === "mcp") {
+    // Codex groups an MCP server's tools in a namespace tool (`mcp__<server>`); a call names
+    // the tool and its namespace.
+    const ns = tools.find((t) => t.type === "namespace" && t.tools?.some((n) => n.name === p.name));
+    return { ...call(p.name, p.input), ...(ns ? { namespace: ns.name } : {}) };
+  }
+  if (offered.has("exec_command")) return call("exec_command", { cmd: p.input.command });
+  return call("shell", { command: ["bash", "-lc", p.input.command] });
+}
+
 async function responses(req, res, body) {
   const input = Array.isArray(body.input) ? body.input : [{ role: "user", content: String(body.input ?? "") }];
   const last = input[input.length - 1] ?? {};
-  const result = last.type === "function_call_output" || last.type === "custom_tool_call_output" ? String(last.output ?? "") : null;
+  // A tool's output is a string, or a list of content items (MCP tools).
+  const outputText = (o) => (Array.isArray(o) ? o.map((c) => c.text ?? "").join("\n") : String(o ?? ""));
+  const result = last.type === "function_call_output" || last.type === "custom_tool_call_output" ? outputText(last.output) : null;
   const lastUser = [...input].reverse().find((i) => i.role === "user");
   const p = plan(lastUser ? responsesInputText(lastUser) : "", result);
+  log?.write(JSON.stringify({ api: "responses", tail: input.slice(-2).map((i) => ({ type: i.type, role: i.role, name: i.name, arguments: i.arguments, output: typeof i.output === "string" ? i.output.slice(0, 300) : i.output, text: i.role ? responsesInputText(i).slice(0, 200) : undefined })), plan: p }) + "\n");
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   let seq = 0;
   const event = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
@@ -135,14 +178,14 @@ async function responses(req, res, body) {
   event("response.created", { response: base });
   const output = [];
   if (p.tool) {
-    const tools = (body.tools ?? []).map((t) => t.name ?? t.function?.name).filter(Boolean);
-    const name = p.tool === "shell" ? (tools.find((n) => n === "shell" || n === "exec_command" || n === "local_shell") ?? "shell") : (tools.find((n) => n === "apply_patch") ?? "apply_patch");
-    const args = p.tool === "shell"
-      ? (name === "exec_command" ? { cmd: p.input.command } : { command: ["bash", "-lc", p.input.command] })
-      : { input: `*** Begin Patch\n*** Add File: ${p.input.path}\n+${p.input.content.trimEnd()}\n*** End Patch\n` };
-    const item = { type: "function_call", id: `fc_${Date.now()}`, call_id: `call_${Date.now()}`, name, arguments: JSON.stringify(args), status: "completed" };
-    event("response.output_item.added", { output_index: 0, item: { ...item, arguments: "" } });
-    event("response.function_call_arguments.delta", { output_index: 0, item_id: item.id, delta: item.arguments });
+    const item = responsesToolCall(p, body.tools ?? []);
+    if (item.type === "custom_tool_call") {
+      event("response.output_item.added", { output_index: 0, item: { ...item, input: "" } });
+      event("response.custom_tool_call_input.delta", { output_index: 0, item_id: item.id, delta: item.input });
+    } else {
+      event("response.output_item.added", { output_index: 0, item: { ...item, arguments: "" } });
+      event("response.function_call_arguments.delta", { output_index: 0, item_id: item.id, delta: item.arguments });
+    }
     event("response.output_item.done", { output_index: 0, item });
     output.push(item);
   } else {
@@ -174,7 +217,7 @@ export function startFakeModels(port = 0) {
       try {
         body = raw ? JSON.parse(raw) : {};
       } catch {}
-      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).map((t) => t.name ?? t.function?.name ?? t.type) }) + "\n");
+      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).map((t) => (t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type)), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
       try {
         const path = req.url.split("?")[0];
         if (req.method === "POST" && path.endsWith("/messages/count_tokens")) {
