@@ -28,6 +28,9 @@ pub struct AgentProfile {
     pub command: String,
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
+    /// Set for an agent installed from the ACP registry (see [`crate::registry`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registry: Option<crate::registry::RegistryMark>,
 }
 
 impl AgentProfile {
@@ -145,6 +148,7 @@ pub fn parse(text: &str, path_for_errors: &str) -> Result<AgentsConfig, ConfigEr
             command,
             args,
             env: entry.env,
+            registry: None,
         });
     }
     Ok(config)

@@ -14,6 +14,7 @@ pub mod inspector;
 pub mod models;
 pub mod permission_rules;
 pub mod process;
+pub mod registry;
 pub mod sessions;
 pub mod terminal;
 pub mod transport;

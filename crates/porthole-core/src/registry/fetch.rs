@@ -1,0 +1,242 @@
+//! Reading the registry (a URL or a file) with a cached last good copy, and downloading
+//! archives with a size cap, a SHA-256 and progress.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::{Registry, RegistryError, format};
+
+/// A registry is a few hundred KiB; anything far larger is not one.
+const MAX_REGISTRY_BYTES: u64 = 16 << 20;
+
+/// What [`load_registry`] read.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fetched {
+    pub registry: Registry,
+    /// Where it was asked for.
+    pub source: String,
+    /// Set when the source could not be read and the cached copy was used: why, and how old
+    /// the copy is, in words for the user.
+    pub offline: Option<String>,
+}
+
+/// Read the registry from `source` (an http(s) or file:// URL, or a path). A good copy is
+/// cached in `cache_dir`; when the source cannot be read or is not a registry, the cached copy
+/// is used and [`Fetched::offline`] says so.
+pub fn load_registry(source: &str, cache_dir: Option<&Path>) -> Result<Fetched, RegistryError> {
+    let cache = cache_dir.map(|dir| cache_file(dir, source));
+    let fresh = read_source(source).and_then(|bytes| Ok((format::parse(&bytes)?, bytes)));
+    match fresh {
+        Ok((registry, bytes)) => {
+            if let Some(cache) = &cache
+                && let Err(e) = write_atomically(cache, &bytes)
+            {
+                // The registry itself is fine; only offline use later suffers.
+                tracing::warn!("cannot cache the registry at {}: {e}", cache.display());
+            }
+            Ok(Fetched {
+                registry,
+                source: source.to_string(),
+                offline: None,
+            })
+        }
+        Err(error) => {
+            let Some(cache) = cache.filter(|c| c.is_file()) else {
+                return Err(error);
+            };
+            let bytes = std::fs::read(&cache).map_err(RegistryError::io(format!(
+                "cannot read the cached registry {}",
+                cache.display()
+            )))?;
+            let registry = format::parse(&bytes)?;
+            let age = std::fs::metadata(&cache)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| SystemTime::now().duration_since(t).ok())
+                .map(describe_age)
+                .unwrap_or_else(|| "at an unknown time".into());
+            Ok(Fetched {
+                registry,
+                source: source.to_string(),
+                offline: Some(format!("{error}; using the copy cached {age}")),
+            })
+        }
+    }
+}
+
+/// One cache file per registry source, so switching registries never mixes their lists.
+fn cache_file(dir: &Path, source: &str) -> PathBuf {
+    let digest = Sha256::digest(source.as_bytes());
+    let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    dir.join(format!("registry-{short}.json"))
+}
+
+fn describe_age(age: Duration) -> String {
+    let minutes = age.as_secs() / 60;
+    match minutes {
+        0 => "less than a minute ago".into(),
+        1..=119 => format!("{minutes} minutes ago"),
+        120..=2879 => format!("{} hours ago", minutes / 60),
+        _ => format!("{} days ago", minutes / 1440),
+    }
+}
+
+fn read_source(source: &str) -> Result<Vec<u8>, RegistryError> {
+    if is_http(source) {
+        let mut bytes = Vec::new();
+        download(
+            source,
+            &mut bytes,
+            MAX_REGISTRY_BYTES,
+            &Timeouts::registry(),
+            &mut |_, _| {},
+        )?;
+        return Ok(bytes);
+    }
+    let path = source.strip_prefix("file://").unwrap_or(source);
+    let file = std::fs::File::open(path).map_err(|e| RegistryError::Fetch {
+        from: source.to_string(),
+        error: e.to_string(),
+    })?;
+    let mut bytes = Vec::new();
+    file.take(MAX_REGISTRY_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| RegistryError::Fetch {
+            from: source.to_string(),
+            error: e.to_string(),
+        })?;
+    if bytes.len() as u64 > MAX_REGISTRY_BYTES {
+        return Err(RegistryError::Format(format!(
+            "{source} is larger than {MAX_REGISTRY_BYTES} bytes"
+        )));
+    }
+    Ok(bytes)
+}
+
+pub(crate) fn is_http(s: &str) -> bool {
+    let lower = s.get(..8).unwrap_or(s).to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
+}
+
+/// How long a download may take to connect, to answer, and in all.
+#[derive(Debug, Clone)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub response: Duration,
+    pub total: Duration,
+}
+
+impl Timeouts {
+    fn registry() -> Self {
+        Self {
+            connect: Duration::from_secs(10),
+            response: Duration::from_secs(20),
+            total: Duration::from_secs(60),
+        }
+    }
+}
+
+/// GET `url` into `out`, refusing more than `max_bytes` (whatever Content-Length claims), and
+/// calling `progress(done, total)` as bytes arrive. Returns the size and the SHA-256.
+pub(crate) fn download(
+    url: &str,
+    out: &mut dyn Write,
+    max_bytes: u64,
+    timeouts: &Timeouts,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+) -> Result<(u64, [u8; 32]), RegistryError> {
+    let refused = |why: String| RegistryError::Download {
+        url: url.to_string(),
+        why,
+    };
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(timeouts.connect))
+        .timeout_recv_response(Some(timeouts.response))
+        .timeout_global(Some(timeouts.total))
+        .user_agent(concat!("porthole/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .into();
+    let response = agent.get(url).call().map_err(|e| RegistryError::Fetch {
+        from: url.to_string(),
+        error: e.to_string(),
+    })?;
+    let total = response
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(total) = total
+        && total > max_bytes
+    {
+        return Err(refused(format!(
+            "it is {total} bytes, more than the limit of {max_bytes}"
+        )));
+    }
+    let mut reader = response.into_body().into_reader();
+    let mut hasher = Sha256::new();
+    let mut done = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    progress(0, total);
+    loop {
+        let n = reader.read(&mut buf).map_err(|e| RegistryError::Fetch {
+            from: url.to_string(),
+            error: e.to_string(),
+        })?;
+        if n == 0 {
+            break;
+        }
+        done += n as u64;
+        // Content-Length may be absent or lie; the cap holds either way.
+        if done > max_bytes {
+            return Err(refused(format!("it is more than the limit of {max_bytes} bytes")));
+        }
+        hasher.update(&buf[..n]);
+        out.write_all(&buf[..n])
+            .map_err(RegistryError::io("cannot write the download"))?;
+        progress(done, total);
+    }
+    if let Some(total) = total
+        && done != total
+    {
+        return Err(refused(format!("it ended after {done} of {total} bytes")));
+    }
+    Ok((done, hasher.finalize().into()))
+}
+
+/// Write `bytes` to `path` so a reader sees the old file or the new one, never half of one.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ages_read_naturally() {
+        assert_eq!(describe_age(Duration::from_secs(30)), "less than a minute ago");
+        assert_eq!(describe_age(Duration::from_secs(600)), "10 minutes ago");
+        assert_eq!(describe_age(Duration::from_secs(5 * 3600)), "5 hours ago");
+        assert_eq!(describe_age(Duration::from_secs(3 * 86400)), "3 days ago");
+    }
+
+    #[test]
+    fn each_source_has_its_own_cache_file() {
+        let dir = Path::new("/c");
+        assert_ne!(
+            cache_file(dir, "https://a/r.json"),
+            cache_file(dir, "https://b/r.json")
+        );
+        assert!(is_http("HTTPS://x") && is_http("http://x") && !is_http("/tmp/r.json"));
+    }
+}

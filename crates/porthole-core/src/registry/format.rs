@@ -1,0 +1,262 @@
+//! The registry's published JSON (`registry.json`): `version` and `agents[]`, each agent with
+//! an id, a name, a version, a description, an icon URL and how it is distributed
+//! (`binary` archives per platform target, or an `npx` / `uvx` package).
+//!
+//! Parsing is tolerant: unknown fields are ignored (the format grows), and an entry that is
+//! malformed becomes a problem in [`Registry::problems`] instead of failing the whole registry.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::RegistryError;
+
+/// The registry as read: the usable agents, and one problem per entry that was skipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Registry {
+    pub version: String,
+    pub agents: Vec<RegistryAgent>,
+    pub problems: Vec<String>,
+}
+
+impl Registry {
+    pub fn agent(&self, id: &str) -> Option<&RegistryAgent> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegistryAgent {
+    pub id: String,
+    pub name: String,
+    pub version: String,
+    #[serde(default)]
+    pub description: String,
+    /// A URL of an SVG; a front end must render it as an image, never inline it as markup.
+    #[serde(default)]
+    pub icon: Option<String>,
+    #[serde(default)]
+    pub repository: Option<String>,
+    #[serde(default)]
+    pub website: Option<String>,
+    #[serde(default)]
+    pub license: Option<String>,
+    #[serde(default)]
+    pub authors: Vec<String>,
+    pub distribution: Distribution,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Platform target (`linux-x86_64`, `darwin-aarch64`, ...) to its archive.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub binary: BTreeMap<String, BinaryTarget>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub npx: Option<PackageDistribution>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uvx: Option<PackageDistribution>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BinaryTarget {
+    /// URL of a `.tar.gz`/`.tgz`, `.tar.bz2`/`.tbz2`, `.zip`, or a raw executable.
+    pub archive: String,
+    /// The program, relative to where the archive is extracted (`./goose`).
+    pub cmd: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Hex SHA-256 of the archive, when the registry gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageDistribution {
+    /// The package, usually with its version (`@scope/agent@1.2.0`, `agent==1.2.0`).
+    pub package: String,
+    /// A command of the package to run when it is not the package's default one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmd: Option<String>,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// How an agent is installed and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DistributionKind {
+    Binary,
+    Npx,
+    Uvx,
+}
+
+impl std::fmt::Display for DistributionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Binary => "binary",
+            Self::Npx => "npx",
+            Self::Uvx => "uvx",
+        })
+    }
+}
+
+impl RegistryAgent {
+    /// How this agent would be installed on `target`: a binary built for it first (it needs
+    /// nothing else installed), then npx, then uvx.
+    pub fn kind_for(&self, target: Option<&str>) -> Option<DistributionKind> {
+        if target.is_some_and(|t| self.distribution.binary.contains_key(t)) {
+            Some(DistributionKind::Binary)
+        } else if self.distribution.npx.is_some() {
+            Some(DistributionKind::Npx)
+        } else if self.distribution.uvx.is_some() {
+            Some(DistributionKind::Uvx)
+        } else {
+            None
+        }
+    }
+}
+
+/// This machine's platform target as the registry names it, `None` on platforms it has none for.
+pub fn current_target() -> Option<&'static str> {
+    target_name(std::env::consts::OS, std::env::consts::ARCH)
+}
+
+fn target_name(os: &str, arch: &str) -> Option<&'static str> {
+    Some(match (os, arch) {
+        ("linux", "x86_64") => "linux-x86_64",
+        ("linux", "aarch64") => "linux-aarch64",
+        ("macos", "x86_64") => "darwin-x86_64",
+        ("macos", "aarch64") => "darwin-aarch64",
+        ("windows", "x86_64") => "windows-x86_64",
+        ("windows", "aarch64") => "windows-aarch64",
+        _ => return None,
+    })
+}
+
+/// Whether `candidate` is a newer version than `installed`: by semantic versioning when both
+/// parse, otherwise any difference counts (a registry only ever moves forward).
+pub fn is_newer(candidate: &str, installed: &str) -> bool {
+    match (
+        semver::Version::parse(candidate),
+        semver::Version::parse(installed),
+    ) {
+        (Ok(c), Ok(i)) => c > i,
+        _ => candidate != installed,
+    }
+}
+
+/// Parse the registry's JSON. Only a document that is not a registry at all is an error.
+pub fn parse(bytes: &[u8]) -> Result<Registry, RegistryError> {
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| RegistryError::Format(format!("not JSON: {e}")))?;
+    let entries = doc
+        .get("agents")
+        .and_then(|a| a.as_array())
+        .ok_or_else(|| RegistryError::Format("no `agents` list".into()))?;
+    let mut registry = Registry {
+        version: doc
+            .get("version")
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string(),
+        ..Registry::default()
+    };
+    for (index, entry) in entries.iter().enumerate() {
+        let label = match entry.get("id").and_then(|i| i.as_str()) {
+            Some(id) => format!("agent `{id}`"),
+            None => format!("agent #{}", index + 1),
+        };
+        let agent = match serde_json::from_value::<RegistryAgent>(entry.clone()) {
+            Ok(agent) => agent,
+            Err(e) => {
+                registry.problems.push(format!("{label}: {e}"));
+                continue;
+            }
+        };
+        if let Err(why) = check(&agent) {
+            registry.problems.push(format!("{label}: {why}"));
+        } else if registry.agent(&agent.id).is_some() {
+            registry
+                .problems
+                .push(format!("{label}: listed twice; the first entry is used"));
+        } else {
+            registry.agents.push(agent);
+        }
+    }
+    Ok(registry)
+}
+
+/// Lower-case letters, digits and `-`, starting with a letter: safe as a folder name.
+pub(crate) fn is_plain_id(id: &str) -> bool {
+    id.starts_with(|c: char| c.is_ascii_lowercase())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// The id and version become directory names, so they must be plain words.
+fn check(agent: &RegistryAgent) -> Result<(), String> {
+    if !is_plain_id(&agent.id) {
+        return Err("the id must be lower-case letters, digits and `-`".into());
+    }
+    let version_ok = agent.version.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && agent
+            .version
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_'));
+    if !version_ok {
+        return Err(format!("unusable version `{}`", agent.version));
+    }
+    if agent.name.trim().is_empty() {
+        return Err("no name".into());
+    }
+    let d = &agent.distribution;
+    if [&d.npx, &d.uvx]
+        .into_iter()
+        .flatten()
+        .any(|p| p.package.trim().is_empty())
+    {
+        return Err("a package distribution without a package".into());
+    }
+    if d.binary.is_empty() && d.npx.is_none() && d.uvx.is_none() {
+        return Err("no distribution this client knows (binary, npx, uvx)".into());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_named_as_the_registry_names_them() {
+        assert_eq!(target_name("linux", "x86_64"), Some("linux-x86_64"));
+        assert_eq!(target_name("macos", "aarch64"), Some("darwin-aarch64"));
+        assert_eq!(target_name("freebsd", "x86_64"), None);
+        assert!(current_target().is_some());
+    }
+
+    #[test]
+    fn newer_versions() {
+        assert!(is_newer("1.10.0", "1.9.3"));
+        assert!(!is_newer("1.9.3", "1.10.0"));
+        assert!(!is_newer("1.0.0", "1.0.0"));
+        assert!(is_newer("1.0.0", "1.0.0-preview.2"));
+        assert!(is_newer("nightly-2", "nightly-1"));
+    }
+
+    #[test]
+    fn binary_first_then_npx_then_uvx() {
+        let text = r#"{"agents": [{"id": "a", "name": "A", "version": "1.0.0",
+            "distribution": {"uvx": {"package": "a"}, "npx": {"package": "a"},
+                             "binary": {"linux-x86_64": {"archive": "u", "cmd": "./a"}}}}]}"#;
+        let r = parse(text.as_bytes()).unwrap();
+        let a = &r.agents[0];
+        assert_eq!(a.kind_for(Some("linux-x86_64")), Some(DistributionKind::Binary));
+        assert_eq!(a.kind_for(Some("darwin-aarch64")), Some(DistributionKind::Npx));
+    }
+}
