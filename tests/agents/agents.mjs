@@ -18,6 +18,8 @@ export const AGENTS = [
     entry: "@agentclientprotocol/claude-agent-acp/dist/index.js",
     /** Permission requests in "default" mode (the default is "auto", which asks a classifier). */
     mode: "default",
+    /** AskUserQuestion becomes a form whose first question is the field `question_0`. */
+    questionTool: { field: "question_0" },
     /** The environment for a run against the fake API; `signedIn: false` leaves out the key. */
     env({ baseUrl, home, signedIn = true, mcp }) {
       mkdirSync(join(home, ".claude"), { recursive: true });
@@ -50,6 +52,9 @@ export const AGENTS = [
     /** Permission requests for edits: "read-only" asks before every edit ("agent", the default,
      * lets a reviewer model decide; "workspace-write" edits the workspace without asking). */
     mode: "read-only",
+    questionTool: {
+      skip: "request_user_input answers \"unavailable in Default mode\": it needs the Plan collaboration mode, a config option porthole-cli cannot set",
+    },
     env({ baseUrl, home, signedIn = true, mcp }) {
       // A model provider of our own on 127.0.0.1; signed out, it requires an OpenAI sign-in
       // (so the agent answers auth_required) while still pointing nowhere but loopback.

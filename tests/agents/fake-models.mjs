@@ -5,6 +5,7 @@
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
 //   [[mcp TOOL]]         call the MCP tool named TOOL (whatever prefix the agent gives it)
+//   [[ask]]              ask the user "Which color?" (Teal / Orange) with the agent's question tool
 //   [[slow N]]           stream N chunks, 200 ms apart (long enough to cancel mid-turn)
 //   anything else        stream "Porthole fake model says: <prompt>" in several chunks
 //
@@ -23,6 +24,9 @@ export function chunks(text) {
 }
 
 /** What the scripted model does with `prompt` (the latest user text) or a tool result. */
+/** The question of [[ask]], in the shape both agents' question tools take. */
+const QUESTION = { id: "color", header: "Color", question: "Which color?", options: [{ label: "Teal", description: "a blue green" }, { label: "Orange", description: "a warm one" }] };
+
 export function plan(prompt, toolResult) {
   if (toolResult !== null) {
     const last = String(toolResult).split("\n").filter((l) => l.trim()).pop() ?? "";
@@ -32,6 +36,7 @@ export function plan(prompt, toolResult) {
   if (m) return { tool: "write", input: { path: m[1], content: `${m[2]}\n` } };
   m = /\[\[shell ([^\]]*)\]\]/.exec(prompt);
   if (m) return { tool: "shell", input: { command: m[1] } };
+  if (/\[\[ask\]\]/.test(prompt)) return { tool: "ask", input: QUESTION };
   m = /\[\[mcp (\S+)\]\]/.exec(prompt);
   if (m) return { tool: "mcp", name: m[1], input: {} };
   m = /\[\[slow (\d+)\]\]/.exec(prompt);
@@ -59,6 +64,7 @@ function anthropicToolResult(content) {
 function anthropicTool(tools, kind, mcpName) {
   const names = (tools ?? []).map((t) => t.name);
   if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`__${mcpName}`)) ?? null;
+  if (kind === "ask") return names.find((n) => n === "AskUserQuestion") ?? null;
   const want = kind === "write" ? ["Write"] : ["Bash"];
   for (const w of want) {
     const found = names.find((n) => n === `mcp__acp__${w}`) ?? names.find((n) => n === w) ?? names.find((n) => n.endsWith(`__${w}`));
@@ -88,7 +94,7 @@ async function anthropic(req, res, body) {
   let blocks;
   if (p.tool) {
     const name = anthropicTool(body.tools, p.tool, p.name);
-    const input = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, description: "Run the command" } : p.input;
+    const input = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, multiSelect: false }] } : p.input;
     blocks = name ? [{ type: "tool_use", id: `toolu_${Date.now()}`, name, input }] : [{ type: "text", text: `no ${p.tool} tool offered` }];
   } else {
     blocks = [{ type: "text", text: p.text }];
@@ -151,6 +157,7 @@ function responsesToolCall(p, tools) {
     if (offered.has("apply_patch")) return call("apply_patch", { input: patch });
     return call("exec_command", { cmd: `apply_patch <<'PATCH'\n${patch}\nPATCH\n` });
   }
+  if (p.tool === "ask") return call("request_user_input", { questions: [p.input] });
   if (p.tool === "mcp") {
     // Codex groups an MCP server's tools in a namespace tool (`mcp__<server>`); a call names
     // the tool and its namespace.
