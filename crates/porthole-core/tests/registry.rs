@@ -1,0 +1,549 @@
+//! The ACP registry in core: reading it (with the offline cache), and installing, updating and
+//! removing agents, against a fixture registry served on 127.0.0.1 with archives built here.
+
+mod registry_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use porthole_core::registry::{
+    self, DistributionKind, InstallOutcome, Installer, Progress, RegistryError, Status,
+};
+use registry_support::{Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
+use serde_json::json;
+
+const ECHO: &str = "echo \"agent ran: $*\"";
+
+fn installer(dir: &Path) -> Installer {
+    Installer::new(dir.join("agents"))
+}
+
+/// Serve `archive` at `path` and a registry listing it as agent `id` at `/registry.json`.
+fn publish(server: &Server, id: &str, version: &str, path: &str, archive: Vec<u8>, sha: Option<&str>) {
+    server.serve(path, archive);
+    server.serve(
+        "/registry.json",
+        registry_support::registry(vec![binary_agent(id, version, &server.url(path), sha)]),
+    );
+}
+
+fn fetch_agent(server: &Server, cache: &Path, id: &str) -> registry::RegistryAgent {
+    let fetched = registry::load_registry(&server.url("/registry.json"), Some(cache)).unwrap();
+    assert!(fetched.offline.is_none(), "{:?}", fetched.offline);
+    fetched
+        .registry
+        .agent(id)
+        .cloned()
+        .expect("agent in the registry")
+}
+
+fn no_progress() -> impl FnMut(Progress) {
+    |_| {}
+}
+
+/// Run an installed agent's command as a front end would and return its stdout.
+fn run_installed(agent: &registry::InstalledAgent) -> String {
+    let out = Command::new(&agent.command)
+        .args(&agent.args)
+        .args(["hello"])
+        .envs(&agent.env)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn agent_archive(exec_line: &str) -> Vec<u8> {
+    let script = agent_script(exec_line);
+    tar_gz(&[
+        Entry::Dir("./bin/"),
+        // Mode 0644 on purpose: the installer makes the command executable.
+        Entry::File("./bin/agent", &script, 0o644),
+        Entry::File("./share/README", b"docs", 0o644),
+        Entry::Symlink("./bin/readme", "../share/README"),
+        Entry::HardLink("./share/README.copy", "./share/README"),
+    ])
+}
+
+#[test]
+fn installs_a_binary_agent_that_then_runs_from_the_data_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let archive = agent_archive(ECHO);
+    let size = archive.len() as u64;
+    let sha = sha256_hex(&archive);
+    publish(
+        &server,
+        "fixture",
+        "1.0.0",
+        "/fixture-1.0.0.tar.gz",
+        archive,
+        Some(&sha),
+    );
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "fixture");
+    let installer = installer(dir.path());
+    assert_eq!(
+        Status::of(&agent, &installer.installed().unwrap()),
+        Status::NotInstalled
+    );
+
+    let mut seen = Vec::new();
+    let outcome = installer.install(&agent, &mut |p| seen.push(p)).unwrap();
+    let InstallOutcome::Installed { agent: installed } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    let home = dir.path().join("agents/fixture/1.0.0");
+    assert_eq!(installed.path.as_deref(), Some(home.as_path()));
+    assert_eq!(Path::new(&installed.command), home.join("bin/agent"));
+    assert_eq!(installed.kind, DistributionKind::Binary);
+    assert_eq!(run_installed(installed), "agent ran: hello\n");
+    assert_eq!(std::fs::read(home.join("bin/readme")).unwrap(), b"docs");
+    assert_eq!(std::fs::read(home.join("share/README.copy")).unwrap(), b"docs");
+    // Progress: starts at zero, ends at the full size with the total known, then extraction.
+    assert_eq!(
+        seen.first(),
+        Some(&Progress::Downloading {
+            done: 0,
+            total: Some(size)
+        })
+    );
+    assert!(seen.contains(&Progress::Downloading {
+        done: size,
+        total: Some(size)
+    }));
+    assert_eq!(seen.last(), Some(&Progress::Extracting));
+    // No temporary files left beside the version folder.
+    let names: Vec<String> = std::fs::read_dir(dir.path().join("agents/fixture"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["1.0.0"]);
+
+    // Recorded, and offered as a profile marked as from the registry.
+    assert_eq!(installer.installed().unwrap(), vec![installed.clone()]);
+    assert_eq!(
+        Status::of(&agent, &installer.installed().unwrap()),
+        Status::Installed
+    );
+    let profiles = registry::installed_profiles(&dir.path().join("agents")).unwrap();
+    assert_eq!(profiles.len(), 1);
+    assert_eq!(profiles[0].id, "fixture");
+    assert_eq!(profiles[0].name, "Fixture fixture");
+    assert_eq!(profiles[0].registry.as_ref().unwrap().version, "1.0.0");
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("agents/installed.json")).unwrap()).unwrap();
+    assert_eq!(record["agents"][0]["env"]["FIXTURE_FLAG"], "from-registry");
+
+    // Installing again downloads nothing.
+    let downloads = server
+        .requests()
+        .iter()
+        .filter(|r| r.ends_with(".tar.gz"))
+        .count();
+    let again = installer.install(&agent, &mut no_progress()).unwrap();
+    assert!(
+        matches!(again, InstallOutcome::AlreadyInstalled { .. }),
+        "{again:?}"
+    );
+    assert_eq!(
+        server
+            .requests()
+            .iter()
+            .filter(|r| r.ends_with(".tar.gz"))
+            .count(),
+        downloads
+    );
+}
+
+#[test]
+fn tar_bz2_zip_and_raw_programs_install_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let script = agent_script(ECHO);
+    let entries = [Entry::File("bin/agent", &script, 0o755)];
+    for (path, archive) in [
+        ("/a.tar.bz2", registry_support::tar_bz2(&entries)),
+        ("/a.tbz2", registry_support::tar_bz2(&entries)),
+        ("/a.zip", registry_support::zip(&entries)),
+        ("/a.tgz", tar_gz(&entries)),
+    ] {
+        let id = format!("fmt-{}", path.rsplit('.').next().unwrap().replace('2', "two"));
+        publish(&server, &id, "1.0.0", path, archive, None);
+        let agent = fetch_agent(&server, &dir.path().join("cache"), &id);
+        let outcome = installer(dir.path()).install(&agent, &mut no_progress()).unwrap();
+        assert_eq!(run_installed(outcome.agent()), "agent ran: hello\n", "{path}");
+    }
+    // A raw program: the download is the command itself.
+    server.serve("/agent-linux", script.clone());
+    let target = registry::current_target().unwrap();
+    server.serve(
+        "/registry.json",
+        registry_support::registry(vec![json!({
+            "id": "raw", "name": "Raw", "version": "0.1.0", "description": "d",
+            "distribution": {"binary": {target: {
+                "archive": server.url("/agent-linux"), "cmd": "./raw-agent",
+                "args": ["--from-registry"], "env": {"FIXTURE_FLAG": "from-registry"}}}}
+        })]),
+    );
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "raw");
+    let outcome = installer(dir.path()).install(&agent, &mut no_progress()).unwrap();
+    assert!(outcome.agent().command.ends_with("raw/0.1.0/raw-agent"));
+    assert_eq!(run_installed(outcome.agent()), "agent ran: hello\n");
+}
+
+/// Install `archive` as agent `id` and return the error; nothing may be left behind.
+fn refused(archive: Vec<u8>, path: &str, sha: Option<&str>) -> (RegistryError, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    publish(&server, "bad", "1.0.0", path, archive, sha);
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "bad");
+    let installer = installer(dir.path());
+    let err = installer.install(&agent, &mut no_progress()).unwrap_err();
+    assert!(installer.installed().unwrap().is_empty());
+    assert!(
+        !dir.path().join("agents/bad").exists(),
+        "{err}: files left behind"
+    );
+    (err, dir)
+}
+
+#[test]
+fn corrupt_archives_are_refused_and_leave_nothing() {
+    let (err, _) = refused(b"this is not gzip at all".to_vec(), "/bad.tar.gz", None);
+    assert!(matches!(err, RegistryError::CorruptArchive(_)), "{err}");
+    assert!(err.to_string().contains(".tar.gz"), "{err}");
+
+    let mut truncated = agent_archive(ECHO);
+    truncated.truncate(truncated.len() / 2);
+    let (err, _) = refused(truncated, "/bad.tar.gz", None);
+    assert!(matches!(err, RegistryError::CorruptArchive(_)), "{err}");
+
+    let zip = registry_support::zip(&[Entry::File("bin/agent", b"x", 0o755)]);
+    let (err, _) = refused(zip[..zip.len() - 30].to_vec(), "/bad.zip", None);
+    assert!(matches!(err, RegistryError::CorruptArchive(_)), "{err}");
+
+    // A sound archive without the registry's `cmd` in it.
+    let (err, _) = refused(tar_gz(&[Entry::File("other", b"x", 0o755)]), "/bad.tar.gz", None);
+    assert!(err.to_string().contains("./bin/agent"), "{err}");
+}
+
+#[test]
+fn entries_that_escape_the_install_folder_are_refused() {
+    let script = agent_script(ECHO);
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "dot-dot",
+            tar_gz(&[
+                Entry::File("bin/agent", &script, 0o755),
+                Entry::File("../../escaped", b"x", 0o644),
+            ]),
+            "..",
+        ),
+        (
+            "absolute",
+            tar_gz(&[Entry::File("/tmp/porthole-escaped", b"x", 0o644)]),
+            "absolute",
+        ),
+        (
+            "symlink out",
+            tar_gz(&[Entry::Symlink("bin/agent", "../../../../../../bin/sh")]),
+            "outside",
+        ),
+        (
+            "symlink absolute",
+            tar_gz(&[Entry::Symlink("bin/agent", "/bin/sh")]),
+            "outside",
+        ),
+        (
+            // Each link alone stays inside; followed together they lead out.
+            "symlink chain",
+            tar_gz(&[
+                Entry::File("bin/agent", &script, 0o755),
+                Entry::Symlink("here", "."),
+                Entry::Symlink("up", "here/.."),
+            ]),
+            "leads outside",
+        ),
+        (
+            "write through a symlink",
+            tar_gz(&[
+                Entry::Symlink("lib", "bin"),
+                Entry::File("lib/agent", &script, 0o755),
+            ]),
+            "below the symlink",
+        ),
+        (
+            "hard link out",
+            tar_gz(&[Entry::HardLink("bin/agent", "../../../../etc/passwd")]),
+            "hard link",
+        ),
+    ];
+    for (what, archive, says) in cases {
+        let (err, dir) = refused(archive, "/bad.tar.gz", None);
+        assert!(matches!(err, RegistryError::UnsafeArchive(_)), "{what}: {err}");
+        assert!(err.to_string().contains(says), "{what}: {err}");
+        assert!(
+            !dir.path().join("escaped").exists() && !dir.path().parent().unwrap().join("escaped").exists()
+        );
+    }
+    assert!(!Path::new("/tmp/porthole-escaped").exists());
+
+    let zip = registry_support::zip(&[Entry::File("../zip-escaped", b"x", 0o644)]);
+    let (err, _) = refused(zip, "/bad.zip", None);
+    assert!(err.to_string().contains(".."), "{err}");
+    let zip = registry_support::zip(&[Entry::Symlink("bin/agent", "/etc/passwd")]);
+    let (err, _) = refused(zip, "/bad.zip", None);
+    assert!(err.to_string().contains("outside"), "{err}");
+}
+
+#[test]
+fn a_wrong_checksum_is_refused() {
+    let archive = agent_archive(ECHO);
+    let wrong = sha256_hex(b"something else");
+    let (err, _) = refused(archive, "/agent.tar.gz", Some(&wrong));
+    assert!(
+        err.to_string().contains("SHA-256") && err.to_string().contains(&wrong),
+        "{err}"
+    );
+}
+
+#[test]
+fn oversized_downloads_and_archive_bombs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let archive = agent_archive(ECHO);
+    let mut installer = installer(dir.path());
+    installer.limits.max_download_bytes = archive.len() as u64 - 1;
+    for without_length in [false, true] {
+        // Without Content-Length only counting the bytes catches it.
+        if without_length {
+            server.serve_unsized("/big.tar.gz", archive.clone());
+        } else {
+            server.serve("/big.tar.gz", archive.clone());
+        }
+        server.serve(
+            "/registry.json",
+            registry_support::registry(vec![binary_agent(
+                "big",
+                "1.0.0",
+                &server.url("/big.tar.gz"),
+                None,
+            )]),
+        );
+        let agent = fetch_agent(&server, &dir.path().join("cache"), "big");
+        let err = installer.install(&agent, &mut no_progress()).unwrap_err();
+        assert!(err.to_string().contains("limit"), "{err}");
+        assert!(!dir.path().join("agents/big").exists());
+    }
+
+    // 8 MiB of zeros compress to a few KiB; the unpacked limit stops them.
+    let zeros = vec![0u8; 8 << 20];
+    let bomb = tar_gz(&[Entry::File("bin/agent", &zeros, 0o755)]);
+    assert!(bomb.len() < 100_000);
+    publish(&server, "bomb", "1.0.0", "/bomb.tar.gz", bomb, None);
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "bomb");
+    let mut installer = self::installer(dir.path());
+    installer.limits.max_unpacked_bytes = 1 << 20;
+    let err = installer.install(&agent, &mut no_progress()).unwrap_err();
+    assert!(
+        matches!(err, RegistryError::UnsafeArchive(_)) && err.to_string().contains("unpacks"),
+        "{err}"
+    );
+}
+
+fn package_registry(server: &Server) {
+    server.serve(
+        "/registry.json",
+        registry_support::registry(vec![
+            json!({"id": "npx-agent", "name": "Npx Agent", "version": "2.0.0", "description": "d",
+                   "distribution": {"npx": {"package": "@fixture/npx-agent@2.0.0", "args": ["--acp"],
+                                            "env": {"A": "1"}}}}),
+            json!({"id": "uvx-agent", "name": "Uvx Agent", "version": "0.3.0", "description": "d",
+                   "distribution": {"uvx": {"package": "uvx-agent", "cmd": "uvx-agent-acp"}}}),
+        ]),
+    );
+}
+
+#[test]
+fn npx_and_uvx_agents_become_commands_when_the_tool_is_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    package_registry(&server);
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let mut installer = installer(dir.path());
+    installer.path_env = Some(bin.clone().into_os_string());
+
+    // Missing tools: a clear message naming what to install, and nothing recorded.
+    let npx = fetch_agent(&server, &dir.path().join("cache"), "npx-agent");
+    let uvx = fetch_agent(&server, &dir.path().join("cache"), "uvx-agent");
+    let err = installer.install(&npx, &mut no_progress()).unwrap_err();
+    assert!(matches!(err, RegistryError::MissingTool(_)), "{err}");
+    assert!(
+        err.to_string().contains("npx") && err.to_string().contains("Node.js"),
+        "{err}"
+    );
+    let err = installer.install(&uvx, &mut no_progress()).unwrap_err();
+    assert!(err.to_string().contains("install uv"), "{err}");
+    assert!(installer.installed().unwrap().is_empty());
+
+    for tool in ["npx", "uvx"] {
+        std::fs::write(bin.join(tool), "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join(tool), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let npx = installer.install(&npx, &mut no_progress()).unwrap();
+    let npx = npx.agent();
+    assert_eq!((npx.command.as_str(), npx.kind), ("npx", DistributionKind::Npx));
+    assert_eq!(npx.args, ["-y", "@fixture/npx-agent@2.0.0", "--acp"]);
+    assert_eq!(npx.env.get("A").map(String::as_str), Some("1"));
+    assert_eq!(npx.path, None);
+    let uvx = installer.install(&uvx, &mut no_progress()).unwrap();
+    assert_eq!(uvx.agent().command, "uvx");
+    assert_eq!(uvx.agent().args, ["--from", "uvx-agent==0.3.0", "uvx-agent-acp"]);
+    assert_eq!(installer.installed().unwrap().len(), 2);
+    // Removing a package agent only forgets it.
+    installer.remove("npx-agent").unwrap();
+    assert_eq!(installer.installed().unwrap().len(), 1);
+}
+
+#[test]
+fn updates_to_a_newer_version_and_removes_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let cache = dir.path().join("cache");
+    let installer = installer(dir.path());
+    publish(
+        &server,
+        "fixture",
+        "1.0.0",
+        "/v1.tar.gz",
+        agent_archive("echo v1"),
+        None,
+    );
+    installer
+        .install(&fetch_agent(&server, &cache, "fixture"), &mut no_progress())
+        .unwrap();
+
+    // A broken newer version fails and leaves the installed one as it was.
+    publish(
+        &server,
+        "fixture",
+        "1.1.0",
+        "/v1.1.tar.gz",
+        b"garbage".to_vec(),
+        None,
+    );
+    let broken = fetch_agent(&server, &cache, "fixture");
+    assert!(installer.install(&broken, &mut no_progress()).is_err());
+    let installed = installer.installed().unwrap();
+    assert_eq!(installed[0].version, "1.0.0");
+    assert_eq!(run_installed(&installed[0]), "v1\n");
+    assert!(!dir.path().join("agents/fixture/1.1.0").exists());
+
+    publish(
+        &server,
+        "fixture",
+        "1.10.0",
+        "/v1.10.tar.gz",
+        agent_archive("echo v1.10"),
+        None,
+    );
+    let newer = fetch_agent(&server, &cache, "fixture");
+    assert_eq!(
+        Status::of(&newer, &installer.installed().unwrap()),
+        Status::UpdateAvailable {
+            installed: "1.0.0".into()
+        }
+    );
+    let outcome = installer.install(&newer, &mut no_progress()).unwrap();
+    let InstallOutcome::Updated { from, agent } = &outcome else {
+        panic!("{outcome:?}")
+    };
+    assert_eq!((from.as_str(), agent.version.as_str()), ("1.0.0", "1.10.0"));
+    assert_eq!(run_installed(agent), "v1.10\n");
+    assert!(
+        !dir.path().join("agents/fixture/1.0.0").exists(),
+        "the old version is deleted"
+    );
+
+    let gone = installer.remove("fixture").unwrap();
+    assert_eq!(gone.version, "1.10.0");
+    assert!(!dir.path().join("agents/fixture").exists());
+    assert!(installer.installed().unwrap().is_empty());
+    assert!(matches!(
+        installer.remove("fixture"),
+        Err(RegistryError::NotInstalled(_))
+    ));
+}
+
+#[test]
+fn works_offline_from_the_last_good_copy() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let server = Server::start();
+    publish(
+        &server,
+        "fixture",
+        "1.0.0",
+        "/a.tar.gz",
+        agent_archive(ECHO),
+        None,
+    );
+    let url = server.url("/registry.json");
+    let online = registry::load_registry(&url, Some(&cache)).unwrap();
+    assert!(online.offline.is_none());
+
+    // A broken answer does not replace the good copy.
+    server.serve("/registry.json", "<html>maintenance</html>");
+    let broken = registry::load_registry(&url, Some(&cache)).unwrap();
+    assert!(
+        broken.offline.as_deref().unwrap().contains("not JSON"),
+        "{:?}",
+        broken.offline
+    );
+    assert_eq!(broken.registry, online.registry);
+
+    server.stop();
+    let offline = registry::load_registry(&url, Some(&cache)).unwrap();
+    let note = offline.offline.expect("says it is offline");
+    assert!(note.contains("cached") && note.contains("127.0.0.1"), "{note}");
+    assert_eq!(offline.registry, online.registry);
+    // With nothing cached, offline is an error that names the source.
+    let err = registry::load_registry(&url, Some(&dir.path().join("empty"))).unwrap_err();
+    assert!(err.to_string().contains("127.0.0.1"), "{err}");
+    assert!(registry::load_registry(&url, None).is_err());
+}
+
+#[test]
+fn reads_files_and_reports_bad_entries_without_failing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("registry.json");
+    std::fs::write(
+        &file,
+        registry_support::registry(vec![
+            json!({"id": "good", "name": "Good", "version": "1.0.0", "description": "d",
+                   "distribution": {"npx": {"package": "good@1.0.0"}}, "preview": {"version": "2"}}),
+            json!({"id": "no-name", "version": "1.0.0", "distribution": {"npx": {"package": "x"}}}),
+            json!({"id": "../../etc", "name": "Evil", "version": "1.0.0", "distribution": {"npx": {"package": "x"}}}),
+            json!({"id": "dots", "name": "Dots", "version": "../1", "distribution": {"npx": {"package": "x"}}}),
+            json!({"id": "future", "name": "Future", "version": "1.0.0", "distribution": {"flatpak": {}}}),
+            json!({"id": "good", "name": "Again", "version": "1.0.0", "distribution": {"npx": {"package": "x"}}}),
+            json!("not an object"),
+        ]),
+    )
+    .unwrap();
+    for source in [file.display().to_string(), format!("file://{}", file.display())] {
+        let fetched = registry::load_registry(&source, None).unwrap();
+        let ids: Vec<&str> = fetched.registry.agents.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["good"]);
+        let problems = fetched.registry.problems.join("\n");
+        assert_eq!(fetched.registry.problems.len(), 6, "{problems}");
+        for id in ["no-name", "../../etc", "dots", "future", "listed twice", "#7"] {
+            assert!(problems.contains(id), "{id} in {problems}");
+        }
+    }
+    std::fs::write(&file, r#"{"version": "1.0.0"}"#).unwrap();
+    let err = registry::load_registry(&file.display().to_string(), None).unwrap_err();
+    assert!(err.to_string().contains("agents"), "{err}");
+}
