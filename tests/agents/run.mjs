@@ -6,7 +6,7 @@
 //   node tests/agents/run.mjs            (scripts/test-agents sets the paths below)
 //   PORTHOLE_CLI=... PORTHOLE_AGENT_CACHE=... node tests/agents/run.mjs [agent-id ...]
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,9 @@ if (!cli || !existsSync(cli)) throw new Error(`PORTHOLE_CLI (${cli}) is not a bu
 if (!cache) throw new Error("PORTHOLE_AGENT_CACHE is not set (scripts/test-agents installs the agents there)");
 
 const cliHelp = execFileSync(cli, ["--help"], { encoding: "utf8" });
+// Every workspace, HOME and log of this run lies under one folder, removed at the end unless
+// PORTHOLE_AGENTS_KEEP=1 (agents' homes hold databases and logs: tens of MB per run).
+const root = mkdtempSync(join(tmpdir(), "porthole-agents-run-"));
 const server = await startFakeModels();
 const baseUrl = `http://127.0.0.1:${server.address().port}`;
 // Credentials or endpoints from the caller's environment must never reach an agent.
@@ -32,12 +35,12 @@ const ELICIT_MCP = { name: "porthole-elicit", command: process.execPath, args: [
  * keeps its stored sessions under HOME); returns { code, events, stderr, home, acp }, where
  * `acp` is the JSON-RPC traffic seen by acp-tap.mjs between the CLI and the agent. */
 async function runCli(agent, args, { signedIn = true, workspace, home: givenHome, mcp } = {}) {
-  const ws = workspace ?? mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-ws-`));
-  const home = givenHome ?? mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-home-`));
+  const ws = workspace ?? mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  const home = givenHome ?? mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
   const env = { ...process.env };
   for (const k of CLEARED) delete env[k];
   Object.assign(env, agent.env({ baseUrl, home, signedIn, mcp }));
-  const tapLog = join(mkdtempSync(join(tmpdir(), "porthole-agent-tap-")), "acp.jsonl");
+  const tapLog = join(mkdtempSync(join(root, "porthole-agent-tap-")), "acp.jsonl");
   const command = `node ${join(here, "acp-tap.mjs")} ${tapLog} node ${join(cache, "node_modules", agent.entry)}`;
   // Asynchronous: the fake model API answers from this same process while the agent runs.
   return new Promise((resolve) => {
@@ -87,7 +90,7 @@ const FLOWS = [
     return `${chunks.length} chunks${before ? `; the agent put "${before.slice(0, 50)}..." first` : ""}`;
   }],
   ["edit a file (permission asked)", async (agent) => {
-    const ws = mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-ws-`));
+    const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
     writeFileSync(join(ws, "notes.txt"), "original\n");
     const target = join(ws, "notes.txt");
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", `[[edit ${target} edited by a real agent]]`], { workspace: ws });
@@ -126,7 +129,7 @@ const FLOWS = [
     return "stopReason cancelled";
   }],
   ["sessions: list, load, resume, fork", async (agent) => {
-    const ws = mkdtempSync(join(tmpdir(), `porthole-agent-${agent.id}-ws-`));
+    const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
     const first = await runCli(agent, ["remember porthole-marker-17"], { workspace: ws });
     ok(first);
     const caps = first.events.find((e) => e.type === "initialized").agentCapabilities;
@@ -167,7 +170,7 @@ const FLOWS = [
     // agent must pass it on as ACP elicitation/create and hand the answer back to the server,
     // whose tool result the fake model then repeats.
     const color = `teal-${process.pid}`;
-    const answers = join(mkdtempSync(join(tmpdir(), "porthole-agent-answers-")), "answers.json");
+    const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
     writeFileSync(answers, JSON.stringify({ color }));
     const notes = [];
     for (const [elicit, expected] of [["accept", `accept {"color":"${color}"}`], ["decline", "decline"]]) {
@@ -187,7 +190,7 @@ const FLOWS = [
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input):
     // the fake model asks "Which color?" (Teal / Orange); the answer must come back to it.
     if (agent.questionTool?.skip) return { skip: agent.questionTool.skip };
-    const answers = join(mkdtempSync(join(tmpdir(), "porthole-agent-answers-")), "answers.json");
+    const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
     writeFileSync(answers, JSON.stringify({ [agent.questionTool.field]: "Orange" }));
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "[[ask]]"]);
     ok(r);
@@ -238,6 +241,8 @@ for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id)
   }
 }
 server.close();
+if (process.env.PORTHOLE_AGENTS_KEEP === "1") console.log(`kept the workspaces, homes and ACP logs in ${root}`);
+else rmSync(root, { recursive: true, force: true });
 
 // The window test (app.test.mjs) runs before this under Xvfb; scripts/test-agents passes its
 // outcome ("pass" or "fail: why") so the matrix and the summary count it.
