@@ -1,6 +1,7 @@
 //! porthole-cli: a headless front end over porthole-core, for agent authors and tests.
 //! It answers every dialog by a fixed policy and prints events (JSON lines with `--json`).
 
+mod agents;
 mod output;
 mod policy;
 
@@ -14,7 +15,8 @@ use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event, Modes};
 #[command(
     name = "porthole-cli",
     version,
-    about = "Run an ACP agent headless and script its elicitations"
+    about = "Run an ACP agent headless and script its elicitations",
+    after_help = "Agents from the ACP registry: porthole-cli agents list|available|install ID|update|remove ID (see porthole-cli agents --help)"
 )]
 pub struct Args {
     /// The agent's command line, e.g. 'npx -y @agentclientprotocol/claude-agent-acp', or the
@@ -97,6 +99,10 @@ fn parse_modes(s: &str) -> Result<Modes, String> {
 }
 
 fn main() -> ExitCode {
+    // `agents ...` is its own command line; anything else is the agent runner's.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "agents") {
+        return agents::main(std::env::args_os().skip(1));
+    }
     let args = Args::parse();
     let answers = match policy::load_answers(args.answers.as_deref()) {
         Ok(a) => a,
@@ -148,6 +154,9 @@ fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
             .find(|a| a.id == args.agent || a.name == args.agent)
         {
             return Ok(profile.to_command(None));
+        }
+        if let Some(command) = agents::installed_command(&args.agent) {
+            return Ok(command);
         }
         if args.agents_file.is_some() && !args.agent.contains(char::is_whitespace) {
             let names: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();

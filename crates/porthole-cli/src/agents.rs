@@ -1,0 +1,352 @@
+//! `porthole-cli agents ...`: the configured agents, and agents from the ACP registry listed,
+//! installed, updated and removed headless (so installs are scriptable and testable).
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use porthole_core::AgentCommand;
+use porthole_core::agents_config;
+use porthole_core::registry::{self, Fetched, InstallOutcome, Installer, Progress, RegistryError, Status};
+use serde_json::json;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "porthole-cli agents",
+    about = "Agents: the configured ones, and the ACP registry's (install, update, remove)",
+    after_help = "Environment: PORTHOLE_REGISTRY_URL (the registry: http(s) URL or file), \
+                  PORTHOLE_AGENTS_DIR (where agents are installed), PORTHOLE_CACHE_DIR (the \
+                  cached registry). An installed agent runs with `porthole-cli --agent ID`."
+)]
+struct AgentsArgs {
+    #[command(subcommand)]
+    command: AgentsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum AgentsCommand {
+    /// The configured agents (agents.json) and the installed ones.
+    List {
+        /// The agents settings file; default ~/.config/porthole/agents.json.
+        #[arg(long, value_name = "FILE")]
+        agents_file: Option<PathBuf>,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The registry's agents, marked installed or with an update available.
+    Available {
+        #[command(flatten)]
+        registry: RegistryArg,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Install an agent from the registry (or update it when the registry has a newer version).
+    Install {
+        id: String,
+        #[command(flatten)]
+        registry: RegistryArg,
+    },
+    /// Update one installed agent, or all of them, to the registry's version.
+    Update {
+        id: Option<String>,
+        #[command(flatten)]
+        registry: RegistryArg,
+    },
+    /// Remove an installed agent and its files.
+    Remove { id: String },
+}
+
+#[derive(clap::Args, Debug)]
+struct RegistryArg {
+    /// The registry: an http(s) URL or a file; default $PORTHOLE_REGISTRY_URL, else the public ACP registry.
+    #[arg(long, value_name = "URL")]
+    registry: Option<String>,
+}
+
+impl RegistryArg {
+    /// Read the registry, saying on stderr when the cached copy stands in for it.
+    fn load(&self) -> Result<Fetched, RegistryError> {
+        let source = self.registry.clone().unwrap_or_else(registry::registry_source);
+        let fetched = registry::load_registry(&source, registry::default_cache_dir().as_deref())?;
+        if let Some(note) = &fetched.offline {
+            eprintln!("porthole-cli: offline: {note}");
+        }
+        for problem in &fetched.registry.problems {
+            eprintln!("porthole-cli: registry entry skipped: {problem}");
+        }
+        Ok(fetched)
+    }
+}
+
+/// `args` starts with `agents`.
+pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
+    let parsed =
+        AgentsArgs::parse_from(std::iter::once(OsString::from("porthole-cli agents")).chain(args.skip(1)));
+    let result = match parsed.command {
+        AgentsCommand::List { agents_file, json } => list(agents_file, json),
+        AgentsCommand::Available { registry, json } => available(&registry, json),
+        AgentsCommand::Install { id, registry } => install(&id, &registry),
+        AgentsCommand::Update { id, registry } => update(id.as_deref(), &registry),
+        AgentsCommand::Remove { id } => remove(&id),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("porthole-cli: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn installer() -> Result<Installer, String> {
+    Installer::from_env().map_err(|e| e.to_string())
+}
+
+/// The command of an installed agent named by id or name, for `--agent`.
+pub fn installed_command(agent: &str) -> Option<AgentCommand> {
+    let installed = match installer().and_then(|i| i.installed().map_err(|e| e.to_string())) {
+        Ok(installed) => installed,
+        Err(e) => {
+            eprintln!("porthole-cli: ignoring the installed agents: {e}");
+            return None;
+        }
+    };
+    installed
+        .iter()
+        .find(|a| a.id == agent || a.name == agent)
+        .map(|a| a.to_profile().to_command(None))
+}
+
+fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
+    let mut config = match agents_file.or_else(agents_config::default_path) {
+        Some(path) => agents_config::load(&path).map_err(|e| e.to_string())?,
+        None => agents_config::AgentsConfig::default(),
+    };
+    for problem in &config.problems {
+        eprintln!("porthole-cli: agents.json: {problem}");
+    }
+    let dir = installer()?.dir;
+    let installed = registry::installed_profiles(&dir).map_err(|e| e.to_string())?;
+    registry::merge_profiles(&mut config, installed);
+    let mut out = std::io::stdout().lock();
+    for agent in &config.agents {
+        let command = agent.to_command(None).display();
+        let _ = if json {
+            writeln!(out, "{}", json!({ "agent": agent, "commandLine": command }))
+        } else {
+            let source = match &agent.registry {
+                Some(mark) => format!("registry {} ({})", mark.version, mark.kind),
+                None => "agents.json".to_string(),
+            };
+            writeln!(
+                out,
+                "{:<20} {:<24} {:<24} {command}",
+                agent.id, agent.name, source
+            )
+        };
+    }
+    Ok(())
+}
+
+fn available(registry: &RegistryArg, json: bool) -> Result<(), String> {
+    let fetched = registry.load().map_err(|e| e.to_string())?;
+    let installed = installer()?.installed().map_err(|e| e.to_string())?;
+    let target = registry::current_target();
+    let mut out = std::io::stdout().lock();
+    for agent in &fetched.registry.agents {
+        let status = Status::of(agent, &installed);
+        let kind = agent.kind_for(target);
+        let _ = if json {
+            writeln!(
+                out,
+                "{}",
+                json!({ "agent": agent, "installAs": kind, "status": status })
+            )
+        } else {
+            let status = match &status {
+                Status::NotInstalled => String::new(),
+                Status::Installed => "installed".into(),
+                Status::UpdateAvailable { installed } => {
+                    format!("update available ({installed} installed)")
+                }
+            };
+            let kind = kind.map_or("not for this platform".to_string(), |k| k.to_string());
+            writeln!(
+                out,
+                "{:<20} {:<12} {:<8} {:<32} {} - {}",
+                agent.id, agent.version, kind, status, agent.name, agent.description
+            )
+        };
+    }
+    Ok(())
+}
+
+fn install(id: &str, registry: &RegistryArg) -> Result<(), String> {
+    let fetched = registry.load().map_err(|e| e.to_string())?;
+    let agent = fetched
+        .registry
+        .agent(id)
+        .ok_or_else(|| RegistryError::UnknownAgent(id.to_string()).to_string())?;
+    let installer = installer()?;
+    let mut bar = ProgressBar::new(&agent.id);
+    let outcome = installer
+        .install(agent, &mut |p| bar.show(p))
+        .map_err(|e| format!("cannot install `{id}`: {e}"))?;
+    bar.finish();
+    report(&outcome);
+    Ok(())
+}
+
+fn report(outcome: &InstallOutcome) {
+    let agent = outcome.agent();
+    let command = agent.to_profile().to_command(None).display();
+    match outcome {
+        InstallOutcome::Installed { .. } => {
+            println!(
+                "installed {} {} ({}): {command}",
+                agent.id, agent.version, agent.kind
+            )
+        }
+        InstallOutcome::Updated { from, .. } => {
+            println!("updated {} from {from} to {}: {command}", agent.id, agent.version)
+        }
+        InstallOutcome::AlreadyInstalled { .. } => {
+            println!("{} {} is already installed: {command}", agent.id, agent.version)
+        }
+    }
+}
+
+fn update(id: Option<&str>, registry: &RegistryArg) -> Result<(), String> {
+    let installer = installer()?;
+    let installed = installer.installed().map_err(|e| e.to_string())?;
+    let chosen: Vec<_> = match id {
+        Some(id) => {
+            let one = installed.iter().find(|a| a.id == id).cloned();
+            vec![one.ok_or_else(|| RegistryError::NotInstalled(id.to_string()).to_string())?]
+        }
+        None => installed,
+    };
+    if chosen.is_empty() {
+        println!("no agents installed from the registry");
+        return Ok(());
+    }
+    let fetched = registry.load().map_err(|e| e.to_string())?;
+    let mut failed = Vec::new();
+    for current in chosen {
+        let Some(agent) = fetched.registry.agent(&current.id) else {
+            eprintln!(
+                "porthole-cli: `{}` is no longer in the registry; kept as it is",
+                current.id
+            );
+            continue;
+        };
+        if !matches!(
+            Status::of(agent, std::slice::from_ref(&current)),
+            Status::UpdateAvailable { .. }
+        ) {
+            println!("{} {} is up to date", current.id, current.version);
+            continue;
+        }
+        let mut bar = ProgressBar::new(&agent.id);
+        match installer.install(agent, &mut |p| bar.show(p)) {
+            Ok(outcome) => {
+                bar.finish();
+                report(&outcome);
+            }
+            Err(e) => {
+                bar.finish();
+                eprintln!("porthole-cli: cannot update `{}`: {e}", current.id);
+                failed.push(current.id);
+            }
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("not updated: {}", failed.join(", ")))
+    }
+}
+
+fn remove(id: &str) -> Result<(), String> {
+    let gone = installer()?.remove(id).map_err(|e| e.to_string())?;
+    println!("removed {} {}", gone.id, gone.version);
+    Ok(())
+}
+
+/// Download progress on stderr: a redrawn bar on a terminal, else a line per quarter.
+struct ProgressBar {
+    id: String,
+    tty: bool,
+    /// The last quarter printed (non-terminal) or the last percent drawn (terminal).
+    shown: Option<u64>,
+    drawn: bool,
+}
+
+impl ProgressBar {
+    fn new(id: &str) -> Self {
+        Self {
+            id: id.to_string(),
+            tty: std::io::stderr().is_terminal(),
+            shown: None,
+            drawn: false,
+        }
+    }
+
+    fn show(&mut self, progress: Progress) {
+        let mut err = std::io::stderr().lock();
+        match progress {
+            Progress::Downloading { done, total } => {
+                let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+                let (percent, text) = match total {
+                    Some(total) if total > 0 => {
+                        let percent = done * 100 / total;
+                        let filled = (percent / 5) as usize;
+                        (
+                            Some(percent),
+                            format!(
+                                "[{}{}] {percent:>3}% {:.1}/{:.1} MiB",
+                                "#".repeat(filled),
+                                " ".repeat(20 - filled),
+                                mib(done),
+                                mib(total)
+                            ),
+                        )
+                    }
+                    _ => (None, format!("{:.1} MiB", mib(done))),
+                };
+                if self.tty {
+                    if percent.is_none() || percent != self.shown {
+                        let _ = write!(err, "\rdownloading {}: {text}", self.id);
+                        self.shown = percent;
+                        self.drawn = true;
+                    }
+                } else {
+                    // Logs get a line at 0, 25, 50, 75 and 100 %, not one per chunk.
+                    let quarter = percent.map(|p| p / 25);
+                    if quarter.is_some() && quarter != self.shown {
+                        let _ = writeln!(err, "downloading {}: {text}", self.id);
+                        self.shown = quarter;
+                    }
+                }
+            }
+            Progress::Extracting => {
+                if self.drawn {
+                    let _ = writeln!(err);
+                    self.drawn = false;
+                }
+                let _ = writeln!(err, "unpacking {}", self.id);
+            }
+        }
+        let _ = err.flush();
+    }
+
+    fn finish(&mut self) {
+        if self.drawn {
+            eprintln!();
+            self.drawn = false;
+        }
+    }
+}

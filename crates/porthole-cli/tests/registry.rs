@@ -1,0 +1,344 @@
+//! `porthole-cli agents ...` against a fixture registry on 127.0.0.1: install an agent from a
+//! binary archive and take it through a full turn with `--agent ID`, an npx agent through a
+//! stand-in npx, updates, removal, offline use, and the refusals.
+
+#[path = "../../porthole-core/tests/registry_support/mod.rs"]
+mod registry_support;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use registry_support::{Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
+use serde_json::{Value, json};
+use support::workspace_bin;
+
+/// A sandbox: agents, cache and config folders of its own, and the fixture server.
+struct Sandbox {
+    dir: tempfile::TempDir,
+    server: Server,
+}
+
+impl Sandbox {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+            server: Server::start(),
+        }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    fn registry_url(&self) -> String {
+        self.server.url("/registry.json")
+    }
+
+    /// Publish the registry: the fixture agent at `version` (its archive execs the demo agent),
+    /// an npx agent, and an entry this client cannot use.
+    fn publish(&self, version: &str, archive: Option<Vec<u8>>) {
+        let demo = workspace_bin("porthole-demo-agent");
+        let archive = archive.unwrap_or_else(|| {
+            let script = agent_script(&format!("exec '{}' \"$@\"", demo.display()));
+            tar_gz(&[Entry::File("bin/agent", &script, 0o755)])
+        });
+        let path = format!("/fixture-{version}.tar.gz");
+        let sha = sha256_hex(&archive);
+        self.server.serve(&path, archive);
+        self.server.serve(
+            "/registry.json",
+            registry_support::registry(vec![
+                binary_agent("fixture", version, &self.server.url(&path), Some(&sha)),
+                json!({"id": "npx-agent", "name": "Npx Agent", "version": "2.0.0",
+                       "description": "runs with npx",
+                       "distribution": {"npx": {"package": "@fixture/npx-agent@2.0.0", "args": ["--acp"]}}}),
+                json!({"id": "broken", "name": "Broken", "version": "1.0.0", "distribution": {}}),
+            ]),
+        );
+    }
+
+    /// Run the CLI in the sandbox, with `env` set over the sandbox's own variables.
+    fn cli_env(&self, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+            .args(args)
+            .env("PORTHOLE_AGENTS_DIR", self.path("agents"))
+            .env("PORTHOLE_CACHE_DIR", self.path("cache"))
+            .env("PORTHOLE_REGISTRY_URL", self.registry_url())
+            // The default agents.json is looked up under the config dir: an empty one here.
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .envs(env.iter().copied())
+            .current_dir(self.dir.path())
+            .output()
+            .unwrap()
+    }
+
+    fn cli_with_path(&self, args: &[&str], path: Option<&Path>) -> Output {
+        match path {
+            Some(path) => self.cli_env(args, &[("PATH", path.as_os_str())]),
+            None => self.cli(args),
+        }
+    }
+
+    fn cli(&self, args: &[&str]) -> Output {
+        self.cli_env(args, &[])
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ok(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    out
+}
+
+/// The line of `id` in a listing.
+fn line_of(listing: &str, id: &str) -> String {
+    listing
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id))
+        .unwrap_or_else(|| panic!("no `{id}` in:\n{listing}"))
+        .to_string()
+}
+
+/// Run one prompt through `--agent ID` and check the turn went all the way.
+fn full_turn(sandbox: &Sandbox, agent: &str, path: Option<&Path>) {
+    let out = ok(sandbox.cli_with_path(
+        &[
+            "--agent",
+            agent,
+            "--cwd",
+            sandbox.dir.path().to_str().unwrap(),
+            "--json",
+            "hello",
+        ],
+        path,
+    ));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "initialized");
+    let text: String = lines
+        .iter()
+        .filter(|l| l["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|l| l["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(!text.is_empty(), "the agent replied");
+    let end = lines.iter().find(|l| l["type"] == "turn_end").expect("turn_end");
+    assert_eq!(end["stopReason"], "end_turn");
+}
+
+#[test]
+fn install_run_update_and_remove_an_agent_from_the_registry() {
+    let sandbox = Sandbox::new();
+    sandbox.publish("1.0.0", None);
+
+    let out = ok(sandbox.cli(&["agents", "available"]));
+    let fixture = line_of(&stdout(&out), "fixture");
+    assert!(
+        fixture.contains("1.0.0") && fixture.contains("binary") && !fixture.contains("installed"),
+        "{fixture}"
+    );
+    assert!(line_of(&stdout(&out), "npx-agent").contains("npx"));
+    assert!(!stdout(&out).contains("broken"));
+    assert!(
+        stderr(&out).contains("`broken`"),
+        "bad entries are reported: {}",
+        stderr(&out)
+    );
+
+    let out = ok(sandbox.cli(&["agents", "install", "fixture"]));
+    assert!(
+        stdout(&out).starts_with("installed fixture 1.0.0 (binary)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("downloading fixture: [####################] 100%"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(sandbox.path("agents/fixture/1.0.0/bin/agent").is_file());
+
+    let out = ok(sandbox.cli(&["agents", "list"]));
+    assert!(
+        line_of(&stdout(&out), "fixture").contains("registry 1.0.0 (binary)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = ok(sandbox.cli(&["agents", "list", "--json"]));
+    let listed: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(listed["agent"]["registry"]["version"], "1.0.0");
+    let out = ok(sandbox.cli(&["agents", "available", "--json"]));
+    let first: Value = serde_json::from_str(stdout(&out).lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (first["agent"]["id"].as_str(), first["status"]["status"].as_str()),
+        (Some("fixture"), Some("installed"))
+    );
+
+    // The installed agent by id, through a whole ACP turn.
+    full_turn(&sandbox, "fixture", None);
+    // Also by name.
+    full_turn(&sandbox, "Fixture fixture", None);
+
+    let out = ok(sandbox.cli(&["agents", "install", "fixture"]));
+    assert!(stdout(&out).contains("already installed"), "{}", stdout(&out));
+
+    sandbox.publish("1.1.0", None);
+    let out = ok(sandbox.cli(&["agents", "available"]));
+    assert!(
+        line_of(&stdout(&out), "fixture").contains("update available (1.0.0 installed)"),
+        "{}",
+        stdout(&out)
+    );
+    let out = ok(sandbox.cli(&["agents", "update"]));
+    assert!(
+        stdout(&out).contains("updated fixture from 1.0.0 to 1.1.0"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(!sandbox.path("agents/fixture/1.0.0").exists());
+    full_turn(&sandbox, "fixture", None);
+    let out = ok(sandbox.cli(&["agents", "update", "fixture"]));
+    assert!(
+        stdout(&out).contains("fixture 1.1.0 is up to date"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = ok(sandbox.cli(&["agents", "remove", "fixture"]));
+    assert_eq!(stdout(&out), "removed fixture 1.1.0\n");
+    assert!(!sandbox.path("agents/fixture").exists());
+    assert!(!stdout(&ok(sandbox.cli(&["agents", "list"]))).contains("fixture"));
+    // Gone for --agent too: `fixture` is now just a program that does not exist.
+    let out = sandbox.cli(&["--agent", "fixture", "hello"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let out = sandbox.cli(&["agents", "remove", "fixture"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("`fixture` is not installed"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn an_npx_agent_needs_npx_and_then_runs_through_it() {
+    let sandbox = Sandbox::new();
+    sandbox.publish("1.0.0", None);
+    let bin = sandbox.path("bin");
+    std::fs::create_dir(&bin).unwrap();
+
+    let out = sandbox.cli_with_path(&["agents", "install", "npx-agent"], Some(&bin));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("npx") && stderr(&out).contains("install Node.js"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A stand-in npx: checks it was asked for the registry's package, then runs the demo agent.
+    let demo = workspace_bin("porthole-demo-agent");
+    let npx = format!(
+        "#!/bin/sh\n[ \"$*\" = '-y @fixture/npx-agent@2.0.0 --acp' ] || {{ echo \"npx $*\" >&2; exit 5; }}\nexec '{}'\n",
+        demo.display()
+    );
+    std::fs::write(bin.join("npx"), npx).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(bin.join("npx"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = ok(sandbox.cli_with_path(&["agents", "install", "npx-agent"], Some(&bin)));
+    assert_eq!(
+        stdout(&out),
+        "installed npx-agent 2.0.0 (npx): npx -y @fixture/npx-agent@2.0.0 --acp\n"
+    );
+    full_turn(&sandbox, "npx-agent", Some(&bin));
+}
+
+#[test]
+fn refusals_are_errors_that_say_why() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.cli(&["agents", "install", "fixture"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("cannot read") && stderr(&out).contains("127.0.0.1"),
+        "{}",
+        stderr(&out)
+    );
+
+    sandbox.publish("1.0.0", None);
+    let out = sandbox.cli(&["agents", "install", "nope"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("no agent `nope` in the registry"),
+        "{}",
+        stderr(&out)
+    );
+
+    // The archive changed after the registry gave its checksum.
+    let script = agent_script("echo tampered");
+    sandbox.publish("1.0.0", None);
+    sandbox.server.serve(
+        "/fixture-1.0.0.tar.gz",
+        tar_gz(&[Entry::File("bin/agent", &script, 0o755)]),
+    );
+    let out = sandbox.cli(&["agents", "install", "fixture"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("SHA-256"), "{}", stderr(&out));
+
+    // A path-traversal archive (listed with its own, matching, checksum).
+    let evil = tar_gz(&[
+        Entry::File("bin/agent", &script, 0o755),
+        Entry::File("../../owned", b"x", 0o644),
+    ]);
+    sandbox.publish("1.0.0", Some(evil));
+    let out = sandbox.cli(&["agents", "install", "fixture"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("unsafe") && stderr(&out).contains(".."),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!sandbox.path("owned").exists() && !sandbox.path("agents/fixture").exists());
+
+    let out = sandbox.cli(&["agents", "bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn lists_from_the_cache_when_the_registry_is_unreachable() {
+    let sandbox = Sandbox::new();
+    sandbox.publish("1.0.0", None);
+    // --registry wins over PORTHOLE_REGISTRY_URL (here a file that does not exist).
+    let url = sandbox.registry_url();
+    let missing = sandbox.path("no-registry.json");
+    let elsewhere = [("PORTHOLE_REGISTRY_URL", missing.as_os_str())];
+    let out = ok(sandbox.cli_env(&["agents", "available", "--registry", &url], &elsewhere));
+    assert!(stdout(&out).contains("fixture"));
+    let out = sandbox.cli_env(&["agents", "available"], &elsewhere);
+    assert_eq!(out.status.code(), Some(1), "nothing cached for that source");
+    assert!(stderr(&out).contains("no-registry.json"), "{}", stderr(&out));
+    sandbox.server.stop();
+    let out = ok(sandbox.cli(&["agents", "available", "--registry", &url]));
+    assert!(line_of(&stdout(&out), "fixture").contains("1.0.0"));
+    assert!(
+        stderr(&out).contains("offline") && stderr(&out).contains("cached"),
+        "{}",
+        stderr(&out)
+    );
+    // Installing needs the archive itself: a clear failure, nothing half installed.
+    let out = sandbox.cli(&["agents", "install", "fixture", "--registry", &url]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!sandbox.path("agents/fixture").exists());
+}
