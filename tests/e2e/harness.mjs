@@ -5,6 +5,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, readFil
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createServer } from "node:net";
 import { Builder, By, until } from "selenium-webdriver";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -14,21 +15,67 @@ export const appBinary = join(targetDir, "debug", "porthole");
 export const shotsDir = join(here, "output");
 mkdirSync(shotsDir, { recursive: true });
 
-const PORT = 4444 + (process.pid % 1000);
+/** A port nobody listens on now, chosen by the OS (a fixed or pid-derived port collided in CI). */
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
 
-function waitForPort(port, ms) {
+/** Waits for tauri-driver's /status; fails at once, with its exit status, if it exits first. */
+function waitForDriver(driver, port, ms) {
   const deadline = Date.now() + ms;
   return new Promise((resolveWait, reject) => {
+    let exited = null;
+    driver.once("exit", (code, signal) => (exited = signal ?? `exit code ${code}`));
+    driver.once("error", (e) => (exited = e.message));
     const attempt = async () => {
       try {
         const r = await fetch(`http://127.0.0.1:${port}/status`);
         if (r.ok) return resolveWait();
       } catch {}
-      if (Date.now() > deadline) return reject(new Error(`tauri-driver did not listen on ${port}`));
+      if (exited) return reject(new Error(`tauri-driver ended before listening on ${port}: ${exited}`));
+      if (Date.now() > deadline) return reject(new Error(`tauri-driver did not listen on ${port} in ${ms} ms`));
       setTimeout(attempt, 200);
     };
     attempt();
   });
+}
+
+function stopDriver(driver) {
+  try {
+    process.kill(-driver.pid, "SIGTERM");
+  } catch {}
+}
+
+/** Starts tauri-driver on free ports; one retry, since a port can be taken between choosing and binding. */
+async function startDriver(env) {
+  let lastError;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const port = await freePort();
+    const nativePort = await freePort();
+    const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+      env,
+      stdio: ["ignore", "inherit", "inherit"],
+      detached: true,
+    });
+    try {
+      await waitForDriver(driver, port, 30000);
+      return { driver, port };
+    } catch (e) {
+      lastError = e;
+      stopDriver(driver);
+      // A driver left behind must not keep the test process alive until the outer timeout.
+      driver.unref();
+    }
+  }
+  throw lastError;
 }
 
 /** Running processes whose argv[1] is `arg` (e.g. "sealed-view", "demo-agent"), with their command lines. */
@@ -83,28 +130,28 @@ export async function launch({ args = [], env: extraEnv = {}, binary = appBinary
     ...extraEnv,
   };
   delete env.PORTHOLE_AGENT;
-  const driver = spawn("tauri-driver", ["--port", String(PORT), "--native-port", String(PORT + 1000)], {
-    env,
-    stdio: ["ignore", "inherit", "inherit"],
-    detached: true,
-  });
-  await waitForPort(PORT, 15000);
-  const session = await new Builder()
-    .usingServer(`http://127.0.0.1:${PORT}/`)
-    .withCapabilities({
-      browserName: "wry",
-      "tauri:options": { application: binary, args: ["--cwd", workspace, ...args] },
-    })
-    .build();
+  const { driver, port } = await startDriver(env);
+  let session;
+  try {
+    session = await new Builder()
+      .usingServer(`http://127.0.0.1:${port}/`)
+      .withCapabilities({
+        browserName: "wry",
+        "tauri:options": { application: binary, args: ["--cwd", workspace, ...args] },
+      })
+      .build();
+  } catch (e) {
+    stopDriver(driver);
+    driver.unref();
+    throw e;
+  }
   const app = new App(session, workspace);
   app.home = home;
   app.close = async () => {
     try {
       await session.quit();
     } catch {}
-    try {
-      process.kill(-driver.pid, "SIGTERM");
-    } catch {}
+    stopDriver(driver);
   };
   return app;
 }
