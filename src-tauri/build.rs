@@ -43,6 +43,12 @@ fn main() {
             "domain_marks",
             "set_domain_trust",
             "perf_stats",
+            "registry_agents",
+            "registry_icon",
+            "install_agent",
+            "remove_agent",
+            "save_sign_in",
+            "forget_sign_in",
         ]));
     if let Err(e) = tauri_build::try_build(attributes) {
         panic!("tauri build failed: {e:#}");

@@ -237,6 +237,41 @@ async fn perf_stats(backend: State<'_, Backend>) -> Result<Value> {
     Ok(backend.perf_stats())
 }
 
+#[tauri::command]
+async fn registry_agents(backend: State<'_, Backend>) -> Result<Value> {
+    backend.registry_agents().await
+}
+
+#[tauri::command]
+async fn registry_icon(backend: State<'_, Backend>, url: String) -> Result<String> {
+    backend.registry_icon(url).await
+}
+
+#[tauri::command]
+async fn install_agent(backend: State<'_, Backend>, registry_id: String) -> Result<String> {
+    backend.install_agent(registry_id).await
+}
+
+#[tauri::command]
+async fn remove_agent(backend: State<'_, Backend>, registry_id: String) -> Result<()> {
+    backend.remove_agent(registry_id).await
+}
+
+#[tauri::command]
+async fn save_sign_in(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    method_id: String,
+    values: std::collections::BTreeMap<String, String>,
+) -> Result<()> {
+    backend.save_sign_in(&agent_id, &method_id, values).await
+}
+
+#[tauri::command]
+async fn forget_sign_in(backend: State<'_, Backend>, agent_id: String) -> Result<()> {
+    backend.forget_sign_in(&agent_id).await
+}
+
 pub fn run(launch: Launch) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
@@ -274,6 +309,12 @@ pub fn run(launch: Launch) {
             domain_marks,
             set_domain_trust,
             perf_stats,
+            registry_agents,
+            registry_icon,
+            install_agent,
+            remove_agent,
+            save_sign_in,
+            forget_sign_in,
         ])
         .setup(move |app| {
             let backend = Backend::new(app.handle().clone(), launch);

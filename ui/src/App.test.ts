@@ -185,21 +185,36 @@ describe("models and fork (only when the agent offers them)", () => {
 });
 
 describe("sign-in", () => {
-  it("an env_var method says which variables to set and offers no button that would call authenticate", () => {
+  it("an env_var method asks for its values in password fields and saves them with save_sign_in, never authenticate", async () => {
     const snap = snapshotWith({ sessions: [] }, {
       needsAuth: true,
       authMethods: [
         { id: "api-key", name: "API key", description: null, kind: "env_var", link: "https://example.com/keys",
-          vars: [{ name: "TEST_API_KEY", label: "Test API key", secret: true, optional: false }] },
+          vars: [
+            { name: "TEST_API_KEY", label: "Test API key", secret: true, optional: false },
+            { name: "TEST_REGION", label: "Region", secret: false, optional: true },
+          ] },
         { id: "agent-login", name: "Agent login", description: null, kind: "agent" },
       ],
     });
-    render(App, { props: { backend: new FakeBackend(), store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    const backend = new FakeBackend();
+    render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
     const help = document.querySelector(".env-var-help")!;
-    expect(help.textContent).toContain("TEST_API_KEY (Test API key)");
+    expect(help.textContent).toContain("OS keyring");
     expect(help.textContent).toContain("https://example.com/keys");
-    expect(document.querySelectorAll(".auth-method button").length).toBe(1);
+    const key = document.querySelector<HTMLInputElement>("input[data-var=TEST_API_KEY]")!;
+    const region = document.querySelector<HTMLInputElement>("input[data-var=TEST_REGION]")!;
+    expect(key.type).toBe("password");
+    expect(region.type).toBe("text");
+    expect(screen.getByText("(optional)")).toBeTruthy();
+    // The link is text, never a link.
     expect(document.querySelectorAll("a").length).toBe(0);
+    await fireEvent.input(key, { target: { value: "sk-typed" } });
+    await fireEvent.click(screen.getByRole("button", { name: "Save and sign in" }));
+    await waitFor(() =>
+      expect(backend.callsOf("save_sign_in")).toEqual([{ agentId: "demo", methodId: "api-key", values: { TEST_API_KEY: "sk-typed" } }]),
+    );
+    expect(backend.callsOf("authenticate")).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ pub mod models;
 pub mod permission_rules;
 pub mod process;
 pub mod registry;
+pub mod secrets;
 pub mod sessions;
 pub mod terminal;
 pub mod transport;

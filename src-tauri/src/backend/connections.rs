@@ -17,7 +17,7 @@ impl Backend {
     /// (Re)start an agent's connection. With `open_session_in`, a session is opened in that
     /// directory once connected (what the user expects on launch, after signing in or a restart).
     pub(super) fn connect(&self, agent_id: &str, open_session_in: Option<std::path::PathBuf>) {
-        let Some(profile) = self.0.launch.profile(agent_id).cloned() else {
+        let Some(profile) = self.profile(agent_id) else {
             tracing::warn!("connect: unknown agent {agent_id}");
             return;
         };
@@ -36,6 +36,7 @@ impl Backend {
                     client: None,
                     generation,
                     needs_auth: false,
+                    sign_in_problem: None,
                     inspector: inspector.clone(),
                 },
             );
@@ -59,7 +60,13 @@ impl Backend {
                 agent_name: (profile.id != super::launch::COMMAND_LINE_ID).then(|| profile.name.clone()),
                 ..ClientOptions::default()
             };
-            let (client, mut events) = match AgentClient::start(profile.to_command(cwd), opts).await {
+            let mut command = profile.to_command(cwd);
+            // Sign-in values the user typed earlier, from the OS keyring.
+            match super::agents::sign_in_env(&agent_id).await {
+                Ok(env) => command.env.extend(env),
+                Err(problem) => this.set_sign_in_problem(&agent_id, generation, Some(problem)),
+            }
+            let (client, mut events) = match AgentClient::start(command, opts).await {
                 Ok(started) => started,
                 Err(e) => {
                     this.fail(&agent_id, generation, &e);
@@ -304,8 +311,24 @@ impl Backend {
         );
     }
 
+    /// Stop an agent and forget its connection (it is being removed).
+    pub(super) async fn disconnect_quietly(&self, agent_id: &str) {
+        let client = {
+            let mut state = self.state();
+            state
+                .conns
+                .shift_remove(agent_id)
+                .and_then(|mut c| c.client.take())
+        };
+        self.forget_agent(agent_id);
+        self.push_snapshot();
+        if let Some(client) = client {
+            client.shutdown().await;
+        }
+    }
+
     pub fn restart(&self, agent_id: &str) -> Result<(), AnswerError> {
-        if self.0.launch.profile(agent_id).is_none() {
+        if self.profile(agent_id).is_none() {
             return Err(AnswerError::msg(format!("unknown agent `{agent_id}`")));
         }
         // The restarted agent opens a fresh session where the user last worked with it.
@@ -322,7 +345,7 @@ impl Backend {
 
     /// Connect an agent that is not running yet (or failed); a running one is left alone.
     pub fn connect_agent(&self, agent_id: &str) -> Result<(), AnswerError> {
-        if self.0.launch.profile(agent_id).is_none() {
+        if self.profile(agent_id).is_none() {
             return Err(AnswerError::msg(format!("unknown agent `{agent_id}`")));
         }
         let running = matches!(
@@ -352,10 +375,7 @@ impl Backend {
     pub async fn start_terminal_auth(&self, agent_id: &str, method_id: &str) -> Result<String, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
         let profile = self
-            .0
-            .launch
             .profile(agent_id)
-            .cloned()
             .ok_or_else(|| AnswerError::msg("unknown agent"))?;
         let method = client
             .auth_methods()

@@ -1,5 +1,6 @@
 //! Which agents the app knows: the built-in demo agent, the one named on the command line
-//! (or `PORTHOLE_AGENT`), and those in the agents settings file.
+//! (or `PORTHOLE_AGENT`), those in the agents settings file, and those installed from the ACP
+//! registry.
 
 use std::path::PathBuf;
 
@@ -16,6 +17,16 @@ pub struct Profile {
     pub args: Vec<String>,
     pub env: std::collections::BTreeMap<String, String>,
     pub built_in: bool,
+    /// Installed from the ACP registry: its registry id and version.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registry: Option<RegistryInfo>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistryInfo {
+    pub id: String,
+    pub version: String,
 }
 
 impl Profile {
@@ -28,8 +39,14 @@ impl Profile {
         }
     }
 
-    fn from_config(p: AgentProfile) -> Self {
+    /// `registry_id`: the id in the registry, for an installed agent (its profile id may differ
+    /// when a configured agent already has that id).
+    pub fn from_config(p: AgentProfile, registry_id: Option<&str>) -> Self {
         Self {
+            registry: p.registry.as_ref().map(|mark| RegistryInfo {
+                id: registry_id.unwrap_or(&p.id).to_string(),
+                version: mark.version.clone(),
+            }),
             id: p.id,
             name: p.name,
             command: p.command,
@@ -38,6 +55,26 @@ impl Profile {
             built_in: false,
         }
     }
+}
+
+/// The configured agents (agents.json) followed by the installed ones, with unique ids.
+pub fn configured_and_installed(
+    config: agents_config::AgentsConfig,
+    installed: Vec<porthole_core::registry::InstalledAgent>,
+) -> Vec<Profile> {
+    let configured = config.agents.len();
+    let registry_ids: Vec<String> = installed.iter().map(|i| i.id.clone()).collect();
+    let mut config = config;
+    porthole_core::registry::merge_profiles(&mut config, installed.iter().map(|i| i.to_profile()).collect());
+    config
+        .agents
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let registry_id = i.checked_sub(configured).map(|k| registry_ids[k].as_str());
+            Profile::from_config(p, registry_id)
+        })
+        .collect()
 }
 
 /// What to launch and where, decided once at start-up.
@@ -76,23 +113,14 @@ impl Launch {
             args: vec!["demo-agent".into()],
             env: Default::default(),
             built_in: true,
+            registry: None,
         }];
 
         let settings_path = std::env::var_os("PORTHOLE_AGENTS_FILE")
             .map(PathBuf::from)
             .or_else(agents_config::default_path);
-        let mut settings_error = None;
-        if let Some(path) = &settings_path {
-            match agents_config::load(path) {
-                Ok(config) => {
-                    if !config.problems.is_empty() {
-                        settings_error = Some(config.problems.join("\n"));
-                    }
-                    profiles.extend(config.agents.into_iter().map(Profile::from_config));
-                }
-                Err(e) => settings_error = Some(e.to_string()),
-            }
-        }
+        let (user_agents, settings_error) = user_agents(settings_path.as_deref());
+        profiles.extend(user_agents);
 
         let from_env = std::env::var("PORTHOLE_AGENT")
             .ok()
@@ -112,6 +140,7 @@ impl Launch {
                             args: command.args,
                             env: Default::default(),
                             built_in: false,
+                            registry: None,
                         },
                     );
                     COMMAND_LINE_ID.to_string()
@@ -126,8 +155,28 @@ impl Launch {
             settings_error,
         })
     }
+}
 
-    pub fn profile(&self, id: &str) -> Option<&Profile> {
-        self.profiles.iter().find(|p| p.id == id)
-    }
+/// The agents of the settings file and the installed ones, and what went wrong reading them.
+pub fn user_agents(settings_path: Option<&std::path::Path>) -> (Vec<Profile>, Option<String>) {
+    let mut problems = Vec::new();
+    let config = match settings_path.map(agents_config::load) {
+        Some(Ok(config)) => {
+            problems.extend(config.problems.iter().cloned());
+            config
+        }
+        Some(Err(e)) => {
+            problems.push(e.to_string());
+            Default::default()
+        }
+        None => Default::default(),
+    };
+    let installed = porthole_core::registry::Installer::from_env()
+        .and_then(|installer| installer.installed())
+        .unwrap_or_else(|e| {
+            problems.push(format!("installed agents: {e}"));
+            Vec::new()
+        });
+    let problems = (!problems.is_empty()).then(|| problems.join("\n"));
+    (configured_and_installed(config, installed), problems)
 }

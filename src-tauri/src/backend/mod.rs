@@ -6,6 +6,7 @@
 //! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
 //! (answers, URLs, remembered decisions), `history` (the consent history and domain memory).
 
+mod agents;
 mod coalesce;
 mod connections;
 mod dialogs;
@@ -111,6 +112,8 @@ struct Conn {
     generation: u64,
     /// The last session request failed with `auth_required`.
     needs_auth: bool,
+    /// Why the stored sign-in values could not be read (no keyring, ...).
+    sign_in_problem: Option<String>,
     /// The raw traffic, redacted, for the protocol inspector.
     inspector: porthole_core::inspector::Inspector,
 }
@@ -149,6 +152,8 @@ struct AppState {
 struct Inner {
     app: AppHandle,
     launch: Launch,
+    /// The agents the user can connect to: the launch's, then those installed since.
+    profiles: Mutex<Vec<launch::Profile>>,
     settings: Mutex<Settings>,
     settings_path: Option<std::path::PathBuf>,
     settings_problem: Mutex<Option<String>>,
@@ -196,6 +201,7 @@ impl Backend {
             };
             Inner {
                 app,
+                profiles: Mutex::new(launch.profiles.clone()),
                 launch,
                 settings: Mutex::new(settings),
                 settings_path,
@@ -215,6 +221,15 @@ impl Backend {
 
     fn state(&self) -> std::sync::MutexGuard<'_, AppState> {
         self.0.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The agent profile `id`, from the launch or installed since.
+    fn profile(&self, id: &str) -> Option<launch::Profile> {
+        self.profiles().into_iter().find(|p| p.id == id)
+    }
+
+    fn profiles(&self) -> Vec<launch::Profile> {
+        self.0.profiles.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     fn push(&self, event: Value) {
@@ -296,7 +311,8 @@ impl Backend {
             }
         }
         json!({
-            "agents": launch.profiles,
+            "agents": self.profiles(),
+            "storedSignIn": agents::stored_names(&self.profiles()),
             "connections": connections,
             "sessions": state.sessions.values().collect::<Vec<_>>(),
             "settingsPath": launch.settings_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
@@ -463,6 +479,7 @@ fn connection_json(agent_id: &str, c: &Conn) -> Value {
         "error": c.error.as_ref().map(|(m, t)| json!({"message": m, "stderrTail": t})),
         "authMethods": auth_methods,
         "needsAuth": c.needs_auth,
+        "signInProblem": c.sign_in_problem,
         "capabilities": capabilities,
     })
 }

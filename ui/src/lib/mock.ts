@@ -273,6 +273,31 @@ export class MockBackend implements Backend {
     },
     dialog_shown: () => undefined,
     close_url_view: () => undefined,
+    // A small registry, so the "Add agent" view can be looked at (and checked by axe) in a browser.
+    registry_agents: () => ({
+      source: "mock registry",
+      offline: null,
+      problems: [],
+      agents: [
+        { id: "mock-binary", name: "Mock Binary Agent", version: "1.2.0", description: "Downloads a program.", icon: null,
+          website: null, license: "MIT", kind: "binary", status: { status: "notInstalled" as const } },
+        { id: "mock-npx", name: "Mock npx Agent", version: "2.0.0", description: "Runs through npx.", icon: null,
+          website: null, license: null, kind: "npx", status: { status: "updateAvailable" as const, installed: "1.0.0" } },
+      ],
+    }),
+    registry_icon: () => {
+      throw { kind: "error", message: "no icons in the mock" };
+    },
+    install_agent: () => {
+      throw { kind: "error", message: "the mock installs nothing" };
+    },
+    remove_agent: () => {
+      throw { kind: "error", message: "the mock removes nothing" };
+    },
+    save_sign_in: () => {
+      throw { kind: "error", message: "the mock has no keyring" };
+    },
+    forget_sign_in: () => undefined,
   };
 
   #completions = new Set<{ dialogId: number; elicitationId: string }>();

@@ -19,6 +19,8 @@ export interface AgentProfile {
   args: string[];
   env: Record<string, string>;
   builtIn: boolean;
+  /** Installed from the ACP registry: its id there and the installed version. */
+  registry?: { id: string; version: string };
 }
 
 export interface AuthMethodView {
@@ -54,6 +56,8 @@ export interface Connection {
   authMethods: AuthMethodView[];
   /** The last session request failed with auth_required: the user must sign in. */
   needsAuth: boolean;
+  /** Why the sign-in values saved in the OS keyring could not be read at start. */
+  signInProblem?: string | null;
   capabilities: AgentCapabilitiesView;
 }
 
@@ -134,7 +138,38 @@ export interface AppSnapshot {
   appSettingsError: string | null;
   /** Set when the consent history could not be opened (the app runs without it). */
   historyError?: string | null;
+  /** Names of the sign-in values saved in the OS keyring, per agent id (never the values). */
+  storedSignIn?: Record<string, string[]>;
 }
+
+// ---------- the ACP registry ("Add agent") ----------
+export type RegistryStatus = { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string };
+
+export interface RegistryAgentView {
+  id: string;
+  name: string;
+  version: string;
+  description: string;
+  /** URL of an SVG/PNG; shown only through `registry_icon` (a data: URL), never loaded by the page. */
+  icon: string | null;
+  website: string | null;
+  license: string | null;
+  /** How it installs here ("binary", "npx", "uvx"); null when it has no build for this platform. */
+  kind: string | null;
+  status: RegistryStatus;
+}
+
+export interface RegistryListing {
+  source: string;
+  /** Set when the registry could not be read and the cached copy is shown: why, and its age. */
+  offline: string | null;
+  problems: string[];
+  agents: RegistryAgentView[];
+}
+
+export type InstallProgress =
+  | { phase: "downloading"; done: number; total: number | null }
+  | { phase: "extracting" };
 
 // ---------- restricted schema and URL analysis: generated from porthole-elicitation ----------
 import type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis, UrlWarning, Validation } from "./generated/elicitation";
@@ -289,6 +324,8 @@ export type UiEvent =
   | { type: "terminal_output"; terminalId: string; data: string; truncated: boolean }
   | { type: "terminal_exited"; terminalId: string; exitCode: number | null; signal: string | null }
   | { type: "terminal_released"; terminalId: string }
+  /** A registry install is downloading or unpacking (for its progress bar). */
+  | ({ type: "install_progress"; registryId: string } & InstallProgress)
   /** URL view lifecycle, for a URL elicitation the user opened. */
   | { type: "url_view"; dialogId: number; state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
 
@@ -401,4 +438,15 @@ export interface Commands {
   history_clear(): number;
   domain_marks(): DomainMark[];
   set_domain_trust(args: { agentId: string; agentName: string; domain: string; trusted: boolean }): void;
+  /** The ACP registry's agents, with what is installed here. */
+  registry_agents(): RegistryListing;
+  /** A registry icon as a data: URL (fetched and checked by the backend). */
+  registry_icon(args: { url: string }): string;
+  /** Install or update; progress arrives as install_progress events. Returns the agent's profile id. */
+  install_agent(args: { registryId: string }): string;
+  remove_agent(args: { registryId: string }): void;
+  /** env_var sign-in: the values go to the OS keyring and the agent restarts with them. */
+  save_sign_in(args: { agentId: string; methodId: string; values: Record<string, string> }): void;
+  /** Delete an agent's saved sign-in values from the OS keyring. */
+  forget_sign_in(args: { agentId: string }): void;
 }

@@ -4,7 +4,7 @@ import { SvelteMap } from "svelte/reactivity";
 import { agentName } from "./names";
 import { revealHidden } from "./url";
 import type {
-  AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, PlanEntry,
+  AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
   SessionUpdate, SessionView, ToolCallFields, UiEvent,
 } from "./protocol";
 
@@ -201,7 +201,7 @@ export class Transcript {
   }
 }
 
-export type View = "chat" | "history" | "settings" | "inspector";
+export type View = "chat" | "history" | "settings" | "inspector" | "add-agent";
 
 export class AppStore {
   snapshot = $state<AppSnapshot | null>(null);
@@ -215,6 +215,8 @@ export class AppStore {
   view = $state<View>("chat");
   /** Text a suggestion puts into the prompt box (the prompt box takes it and clears this). */
   promptInsert = $state<string | null>(null);
+  /** Registry installs in progress, by registry id (for their progress bars). */
+  installs = new SvelteMap<string, InstallProgress>();
   /** Login terminal of a terminal sign-in in progress, by agent id. */
   authTerminals = new SvelteMap<string, string>();
   /** Bumped once per applied batch; the transcript auto-scroll follows it. */
@@ -497,6 +499,11 @@ export class AppStore {
         const ev = e as { dialogId: number } & UrlViewState;
         const d = this.find(ev.dialogId);
         if (d) d.urlView = { state: ev.state, detail: ev.detail };
+        return;
+      }
+      case "install_progress": {
+        const { type: _type, registryId, ...progress } = e as { type: string; registryId: string } & InstallProgress;
+        this.installs.set(registryId, progress as InstallProgress);
         return;
       }
       case "stdout_noise":

@@ -11,6 +11,7 @@
 mod archive;
 mod fetch;
 mod format;
+mod icon;
 mod install;
 
 use std::path::PathBuf;
@@ -21,6 +22,7 @@ pub use format::{
     BinaryTarget, Distribution, DistributionKind, PackageDistribution, Registry, RegistryAgent,
     current_target, is_newer, parse,
 };
+pub use icon::icon_data_url;
 pub use install::{
     InstallOutcome, InstalledAgent, Installer, Limits, Progress, RegistryMark, Status, installed_profiles,
     merge_profiles,

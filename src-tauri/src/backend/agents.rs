@@ -1,0 +1,275 @@
+//! Adding agents from the ACP registry (list, install with progress, remove) and the sign-in
+//! values of `env_var` methods kept in the OS keyring. Core's `registry` and `secrets` modules
+//! do the work; they block (downloads, D-Bus), so they run on the blocking pool.
+
+use std::collections::BTreeMap;
+
+use porthole_core::registry::{self, Installer, Progress, Status};
+use porthole_core::secrets::{self, AgentSecrets};
+use serde_json::{Value, json};
+
+use super::{AnswerError, Backend, launch};
+
+/// The Tauri event carrying install progress is a queued event like the others.
+fn progress_event(registry_id: &str, progress: Progress) -> Value {
+    let mut v = serde_json::to_value(progress).unwrap_or(Value::Null);
+    v["type"] = json!("install_progress");
+    v["registryId"] = json!(registry_id);
+    v
+}
+
+fn index_path() -> Result<std::path::PathBuf, String> {
+    AgentSecrets::default_index_path()
+        .ok_or_else(|| "no config folder to keep the names of sign-in values in".into())
+}
+
+/// The stored sign-in values of `agent_id`, for its environment at start. An agent with none
+/// stored never touches the keyring (no D-Bus call for most users).
+pub(super) async fn sign_in_env(agent_id: &str) -> Result<Vec<(String, String)>, String> {
+    let agent_id = agent_id.to_string();
+    blocking(move || {
+        let index = index_path()?;
+        let stored = secrets::stored_names(&index).map_err(|e| e.to_string())?;
+        if !stored.contains_key(&agent_id) {
+            return Ok(Vec::new());
+        }
+        AgentSecrets::os(index)
+            .and_then(|s| s.env_for(&agent_id))
+            .map_err(|e| format!("the saved sign-in values could not be read: {e}"))
+    })
+    .await
+}
+
+/// The variable names stored per shown agent (the snapshot's `storedSignIn`).
+pub(super) fn stored_names(profiles: &[launch::Profile]) -> BTreeMap<String, Vec<String>> {
+    let Some(Ok(mut all)) = AgentSecrets::default_index_path().map(|p| secrets::stored_names(&p)) else {
+        return BTreeMap::new();
+    };
+    all.retain(|id, _| profiles.iter().any(|p| &p.id == id));
+    all
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(|e| format!("the task failed: {e}"))?
+}
+
+fn installer() -> Result<Installer, String> {
+    Installer::from_env().map_err(|e| e.to_string())
+}
+
+impl Backend {
+    /// The registry's agents with whether each is installed here, for the "Add agent" view.
+    pub async fn registry_agents(&self) -> Result<Value, AnswerError> {
+        blocking(|| {
+            let fetched = registry::load_registry(
+                &registry::registry_source(),
+                registry::default_cache_dir().as_deref(),
+            )
+            .map_err(|e| e.to_string())?;
+            let installed = installer()?.installed().map_err(|e| e.to_string())?;
+            let target = registry::current_target();
+            let agents: Vec<Value> = fetched
+                .registry
+                .agents
+                .iter()
+                .map(|a| {
+                    json!({
+                        "id": a.id,
+                        "name": a.name,
+                        "version": a.version,
+                        "description": a.description,
+                        "icon": a.icon,
+                        "website": a.website,
+                        "license": a.license,
+                        // How it would be installed here; null when it has no build for this platform.
+                        "kind": a.kind_for(target).map(|k| k.to_string()),
+                        "status": Status::of(a, &installed),
+                    })
+                })
+                .collect();
+            Ok(json!({
+                "source": fetched.source,
+                "offline": fetched.offline,
+                "problems": fetched.registry.problems,
+                "agents": agents,
+            }))
+        })
+        .await
+        .map_err(AnswerError::msg)
+    }
+
+    /// A registry icon as a `data:` URL (see core's `registry::icon_data_url`).
+    pub async fn registry_icon(&self, url: String) -> Result<String, AnswerError> {
+        blocking(move || registry::icon_data_url(&url).map_err(|e| e.to_string()))
+            .await
+            .map_err(AnswerError::msg)
+    }
+
+    /// Install (or update) a registry agent; progress arrives as `install_progress` events.
+    /// Returns the id of its profile, which the sidebar now lists.
+    pub async fn install_agent(&self, registry_id: String) -> Result<String, AnswerError> {
+        let this = self.clone();
+        let id = registry_id.clone();
+        let outcome = blocking(move || {
+            let fetched = registry::load_registry(
+                &registry::registry_source(),
+                registry::default_cache_dir().as_deref(),
+            )
+            .map_err(|e| e.to_string())?;
+            let agent = fetched
+                .registry
+                .agent(&id)
+                .ok_or_else(|| format!("no agent `{id}` in the registry"))?
+                .clone();
+            let installer = installer()?;
+            // At most ~30 progress events a second reach the window.
+            let mut last = std::time::Instant::now() - std::time::Duration::from_secs(1);
+            installer
+                .install(&agent, &mut |p| {
+                    let done =
+                        matches!(p, Progress::Downloading { done, total: Some(total) } if done == total);
+                    if done || last.elapsed() >= std::time::Duration::from_millis(33) {
+                        last = std::time::Instant::now();
+                        this.push(progress_event(&id, p));
+                        this.0.flush_now.notify_one();
+                    }
+                })
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(AnswerError::msg)?;
+        tracing::info!("registry agent {registry_id}: {outcome:?}");
+        let profile_id = self.reload_agents(Some(&registry_id));
+        // An updated agent that is connected runs the new version from its next start.
+        if let Some(id) = &profile_id
+            && matches!(outcome, registry::InstallOutcome::Updated { .. })
+            && self.state().conns.contains_key(id)
+        {
+            self.connect(id, Some(self.0.launch.cwd.clone()));
+        }
+        profile_id.ok_or_else(|| AnswerError::msg("the agent was installed but is not in the agent list"))
+    }
+
+    /// Remove an installed registry agent: disconnect it, delete its files and its sign-in values.
+    pub async fn remove_agent(&self, registry_id: String) -> Result<(), AnswerError> {
+        let profile_id = self
+            .profiles()
+            .into_iter()
+            .find(|p| p.registry.as_ref().is_some_and(|r| r.id == registry_id))
+            .map(|p| p.id);
+        if let Some(id) = &profile_id {
+            self.disconnect_quietly(id).await;
+        }
+        let id = registry_id.clone();
+        blocking(move || installer()?.remove(&id).map(drop).map_err(|e| e.to_string()))
+            .await
+            .map_err(AnswerError::msg)?;
+        if let Some(id) = profile_id {
+            let _ = self.forget_sign_in(&id).await;
+        }
+        self.reload_agents(None);
+        Ok(())
+    }
+
+    /// Store the values the user typed for an `env_var` sign-in method in the OS keyring, then
+    /// restart the agent with them in its environment (that is how such a method signs in).
+    pub async fn save_sign_in(
+        &self,
+        agent_id: &str,
+        method_id: &str,
+        values: BTreeMap<String, String>,
+    ) -> Result<(), AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        let method = client
+            .env_var_methods()
+            .iter()
+            .find(|m| m.id == method_id)
+            .cloned()
+            .ok_or_else(|| {
+                AnswerError::msg(format!("`{method_id}` is not a sign-in method that takes values"))
+            })?;
+        let mut to_store = Vec::new();
+        for var in &method.vars {
+            match values.get(&var.name).map(|v| v.trim()) {
+                Some(v) if !v.is_empty() => to_store.push((var.name.clone(), v.to_string())),
+                _ if var.optional => {}
+                _ => return Err(AnswerError::msg(format!("{} is required", var.label))),
+            }
+        }
+        if let Some(extra) = values.keys().find(|k| !method.vars.iter().any(|v| &v.name == *k)) {
+            return Err(AnswerError::msg(format!(
+                "`{extra}` is not asked for by this method"
+            )));
+        }
+        let id = agent_id.to_string();
+        blocking(move || {
+            AgentSecrets::os(index_path()?)
+                .and_then(|s| s.set(&id, &to_store))
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(AnswerError::msg)?;
+        self.connect(agent_id, Some(self.0.launch.cwd.clone()));
+        Ok(())
+    }
+
+    /// Delete the stored sign-in values of an agent from the keyring.
+    pub async fn forget_sign_in(&self, agent_id: &str) -> Result<(), AnswerError> {
+        let id = agent_id.to_string();
+        blocking(move || {
+            let index = index_path()?;
+            if !secrets::stored_names(&index)
+                .map_err(|e| e.to_string())?
+                .contains_key(&id)
+            {
+                return Ok(());
+            }
+            AgentSecrets::os(index)
+                .and_then(|s| s.forget(&id))
+                .map(drop)
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(AnswerError::msg)?;
+        self.push_snapshot();
+        Ok(())
+    }
+
+    /// Re-read agents.json and the installed agents; returns the profile id of `registry_id`.
+    fn reload_agents(&self, registry_id: Option<&str>) -> Option<String> {
+        let (user_agents, _problems) = launch::user_agents(self.0.launch.settings_path.as_deref());
+        let mut profiles: Vec<launch::Profile> = self
+            .0
+            .launch
+            .profiles
+            .iter()
+            .filter(|p| p.built_in || p.id == launch::COMMAND_LINE_ID)
+            .cloned()
+            .collect();
+        profiles.extend(user_agents);
+        let found = registry_id.and_then(|rid| {
+            profiles
+                .iter()
+                .find(|p| p.registry.as_ref().is_some_and(|r| r.id == rid))
+                .map(|p| p.id.clone())
+        });
+        *self.0.profiles.lock().unwrap_or_else(|p| p.into_inner()) = profiles;
+        self.push_snapshot();
+        found
+    }
+
+    pub(super) fn set_sign_in_problem(&self, agent_id: &str, generation: u64, problem: Option<String>) {
+        if let Some(conn) = self
+            .state()
+            .conns
+            .get_mut(agent_id)
+            .filter(|c| c.generation == generation)
+        {
+            conn.sign_in_problem = problem;
+        }
+    }
+}

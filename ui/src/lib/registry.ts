@@ -1,0 +1,24 @@
+// Small pure helpers of the "Add agent" view (tested in registry.test.ts).
+import type { InstallProgress, RegistryAgentView } from "./protocol";
+
+/** Every word of the query must appear in the agent's name, id or description (any case). */
+export function matchesSearch(a: Pick<RegistryAgentView, "id" | "name" | "description">, query: string): boolean {
+  const hay = `${a.name}\n${a.id}\n${a.description}`.toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .every((word) => hay.includes(word));
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** What the progress bar's caption says. */
+export function progressText(p: InstallProgress | undefined): string {
+  if (!p) return "Starting…";
+  if (p.phase === "extracting") return "Unpacking…";
+  if (p.total) return `Downloading ${mib(p.done)} of ${mib(p.total)} (${Math.floor((100 * p.done) / p.total)}%)`;
+  return `Downloading ${mib(p.done)}`;
+}
