@@ -106,7 +106,7 @@ fn installer() -> Result<Installer, String> {
 }
 
 /// The command of an installed agent named by id or name, for `--agent`.
-pub fn installed_command(agent: &str) -> Option<AgentCommand> {
+pub fn installed_command(agent: &str) -> Option<(AgentCommand, String)> {
     let installed = match installer().and_then(|i| i.installed().map_err(|e| e.to_string())) {
         Ok(installed) => installed,
         Err(e) => {
@@ -117,7 +117,7 @@ pub fn installed_command(agent: &str) -> Option<AgentCommand> {
     installed
         .iter()
         .find(|a| a.id == agent || a.name == agent)
-        .map(|a| a.to_profile().to_command(None))
+        .map(|a| (a.to_profile().to_command(None), a.id.clone()))
 }
 
 fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {

@@ -142,8 +142,39 @@ fn main() -> ExitCode {
     runtime.block_on(run(args, command, cwd, answers))
 }
 
-/// A configured agent by id or name, else the value as a command line.
+/// A configured or installed agent by id or name (with the sign-in values the window saved for
+/// it in the OS keyring), else the value as a command line.
 fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
+    let (mut command, profile_id) = resolve_agent_command(args)?;
+    if let Some(id) = profile_id {
+        add_saved_sign_in(&id, &mut command);
+    }
+    Ok(command)
+}
+
+/// Values saved in the OS keyring by the window's sign-in for agent `id`, added to its
+/// environment unless this process's environment already sets them (an explicit value wins).
+fn add_saved_sign_in(id: &str, command: &mut AgentCommand) {
+    use porthole_core::secrets::{self, AgentSecrets};
+    let Some(index) = AgentSecrets::default_index_path() else {
+        return;
+    };
+    // No keyring is opened for an agent without saved values.
+    if !secrets::stored_names(&index).is_ok_and(|names| names.contains_key(id)) {
+        return;
+    }
+    match AgentSecrets::os(index).and_then(|s| s.env_for(id)) {
+        Ok(values) => command.env.extend(
+            values
+                .into_iter()
+                .filter(|(name, _)| std::env::var_os(name).is_none_or(|v| v.is_empty())),
+        ),
+        Err(e) => eprintln!("porthole-cli: the saved sign-in values of `{id}` are not used: {e}"),
+    }
+}
+
+/// The agent's command, and its profile id when it is a configured or installed agent.
+fn resolve_agent_command(args: &Args) -> Result<(AgentCommand, Option<String>), String> {
     use porthole_core::agents_config;
     let path = args.agents_file.clone().or_else(agents_config::default_path);
     if let Some(path) = path {
@@ -153,10 +184,10 @@ fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
             .iter()
             .find(|a| a.id == args.agent || a.name == args.agent)
         {
-            return Ok(profile.to_command(None));
+            return Ok((profile.to_command(None), Some(profile.id.clone())));
         }
-        if let Some(command) = agents::installed_command(&args.agent) {
-            return Ok(command);
+        if let Some((command, id)) = agents::installed_command(&args.agent) {
+            return Ok((command, Some(id)));
         }
         if args.agents_file.is_some() && !args.agent.contains(char::is_whitespace) {
             let names: Vec<&str> = config.agents.iter().map(|a| a.name.as_str()).collect();
@@ -169,7 +200,7 @@ fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
             }
         }
     }
-    AgentCommand::parse(&args.agent)
+    AgentCommand::parse(&args.agent).map(|c| (c, None))
 }
 
 fn which(program: &str) -> Option<PathBuf> {
@@ -265,7 +296,7 @@ async fn run(
         }
     };
     out.initialized(&client);
-    match open_session(&args, &client, &out, cwd).await {
+    match open_session(&args, &client, &out, cwd, &command).await {
         Ok(Some(id)) => run_prompts(args, client, events, out, id, answers, &command).await,
         Ok(None) => {
             client.shutdown().await;
@@ -297,6 +328,7 @@ async fn open_session(
     client: &AgentClient,
     out: &output::Output,
     cwd: PathBuf,
+    command: &AgentCommand,
 ) -> Result<Option<String>, String> {
     if let Some(method) = &args.auth {
         match client.env_var_methods().iter().find(|m| m.id == *method) {
@@ -307,6 +339,8 @@ async fn open_session(
                     .vars
                     .iter()
                     .filter(|v| !v.optional && std::env::var_os(&v.name).is_none_or(|x| x.is_empty()))
+                    // Saved in the OS keyring by the window and set at spawn (add_saved_sign_in).
+                    .filter(|v| !command.env.iter().any(|(name, _)| name == &v.name))
                     .map(|v| format!("{} ({})", v.name, v.label))
                     .collect();
                 if !missing.is_empty() {
