@@ -1,10 +1,10 @@
 // A real third-party agent in the real app: Claude Code (claude-agent-acp) in Porthole's window,
-// driven through WebDriver under Xvfb, against the fake model API on 127.0.0.1: it connects and a
-// streamed reply appears in the transcript. (The edit-with-permission step is not here yet: in
-// the window it intermittently never shows the tool call and its permission request although
-// the agent sent them; see docs/interop.md.) Run by scripts/test-agents.
+// driven through WebDriver under Xvfb, against the fake model API on 127.0.0.1: a streamed reply,
+// an edit allowed in the permission dialog, a shell command's output, and cancel. Run by
+// scripts/test-agents.
 import { test, before, after } from "node:test";
-import { mkdtempSync } from "node:fs";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch } from "../e2e/harness.mjs";
@@ -35,4 +35,35 @@ test("Claude Code connects in the window and streams a reply", async () => {
   await app.waitText("main.transcript", "Porthole fake model says:", 60000);
   await app.waitText("main.transcript", "hello from the Porthole window", 60000);
   await app.shot("agents-01-claude-reply");
+});
+
+test("Claude Code edits a file in the window after the user allows it", async () => {
+  const target = join(app.workspace, "notes.txt");
+  await app.prompt(`[[edit ${target} edited in the Porthole window]]`);
+  await app.waitFor("[role=dialog]", 60000);
+  await app.shot("agents-02-claude-permission");
+  // Claude names its options "Yes" (allow this once), "Yes, allow all edits during this session", "No".
+  await app.click("Yes");
+  await app.noDialog(20000);
+  await app.d.wait(async () => readFileSync(target, "utf8") === "edited in the Porthole window\n", 60000, "the file to be written");
+  await app.waitText("main.transcript", "notes.txt", 30000);
+  await app.shot("agents-03-claude-edited");
+});
+
+test("Claude Code runs a shell command in the window and its output is shown", async () => {
+  const marker = `porthole-window-shell-${process.pid}`;
+  await app.prompt(`[[shell echo ${marker}]]`);
+  // Claude runs a read-only command like echo without asking; the output shows in its tool card
+  // and goes back to the model.
+  await app.waitText("main.transcript section.tool", marker, 60000);
+  await app.waitText("main.transcript", `Tool finished: ${marker}`, 60000);
+  await app.shot("agents-04-claude-shell");
+});
+
+test("Claude Code's turn is cancelled from the window mid-stream", async () => {
+  await app.prompt("[[slow 40]]");
+  await app.waitText("main.transcript", "step-3", 60000);
+  await (await app.waitFor("form.prompt .btn.danger")).click();
+  await app.waitText("main.transcript", "Turn ended: cancelled", 30000);
+  assert.ok(!(await app.transcript()).includes("step-39"), "the slow answer ran to its end");
 });

@@ -31,8 +31,8 @@ describe("main window (with the mock agent)", () => {
     await fireEvent.input(prompt(), { target: { value: "Give me an overview" } });
     await fireEvent.keyDown(prompt(), { key: "Enter" });
     expect(backend.calls.some((c) => c.cmd === "send_prompt")).toBe(true);
-    await waitFor(() => expect(document.querySelector(".markdown h2")?.textContent).toBe("Project overview"), { timeout: 3000 });
-    await waitFor(() => expect(document.querySelector(".markdown")!.textContent).toContain("Next, try one of the slash commands"), { timeout: 3000 });
+    await waitFor(() => expect(document.querySelector(".msg.agent .markdown h2")?.textContent).toBe("Project overview"), { timeout: 3000 });
+    await waitFor(() => expect(document.querySelector(".msg.agent .markdown")!.textContent).toContain("Next, try one of the slash commands"), { timeout: 3000 });
     expect(document.querySelector(".msg.user .bubble")!.textContent).toBe("Give me an overview");
     expect(document.querySelectorAll("a").length).toBe(0);
     expect(document.querySelector(".link-text")!.textContent).toContain("(https://agentclientprotocol.com/protocol/overview)");

@@ -24,3 +24,13 @@ describe("lineDiff", () => {
     expect(d.filter((l) => l.op === "-").length).toBe(1);
   });
 });
+
+describe("line endings", () => {
+  it("a final newline is the end of the last line, not an extra empty line", () => {
+    expect(lineDiff(null, "edited\n")).toEqual([{ op: "+", text: "edited" }]);
+    expect(lineDiff("a\nb\n", "a\nc\n").filter((l) => l.op !== " ")).toEqual([
+      { op: "-", text: "b" },
+      { op: "+", text: "c" },
+    ]);
+  });
+});

@@ -3,10 +3,17 @@ export type DiffLine = { op: " " | "-" | "+"; text: string } | { op: "skip"; cou
 
 const MAX_CELLS = 2_000_000;
 
+/** A text's lines: a final newline ends the last line rather than starting an empty one (a one-line
+ * file "x\n" is one added line, not two). */
+function lines(text: string): string[] {
+  if (text === "") return [];
+  return (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
+}
+
 /** `oldText` absent (the SDK omits it for a new file) or null: every line is added. */
 export function lineDiff(oldText: string | null | undefined, newText: string, context = 3): DiffLine[] {
-  const a = oldText == null || oldText === "" ? [] : oldText.split("\n");
-  const b = newText === "" ? [] : newText.split("\n");
+  const a = oldText == null ? [] : lines(oldText);
+  const b = lines(newText);
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
   let suf = 0;
