@@ -67,3 +67,20 @@ test("Claude Code's turn is cancelled from the window mid-stream", async () => {
   await app.waitText("main.transcript", "Turn ended: cancelled", 30000);
   assert.ok(!(await app.transcript()).includes("step-39"), "the slow answer ran to its end");
 });
+
+test("Claude Code without a key asks to sign in at the first prompt, and the window lists its methods", async () => {
+  const home = mkdtempSync(join(tmpdir(), "porthole-app-claude-nokey-"));
+  const env = claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home, signedIn: false });
+  const command = `node ${join(process.env.PORTHOLE_AGENT_CACHE, "node_modules", claude.entry)}`;
+  const signedOut = await launch({ args: ["--agent", command], env });
+  try {
+    await signedOut.waitText("header", "Connected", 60000);
+    await signedOut.prompt("hello without a key");
+    await signedOut.waitText(".signin", "needs you to sign in", 60000);
+    const methods = await signedOut.text(".signin .auth-methods");
+    assert.match(methods, /in a terminal/, "Claude's login methods run in a terminal");
+    await signedOut.shot("agents-05-claude-sign-in");
+  } finally {
+    await signedOut.close();
+  }
+});

@@ -250,7 +250,7 @@ const app = process.env.PORTHOLE_AGENTS_APP_RESULT;
 if (app) {
   const claude = AGENTS.find((a) => a.id === "claude");
   const pass = app === "pass";
-  rows.push({ agent: claude.name, version: claude.version, flow: "in the real app (WebDriver)", pass, note: pass ? "streamed reply, edit allowed in the dialog, shell output, cancel" : app, seconds: "-" });
+  rows.push({ agent: claude.name, version: claude.version, flow: "in the real app (WebDriver)", pass, note: pass ? "streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel" : app, seconds: "-" });
 }
 
 const widths = ["agent", "version", "flow"].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));

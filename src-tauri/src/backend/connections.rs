@@ -234,9 +234,19 @@ impl Backend {
                     let agent = state.conns.get(agent_id).and_then(|c| c.agent.as_ref());
                     auto_answered_by = Some(agent.map(|a| a.display_name()).unwrap_or_default());
                 }
-                Event::TurnEnded { session_id, .. } => {
+                Event::TurnEnded {
+                    session_id, error, ..
+                } => {
                     if let Some(s) = state.sessions.get_mut(session_id) {
                         s.turn_running = false;
+                    }
+                    // Some agents (Claude Code) open a session and ask for sign-in at the first
+                    // prompt: the sign-in panel shows as when session/new asks.
+                    let auth_required = error
+                        .as_ref()
+                        .is_some_and(|e| e.code == porthole_core::sessions::AUTH_REQUIRED);
+                    if let Some(conn) = state.conns.get_mut(agent_id) {
+                        conn.needs_auth = auth_required || (conn.needs_auth && error.is_some());
                     }
                     snapshot_changed = true;
                 }
