@@ -1,55 +1,55 @@
+// The app's commands come from one list (src/command_list.rs): each becomes a permission, and the
+// main window's capability file is written from the same list, so a command cannot be registered
+// without being granted, or granted without existing.
+include!("src/command_list.rs");
+
+macro_rules! names {
+    ($($name:ident),* $(,)?) => {
+        &[$(stringify!($name)),*]
+    };
+}
+
+const COMMANDS: &[&str] = with_app_commands!(names);
+
+/// What the main window may do besides the app's commands: listen to the backend's events.
+const CORE_PERMISSIONS: &[&str] = &["core:event:allow-listen", "core:event:allow-unlisten"];
+
+fn main_capability() -> String {
+    let permissions: Vec<String> = CORE_PERMISSIONS
+        .iter()
+        .map(|p| p.to_string())
+        .chain(COMMANDS.iter().map(|c| format!("allow-{}", c.replace('_', "-"))))
+        .map(|p| format!("    \"{p}\""))
+        .collect();
+    format!(
+        "{{\n  \"$schema\": \"../src-tauri/gen/schemas/desktop-schema.json\",\n  \
+         \"identifier\": \"main-window\",\n  \
+         \"description\": \"The main window: the app's own commands and event listening, nothing else. \
+         Written by src-tauri/build.rs from src/command_list.rs.\",\n  \
+         \"windows\": [\n    \"main\"\n  ],\n  \"permissions\": [\n{}\n  ]\n}}\n",
+        permissions.join(",\n")
+    )
+}
+
 fn main() {
     // tauri.conf.json, capabilities and icons live at the repository root.
     println!("cargo:rerun-if-changed=../tauri.conf.json");
     println!("cargo:rerun-if-changed=../capabilities");
     println!("cargo:rerun-if-changed=../ui/dist");
     println!("cargo:rerun-if-changed=../icons");
+    println!("cargo:rerun-if-changed=src/command_list.rs");
+    // Written only when it differs, so the build does not trigger itself again.
+    let capability = main_capability();
+    let path = "../capabilities/main.json";
+    if std::fs::read_to_string(path).ok().as_deref() != Some(capability.as_str()) {
+        std::fs::write(path, &capability).expect("write capabilities/main.json");
+    }
     let attributes = tauri_build::Attributes::new()
         .config_path("../tauri.conf.json")
         .capabilities_path_pattern("../capabilities/**/*")
         // Declaring the app's commands makes each one a permission that a capability must
         // grant; the main window gets exactly these and nothing else.
-        .app_manifest(tauri_build::AppManifest::new().commands(&[
-            "app_state",
-            "connect_agent",
-            "restart_agent",
-            "new_session",
-            "list_sessions",
-            "load_session",
-            "resume_session",
-            "close_session",
-            "authenticate",
-            "start_terminal_auth",
-            "terminal_input",
-            "send_prompt",
-            "cancel_turn",
-            "set_mode",
-            "set_model",
-            "fork_session",
-            "set_config_option",
-            "revoke_permission_rule",
-            "answer_file_access",
-            "protocol_log",
-            "save_settings",
-            "validate_form",
-            "answer_elicitation",
-            "answer_permission",
-            "open_url",
-            "close_url_view",
-            "dialog_shown",
-            "history_list",
-            "history_export",
-            "history_clear",
-            "domain_marks",
-            "set_domain_trust",
-            "perf_stats",
-            "registry_agents",
-            "registry_icon",
-            "install_agent",
-            "remove_agent",
-            "save_sign_in",
-            "forget_sign_in",
-        ]));
+        .app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
     if let Err(e) = tauri_build::try_build(attributes) {
         panic!("tauri build failed: {e:#}");
     }

@@ -272,50 +272,17 @@ async fn forget_sign_in(backend: State<'_, Backend>, agent_id: String) -> Result
     backend.forget_sign_in(&agent_id).await
 }
 
+/// Registers the one list of commands (src/command_list.rs) with Tauri.
+macro_rules! handler {
+    ($($name:ident),* $(,)?) => {
+        tauri::generate_handler![$($name),*]
+    };
+}
+
 pub fn run(launch: Launch) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
-        .invoke_handler(tauri::generate_handler![
-            app_state,
-            connect_agent,
-            restart_agent,
-            new_session,
-            list_sessions,
-            load_session,
-            resume_session,
-            close_session,
-            authenticate,
-            start_terminal_auth,
-            terminal_input,
-            send_prompt,
-            cancel_turn,
-            set_mode,
-            set_model,
-            fork_session,
-            set_config_option,
-            revoke_permission_rule,
-            answer_file_access,
-            protocol_log,
-            save_settings,
-            validate_form,
-            answer_elicitation,
-            answer_permission,
-            open_url,
-            close_url_view,
-            dialog_shown,
-            history_list,
-            history_export,
-            history_clear,
-            domain_marks,
-            set_domain_trust,
-            perf_stats,
-            registry_agents,
-            registry_icon,
-            install_agent,
-            remove_agent,
-            save_sign_in,
-            forget_sign_in,
-        ])
+        .invoke_handler(with_app_commands!(handler))
         .setup(move |app| {
             let backend = Backend::new(app.handle().clone(), launch);
             backend.start();

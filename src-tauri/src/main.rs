@@ -6,6 +6,8 @@
 //! The same binary also runs the embedded demo agent (`porthole demo-agent`), so the app
 //! finds its default agent wherever it is installed.
 
+#[macro_use]
+mod command_list;
 mod backend;
 mod commands;
 mod notify;

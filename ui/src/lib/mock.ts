@@ -298,6 +298,7 @@ export class MockBackend implements Backend {
       throw { kind: "error", message: "the mock has no keyring" };
     },
     forget_sign_in: () => undefined,
+    perf_stats: () => ({}),
   };
 
   #completions = new Set<{ dialogId: number; elicitationId: string }>();

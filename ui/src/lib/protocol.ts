@@ -438,6 +438,8 @@ export interface Commands {
   history_clear(): number;
   domain_marks(): DomainMark[];
   set_domain_trust(args: { agentId: string; agentName: string; domain: string; trusted: boolean }): void;
+  /** Benchmark counters (IPC batches, dialog and answer latencies); read by tests/bench-app. */
+  perf_stats(): Record<string, unknown>;
   /** The ACP registry's agents, with what is installed here. */
   registry_agents(): RegistryListing;
   /** A registry icon as a data: URL (fetched and checked by the backend). */
@@ -450,3 +452,11 @@ export interface Commands {
   /** Delete an agent's saved sign-in values from the OS keyring. */
   forget_sign_in(args: { agentId: string }): void;
 }
+
+// The backend's one list of commands (src-tauri/src/command_list.rs, generated into
+// generated/command-names.ts) and `Commands` above must name the same commands: a command
+// added on one side only fails the type check here.
+import type { CommandName as RegisteredCommand } from "./generated/command-names";
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<T extends true> = T;
+export type CommandsMatchTheBackend = Expect<Same<keyof Commands, RegisteredCommand>>;

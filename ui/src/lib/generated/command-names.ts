@@ -1,0 +1,47 @@
+// Generated from src-tauri/src/command_list.rs by
+// `PORTHOLE_BLESS=1 cargo test -p porthole command_list`. Do not edit.
+
+/** Every command the backend registers (and the main window may call). */
+export const COMMAND_NAMES = [
+  "app_state",
+  "connect_agent",
+  "restart_agent",
+  "new_session",
+  "list_sessions",
+  "load_session",
+  "resume_session",
+  "close_session",
+  "authenticate",
+  "start_terminal_auth",
+  "terminal_input",
+  "send_prompt",
+  "cancel_turn",
+  "set_mode",
+  "set_model",
+  "fork_session",
+  "set_config_option",
+  "revoke_permission_rule",
+  "answer_file_access",
+  "protocol_log",
+  "save_settings",
+  "validate_form",
+  "answer_elicitation",
+  "answer_permission",
+  "open_url",
+  "close_url_view",
+  "dialog_shown",
+  "history_list",
+  "history_export",
+  "history_clear",
+  "domain_marks",
+  "set_domain_trust",
+  "perf_stats",
+  "registry_agents",
+  "registry_icon",
+  "install_agent",
+  "remove_agent",
+  "save_sign_in",
+  "forget_sign_in",
+] as const;
+
+export type CommandName = (typeof COMMAND_NAMES)[number];
