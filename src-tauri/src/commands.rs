@@ -1,9 +1,10 @@
-//! Tauri commands: each maps one UI request onto the backend. No logic lives here.
+//! Tauri commands: each maps one UI request onto the app model (porthole-app's `Backend`). No
+//! logic lives here.
 
 use serde_json::{Map, Value};
 use tauri::{Manager, State};
 
-use crate::backend::{AnswerError, Attachment, Backend, Launch};
+use porthole_app::{AnswerError, Attachment, Backend, Launch};
 
 type Result<T> = std::result::Result<T, AnswerError>;
 
@@ -133,7 +134,10 @@ async fn revoke_permission_rule(backend: State<'_, Backend>, rule_id: u64) -> Re
 }
 
 #[tauri::command]
-async fn save_settings(backend: State<'_, Backend>, settings: crate::settings::Settings) -> Result<()> {
+async fn save_settings(
+    backend: State<'_, Backend>,
+    settings: porthole_app::settings::Settings,
+) -> Result<()> {
     backend.save_settings(settings)
 }
 
@@ -176,13 +180,8 @@ async fn answer_permission(
 }
 
 #[tauri::command]
-async fn open_url(
-    app: tauri::AppHandle,
-    backend: State<'_, Backend>,
-    dialog_id: u64,
-    target: String,
-) -> Result<()> {
-    backend.open_url(&app, dialog_id, &target)
+async fn open_url(backend: State<'_, Backend>, dialog_id: u64, target: String) -> Result<()> {
+    backend.open_url(dialog_id, &target)
 }
 
 #[tauri::command]
@@ -284,7 +283,9 @@ pub fn run(launch: Launch) {
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(with_app_commands!(handler))
         .setup(move |app| {
-            let backend = Backend::new(app.handle().clone(), launch);
+            let shell = std::sync::Arc::new(crate::shell::TauriShell(app.handle().clone()));
+            let runtime = tauri::async_runtime::handle().inner().clone();
+            let backend = Backend::new(shell, runtime, launch);
             backend.start();
             app.manage(backend);
             Ok(())

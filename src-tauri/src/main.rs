@@ -1,19 +1,18 @@
 // Hide the console window on Windows release builds; harmless elsewhere.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-//! The Porthole desktop app: a thin Tauri shell over porthole-core.
+//! The Porthole desktop app: a thin Tauri shell (commands, event delivery, notifications, the
+//! sealed view) over the app model in porthole-app and the protocol in porthole-core.
 //!
 //! The same binary also runs the embedded demo agent (`porthole demo-agent`), so the app
 //! finds its default agent wherever it is installed.
 
 #[macro_use]
 mod command_list;
-mod backend;
 mod commands;
 mod notify;
-mod sealed;
 mod sealed_view;
-mod settings;
+mod shell;
 
 use std::path::PathBuf;
 
@@ -57,7 +56,7 @@ fn main() {
         }
         return;
     }
-    let launch = match backend::Launch::from_args(args.agent.as_deref(), args.cwd) {
+    let launch = match porthole_app::Launch::from_args(args.agent.as_deref(), args.cwd) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("porthole: {e}");

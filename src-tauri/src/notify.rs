@@ -4,15 +4,6 @@
 
 use tauri::{AppHandle, Manager, UserAttentionType};
 
-/// Agent-chosen text in a notification is plain text: some notification daemons read a
-/// subset of HTML in the body, so markup characters are escaped and bidi controls shown.
-pub fn plain(text: &str) -> String {
-    porthole_core::url_safety::neutralize(text)
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// The window title: "Porthole" or "Porthole (2 waiting)". Posted to the main thread, never
 /// waited for: the caller is the event flusher, which must not stop while the main thread is busy.
 pub fn set_waiting_count(app: &AppHandle, waiting: usize) {
@@ -28,7 +19,8 @@ pub fn set_waiting_count(app: &AppHandle, waiting: usize) {
     });
 }
 
-/// Ask for attention if the window is not focused. `body` must already be [`plain`].
+/// Ask for attention if the window is not focused. `body` must already be plain
+/// (`porthole_app::plain`).
 pub fn dialog_waiting(app: &AppHandle, summary: &str, body: &str) {
     let summary = summary.to_string();
     let body = body.to_string();
@@ -64,16 +56,4 @@ pub fn dialog_waiting(app: &AppHandle, summary: &str, body: &str) {
             Err(e) => tracing::info!("no OS notification: {e}"),
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn notification_text_is_plain() {
-        assert_eq!(
-            super::plain("<b>Evil</b> & co"),
-            "&lt;b&gt;Evil&lt;/b&gt; &amp; co"
-        );
-        assert!(!super::plain("abc\u{202E}def").contains('\u{202E}'));
-    }
 }

@@ -48,8 +48,9 @@ pub struct Request {
     pub dialog_id: u64,
 }
 
-/// The lifecycle events the sealed process may print. The parent accepts nothing else.
-pub const LIFECYCLE_EVENTS: [&str; 4] = ["opened", "navigation_blocked", "load_failed", "closed"];
+/// The lifecycle events the sealed process may print (the parent, porthole-app's `sealed`,
+/// accepts nothing else).
+use porthole_app::sealed::LIFECYCLE_EVENTS;
 
 /// Exit code when the request line is missing or invalid.
 const EXIT_BAD_REQUEST: i32 = 2;

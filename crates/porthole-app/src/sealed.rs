@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::sealed_view::LIFECYCLE_EVENTS;
+/// The lifecycle events the sealed process may print (`porthole sealed-view`). The parent
+/// accepts nothing else.
+pub const LIFECYCLE_EVENTS: [&str; 4] = ["opened", "navigation_blocked", "load_failed", "closed"];
 
 /// Called with (dialog id, state, detail) for every lifecycle event, from a reader thread.
 pub type OnEvent = Arc<dyn Fn(u64, &str, Option<String>) + Send + Sync>;

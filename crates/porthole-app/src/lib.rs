@@ -1,10 +1,13 @@
-//! The app's state over its agent connections: one connection per agent, sessions of several
-//! agents open at once, and the dialogs waiting for the user. Core events are tracked here and
-//! forwarded to the webview in coalesced batches.
+//! Porthole's app model, without a GUI: the state over its agent connections (one connection
+//! per agent, sessions of several agents open at once), the dialogs waiting for the user, the
+//! consent history, installed agents and sign-in values. Core events are tracked here and
+//! forwarded to the window in coalesced batches through a [`Shell`] (the Tauri app, or a test).
 //!
 //! Split by what each part holds: `launch` (which agents exist), `connections` (starting,
 //! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
-//! (answers, URLs, remembered decisions), `history` (the consent history and domain memory).
+//! (answers, URLs, remembered decisions), `history` (the consent history and domain memory),
+//! `agents` (the registry and sign-in values), `sealed` (the sealed URL view processes),
+//! `settings` (settings.json).
 
 mod agents;
 mod coalesce;
@@ -13,25 +16,36 @@ mod dialogs;
 mod history;
 mod launch;
 mod metrics;
+pub mod sealed;
 mod sessions;
+pub mod settings;
+mod shell;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::sealed::SealedViews;
+use crate::settings::{self as app_settings, Settings};
 use indexmap::IndexMap;
+pub use launch::{DEMO_ID, Launch, Profile};
 use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
 use porthole_core::{AgentClient, ClientError, RespondError};
 use serde::Serialize;
 use serde_json::{Value, json};
-use tauri::{AppHandle, Emitter};
-
-use crate::sealed::{self, SealedViews};
-use crate::settings::{self as app_settings, Settings};
-pub use launch::Launch;
 pub use sessions::Attachment;
+pub use shell::Shell;
 
-/// The Tauri event that carries `{ events: [...] }` to the main window.
+/// Agent-chosen text in a notification is plain text: some notification daemons read a
+/// subset of HTML in the body, so markup characters are escaped and bidi controls shown.
+pub fn plain(text: &str) -> String {
+    porthole_core::url_safety::neutralize(text)
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The window event that carries `{ events: [...] }` to the main window.
 pub const BATCH_EVENT: &str = "porthole://events";
 /// How often queued events are flushed to the webview: one IPC message per frame at most.
 const FLUSH_EVERY: Duration = Duration::from_millis(16);
@@ -150,7 +164,9 @@ struct AppState {
 }
 
 struct Inner {
-    app: AppHandle,
+    shell: Arc<dyn Shell>,
+    /// The async runtime every task of the app runs on (the shell's).
+    runtime: tokio::runtime::Handle,
     launch: Launch,
     /// The agents the user can connect to: the launch's, then those installed since.
     profiles: Mutex<Vec<launch::Profile>>,
@@ -172,12 +188,13 @@ struct Inner {
     history_problem: Option<String>,
 }
 
-/// Managed Tauri state. Cheap to clone.
+/// The app model. Cheap to clone.
 #[derive(Clone)]
 pub struct Backend(Arc<Inner>);
 
 impl Backend {
-    pub fn new(app: AppHandle, launch: Launch) -> Self {
+    /// `runtime` runs the app's tasks; events go out through `shell`.
+    pub fn new(shell: Arc<dyn Shell>, runtime: tokio::runtime::Handle, launch: Launch) -> Self {
         let (history, history_problem) = history::open();
         let backend = Backend(Arc::new_cyclic(|weak: &std::sync::Weak<Inner>| {
             let weak = weak.clone();
@@ -200,7 +217,8 @@ impl Backend {
                 ),
             };
             Inner {
-                app,
+                shell,
+                runtime,
                 profiles: Mutex::new(launch.profiles.clone()),
                 launch,
                 settings: Mutex::new(settings),
@@ -217,6 +235,15 @@ impl Backend {
         }));
         backend.spawn_flusher();
         backend
+    }
+
+    /// Run a task on the app's runtime.
+    fn spawn<F>(&self, task: F) -> tokio::task::JoinHandle<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.0.runtime.spawn(task)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, AppState> {
@@ -257,7 +284,7 @@ impl Backend {
     fn spawn_flusher(&self) {
         let weak = Arc::downgrade(&self.0);
         let flush_now = self.0.flush_now.clone();
-        tauri::async_runtime::spawn(async move {
+        self.spawn(async move {
             let mut tick = tokio::time::interval(FLUSH_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut waiting_shown = 0;
@@ -274,17 +301,15 @@ impl Backend {
                     .pending
                     .len();
                 if waiting != waiting_shown {
-                    crate::notify::set_waiting_count(&inner.app, waiting);
+                    inner.shell.set_waiting_count(waiting);
                     waiting_shown = waiting;
                 }
                 let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
                 let queued = events.len();
                 if queued > 0
-                    && let Err(e) = inner.app.emit_to(
-                        "main",
-                        BATCH_EVENT,
-                        inner.metrics.encode_batch(queued, coalesce::chunks(events)),
-                    )
+                    && let Err(e) = inner
+                        .shell
+                        .deliver(inner.metrics.encode_batch(queued, coalesce::chunks(events)))
                 {
                     tracing::warn!("cannot deliver events to the window: {e}");
                 }
@@ -414,7 +439,14 @@ impl Backend {
     }
 
     /// Stop every agent before the process exits, so none is left running.
+    /// Called from outside the runtime (the app's exit).
     pub fn stop_blocking(&self) {
+        let runtime = self.0.runtime.clone();
+        runtime.block_on(self.stop());
+    }
+
+    /// Stop every agent (and close the sealed views).
+    pub async fn stop(&self) {
         self.0.sealed.close_all(Duration::from_secs(1));
         let clients: Vec<AgentClient> = self
             .state()
@@ -422,11 +454,9 @@ impl Backend {
             .values_mut()
             .filter_map(|c| c.client.take())
             .collect();
-        tauri::async_runtime::block_on(async move {
-            for client in clients {
-                let _ = tokio::time::timeout(Duration::from_secs(5), client.shutdown()).await;
-            }
-        });
+        for client in clients {
+            let _ = tokio::time::timeout(Duration::from_secs(5), client.shutdown()).await;
+        }
     }
 }
 

@@ -47,7 +47,7 @@ impl Backend {
         let this = self.clone();
         let agent_id = agent_id.to_string();
         let cwd = self.0.launch.cwd.clone();
-        tauri::async_runtime::spawn(async move {
+        self.spawn(async move {
             if let Some(old) = old {
                 old.shutdown().await;
             }
@@ -93,7 +93,7 @@ impl Backend {
             if let Some(session_cwd) = open_session_in {
                 let this = this.clone();
                 let agent_id = agent_id.clone();
-                tauri::async_runtime::spawn(async move {
+                tokio::spawn(async move {
                     if let Err(e) = this.new_session(&agent_id, session_cwd).await {
                         tracing::info!("start-up session for {agent_id}: {e:?}");
                     }
@@ -301,7 +301,7 @@ impl Backend {
 
     /// An OS notification for a dialog that arrives while the window is in the background.
     fn notify_if_dialog(&self, event: &Event) {
-        use crate::notify::plain;
+        use crate::plain;
         let (agent, what) = match event {
             Event::Elicitation(p) => (
                 p.agent.display_name(),
@@ -314,11 +314,9 @@ impl Backend {
             Event::FileAccess(p) => (p.agent.display_name(), "asks to use a file outside the workspace"),
             _ => return,
         };
-        crate::notify::dialog_waiting(
-            &self.0.app,
-            "Porthole: waiting for you",
-            &format!("{} {what}", plain(&agent)),
-        );
+        self.0
+            .shell
+            .dialog_waiting("Porthole: waiting for you", &format!("{} {what}", plain(&agent)));
     }
 
     /// Stop an agent and forget its connection (it is being removed).

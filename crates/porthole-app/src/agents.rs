@@ -52,7 +52,7 @@ pub(super) fn stored_names(profiles: &[launch::Profile]) -> BTreeMap<String, Vec
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Result<T, String> {
-    tauri::async_runtime::spawn_blocking(f)
+    tokio::task::spawn_blocking(f)
         .await
         .map_err(|e| format!("the task failed: {e}"))?
 }

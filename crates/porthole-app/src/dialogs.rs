@@ -3,7 +3,6 @@
 use porthole_core::Answer;
 use porthole_core::events::ElicitationKind;
 use serde_json::{Map, Value};
-use tauri::AppHandle;
 
 use super::{AcceptedUrl, AnswerError, Backend, Pending};
 use crate::sealed::Opened;
@@ -94,7 +93,7 @@ impl Backend {
     }
 
     /// Open a URL the user already consented to. The URL comes from core, never from the UI.
-    pub fn open_url(&self, app: &AppHandle, dialog_id: u64, target: &str) -> Result<(), AnswerError> {
+    pub fn open_url(&self, dialog_id: u64, target: &str) -> Result<(), AnswerError> {
         let AcceptedUrl {
             url,
             agent_name: agent,
@@ -106,12 +105,11 @@ impl Backend {
             .cloned()
             .ok_or_else(|| AnswerError::msg("this URL was not consented to"))?;
         match target {
-            "system" => {
-                use tauri_plugin_opener::OpenerExt;
-                app.opener()
-                    .open_url(url, None::<&str>)
-                    .map_err(|e| AnswerError::msg(format!("cannot open the system browser: {e}")))
-            }
+            "system" => self
+                .0
+                .shell
+                .open_in_browser(&url)
+                .map_err(|e| AnswerError::msg(format!("cannot open the system browser: {e}"))),
             "sealed" => match self.0.sealed.open(dialog_id, &url, &agent) {
                 Ok(Opened::New) => Ok(()),
                 Ok(Opened::AlreadyOpen) => {

@@ -1,0 +1,161 @@
+//! The app model without a window: the scripted test agent through a fake shell that records
+//! what the window would receive. Start-up opens a session, a permission request becomes a
+//! waiting dialog (in the batches and in `app_state`), the answer reaches the agent, and the
+//! dialog leaves the waiting list; a form is validated by core before it is answered.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use porthole_app::{Backend, Launch, Shell};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// Records every batch; counts the waiting dialogs and attention requests.
+#[derive(Default)]
+struct FakeShell {
+    events: Mutex<Vec<Value>>,
+    waiting: Mutex<usize>,
+    attention: Mutex<Vec<String>>,
+}
+
+impl Shell for FakeShell {
+    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
+        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
+        let events = batch["events"].as_array().cloned().unwrap_or_default();
+        self.events.lock().unwrap().extend(events);
+        Ok(())
+    }
+    fn set_waiting_count(&self, waiting: usize) {
+        *self.waiting.lock().unwrap() = waiting;
+    }
+    fn dialog_waiting(&self, _summary: &str, body: &str) {
+        self.attention.lock().unwrap().push(body.to_string());
+    }
+    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
+        Err("no browser in tests".into())
+    }
+}
+
+impl FakeShell {
+    /// Waits until an event matches, and returns it.
+    async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..500 {
+            if let Some(e) = self.events.lock().unwrap().iter().find(|e| matches(e)) {
+                return e.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("no {what} in {:#?}", self.events.lock().unwrap());
+    }
+}
+
+/// Path of a workspace binary, built on demand (it belongs to another package).
+fn workspace_bin(package: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--target-dir"])
+        .arg(profile_dir.parent().unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p {package} failed");
+    profile_dir.join(package)
+}
+
+fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
+    // Everything the app reads or writes stays in the throwaway home.
+    // SAFETY: set before any thread of this test reads the environment; one test per process
+    // touches it (the tests below run in one function).
+    unsafe {
+        std::env::set_var("HOME", home);
+        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
+        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
+        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
+        std::env::remove_var("PORTHOLE_AGENT");
+    }
+    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
+    let shell = Arc::new(FakeShell::default());
+    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    backend.start();
+    (backend, shell)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_validated_by_core() {
+    let home = tempfile::tempdir().unwrap();
+    let (backend, shell) = start(home.path());
+
+    // Start-up connects the agent and opens a session in the working directory.
+    let snapshot = shell
+        .wait_for("a session in a snapshot", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["sessions"]
+                    .as_array()
+                    .is_some_and(|s| !s.is_empty())
+        })
+        .await;
+    let session_id = snapshot["snapshot"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(snapshot["snapshot"]["connections"][0]["state"], "connected");
+
+    // A permission request: delivered to the window, waiting in the model, counted in the title.
+    backend.send_prompt(&session_id, "permission", &[]).unwrap();
+    let asked = shell
+        .wait_for("a permission event", |e| e["type"] == "permission")
+        .await;
+    assert_eq!(asked["toolCall"]["title"], "Delete everything");
+    let dialog_id = asked["dialogId"].as_u64().unwrap();
+    let pending = backend.app_state()["pending"].clone();
+    assert_eq!(pending.as_array().unwrap().len(), 1, "{pending:#}");
+    assert_eq!(pending[0]["dialogId"], dialog_id);
+    for _ in 0..100 {
+        if *shell.waiting.lock().unwrap() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        *shell.waiting.lock().unwrap(),
+        1,
+        "the title counts the waiting dialog"
+    );
+
+    backend.answer_permission(dialog_id, Some("yes".into())).unwrap();
+    assert!(backend.app_state()["pending"].as_array().unwrap().is_empty());
+    // The agent reports what it got back: the chosen option.
+    shell
+        .wait_for("the agent's report of the answer", |e| {
+            e["type"] == "session_update"
+                && e["update"]["content"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("\"yes\""))
+        })
+        .await;
+    shell
+        .wait_for("the end of the turn", |e| {
+            e["type"] == "turn_ended" && e["sessionId"] == session_id.as_str()
+        })
+        .await;
+    // Answering twice is refused: the dialog is gone.
+    assert!(backend.answer_permission(dialog_id, Some("yes".into())).is_err());
+
+    // A form: core validates; an invalid answer is refused with the field errors and the
+    // dialog keeps waiting.
+    backend.send_prompt(&session_id, "form", &[]).unwrap();
+    let form = shell
+        .wait_for("a form elicitation", |e| e["type"] == "elicitation")
+        .await;
+    let form_id = form["dialogId"].as_u64().unwrap();
+    let invalid = serde_json::Map::from_iter([("no_such_field".to_string(), Value::from(1))]);
+    let refused = backend.answer_elicitation(form_id, "accept", Some(invalid));
+    assert!(refused.is_err(), "an invalid form answer is refused");
+    assert_eq!(backend.app_state()["pending"].as_array().unwrap().len(), 1);
+    backend.answer_elicitation(form_id, "decline", None).unwrap();
+    assert!(backend.app_state()["pending"].as_array().unwrap().is_empty());
+
+    backend.stop().await;
+}
