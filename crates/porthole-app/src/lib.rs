@@ -20,6 +20,9 @@ pub mod sealed;
 mod sessions;
 pub mod settings;
 mod shell;
+mod snapshot;
+#[cfg(test)]
+mod ui_contract;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -35,6 +38,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 pub use sessions::Attachment;
 pub use shell::Shell;
+pub use snapshot::{AgentCapabilitiesView, AppSnapshot, AuthMethodView, ConnectionView, PermissionRuleView};
 
 /// Agent-chosen text in a notification is plain text: some notification daemons read a
 /// subset of HTML in the body, so markup characters are escaped and bidi controls shown.
@@ -132,20 +136,31 @@ struct Conn {
     inspector: porthole_core::inspector::Inspector,
 }
 
-/// What the window shows about an open session; updated from the agent's updates.
+/// What the window shows about an open session; updated from the agent's updates. The ACP
+/// shapes it carries as they came (modes, models, config options, commands, usage) are typed in
+/// `ui/src/lib/protocol.ts`.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SessionView {
     session_id: String,
     agent_id: String,
     cwd: String,
     title: Option<String>,
+    #[cfg_attr(
+        test,
+        ts(type = "{ currentModeId: string; availableModes: SessionMode[] } | null")
+    )]
     modes: Option<Value>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
+    #[cfg_attr(test, ts(type = "SessionModels | null"))]
     models: Option<Value>,
+    #[cfg_attr(test, ts(type = "ConfigOption[]"))]
     config_options: Value,
+    #[cfg_attr(test, ts(type = "{ name: string; description: string }[]"))]
     available_commands: Value,
     turn_running: bool,
+    #[cfg_attr(test, ts(type = "SessionUsage | null"))]
     usage: Option<Value>,
 }
 
@@ -317,39 +332,53 @@ impl Backend {
         });
     }
 
-    fn snapshot(&self, state: &AppState) -> Value {
+    fn snapshot(&self, state: &AppState) -> AppSnapshot {
         let launch = &self.0.launch;
-        let connections: Vec<Value> = state
-            .conns
-            .iter()
-            .map(|(agent_id, c)| connection_json(agent_id, c))
-            .collect();
-        let mut rules = Vec::new();
+        let mut permission_rules = Vec::new();
         for (agent_id, c) in &state.conns {
             let Some(client) = &c.client else { continue };
             let agent_name = c.agent.as_ref().map(|a| a.display_name()).unwrap_or_default();
             for rule in client.permission_rules() {
-                let mut v = serde_json::to_value(rule).unwrap_or(Value::Null);
-                v["agentId"] = json!(agent_id);
-                v["agentName"] = json!(agent_name);
-                rules.push(v);
+                permission_rules.push(PermissionRuleView {
+                    rule_id: rule.rule_id,
+                    session_id: rule.session_id,
+                    tool_kind: rule.tool_kind,
+                    decision: rule.decision,
+                    option_name: rule.option_name,
+                    agent_id: agent_id.clone(),
+                    agent_name: agent_name.clone(),
+                });
             }
         }
-        json!({
-            "agents": self.profiles(),
-            "storedSignIn": agents::stored_names(&self.profiles()),
-            "connections": connections,
-            "sessions": state.sessions.values().collect::<Vec<_>>(),
-            "settingsPath": launch.settings_path.as_ref().map(|p| p.display().to_string()).unwrap_or_default(),
-            "settingsError": launch.settings_error,
-            "permissionRules": rules,
-            "sealedViewAvailable": cfg!(target_os = "linux"),
-            "defaultCwd": launch.cwd.display().to_string(),
-            "appSettings": self.settings(),
-            "appSettingsPath": self.0.settings_path.as_ref().map(|p| p.display().to_string()),
-            "appSettingsError": self.0.settings_problem.lock().unwrap_or_else(|p| p.into_inner()).clone(),
-            "historyError": self.0.history_problem,
-        })
+        let agents = self.profiles();
+        AppSnapshot {
+            stored_sign_in: agents::stored_names(&agents),
+            agents,
+            connections: state
+                .conns
+                .iter()
+                .map(|(agent_id, c)| ConnectionView::of(agent_id, c))
+                .collect(),
+            sessions: state.sessions.values().cloned().collect(),
+            settings_path: launch
+                .settings_path
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            settings_error: launch.settings_error.clone(),
+            permission_rules,
+            sealed_view_available: cfg!(target_os = "linux"),
+            default_cwd: launch.cwd.display().to_string(),
+            app_settings: self.settings(),
+            app_settings_path: self.0.settings_path.as_ref().map(|p| p.display().to_string()),
+            app_settings_error: self
+                .0
+                .settings_problem
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
+            history_error: self.0.history_problem.clone(),
+        }
     }
 
     fn push_snapshot(&self) {
@@ -458,60 +487,6 @@ impl Backend {
             let _ = tokio::time::timeout(Duration::from_secs(5), client.shutdown()).await;
         }
     }
-}
-
-fn connection_json(agent_id: &str, c: &Conn) -> Value {
-    let (auth_methods, capabilities) = match &c.client {
-        Some(client) => {
-            let methods: Vec<Value> = client
-                .auth_methods()
-                .iter()
-                .map(|m| {
-                    let kind = serde_json::to_value(m)
-                        .ok()
-                        .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string))
-                        .unwrap_or_else(|| "agent".into());
-                    // env_var methods are typed as agent methods by the SDK; core read their vars.
-                    match client.env_var_methods().iter().find(|e| e.id == m.id().0.as_ref()) {
-                        Some(e) => json!({"id": e.id, "name": e.name, "description": e.description,
-                                          "kind": "env_var", "vars": e.vars, "link": e.link}),
-                        None => json!({"id": m.id().0, "name": m.name(), "description": m.description(), "kind": kind}),
-                    }
-                })
-                .collect();
-            let caps = client.agent_capabilities();
-            let sc = &caps.session_capabilities;
-            let pc = &caps.prompt_capabilities;
-            (
-                methods,
-                json!({
-                    "loadSession": caps.load_session,
-                    "listSessions": sc.list.is_some(),
-                    "resumeSession": sc.resume.is_some(),
-                    "closeSession": sc.close.is_some(),
-                    "forkSession": sc.fork.is_some(),
-                    "promptImage": pc.image,
-                    "promptAudio": pc.audio,
-                    "promptEmbeddedContext": pc.embedded_context,
-                }),
-            )
-        }
-        None => (
-            Vec::new(),
-            json!({"loadSession": false, "listSessions": false, "resumeSession": false, "closeSession": false, "forkSession": false,
-                   "promptImage": false, "promptAudio": false, "promptEmbeddedContext": false}),
-        ),
-    };
-    json!({
-        "agentId": agent_id,
-        "state": c.state,
-        "agent": c.agent,
-        "error": c.error.as_ref().map(|(m, t)| json!({"message": m, "stderrTail": t})),
-        "authMethods": auth_methods,
-        "needsAuth": c.needs_auth,
-        "signInProblem": c.sign_in_problem,
-        "capabilities": capabilities,
-    })
 }
 
 /// Core events serialize to exactly the UI's `UiEvent` shapes.

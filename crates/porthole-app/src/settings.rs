@@ -9,16 +9,19 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AppSettings"))]
 pub struct Settings {
     /// Advertise form-mode elicitation (takes effect when an agent next connects).
     pub form_mode: bool,
     /// Advertise URL-mode elicitation (takes effect when an agent next connects).
     pub url_mode: bool,
     /// Where an accepted URL opens by default: "sealed" (isolated window) or "system".
+    #[cfg_attr(test, ts(type = "\"sealed\" | \"system\""))]
     pub url_opener: String,
     /// OS notification and window attention when a dialog waits in the background.
     pub notifications: bool,
     /// "system" (follow the OS), "light" or "dark".
+    #[cfg_attr(test, ts(type = "\"system\" | \"light\" | \"dark\""))]
     pub theme: String,
     /// Keep submitted form values (never secret fields) in the consent history.
     pub store_form_values: bool,

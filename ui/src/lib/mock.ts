@@ -105,6 +105,7 @@ export class MockBackend implements Backend {
           error: st.error,
           authMethods: [],
           needsAuth: false,
+          signInProblem: null,
           capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
         },
       ],
@@ -120,6 +121,7 @@ export class MockBackend implements Backend {
       appSettingsPath: "/home/user/.config/porthole/settings.json",
       appSettingsError: null,
       historyError: null,
+      storedSignIn: {},
     };
   }
 

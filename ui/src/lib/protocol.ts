@@ -1,6 +1,8 @@
-// The contract between the Rust backend (src-tauri, over porthole-core) and this UI.
+// The contract between the app model (porthole-app, in the Tauri shell) and this UI.
 // The backend owns all state and all protocol logic; the UI renders and asks.
-// Shapes mirror the serde output of porthole-core's `events::Event` and friends.
+// The snapshot's types are generated from Rust (generated/app.ts), as are the form and URL
+// types (generated/elicitation.ts) and the command names (generated/command-names.ts); event
+// shapes below mirror the serde output of porthole-core's `events::Event`.
 
 // ---------- identity, agents, connections and sessions ----------
 export interface AgentIdentity {
@@ -11,55 +13,15 @@ export interface AgentIdentity {
 
 export type ConnectionState = "starting" | "connected" | "failed" | "exited";
 
-/** An agent the user can connect to (built-in demo, command line, or the agents settings file). */
-export interface AgentProfile {
-  id: string;
-  name: string;
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  builtIn: boolean;
-  /** Installed from the ACP registry: its id there and the installed version. */
-  registry?: { id: string; version: string };
-}
+// The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
+// structs, see generated/app.ts.
+import type {
+  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView,
+} from "./generated/app";
+export type { AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView };
 
-export interface AuthMethodView {
-  id: string;
-  name: string;
-  description: string | null;
-  /** "agent" (call authenticate), "terminal" (run the agent's login command), "env_var"
-   * (values set in the agent's environment), or another kind. */
-  kind: string;
-  /** env_var: the variables the agent asks for. */
-  vars?: { name: string; label: string; secret: boolean; optional: boolean }[];
-  /** env_var: where to get the value (shown as text, never a link). */
-  link?: string | null;
-}
-
-export interface AgentCapabilitiesView {
-  loadSession: boolean;
-  listSessions: boolean;
-  resumeSession: boolean;
-  closeSession: boolean;
-  forkSession: boolean;
-  promptImage: boolean;
-  promptAudio: boolean;
-  promptEmbeddedContext: boolean;
-}
-
-/** One agent's connection (one process each). */
-export interface Connection {
-  agentId: string;
-  state: ConnectionState;
-  agent: AgentIdentity | null;
-  error: { message: string; stderrTail: string } | null;
-  authMethods: AuthMethodView[];
-  /** The last session request failed with auth_required: the user must sign in. */
-  needsAuth: boolean;
-  /** Why the sign-in values saved in the OS keyring could not be read at start. */
-  signInProblem?: string | null;
-  capabilities: AgentCapabilitiesView;
-}
+/** Context use and cost, as the agent reports it (`usage_update`). */
+export type SessionUsage = { used?: number; size?: number; cost?: { amount: number; currency: string } | null };
 
 export interface SessionMode {
   id: string;
@@ -87,59 +49,6 @@ export interface ConfigOption {
 export interface SessionModels {
   currentModelId: string;
   availableModels: { modelId: string; name: string; description?: string | null }[];
-}
-
-export interface SessionView {
-  sessionId: string;
-  agentId: string;
-  cwd: string;
-  title: string | null;
-  modes: { currentModeId: string; availableModes: SessionMode[] } | null;
-  /** The models the agent offers (`session/set_model`); null when it offers no choice. */
-  models: SessionModels | null;
-  configOptions: ConfigOption[];
-  availableCommands: { name: string; description: string }[];
-  turnRunning: boolean;
-  usage: { used?: number; size?: number; cost?: { amount: number; currency: string } | null } | null;
-}
-
-export interface PermissionRuleView {
-  ruleId: number;
-  sessionId: string;
-  toolKind: string;
-  decision: "allow" | "reject";
-  optionName: string;
-  agentId: string;
-  agentName: string;
-}
-
-export interface AppSettings {
-  formMode: boolean;
-  urlMode: boolean;
-  urlOpener: "sealed" | "system";
-  notifications: boolean;
-  theme: "system" | "light" | "dark";
-  storeFormValues: boolean;
-}
-
-export interface AppSnapshot {
-  agents: AgentProfile[];
-  connections: Connection[];
-  sessions: SessionView[];
-  /** The agents settings file (Zed's agent_servers shape). */
-  settingsPath: string;
-  settingsError: string | null;
-  permissionRules: PermissionRuleView[];
-  /** Whether the isolated (sealed) URL window is available in this build. */
-  sealedViewAvailable: boolean;
-  defaultCwd: string;
-  appSettings: AppSettings;
-  appSettingsPath: string | null;
-  appSettingsError: string | null;
-  /** Set when the consent history could not be opened (the app runs without it). */
-  historyError?: string | null;
-  /** Names of the sign-in values saved in the OS keyring, per agent id (never the values). */
-  storedSignIn?: Record<string, string[]>;
 }
 
 // ---------- the ACP registry ("Add agent") ----------

@@ -35,6 +35,7 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
         error: null,
         authMethods: [],
         needsAuth: false,
+        signInProblem: null,
         capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: false, promptImage: false, promptAudio: false, promptEmbeddedContext: false },
         ...conn,
       },
@@ -51,6 +52,7 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
     appSettingsPath: null,
     appSettingsError: null,
     historyError: null,
+    storedSignIn: {},
     ...patch,
   };
 }

@@ -1,0 +1,195 @@
+//! The snapshot the window renders: typed here, serialized once, and its TypeScript types
+//! generated from these structs (`ui_contract.rs` writes `ui/src/lib/generated/app.ts`), so the
+//! window cannot read a field the app does not send.
+
+use std::collections::BTreeMap;
+
+use porthole_core::AgentClient;
+use porthole_core::auth_env::EnvVarSpec;
+use porthole_core::events::AgentIdentity;
+use serde::Serialize;
+
+use crate::launch::Profile;
+use crate::settings::Settings;
+use crate::{Conn, SessionView};
+
+/// Everything the window shows besides transcripts and dialogs.
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AppSnapshot {
+    pub agents: Vec<Profile>,
+    pub connections: Vec<ConnectionView>,
+    pub sessions: Vec<SessionView>,
+    /// The agents settings file (Zed's agent_servers shape).
+    pub settings_path: String,
+    pub settings_error: Option<String>,
+    pub permission_rules: Vec<PermissionRuleView>,
+    /// Whether the isolated (sealed) URL window is available in this build.
+    pub sealed_view_available: bool,
+    pub default_cwd: String,
+    pub app_settings: Settings,
+    pub app_settings_path: Option<String>,
+    pub app_settings_error: Option<String>,
+    /// Set when the consent history could not be opened (the app runs without it).
+    pub history_error: Option<String>,
+    /// Names of the sign-in values saved in the OS keyring, per agent id (never the values).
+    pub stored_sign_in: BTreeMap<String, Vec<String>>,
+}
+
+/// One agent's connection (one process each).
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Connection"))]
+pub struct ConnectionView {
+    pub agent_id: String,
+    #[cfg_attr(test, ts(type = "ConnectionState"))]
+    pub state: &'static str,
+    #[cfg_attr(test, ts(type = "AgentIdentity | null"))]
+    pub agent: Option<AgentIdentity>,
+    pub error: Option<ConnectionError>,
+    pub auth_methods: Vec<AuthMethodView>,
+    /// The last session request or turn failed with `auth_required`: the user must sign in.
+    pub needs_auth: bool,
+    /// Why the sign-in values saved in the OS keyring could not be read at start.
+    pub sign_in_problem: Option<String>,
+    pub capabilities: AgentCapabilitiesView,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConnectionError {
+    pub message: String,
+    pub stderr_tail: String,
+}
+
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AuthMethodView {
+    pub id: String,
+    pub name: String,
+    pub description: Option<String>,
+    /// "agent" (call authenticate), "terminal" (run the agent's login command), "env_var"
+    /// (values set in the agent's environment), or another kind.
+    pub kind: String,
+    /// env_var: the variables the agent asks for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        test,
+        ts(
+            optional,
+            type = "{ name: string; label: string; secret: boolean; optional: boolean }[]"
+        )
+    )]
+    pub vars: Option<Vec<EnvVarSpec>>,
+    /// env_var: where to get the value (shown as text, never a link).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub link: Option<String>,
+}
+
+#[derive(Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct AgentCapabilitiesView {
+    pub load_session: bool,
+    pub list_sessions: bool,
+    pub resume_session: bool,
+    pub close_session: bool,
+    pub fork_session: bool,
+    pub prompt_image: bool,
+    pub prompt_audio: bool,
+    pub prompt_embedded_context: bool,
+}
+
+/// A remembered "always" permission answer, with the agent it belongs to.
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct PermissionRuleView {
+    #[cfg_attr(test, ts(type = "number"))]
+    pub rule_id: u64,
+    pub session_id: String,
+    pub tool_kind: String,
+    #[cfg_attr(test, ts(type = "\"allow\" | \"reject\""))]
+    pub decision: porthole_core::permission_rules::Decision,
+    pub option_name: String,
+    pub agent_id: String,
+    pub agent_name: String,
+}
+
+impl ConnectionView {
+    pub(crate) fn of(agent_id: &str, c: &Conn) -> Self {
+        let (auth_methods, capabilities) = match &c.client {
+            Some(client) => (auth_methods(client), capabilities(client)),
+            None => (Vec::new(), AgentCapabilitiesView::default()),
+        };
+        Self {
+            agent_id: agent_id.to_string(),
+            state: c.state,
+            agent: c.agent.clone(),
+            error: c.error.as_ref().map(|(message, tail)| ConnectionError {
+                message: message.clone(),
+                stderr_tail: tail.clone(),
+            }),
+            auth_methods,
+            needs_auth: c.needs_auth,
+            sign_in_problem: c.sign_in_problem.clone(),
+            capabilities,
+        }
+    }
+}
+
+fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
+    client
+        .auth_methods()
+        .iter()
+        .map(|m| {
+            // env_var methods are typed as agent methods by the SDK; core read their vars.
+            if let Some(e) = client
+                .env_var_methods()
+                .iter()
+                .find(|e| e.id == m.id().0.as_ref())
+            {
+                return AuthMethodView {
+                    id: e.id.clone(),
+                    name: e.name.clone(),
+                    description: e.description.clone(),
+                    kind: "env_var".into(),
+                    vars: Some(e.vars.clone()),
+                    link: e.link.clone(),
+                };
+            }
+            let kind = serde_json::to_value(m)
+                .ok()
+                .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+                .unwrap_or_else(|| "agent".into());
+            AuthMethodView {
+                id: m.id().0.to_string(),
+                name: m.name().to_string(),
+                description: m.description().map(str::to_string),
+                kind,
+                vars: None,
+                link: None,
+            }
+        })
+        .collect()
+}
+
+fn capabilities(client: &AgentClient) -> AgentCapabilitiesView {
+    let caps = client.agent_capabilities();
+    let sc = &caps.session_capabilities;
+    let pc = &caps.prompt_capabilities;
+    AgentCapabilitiesView {
+        load_session: caps.load_session,
+        list_sessions: sc.list.is_some(),
+        resume_session: sc.resume.is_some(),
+        close_session: sc.close.is_some(),
+        fork_session: sc.fork.is_some(),
+        prompt_image: pc.image,
+        prompt_audio: pc.audio,
+        prompt_embedded_context: pc.embedded_context,
+    }
+}

@@ -1,0 +1,60 @@
+//! The window's TypeScript types for the snapshot, generated from the Rust structs (ts-rs) so
+//! the two cannot drift: the test fails when the checked-in `ui/src/lib/generated/app.ts` is
+//! out of date, and `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract` rewrites it. ACP
+//! shapes the app passes through as they came (modes, config options...) are named from
+//! `protocol.ts`.
+
+use std::path::PathBuf;
+
+use ts_rs::{Config, TS};
+
+use crate::SessionView;
+use crate::launch::{Profile, RegistryInfo};
+use crate::settings::Settings;
+use crate::snapshot::{
+    AgentCapabilitiesView, AppSnapshot, AuthMethodView, ConnectionError, ConnectionView, PermissionRuleView,
+};
+
+fn generated() -> String {
+    let cfg = Config::new().with_large_int("number");
+    let decls = [
+        RegistryInfo::decl(&cfg),
+        Profile::decl(&cfg),
+        AuthMethodView::decl(&cfg),
+        AgentCapabilitiesView::decl(&cfg),
+        ConnectionError::decl(&cfg),
+        ConnectionView::decl(&cfg),
+        SessionView::decl(&cfg),
+        PermissionRuleView::decl(&cfg),
+        Settings::decl(&cfg),
+        AppSnapshot::decl(&cfg),
+    ];
+    let mut ts = String::from(
+        "// Generated from porthole-app's snapshot types (ts-rs) by\n\
+         // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.\n\
+         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../protocol\";\n\n",
+    );
+    for decl in decls {
+        ts.push_str("export ");
+        ts.push_str(&decl);
+        ts.push_str("\n\n");
+    }
+    ts.truncate(ts.trim_end().len());
+    ts.push('\n');
+    ts
+}
+
+#[test]
+fn the_windows_snapshot_types_are_generated_from_these() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/generated/app.ts");
+    let ts = generated();
+    if std::env::var_os("PORTHOLE_BLESS").is_some() {
+        std::fs::write(&path, &ts).unwrap();
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == ts,
+        "ui/src/lib/generated/app.ts is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`"
+    );
+}

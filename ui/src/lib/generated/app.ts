@@ -1,0 +1,92 @@
+// Generated from porthole-app's snapshot types (ts-rs) by
+// `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
+import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../protocol";
+
+export type RegistryInfo = { id: string, version: string, };
+
+export type AgentProfile = { id: string, name: string, command: string, args: Array<string>, env: { [key in string]: string }, builtIn: boolean, 
+/**
+ * Installed from the ACP registry: its registry id and version.
+ */
+registry?: RegistryInfo, };
+
+export type AuthMethodView = { id: string, name: string, description: string | null, 
+/**
+ * "agent" (call authenticate), "terminal" (run the agent's login command), "env_var"
+ * (values set in the agent's environment), or another kind.
+ */
+kind: string, 
+/**
+ * env_var: the variables the agent asks for.
+ */
+vars?: { name: string; label: string; secret: boolean; optional: boolean }[], 
+/**
+ * env_var: where to get the value (shown as text, never a link).
+ */
+link?: string, };
+
+export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolean, resumeSession: boolean, closeSession: boolean, forkSession: boolean, promptImage: boolean, promptAudio: boolean, promptEmbeddedContext: boolean, };
+
+export type ConnectionError = { message: string, stderrTail: string, };
+
+export type Connection = { agentId: string, state: ConnectionState, agent: AgentIdentity | null, error: ConnectionError | null, authMethods: Array<AuthMethodView>, 
+/**
+ * The last session request or turn failed with `auth_required`: the user must sign in.
+ */
+needsAuth: boolean, 
+/**
+ * Why the sign-in values saved in the OS keyring could not be read at start.
+ */
+signInProblem: string | null, capabilities: AgentCapabilitiesView, };
+
+export type SessionView = { sessionId: string, agentId: string, cwd: string, title: string | null, modes: { currentModeId: string; availableModes: SessionMode[] } | null, 
+/**
+ * The models the agent offers (`session/set_model`), `null` when it offers no choice.
+ */
+models: SessionModels | null, configOptions: ConfigOption[], availableCommands: { name: string; description: string }[], turnRunning: boolean, usage: SessionUsage | null, };
+
+export type PermissionRuleView = { ruleId: number, sessionId: string, toolKind: string, decision: "allow" | "reject", optionName: string, agentId: string, agentName: string, };
+
+export type AppSettings = { 
+/**
+ * Advertise form-mode elicitation (takes effect when an agent next connects).
+ */
+formMode: boolean, 
+/**
+ * Advertise URL-mode elicitation (takes effect when an agent next connects).
+ */
+urlMode: boolean, 
+/**
+ * Where an accepted URL opens by default: "sealed" (isolated window) or "system".
+ */
+urlOpener: "sealed" | "system", 
+/**
+ * OS notification and window attention when a dialog waits in the background.
+ */
+notifications: boolean, 
+/**
+ * "system" (follow the OS), "light" or "dark".
+ */
+theme: "system" | "light" | "dark", 
+/**
+ * Keep submitted form values (never secret fields) in the consent history.
+ */
+storeFormValues: boolean, };
+
+export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
+/**
+ * The agents settings file (Zed's agent_servers shape).
+ */
+settingsPath: string, settingsError: string | null, permissionRules: Array<PermissionRuleView>, 
+/**
+ * Whether the isolated (sealed) URL window is available in this build.
+ */
+sealedViewAvailable: boolean, defaultCwd: string, appSettings: AppSettings, appSettingsPath: string | null, appSettingsError: string | null, 
+/**
+ * Set when the consent history could not be opened (the app runs without it).
+ */
+historyError: string | null, 
+/**
+ * Names of the sign-in values saved in the OS keyring, per agent id (never the values).
+ */
+storedSignIn: { [key in string]: Array<string> }, };
