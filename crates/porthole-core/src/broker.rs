@@ -189,6 +189,7 @@ pub fn parse_request(
             hints: schema.hints(),
             can_accept: schema.can_accept(),
             blocking_reason: schema.blocking_reason(),
+            secret: !secret_indicators.is_empty(),
             secret_indicators,
             schema,
         }

@@ -87,6 +87,9 @@ pub enum ElicitationKind {
         hints: serde_json::Map<String, serde_json::Value>,
         can_accept: bool,
         blocking_reason: Option<String>,
+        /// The form looks like it asks for a secret (the protocol forbids that): the window
+        /// shows it as a warning first and makes sending it a deliberate act.
+        secret: bool,
         /// Why this form looks like it asks for a secret (empty when it does not).
         secret_indicators: Vec<String>,
     },

@@ -587,6 +587,7 @@ export function configureForm(id: number): FormElicitation {
       homepage: "A web address, like https://example.com/.", release: "A date, YYYY-MM-DD.", standup: "A date and time, like 2026-12-31T23:59:00Z.", budget: "A number, 0.5 to 100.", workers: "A whole number, 1 to 16.", targets: "Choose 1 to 2." },
     canAccept: true,
     blockingReason: null,
+    secret: false,
     secretIndicators: [],
   };
 }
@@ -606,6 +607,7 @@ export function secretForm(id: number): FormElicitation {
     hints: { api_token: "At least 20 characters." },
     canAccept: true,
     blockingReason: null,
+    secret: true,
     secretIndicators: ["Field “api_token” is named like a token", "Message mentions “access token”"],
   };
 }

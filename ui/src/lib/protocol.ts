@@ -113,6 +113,9 @@ export interface FormElicitation extends ElicitationBase {
   hints: Record<string, string>;
   canAccept: boolean;
   blockingReason: string | null;
+  /** Core judged that the form asks for a secret (the protocol forbids it). */
+  secret: boolean;
+  /** Why, in words. */
   secretIndicators: string[];
 }
 

@@ -98,6 +98,7 @@ fn form_prompt(message: &str, schema: Value) -> ElicitationPrompt {
             hints: schema.hints(),
             can_accept: schema.can_accept(),
             blocking_reason: None,
+            secret: is_secret_request(message, &schema),
             secret_indicators: secret_indicators(message, &schema),
             schema,
         },
