@@ -657,61 +657,69 @@ export function evilUrl(id: number): UrlElicitation {
 // The production UI never runs this (nor any agent-supplied regex); see file header.
 // ----------------------------------------------------------------------------------------
 export function mockValidate(fields: Field[], content: FormContent): Validation {
+  // Mirrors core's rules closely enough for the browser tests; core's golden cases check it
+  // (mock-validate.test.ts): only valid values go into the content, and a value of the wrong
+  // JSON type is a "type" error.
   const errors: FieldError[] = [];
   const out: FormContent = {};
-  const err = (field: string, code: string, message: string) => errors.push({ field, code, message });
   for (const f of fields) {
     const v = content[f.name];
     const k = f.kind;
-    if (v === undefined || (Array.isArray(v) && v.length === 0 && k.type === "multiSelect" && f.required)) {
-      if (f.required) err(f.name, "required", "This field is required.");
+    const mine: FieldError[] = [];
+    const err = (code: string, message: string) => mine.push({ field: f.name, code, message });
+    if (v === undefined || v === null) {
+      if (f.required) err("required", "This field is required.");
+      errors.push(...mine);
       continue;
     }
     switch (k.type) {
       case "text": {
-        if (typeof v !== "string") { err(f.name, "type", "Expected text."); break; }
+        if (typeof v !== "string") { err("type", "Expected text."); break; }
         const len = [...v].length;
-        if (k.minLength !== null && len < k.minLength) err(f.name, "minLength", `Must be at least ${k.minLength} characters.`);
-        if (k.maxLength !== null && len > k.maxLength) err(f.name, "maxLength", `Must be at most ${k.maxLength} characters.`);
+        if (k.minLength !== null && len < k.minLength) err("minLength", `Must be at least ${k.minLength} characters.`);
+        if (k.maxLength !== null && len > k.maxLength) err("maxLength", `Must be at most ${k.maxLength} characters.`);
         if (k.pattern !== null) {
           let ok = true;
           try { ok = new RegExp(k.pattern, "u").test(v); } catch { ok = false; }
-          if (!ok) err(f.name, "pattern", "Does not match the required format.");
+          if (!ok) err("pattern", "Does not match the required format.");
         }
-        if (k.format === "email" && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) err(f.name, "format", "Enter a valid email address.");
-        if (k.format === "uri") { try { new URL(v); } catch { err(f.name, "format", "Enter a full URL, e.g. https://example.org."); } }
-        if (k.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(v)) err(f.name, "format", "Enter a date (YYYY-MM-DD).");
-        if (k.format === "date-time" && Number.isNaN(Date.parse(v))) err(f.name, "format", "Enter a date and time.");
-        out[f.name] = v;
+        if (k.format === "email" && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) err("format", "Enter a valid email address.");
+        if (k.format === "uri") { try { new URL(v); } catch { err("format", "Enter a full URL, e.g. https://example.org."); } }
+        if (k.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(v)) err("format", "Enter a date (YYYY-MM-DD).");
+        if (k.format === "date-time" && Number.isNaN(Date.parse(v))) err("format", "Enter a date and time.");
         break;
       }
       case "number":
       case "integer": {
-        if (typeof v !== "number" || !Number.isFinite(v)) { err(f.name, "type", "Enter a number."); break; }
-        if (k.type === "integer" && !Number.isInteger(v)) err(f.name, "integer", "Enter a whole number.");
-        if (k.minimum !== null && v < k.minimum) err(f.name, "minimum", `Must be at least ${k.minimum}.`);
-        if (k.maximum !== null && v > k.maximum) err(f.name, "maximum", `Must be at most ${k.maximum}.`);
-        out[f.name] = v;
+        if (typeof v !== "number" || !Number.isFinite(v) || (k.type === "integer" && !Number.isInteger(v))) {
+          err("type", k.type === "integer" ? "Enter a whole number." : "Enter a number.");
+          break;
+        }
+        if (k.minimum !== null && v < k.minimum) err("minimum", `Must be at least ${k.minimum}.`);
+        if (k.maximum !== null && v > k.maximum) err("maximum", `Must be at most ${k.maximum}.`);
         break;
       }
       case "boolean":
-        out[f.name] = v === true;
+        if (typeof v !== "boolean") err("type", "Expected true or false.");
         break;
       case "singleSelect":
-        if (!k.options.some((o) => o.value === v)) err(f.name, "enum", "Choose one of the options.");
-        else out[f.name] = v;
+        if (!k.options.some((o) => o.value === v)) err("enum", "Choose one of the options.");
         break;
       case "multiSelect": {
-        const arr = Array.isArray(v) ? v : [];
-        if (arr.some((x) => !k.options.some((o) => o.value === x))) err(f.name, "enum", "Unknown option selected.");
-        if (k.minItems !== null && arr.length < k.minItems) err(f.name, "minItems", `Choose at least ${k.minItems}.`);
-        if (k.maxItems !== null && arr.length > k.maxItems) err(f.name, "maxItems", `Choose at most ${k.maxItems}.`);
-        out[f.name] = arr;
+        if (!Array.isArray(v)) { err("type", "Expected a list."); break; }
+        if (v.some((x) => !k.options.some((o) => o.value === x))) err("enum", "Unknown option selected.");
+        if (k.minItems !== null && v.length < k.minItems) err("minItems", `Choose at least ${k.minItems}.`);
+        if (k.maxItems !== null && v.length > k.maxItems) err("maxItems", `Choose at most ${k.maxItems}.`);
         break;
       }
       case "unsupported":
-        break;
+        continue;
     }
+    if (mine.length === 0) out[f.name] = v;
+    errors.push(...mine);
+  }
+  for (const key of Object.keys(content)) {
+    if (!fields.some((f) => f.name === key)) errors.push({ field: key, code: "unknownField", message: "Not a field of this form." });
   }
   return { content: out, errors };
 }
