@@ -2,8 +2,8 @@
 // registry served here on 127.0.0.1 (a binary archive holding a small agent, an icon, and an npx
 // entry), search, Install with its progress, then the agent's env_var sign-in: the key typed in the
 // window lands in the OS keyring (a GNOME Keyring started by scripts/with-keyring), never in a file,
-// and the agent starts with it set: a session opens and answers. A restart of the agent signs in
-// again from the keyring.
+// and the agent starts with it set: a session opens and answers. Porthole started again signs the
+// agent in from the keyring.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launch, targetDir, By } from "./harness.mjs";
+import { launch, targetDir, By, until } from "../harness.mjs";
 
 const SECRET = `sk-e2e-${process.pid}-value`;
 const testAgent = join(targetDir, "debug", "porthole-test-agent");
@@ -90,6 +90,14 @@ after(async () => {
   server?.close();
 });
 
+/** The sign-in panel is gone and the prompt box takes text: a session is open (a restart with a
+ * loaded machine can take a while). */
+async function sessionOpen() {
+  await app.d.wait(async () => (await app.d.findElements(By.css(".signin"))).length === 0, 60000, "the sign-in panel to close");
+  const box = await app.waitFor("#prompt-input", 60000);
+  await app.d.wait(until.elementIsEnabled(box), 60000, "a session (prompt box enabled)");
+}
+
 /** Every file under `dir` whose bytes contain `needle`. */
 function filesContaining(dir, needle) {
   const found = [];
@@ -131,7 +139,7 @@ test("add an agent from the registry, sign in with a key kept in the OS keyring,
   await app.click("Save and sign in", ".signin");
 
   // The agent restarts with the key set, signs in, and opens a session that answers.
-  await app.waitText("header", "Connected", 30000);
+  await sessionOpen();
   await app.prompt("hello");
   await app.waitText("main.transcript", "unknown scenario hello", 30000);
   await app.shot("22-registry-agent-session");
@@ -146,9 +154,29 @@ test("add an agent from the registry, sign in with a key kept in the OS keyring,
   const names = JSON.parse(readFileSync(join(app.home, ".config/porthole/secret-names.json"), "utf8"));
   assert.deepEqual(names.agents["fixture-agent"], ["PORTHOLE_TEST_API_KEY"]);
 
-  // A restart signs in again from the keyring: no sign-in panel, a session opens.
-  await app.click("Restart", "[data-agent=fixture-agent]");
+  // Porthole started again (same home, same keyring): the installed agent is in the sidebar and
+  // signs in from the keyring, with no sign-in panel.
+  const home = app.home;
+  await app.close();
+  app = await launch({
+    env: {
+      PORTHOLE_REGISTRY_URL: `${base}/registry.json`,
+      HOME: home,
+      XDG_DATA_HOME: join(home, ".local/share"),
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+    },
+  });
+  app.home = home;
   await app.waitText("header", "Connected", 30000);
+  await app.d.wait(
+    async () => app.button("Connect", "[data-agent=fixture-agent]").then(() => true, () => false),
+    30000,
+    "the installed agent in the sidebar",
+  );
+  await app.click("Connect", "[data-agent=fixture-agent]");
+  await (await app.waitFor("[data-agent=fixture-agent] .agent-btn")).click();
+  await sessionOpen();
   await app.prompt("hello-again");
   await app.waitText("main.transcript", "unknown scenario hello-again", 30000);
   assert.equal((await app.d.findElements(By.css(".signin"))).length, 0, "no sign-in asked after a restart");
