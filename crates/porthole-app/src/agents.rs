@@ -127,13 +127,13 @@ impl Backend {
                 .clone();
             let installer = installer()?;
             // At most ~30 progress events a second reach the window.
-            let mut last = std::time::Instant::now() - std::time::Duration::from_secs(1);
+            let mut last: Option<std::time::Instant> = None;
             installer
                 .install(&agent, &mut |p| {
                     let done =
                         matches!(p, Progress::Downloading { done, total: Some(total) } if done == total);
-                    if done || last.elapsed() >= std::time::Duration::from_millis(33) {
-                        last = std::time::Instant::now();
+                    if done || last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(33)) {
+                        last = Some(std::time::Instant::now());
                         this.push(progress_event(&id, p));
                         this.0.flush_now.notify_one();
                     }
