@@ -6,6 +6,11 @@
 //! - `messages <n>`: `n` agent messages (one chunk each, own `messageId`), as fast as the
 //!   client reads them; message `i` says `"message i ..."`.
 //! - `elicit <n>`: `n` form elicitations one after another, each waiting for its answer.
+//! - `long-message <n>`: one agent message of `n` chunks (default 1,000,000, ~21 MB), as fast as
+//!   the client reads them. Chunk `i` carries the word `n<i>`; paragraphs, headings, lists and code
+//!   blocks come at fixed intervals, so the text is markdown with many blocks. The report gives
+//!   its length and FNV-1a hash, for the client's copy to be checked against. With the word
+//!   `plain` (`long-message 1000000 plain`) the text has no structure: one huge paragraph.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -29,13 +34,19 @@ pub(crate) fn run(agent: &mut Agent, text: &str) -> Option<Vec<Value>> {
         )],
         "messages" => vec![messages(&agent.session, arg(0, 10_000.0) as u64)],
         "elicit" => elicit(agent, arg(0, 100.0) as u64),
+        "long-message" => vec![long_message(
+            &agent.session,
+            arg(0, 1_000_000.0) as u64,
+            !text.split_whitespace().any(|w| w == "plain"),
+        )],
         _ => return None,
     })
 }
 
-fn chunk_line(session: &str, message: u64, text: &str) -> String {
+/// A message chunk line; `text` must already be escaped for a JSON string.
+fn chunk_line(session: &str, message: &str, text: &str) -> String {
     format!(
-        r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{session}","update":{{"sessionUpdate":"agent_message_chunk","messageId":"bench-{message}","content":{{"type":"text","text":"{text}"}}}}}}}}"#
+        r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{session}","update":{{"sessionUpdate":"agent_message_chunk","messageId":"{message}","content":{{"type":"text","text":"{text}"}}}}}}}}"#
     )
 }
 
@@ -60,7 +71,11 @@ fn flood(session: &str, rate: f64, seconds: f64, per_message: u64) -> Value {
         }
         buf.clear();
         for n in seq..due {
-            buf.push_str(&chunk_line(session, n / per_message, &format!("{n} ")));
+            buf.push_str(&chunk_line(
+                session,
+                &format!("bench-{}", n / per_message),
+                &format!("{n} "),
+            ));
             buf.push('\n');
         }
         seq = due;
@@ -76,7 +91,7 @@ fn messages(session: &str, n: u64) -> Value {
     for i in 0..n {
         buf.push_str(&chunk_line(
             session,
-            i,
+            &format!("bench-{i}"),
             &format!("message {i}: the quick brown fox jumps over the lazy dog."),
         ));
         buf.push('\n');
@@ -87,6 +102,56 @@ fn messages(session: &str, n: u64) -> Value {
     }
     write_all(&buf);
     json!({"sent": n, "seconds": start.elapsed().as_secs_f64()})
+}
+
+/// Chunk `i` of `long-message`: `"n<i> lorem ipsum "` (~20 bytes), with markdown structure at
+/// fixed intervals: a paragraph ends every 40 chunks, a heading every 1,000, a list and a code
+/// block every 2,000.
+fn long_chunk(i: u64, structured: bool) -> String {
+    let mut s = String::new();
+    if !structured {
+        return format!("n{i} lorem ipsum ");
+    }
+    if i % 1000 == 0 {
+        s.push_str(&format!("## Part {}\n\n", i / 1000));
+    }
+    if i % 2000 == 500 {
+        s.push_str("- first point\n- second point\n  with more words\n\n");
+    }
+    if i % 2000 == 1500 {
+        s.push_str(&format!("```rust\nlet part = {};\n```\n\n", i / 1000));
+    }
+    s.push_str(&format!("n{i} lorem ipsum"));
+    s.push_str(if i % 40 == 39 { ".\n\n" } else { " " });
+    s
+}
+
+/// FNV-1a (32-bit) over bytes; the bench computes the same over the window's text (ASCII here).
+fn fnv1a(hash: u32, bytes: &[u8]) -> u32 {
+    bytes
+        .iter()
+        .fold(hash, |h, b| (h ^ u32::from(*b)).wrapping_mul(16_777_619))
+}
+
+fn long_message(session: &str, n: u64, structured: bool) -> Value {
+    let start = Instant::now();
+    let mut buf = String::new();
+    let (mut hash, mut bytes) = (2_166_136_261u32, 0usize);
+    for i in 0..n {
+        let text = long_chunk(i, structured);
+        hash = fnv1a(hash, text.as_bytes());
+        bytes += text.len();
+        // The text has newlines: escape it as JSON does.
+        let escaped = text.replace('\n', "\\n");
+        buf.push_str(&chunk_line(session, "long-1", &escaped));
+        buf.push('\n');
+        if buf.len() > 256 * 1024 {
+            write_all(&buf);
+            buf.clear();
+        }
+    }
+    write_all(&buf);
+    json!({"sent": n, "bytes": bytes, "fnv1a": hash, "seconds": start.elapsed().as_secs_f64()})
 }
 
 fn elicit(agent: &mut Agent, n: u64) -> Vec<Value> {
