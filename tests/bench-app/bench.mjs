@@ -6,7 +6,7 @@
 //   node bench.mjs [startup] [memory] [flood] [scroll] [elicit] [long]     (default: all)
 // Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
 // porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
-// BENCH_FLOOD="100000 10 1000" (rate, seconds, chunks per message), BENCH_SCROLL_MESSAGES,
+// BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
 // BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
 // (the long message as one paragraph),
 // BENCH_IDLE_SECONDS (10), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
@@ -175,7 +175,9 @@ async function sessionMemory() {
 // ----- part 2: flood -----
 
 async function flood() {
-  const [rate, seconds, per] = env("BENCH_FLOOD", "100000 10 1000").split(" ").map(Number);
+  const spec = env("BENCH_FLOOD", "100000 10 100 tools");
+  const [rate, seconds, per] = spec.split(" ").map(Number);
+  const tools = spec.split(" ").includes("tools");
   await withTestAgent(async (app) => {
     await interactive(app);
     const before = await perfStats(app);
@@ -183,7 +185,7 @@ async function flood() {
     const cpu0 = cpuSeconds(pid);
     await startFrames(app);
     const t0 = Date.now();
-    await app.prompt(`flood ${rate} ${seconds} ${per}`);
+    await app.prompt(`flood ${rate} ${seconds} ${per}${tools ? " tools" : ""}`);
     await turnDone(app, "flood", 600000);
     const wall = (Date.now() - t0) / 1000;
     const cpu1 = cpuSeconds(pid);
@@ -195,13 +197,26 @@ async function flood() {
       let firstBad = -1;
       for (let i = 0; i < words.length; i++) if (words[i] !== String(i)) { firstBad = i; break; }
       return { words: words.length, firstBad };`);
+    // Messages and tool calls in order: tool k (completed), then message k. Builds before
+    // issue 16 have no outline hook.
+    const messages = Math.ceil((rate * seconds) / per);
+    const order = await app.exec(`const p = window.__portholePerf;
+      if (!p.outline) return null;
+      const got = p.outline().filter((s) => s.includes("bench-"));
+      const want = [];
+      for (let k = 0; k < arguments[0]; k++) {
+        if (arguments[1]) want.push("tool:bench-tool-" + k + ":completed");
+        want.push("msg:bench-" + k);
+      }
+      const firstBad = want.findIndex((w, i) => got[i] !== w);
+      return { items: got.length, firstBad: got.length === want.length ? firstBad : Math.min(firstBad, got.length) };`, messages, tools);
     const ipc = (k) => after.ipc[k] - before.ipc[k];
     const sent = report.results[0];
     results.flood = {
       target: { rate, seconds, chunksPerMessage: per },
       agent: sent,
       wallSeconds: wall,
-      transcript: { ...check, complete: check.words === rate * seconds && check.firstBad === -1 },
+      transcript: { ...check, order, complete: check.words === rate * seconds && check.firstBad === -1 && (order?.firstBad ?? -1) === -1 },
       frames,
       cpuSeconds: cpu,
       ipc: {
@@ -217,10 +232,11 @@ async function flood() {
       },
     };
     const r = results.flood;
-    console.log(`\n== Flood: ${rate}/s for ${seconds} s, ${per} chunks per message ==`);
+    console.log(`\n== Flood: ${rate}/s for ${seconds} s, ${per} chunks per message${tools ? ", a tool call before each" : ""} ==`);
     row("agent: sent / seconds / achieved rate", sent.sent, f1(sent.seconds), Math.round(sent.rate));
     row("prompt -> transcript complete (s)", f1(wall));
     row("transcript: words / first out of order", check.words, check.firstBad, r.transcript.complete ? "complete, in order" : "INCOMPLETE");
+    row("messages + tool calls / first out of order", order ? order.items : "n/a", order ? order.firstBad : "", `(${messages} messages${tools ? ` + ${sent.toolCalls ?? "?"} tool calls` : ""})`);
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
     row("IPC batches/s, events/s (queued events/s)", f1(r.ipc.batchesPerS), Math.round(r.ipc.eventsPerS), `(${Math.round(r.ipc.queuedEventsPerS)})`);
     row("CPU s: " + Object.entries(cpu).map(([k, v]) => `${k} ${f1(v)}`).join(", "));

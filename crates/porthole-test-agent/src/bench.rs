@@ -2,7 +2,9 @@
 //!
 //! - `flood <rate> <seconds> [chunks-per-message]`: `agent_message_chunk` updates at `rate`
 //!   per second; chunk `n` says `"n "`, and every `chunks-per-message` chunks start a new
-//!   message (default 1000), so the transcript's words must read 0, 1, 2, ... in order.
+//!   message (default 1000), so the transcript's words must read 0, 1, 2, ... in order. With the
+//!   word `tools`, every new message is preceded by a tool call (`tool_call`, then its
+//!   `tool_call_update` to completed), so the transcript alternates tool cards and messages.
 //! - `messages <n>`: `n` agent messages (one chunk each, own `messageId`), as fast as the
 //!   client reads them; message `i` says `"message i ..."`.
 //! - `elicit <n>`: `n` form elicitations one after another, each waiting for its answer.
@@ -31,6 +33,7 @@ pub(crate) fn run(agent: &mut Agent, text: &str) -> Option<Vec<Value>> {
             arg(0, 100_000.0),
             arg(1, 10.0),
             arg(2, 1000.0).max(1.0) as u64,
+            text.split_whitespace().any(|w| w == "tools"),
         )],
         "messages" => vec![messages(&agent.session, arg(0, 10_000.0) as u64)],
         "elicit" => elicit(agent, arg(0, 100.0) as u64),
@@ -58,10 +61,11 @@ fn write_all(buf: &str) {
 
 /// Streams at the target rate, writing what is due every half millisecond. The pipe's
 /// back-pressure slows us down if the client does not keep up: the achieved rate is reported.
-fn flood(session: &str, rate: f64, seconds: f64, per_message: u64) -> Value {
+fn flood(session: &str, rate: f64, seconds: f64, per_message: u64, tools: bool) -> Value {
     let total = (rate * seconds) as u64;
     let start = Instant::now();
     let mut seq = 0u64;
+    let mut tool_calls = 0u64;
     let mut buf = String::new();
     while seq < total {
         let due = ((start.elapsed().as_secs_f64() * rate) as u64).min(total);
@@ -71,6 +75,10 @@ fn flood(session: &str, rate: f64, seconds: f64, per_message: u64) -> Value {
         }
         buf.clear();
         for n in seq..due {
+            if tools && n.is_multiple_of(per_message) {
+                tool_call_lines(&mut buf, session, n / per_message);
+                tool_calls += 1;
+            }
             buf.push_str(&chunk_line(
                 session,
                 &format!("bench-{}", n / per_message),
@@ -82,7 +90,24 @@ fn flood(session: &str, rate: f64, seconds: f64, per_message: u64) -> Value {
         write_all(&buf);
     }
     let secs = start.elapsed().as_secs_f64();
-    json!({"sent": total, "seconds": secs, "rate": total as f64 / secs})
+    json!({"sent": total, "seconds": secs, "rate": total as f64 / secs, "toolCalls": tool_calls})
+}
+
+/// A tool call that starts and completes: two updates.
+fn tool_call_lines(buf: &mut String, session: &str, k: u64) {
+    let update = |u: String| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"{session}","update":{u}}}}}"#
+        )
+    };
+    buf.push_str(&update(format!(
+        r#"{{"sessionUpdate":"tool_call","toolCallId":"bench-tool-{k}","title":"Read part {k}","kind":"read","status":"in_progress"}}"#
+    )));
+    buf.push('\n');
+    buf.push_str(&update(format!(
+        r#"{{"sessionUpdate":"tool_call_update","toolCallId":"bench-tool-{k}","status":"completed"}}"#
+    )));
+    buf.push('\n');
 }
 
 fn messages(session: &str, n: u64) -> Value {
@@ -106,19 +131,19 @@ fn messages(session: &str, n: u64) -> Value {
 
 /// Chunk `i` of `long-message`: `"n<i> lorem ipsum "` (~20 bytes), with markdown structure at
 /// fixed intervals: a paragraph ends every 40 chunks, a heading every 1,000, a list and a code
-/// block every 2,000.
+/// block every 2,000, each between two paragraphs (where a paragraph has just ended).
 fn long_chunk(i: u64, structured: bool) -> String {
     let mut s = String::new();
     if !structured {
         return format!("n{i} lorem ipsum ");
     }
-    if i % 1000 == 0 {
+    if i.is_multiple_of(1000) {
         s.push_str(&format!("## Part {}\n\n", i / 1000));
     }
-    if i % 2000 == 500 {
+    if i % 2000 == 520 {
         s.push_str("- first point\n- second point\n  with more words\n\n");
     }
-    if i % 2000 == 1500 {
+    if i % 2000 == 1520 {
         s.push_str(&format!("```rust\nlet part = {};\n```\n\n", i / 1000));
     }
     s.push_str(&format!("n{i} lorem ipsum"));

@@ -119,17 +119,64 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
     expect(md.segment(0)).toEqual(before);
   });
 
-  it("puts off work on one huge open block, and says when to come back", () => {
+  it("puts off work on one huge open block that cannot be cut, and says when to come back", () => {
     const md = new MarkdownBlocks();
-    const word = "word ".repeat(10000); // one paragraph, 50 KB
-    md.append(word);
-    expect(md.sync(0)).toBe(0);
-    md.tailHtml();
-    md.append(word);
-    const wait = md.sync(performance.now());
+    const src = "```\n" + "let x = 1;\n".repeat(10000); // one open code block, 110 KB
+    md.append(src);
+    let wait = md.sync(0);
     expect(wait).toBeGreaterThan(0);
-    expect(md.tail.length).toBe(word.length); // nothing taken in yet
-    expect(md.sync(performance.now() + wait + 1)).toBe(0);
-    expect(md.tail.length).toBe(2 * word.length);
+    expect(md.tail.length).toBeLessThan(src.length); // not all taken in yet
+    md.append("more\n");
+    expect(md.sync(performance.now())).toBeGreaterThan(0); // too early: nothing done
+    let now = performance.now();
+    for (let k = 0; k < 100 && wait > 0; k++) {
+      now += wait + 1;
+      wait = md.sync(now);
+    }
+    expect(wait).toBe(0);
+    expect(md.tail).toBe(src + "more\n");
+  });
+
+  it("cuts one huge paragraph into pieces that read as one paragraph", () => {
+    // Words that would start other blocks if a piece were lexed on its own.
+    const words = Array.from({ length: 6000 }, (_, i) => (i % 7 === 3 ? "- item" : i % 11 === 5 ? "# not" : `w${i}`));
+    const src = words.join(" ") + " *end*";
+    const md = stream(src, 37);
+    expect(md.sealed.length).toBeGreaterThan(3);
+    expect(md.tail.length).toBeLessThan(8192 + 1024);
+    // Work stays linear: each character is lexed a bounded number of times.
+    expect(md.lexed).toBeLessThan(src.length * 400);
+    const d = document.createElement("div");
+    d.innerHTML = shown(md);
+    const ps = [...d.children];
+    expect(ps.every((p) => p.tagName === "P")).toBe(true);
+    expect(ps[0].className).toBe("goes-on");
+    expect(ps.slice(1, -1).every((p) => p.className === "goes-on continues")).toBe(true);
+    expect(ps[ps.length - 1].className).toBe("continues");
+    expect(d.querySelector("ul, h1")).toBeNull();
+    expect(d.querySelector("em")?.textContent).toBe("end");
+    // Every word, in order (the cuts fall on spaces).
+    expect(ps.map((p) => p.textContent).join(" ").split(/\s+/)).toEqual(`${words.join(" ")} end`.split(" "));
+  });
+
+  it("cuts a huge paragraph that arrives at once into pieces of bounded size", () => {
+    const para = Array.from({ length: 100000 }, (_, i) => `w${i}`).join(" ");
+    const md = stream(para, para.length);
+    expect(md.sealed.length).toBeGreaterThanOrEqual(Math.floor((para.length - 9216) / 8192));
+    expect(md.tail.length).toBeLessThanOrEqual(9216);
+    expect(Math.max(...md.sealed.map((b) => b.length))).toBeLessThanOrEqual(8192);
+    expect(md.sealed.join("") + md.tail).toBe(para);
+  });
+
+  it("ends a cut paragraph at a blank line and goes on with ordinary blocks", () => {
+    const para = Array.from({ length: 3000 }, (_, i) => `w${i}`).join(" ");
+    const md = stream(`${para}\n\n- a\n- b\n\nafter`, 101);
+    const d = document.createElement("div");
+    d.innerHTML = shown(md);
+    const ps = d.querySelectorAll("p.continues");
+    expect(ps.length).toBeGreaterThan(0);
+    expect(ps[ps.length - 1].textContent?.trim().endsWith("w2999")).toBe(true);
+    expect([...d.querySelectorAll("li")].map((li) => li.textContent)).toEqual(["a", "b"]);
+    expect(d.lastElementChild?.outerHTML).toBe("<p>after</p>");
   });
 });

@@ -1,5 +1,5 @@
 // Agent markdown -> sanitized HTML with no clickable links and no remote content.
-import { Lexer, Marked } from "marked";
+import { Lexer, Marked, Parser } from "marked";
 import DOMPurify from "dompurify";
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
@@ -80,4 +80,15 @@ export function renderMarkdown(src: string): string {
 export function renderBlock(src: string, links?: LinkDefs): string {
   const html = marked.parser(newLexer(links).lex(src));
   return sanitize(html);
+}
+
+/**
+ * Render a piece of a paragraph cut for size (see markdown-blocks.svelte.ts): its inline markdown
+ * only, as a paragraph with no margin where it joins the next or previous piece.
+ */
+export function renderPiece(src: string, joins: { goesOn: boolean; continues: boolean }, links?: LinkDefs): string {
+  const lexer = newLexer(links);
+  const inline = new Parser({ ...marked.defaults }).parseInline(lexer.inlineTokens(src.trimEnd()));
+  const cls = [joins.goesOn && "goes-on", joins.continues && "continues"].filter(Boolean).join(" ");
+  return sanitize(`<p class="${cls}">${inline}</p>`);
 }
