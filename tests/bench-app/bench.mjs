@@ -1,16 +1,21 @@
-// App benchmarks in the real window (issue 8, parts 2, 3 and 5): start-up and memory, a
-// 100,000 updates/s flood, scrolling a 100,000-message transcript, and elicitation latency.
+// App benchmarks in the real window (issues 8 and 16): start-up and memory, a 100,000 updates/s
+// flood, scrolling a 100,000-message transcript, elicitation latency, and one message of
+// 1,000,000 chunks (catch-up time, web process memory, idle CPU after it).
 // Prints figures; never fails on a time. Method and results: docs/benchmarks-app.md.
 //
-//   node bench.mjs [startup] [memory] [flood] [scroll] [elicit]     (default: all)
+//   node bench.mjs [startup] [memory] [flood] [scroll] [elicit] [long]     (default: all)
 // Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
 // porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
-// BENCH_FLOOD="100000 10 1000" (rate, seconds, chunks per message), BENCH_SCROLL_MESSAGES,
-// BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_JSON=FILE (all figures as JSON).
+// BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
+// BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
+// (the long message as one paragraph),
+// BENCH_IDLE_SECONDS (10), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
+// transcript, to find what costs), BENCH_JSON=FILE (all figures as JSON).
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { launch, targetDir } from "../e2e/harness.mjs";
-import { cpuSeconds, findApp, memory } from "./proc.mjs";
+import { cpuSeconds, descendants, findApp, memory, peakRssMB } from "./proc.mjs";
 
 const profile = process.env.BENCH_PROFILE ?? "release";
 // scripts/bench-app copies the binaries it built here: the target dir may be shared.
@@ -159,16 +164,20 @@ async function sessionMemory() {
     await turnDone(app, "messages", 600000);
     await sleep(3000);
     const after = memory(pid);
+    after.domElements = await app.exec("return document.getElementsByTagName('*').length");
     results.sessionMemory = { messages: n, before, after };
     printMemory("idle, test agent connected", before);
     printMemory(`after a ${n}-message session`, after);
+    row("DOM elements after it", after.domElements);
   });
 }
 
 // ----- part 2: flood -----
 
 async function flood() {
-  const [rate, seconds, per] = env("BENCH_FLOOD", "100000 10 1000").split(" ").map(Number);
+  const spec = env("BENCH_FLOOD", "100000 10 100 tools");
+  const [rate, seconds, per] = spec.split(" ").map(Number);
+  const tools = spec.split(" ").includes("tools");
   await withTestAgent(async (app) => {
     await interactive(app);
     const before = await perfStats(app);
@@ -176,7 +185,7 @@ async function flood() {
     const cpu0 = cpuSeconds(pid);
     await startFrames(app);
     const t0 = Date.now();
-    await app.prompt(`flood ${rate} ${seconds} ${per}`);
+    await app.prompt(`flood ${rate} ${seconds} ${per}${tools ? " tools" : ""}`);
     await turnDone(app, "flood", 600000);
     const wall = (Date.now() - t0) / 1000;
     const cpu1 = cpuSeconds(pid);
@@ -188,13 +197,26 @@ async function flood() {
       let firstBad = -1;
       for (let i = 0; i < words.length; i++) if (words[i] !== String(i)) { firstBad = i; break; }
       return { words: words.length, firstBad };`);
+    // Messages and tool calls in order: tool k (completed), then message k. Builds before
+    // issue 16 have no outline hook.
+    const messages = Math.ceil((rate * seconds) / per);
+    const order = await app.exec(`const p = window.__portholePerf;
+      if (!p.outline) return null;
+      const got = p.outline().filter((s) => s.includes("bench-"));
+      const want = [];
+      for (let k = 0; k < arguments[0]; k++) {
+        if (arguments[1]) want.push("tool:bench-tool-" + k + ":completed");
+        want.push("msg:bench-" + k);
+      }
+      const firstBad = want.findIndex((w, i) => got[i] !== w);
+      return { items: got.length, firstBad: got.length === want.length ? firstBad : Math.min(firstBad, got.length) };`, messages, tools);
     const ipc = (k) => after.ipc[k] - before.ipc[k];
     const sent = report.results[0];
     results.flood = {
       target: { rate, seconds, chunksPerMessage: per },
       agent: sent,
       wallSeconds: wall,
-      transcript: { ...check, complete: check.words === rate * seconds && check.firstBad === -1 },
+      transcript: { ...check, order, complete: check.words === rate * seconds && check.firstBad === -1 && (order?.firstBad ?? -1) === -1 },
       frames,
       cpuSeconds: cpu,
       ipc: {
@@ -210,10 +232,11 @@ async function flood() {
       },
     };
     const r = results.flood;
-    console.log(`\n== Flood: ${rate}/s for ${seconds} s, ${per} chunks per message ==`);
+    console.log(`\n== Flood: ${rate}/s for ${seconds} s, ${per} chunks per message${tools ? ", a tool call before each" : ""} ==`);
     row("agent: sent / seconds / achieved rate", sent.sent, f1(sent.seconds), Math.round(sent.rate));
     row("prompt -> transcript complete (s)", f1(wall));
     row("transcript: words / first out of order", check.words, check.firstBad, r.transcript.complete ? "complete, in order" : "INCOMPLETE");
+    row("messages + tool calls / first out of order", order ? order.items : "n/a", order ? order.firstBad : "", `(${messages} messages${tools ? ` + ${sent.toolCalls ?? "?"} tool calls` : ""})`);
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
     row("IPC batches/s, events/s (queued events/s)", f1(r.ipc.batchesPerS), Math.round(r.ipc.eventsPerS), `(${Math.round(r.ipc.queuedEventsPerS)})`);
     row("CPU s: " + Object.entries(cpu).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
@@ -232,6 +255,11 @@ async function scroll() {
     await turnDone(app, "messages", 900000);
     const loadS = (Date.now() - t0) / 1000;
     const items = await app.exec("return window.__portholePerf.itemCount()");
+    // What the history costs once loaded: elements in the DOM, and the web process's memory.
+    await sleep(3000);
+    const domElements = await app.exec("return document.getElementsByTagName('*').length");
+    const loaded = memory(findApp(binary));
+    const webLoaded = loaded.children.find((c) => c.name.startsWith("WebKitWebProces"));
     const css = await app.exec(`const e = document.querySelector("main.transcript > *");
       return e ? String(getComputedStyle(e).contentVisibility ?? "unsupported") : "";`);
     await sleep(1000);
@@ -253,9 +281,10 @@ async function scroll() {
       requestAnimationFrame(step);`);
     const scrollS = (Date.now() - t1) / 1000;
     const frames = await stopFrames(app);
-    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames };
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, loaded };
     console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
     row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
+    row("loaded: DOM elements / web process RSS MB", domElements, f1(webLoaded?.rssMB));
     row("scroll duration s", f1(scrollS));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
   });
@@ -307,7 +336,112 @@ async function elicit() {
   });
 }
 
-const parts = { startup, memory: sessionMemory, flood, scroll, elicit };
+// ----- issue 16: one message of 1,000,000 chunks -----
+
+/** CPU used by the main and web processes over `seconds` of doing nothing, in % of one core. */
+async function idleCpu(pid, seconds) {
+  const c0 = cpuSeconds(pid);
+  const t0 = Date.now();
+  await sleep(seconds * 1000);
+  const c1 = cpuSeconds(pid);
+  const wall = (Date.now() - t0) / 1000;
+  return Object.fromEntries(Object.entries(c1).map(([k, v]) => [k, (100 * (v - (c0[k] ?? 0))) / wall]));
+}
+
+async function longMessage() {
+  const n = Number(env("BENCH_LONG_CHUNKS", 1000000));
+  // "plain": one huge paragraph instead of markdown with many blocks.
+  const plain = env("BENCH_LONG_PLAIN", "") !== "";
+  const idleS = Number(env("BENCH_IDLE_SECONDS", 10));
+  await withTestAgent(async (app) => {
+    await interactive(app);
+    await sleep(2000);
+    const pid = findApp(binary);
+    const web = () => descendants(pid).find((p) => p.comm.startsWith("WebKitWebProces"))?.pid;
+    const before = memory(pid);
+    // The page notes the first frame whose DOM shows the message's last word.
+    const last = `n${n - 1} lorem ipsum`;
+    await app.exec(`const want = arguments[0];
+      window.__benchCaughtUp = null;
+      const check = () => {
+        for (const md of document.querySelectorAll("main.transcript .markdown")) {
+          // The end of the last text node only: reading a whole 20 MB paragraph per frame would
+          // cost more than what is measured.
+          const node = md.lastElementChild?.lastChild;
+          if ((node?.nodeValue ?? node?.textContent ?? "").slice(-200).includes(want)) {
+            window.__benchCaughtUp = Date.now();
+            return;
+          }
+        }
+        requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);`, last);
+    const cpu0 = cpuSeconds(pid);
+    await startFrames(app);
+    const t0 = Date.now();
+    await app.prompt(`long-message ${n}${plain ? " plain" : ""}`);
+    await turnDone(app, "long-message", 900000);
+    const reportAt = Date.now();
+    const caughtUpAt = await waitFor("the last word on screen", () => app.exec("return window.__benchCaughtUp"), 900000, 100);
+    const cpu1 = cpuSeconds(pid);
+    const frames = await stopFrames(app);
+    const report = JSON.parse(await app.exec("return window.__portholePerf.lastText()")).results[0];
+    const check = await app.exec(`const text = window.__portholePerf.agentText("long-1");
+      let h = 0x811c9dc5;
+      for (let i = 0; i < text.length; i++) h = Math.imul(h ^ (text.charCodeAt(i) & 0xff), 16777619) >>> 0;
+      return { chars: text.length, fnv1a: h };`);
+    // Idle: the caret blinking in the prompt box, nothing streaming, the view at the bottom.
+    // Without a window manager the window is not active and WebKit would not blink the caret:
+    // give it the X input focus.
+    await sleep(3000);
+    const windows = spawnSync("xdotool", ["search", "--pid", String(pid)], { encoding: "utf8" }).stdout.split(/\s+/).filter(Boolean);
+    for (const w of windows) spawnSync("xdotool", ["windowfocus", w], { timeout: 5000 });
+    await app.exec(`document.querySelector("#prompt-input")?.focus()`);
+    const pageFocused = await app.exec("return document.hasFocus() && document.activeElement?.id === 'prompt-input'");
+    const idle = { caret: await idleCpu(pid, idleS) };
+    if (process.env.BENCH_IDLE_DIAG) {
+      await app.exec(`document.activeElement?.blur()`);
+      idle.noCaret = await idleCpu(pid, idleS);
+      await app.exec(`document.querySelector("main.transcript").style.display = "none";
+        document.querySelector("#prompt-input")?.focus()`);
+      idle.caretNoTranscript = await idleCpu(pid, idleS);
+      await app.exec(`document.querySelector("main.transcript").style.display = ""`);
+    }
+    const after = memory(pid);
+    const webPid = web();
+    results.long = {
+      chunks: n,
+      plain,
+      agent: report,
+      transcript: { ...check, complete: check.chars === report.bytes && check.fnv1a === report.fnv1a },
+      promptToReportS: (reportAt - t0) / 1000,
+      promptToCaughtUpS: (caughtUpAt - t0) / 1000,
+      frames,
+      cpuSeconds: Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)])),
+      webPeakRssMB: webPid ? peakRssMB(webPid) : NaN,
+      idleCpuPercent: idle,
+      idleCaretFocused: pageFocused,
+      memoryBefore: before,
+      memoryAfter: after,
+    };
+    const r = results.long;
+    const pct = (o) => Object.entries(o).map(([k, v]) => `${k} ${v.toFixed(2)}%`).join(", ");
+    console.log(`\n== One message of ${n} chunks (${(report.bytes / 1e6).toFixed(1)} MB of ${plain ? "one paragraph" : "markdown"}) ==`);
+    row("agent: wrote all chunks in (s)", f1(report.seconds));
+    row("prompt -> report in the store (s)", f1(r.promptToReportS));
+    row("prompt -> last word on screen (s)", f1(r.promptToCaughtUpS));
+    row("transcript: chars / FNV-1a", check.chars, check.fnv1a, r.transcript.complete ? "complete, equal" : "DIFFERENT");
+    row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+    row("CPU s: " + Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
+    row("web process peak RSS MB (VmHWM)", f1(r.webPeakRssMB));
+    row("main process peak RSS MB (VmHWM)", f1(peakRssMB(pid)));
+    printMemory("after it, idle", after);
+    console.log(`\nIdle CPU over ${idleS} s, % of one core (prompt box focused in an active window: ${pageFocused}):`);
+    for (const [k, v] of Object.entries(idle)) console.log(`  ${k.padEnd(20)} ${pct(v)}`);
+  });
+}
+
+const parts = { startup, memory: sessionMemory, flood, scroll, elicit, long: longMessage };
 for (const [name, fn] of Object.entries(parts)) {
   if (!runs(name)) continue;
   try {

@@ -103,3 +103,8 @@ export function cpuSeconds(root) {
   }
   return out;
 }
+
+/** Peak RSS of a process since it started (VmHWM), in MB. */
+export function peakRssMB(pid) {
+  return kb(pid, "status", "VmHWM") / 1024;
+}

@@ -3,6 +3,7 @@
 // A sealed window that crashes is reported in its dialog.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { launch, processesWithArg, waitUntil, isZombie } from "./harness.mjs";
 
 let app;
@@ -13,8 +14,25 @@ after(async () => {
   await app?.close();
 });
 
+/** This app's demo agent: its parent is the app started on this test's workspace (another
+ * Porthole on the machine, e.g. a second test run, has its own). */
+function ownDemoAgent() {
+  const parentArgs = (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const ppid = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1];
+    return readFileSync(`/proc/${ppid}/cmdline`, "utf8").split("\0");
+  };
+  return processesWithArg("demo-agent").find((p) => {
+    try {
+      return parentArgs(p.pid).includes(app.workspace);
+    } catch {
+      return false;
+    }
+  });
+}
+
 function killDemoAgent() {
-  const [agent] = processesWithArg("demo-agent");
+  const agent = ownDemoAgent();
   assert.ok(agent, "the demo agent runs");
   process.kill(agent.pid, "SIGKILL");
   return agent.pid;

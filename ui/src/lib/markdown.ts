@@ -1,8 +1,18 @@
 // Agent markdown -> sanitized HTML with no clickable links and no remote content.
-import { Marked } from "marked";
+import { Lexer, Marked, Parser } from "marked";
 import DOMPurify from "dompurify";
 
 const marked = new Marked({ gfm: true, breaks: false, async: false });
+
+/** Link reference definitions (`[ref]: url`) by normalized label, as marked's lexer keeps them. */
+export type LinkDefs = Record<string, { href: string; title: string }>;
+
+/** A lexer with the app's markdown options (a fresh one per use: a lexer keeps state). */
+export function newLexer(links?: LinkDefs): Lexer {
+  const lexer = new Lexer({ ...marked.defaults });
+  if (links) Object.assign(lexer.tokens.links, links);
+  return lexer;
+}
 
 const purify = DOMPurify(window);
 
@@ -59,6 +69,26 @@ export function sanitize(html: string): string {
 
 /** Render untrusted agent markdown to safe HTML. */
 export function renderMarkdown(src: string): string {
-  const html = marked.parse(src) as string;
+  return renderBlock(src);
+}
+
+/**
+ * Render one part of a streamed message (see markdown-blocks.ts) to safe HTML, resolving
+ * reference links against the definitions that came before it. Each part is sanitized on its
+ * own, so raw HTML in one block cannot wrap or reach into another.
+ */
+export function renderBlock(src: string, links?: LinkDefs): string {
+  const html = marked.parser(newLexer(links).lex(src));
   return sanitize(html);
+}
+
+/**
+ * Render a piece of a paragraph cut for size (see markdown-blocks.svelte.ts): its inline markdown
+ * only, as a paragraph with no margin where it joins the next or previous piece.
+ */
+export function renderPiece(src: string, joins: { goesOn: boolean; continues: boolean }, links?: LinkDefs): string {
+  const lexer = newLexer(links);
+  const inline = new Parser({ ...marked.defaults }).parseInline(lexer.inlineTokens(src.trimEnd()));
+  const cls = [joins.goesOn && "goes-on", joins.continues && "continues"].filter(Boolean).join(" ");
+  return sanitize(`<p class="${cls}">${inline}</p>`);
 }

@@ -1,7 +1,7 @@
 // Measuring hooks for the app benchmarks (docs/benchmarks-app.md, tests/bench-app). They only
 // read the store: when the window first became usable, and what the transcript holds (a
 // virtualized transcript does not keep every message in the DOM).
-import { TextItem, type AppStore } from "./store.svelte";
+import { TextItem, ToolItem, type AppStore } from "./store.svelte";
 
 export interface PerfHooks {
   /** Epoch ms of the first frame in which the prompt box was enabled (agent connected, session open). */
@@ -12,6 +12,8 @@ export interface PerfHooks {
   agentText(prefix?: string): string;
   /** Text of the last text item (user, agent or thought). */
   lastText(): string;
+  /** The transcript's order: `tool:<id>:<status>` per tool call, `msg:<messageId>` per agent message. */
+  outline(): string[];
 }
 
 export function installPerfHooks(store: AppStore) {
@@ -34,6 +36,12 @@ export function installPerfHooks(store: AppStore) {
       }
       return "";
     },
+    outline: () =>
+      store.items.flatMap((i) => {
+        if (i instanceof ToolItem) return [`tool:${i.toolCallId}:${i.fields.status ?? ""}`];
+        if (i instanceof TextItem && i.kind === "agent") return [`msg:${i.messageId ?? ""}`];
+        return [];
+      }),
   };
   $effect.root(() => {
     $effect(() => {

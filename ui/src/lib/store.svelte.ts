@@ -3,6 +3,7 @@
 import { SvelteMap } from "svelte/reactivity";
 import { agentName } from "./names";
 import { revealHidden } from "./url";
+import { MarkdownBlocks } from "./markdown-blocks.svelte";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
   SessionUpdate, SessionView, ToolCallFields, UiEvent,
@@ -15,15 +16,21 @@ export class TextItem {
   readonly id = uid();
   /** Chunks are appended; `text` is the concatenation (string append is amortized O(1)). */
   text = $state("");
+  /** An agent message's markdown, split into blocks as it streams: the window renders from
+   *  this, so a chunk costs work on the open block only, never on the whole message. */
+  readonly markdown: MarkdownBlocks | null;
   constructor(
     readonly kind: "user" | "agent" | "thought",
     readonly messageId: string | null,
     text: string,
   ) {
+    this.markdown = kind === "agent" ? new MarkdownBlocks() : null;
     this.text = text;
+    this.markdown?.append(text);
   }
   append(s: string) {
     this.text += s;
+    this.markdown?.append(s);
   }
 }
 
@@ -129,11 +136,41 @@ export class Transcript {
   #tools = new Map<string, ToolItem>();
   #messages = new Map<string, TextItem>();
   #plan: PlanItem | null = null;
+  /** Items whose content changed since the window last asked (`takeChanged`). */
+  #changed = new Set<TranscriptItem>();
+  /** Agent messages with text not yet split into blocks (`settle`). */
+  #unsettled = new Set<TextItem>();
 
   constructor(readonly sessionId: string) {}
 
   push(item: TranscriptItem) {
     this.items.push(item);
+    if (item instanceof TextItem && item.markdown) this.#unsettled.add(item);
+  }
+
+  /** Items already in the transcript whose content changed since the last call (the window
+   *  forgets their measured heights); new items are not included. */
+  takeChanged(): TranscriptItem[] {
+    const out = [...this.#changed];
+    this.#changed.clear();
+    return out;
+  }
+
+  /** Splits the text that arrived into markdown blocks. Returns 0, or ms until a message
+   *  whose work was put off (one huge open block) wants another call. */
+  settle(): number {
+    let wait = 0;
+    for (const m of this.#unsettled) {
+      const w = m.markdown?.sync() ?? 0;
+      if (w > 0) wait = wait > 0 ? Math.min(wait, w) : w;
+      else this.#unsettled.delete(m);
+    }
+    return wait;
+  }
+
+  #grew(item: TranscriptItem) {
+    this.#changed.add(item);
+    if (item instanceof TextItem && item.markdown) this.#unsettled.add(item);
   }
 
   userPrompt(text: string) {
@@ -155,8 +192,10 @@ export class Transcript {
       case "tool_call_update": {
         const uu = u as { toolCallId: string } & ToolCallFields;
         const existing = this.#tools.get(uu.toolCallId);
-        if (existing) existing.merge(uu);
-        else {
+        if (existing) {
+          existing.merge(uu);
+          this.#grew(existing);
+        } else {
           const t = new ToolItem(uu.toolCallId, uu);
           this.#tools.set(uu.toolCallId, t);
           this.push(t);
@@ -165,8 +204,10 @@ export class Transcript {
       }
       case "plan": {
         const entries = (u as { entries: PlanEntry[] }).entries;
-        if (this.#plan) this.#plan.entries = entries;
-        else {
+        if (this.#plan) {
+          this.#plan.entries = entries;
+          this.#grew(this.#plan);
+        } else {
           this.#plan = new PlanItem(entries);
           this.push(this.#plan);
         }
@@ -185,6 +226,7 @@ export class Transcript {
       const m = this.#messages.get(key);
       if (m) {
         m.append(text);
+        this.#grew(m);
         return;
       }
       const item = new TextItem(kind, messageId, text);
@@ -195,6 +237,7 @@ export class Transcript {
     const last = this.items[this.items.length - 1];
     if (last instanceof TextItem && last.kind === kind && last.messageId === null) {
       last.append(text);
+      this.#grew(last);
       return;
     }
     this.push(new TextItem(kind, null, text));
@@ -328,7 +371,24 @@ export class AppStore {
   /** Apply events synchronously (used by flush and tests). */
   apply(events: UiEvent[]) {
     for (const e of events) this.#applyOne(e);
+    this.#settle();
     this.version++;
+  }
+
+  #settleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Split streamed text into markdown blocks once per batch; come back for put-off work. */
+  #settle() {
+    let wait = 0;
+    for (const t of this.transcripts.values()) {
+      const w = t.settle();
+      if (w > 0) wait = wait > 0 ? Math.min(wait, w) : w;
+    }
+    if (wait > 0 && this.#settleTimer === null) {
+      this.#settleTimer = setTimeout(() => {
+        this.#settleTimer = null;
+        this.apply([]);
+      }, wait);
+    }
   }
 
   init(state: { snapshot: AppSnapshot; pending: Dialog[] }) {

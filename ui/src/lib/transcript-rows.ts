@@ -1,0 +1,116 @@
+// The transcript as the rows of a virtual list (issue 16). Every item is one row, except an
+// agent message, which is one row per segment of its markdown blocks (markdown-blocks.svelte.ts):
+// a message of 20 MB is a few thousand rows of which only those in view are in the DOM.
+import { HeightCache } from "./height-cache";
+import { NoticeItem, PlanItem, TextItem, ToolItem, type Transcript, type TranscriptItem } from "./store.svelte";
+
+export interface Row {
+  readonly key: string;
+  readonly item: TranscriptItem;
+  /** Agent messages: which segment of the message this row shows (0 for everything else). */
+  readonly segment: number;
+}
+
+/** Rough text metrics for estimates (the real heights replace them once measured). */
+const LINE_PX = 22;
+const CHAR_PX = 7.5;
+/** Space between items (the list's gap), included in every row's height. */
+const GAP_PX = 12;
+
+export class TranscriptRows {
+  readonly rows: Row[] = [];
+  readonly keys: string[] = [];
+  readonly heights: HeightCache;
+  /** Width the rows are laid out in, for estimates. */
+  width = 800;
+  #items = 0;
+  /** Segments of each agent message already in `rows`, and its first row. */
+  #segments = new Map<TextItem, number>();
+  #firstRow = new Map<TranscriptItem, number>();
+
+  constructor(readonly transcript: Transcript) {
+    this.heights = new HeightCache((i) => this.estimate(this.rows[i]));
+  }
+
+  /** Brings the rows up to date with the transcript; cheap when little changed. */
+  update() {
+    const t = this.transcript;
+    let from = this.rows.length;
+    // Items already shown whose content changed: a message may have gained segments.
+    for (const item of t.takeChanged()) {
+      const first = this.#firstRow.get(item);
+      if (first === undefined) continue;
+      const had = this.#segments.get(item as TextItem) ?? 1;
+      const has = rowCount(item);
+      // Only the last row of an item changes; earlier segments are sealed.
+      const last = first + had - 1;
+      this.heights.forget(last);
+      if (has > had) {
+        const added = Array.from({ length: has - had }, (_, k) => row(item, had + k));
+        this.#splice(last + 1, added);
+        this.#segments.set(item as TextItem, has);
+        from = Math.min(from, last + 1);
+      }
+    }
+    // New items.
+    const items = t.items;
+    for (; this.#items < items.length; this.#items++) {
+      const item = items[this.#items];
+      const n = rowCount(item);
+      this.#firstRow.set(item, this.rows.length);
+      if (item instanceof TextItem && item.markdown) this.#segments.set(item, n);
+      for (let s = 0; s < n; s++) {
+        const r = row(item, s);
+        this.rows.push(r);
+        this.keys.push(r.key);
+      }
+    }
+    this.heights.setRows(this.keys, from);
+  }
+
+  /** Inserts rows in the middle (a message before the last one grew a segment): rare. */
+  #splice(at: number, added: Row[]) {
+    if (at === this.rows.length) {
+      for (const r of added) {
+        this.rows.push(r);
+        this.keys.push(r.key);
+      }
+      return;
+    }
+    this.rows.splice(at, 0, ...added);
+    this.keys.splice(at, 0, ...added.map((r) => r.key));
+    for (let i = at + added.length; i < this.rows.length; i++) {
+      const r = this.rows[i];
+      if (r.segment === 0) this.#firstRow.set(r.item, i);
+    }
+  }
+
+  /** A height for a row not measured yet. */
+  estimate(r: Row): number {
+    const perLine = Math.max(20, Math.floor(this.width / CHAR_PX));
+    const lines = (chars: number) => Math.max(1, Math.ceil(chars / perLine));
+    const item = r.item;
+    if (item instanceof TextItem) {
+      if (item.markdown) {
+        const md = item.markdown;
+        const [from, to] = md.segment(r.segment);
+        // A paragraph's margins are about one line.
+        return lines(md.segmentChars(r.segment)) * LINE_PX + (to - from) * LINE_PX + GAP_PX;
+      }
+      if (item.kind === "thought") return LINE_PX + GAP_PX;
+      return lines(item.text.length) * LINE_PX + 16 + GAP_PX;
+    }
+    if (item instanceof ToolItem) return 3 * LINE_PX + GAP_PX;
+    if (item instanceof PlanItem) return (item.entries.length + 2) * LINE_PX + GAP_PX;
+    if (item instanceof NoticeItem) return LINE_PX + GAP_PX;
+    return LINE_PX + GAP_PX;
+  }
+}
+
+function rowCount(item: TranscriptItem): number {
+  return item instanceof TextItem && item.markdown ? item.markdown.segmentCount : 1;
+}
+
+function row(item: TranscriptItem, segment: number): Row {
+  return { key: segment === 0 ? `${item.id}` : `${item.id}.${segment}`, item, segment };
+}
