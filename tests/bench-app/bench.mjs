@@ -3,7 +3,7 @@
 // 1,000,000 chunks (catch-up time, web process memory, idle CPU after it).
 // Prints figures; never fails on a time. Method and results: docs/benchmarks-app.md.
 //
-//   node bench.mjs [startup] [memory] [flood] [scroll] [elicit] [long]     (default: all)
+//   node bench.mjs [startup] [memory] [flood] [scroll] [elicit] [long] [sealed]     (default: all)
 // Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
 // porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
 // BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
@@ -441,7 +441,25 @@ async function longMessage() {
   });
 }
 
-const parts = { startup, memory: sessionMemory, flood, scroll, elicit, long: longMessage };
+// ----- issue 16: the sealed view, spawn to first paint -----
+
+/** The sealed URL view of the same binary: bench/sealed_view.py times spawning `porthole
+ *  sealed-view` (what the Open click does) to the page's first paint, on its own Xvfb display. */
+async function sealed() {
+  const runs = env("BENCH_SEALED_RUNS", "20");
+  console.log(`\n== Sealed view: spawn to first paint, ${runs} runs ==`);
+  const out = spawnSync("python3", [join(import.meta.dirname, "../../bench/sealed_view.py"), "--porthole", binary, "--runs", runs], {
+    encoding: "utf8",
+    timeout: 600000,
+  });
+  if (out.status !== 0) throw new Error(`sealed_view.py failed: ${out.stderr || out.error}`);
+  const summaryLines = out.stdout.trim().split("\n").filter((l) => !l.startsWith("run "));
+  for (const l of summaryLines) if (l) console.log(l);
+  const samples = [...out.stdout.matchAll(/^run +\d+: +([\d.]+) ms/gm)].map((m) => Number(m[1]));
+  results.sealed = { firstPaintMs: summary(samples) };
+}
+
+const parts = { startup, memory: sessionMemory, flood, scroll, elicit, long: longMessage, sealed };
 for (const [name, fn] of Object.entries(parts)) {
   if (!runs(name)) continue;
   try {

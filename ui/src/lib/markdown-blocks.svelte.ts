@@ -1,35 +1,42 @@
 // A streamed agent message, split into markdown blocks as its text arrives (issue 16).
 //
 // A block is sealed once a later block has started after it: nothing appended afterwards can
-// change how it parses (a paragraph followed by a blank line cannot become a heading, a list
-// followed by a paragraph takes no more items). Sealed blocks are split off once and rendered
-// once, when first shown; only the open tail (the last block and what follows it) is lexed and
-// rendered again as text arrives. Every block is sanitized on its own (markdown.ts).
+// change how it renders. Blocks are found by a line scanner (markdown-lines.ts), not by the
+// markdown lexer: a block ends before a line that follows a blank line, is not indented and is
+// no list item, outside fenced code and outside HTML blocks that run across blank lines.
+// CommonMark closes every open block and container before such a line, so a sealed block renders
+// alone exactly as it does inside the whole message. marked runs only on blocks when they are
+// first shown (rows out of view cost nothing) and on the open tail as it grows. Every block is
+// sanitized on its own (markdown.ts).
 //
 // One paragraph can be huge (an agent printing 20 MB without a blank line): an open paragraph
 // longer than PIECE_MAX is cut at a space into sealed *pieces*, rendered as paragraphs with no
 // margin between them. The only difference a reader sees is a line break every few KB, and an
-// inline span (emphasis, code) that crosses a cut is not joined. The text after a cut is lexed
-// with a one-letter prefix, so that it reads as the continuation of a paragraph it is (a piece
-// starting with "- " is not a list).
+// inline span (emphasis, code) that crosses a cut is not joined. A piece ends where a line that
+// may be something other than paragraph text starts (markdown-lines.ts `isPlain`).
 import { newLexer, renderBlock, renderPiece, type LinkDefs } from "./markdown";
+import { fenceCloses, fenceOpen, htmlRunEnd, isBlank, isPlain, startsTopLevel, type Fence } from "./markdown-lines";
 
-/** Above this many characters, the open tail is re-lexed only as often as its cost allows. */
+/** Above this many characters, the open tail is rendered again only as often as its cost allows. */
 const LARGE_TAIL = 32 * 1024;
 /** A large tail is worked on at most 1 / (1 + SPACING) of the time: amortized linear work
- *  for a message that is one huge paragraph. */
+ *  for a message whose last block cannot be cut (one huge code block). */
 const SPACING = 3;
 /** Sealed blocks are shown in segments (rows of the virtual transcript) of at most this many
  *  blocks or about this much source, so that a long message is in the DOM only where it is seen. */
 const SEGMENT_BLOCKS = 24;
 const SEGMENT_CHARS = 6000;
-/** New text lexed at once, at most (see sync). */
-const LEX_SLICE = 16 * 1024;
+/** New text taken into the tail at once, at most: the tail is cut between takes. */
+const TAKE_SLICE = 16 * 1024;
+/** Work per sync, at most: the rest waits for the next call, so that a frame stays short. */
+const SYNC_BUDGET_MS = 8;
 /** An open paragraph longer than this is cut into pieces; the open part keeps PIECE_KEEP. */
 const PIECE_MAX = 8192;
 const PIECE_KEEP = 1024;
-/** Lexed in front of a paragraph's continuation (any letter would do). */
-const CONTINUATION = "x";
+/** Enough of an incomplete line to judge how it starts (markdown-lines.ts). */
+const LINE_START = 64;
+/** A link reference definition (`[label]: url`) may start a line of this block. */
+const LINK_DEF = /(?:^|\n) {0,3}\[[^\]\n]+\]:/;
 
 /** How a sealed block joins its neighbours: a piece goes on in the next block, which continues it. */
 export interface Joins {
@@ -50,9 +57,14 @@ export class MarkdownBlocks {
   /** Sources of the sealed blocks, in order; a sealed block never changes. */
   readonly sealed: string[] = [];
   /** Joins of sealed blocks that are paragraph pieces (absent: a whole block). */
-  readonly #joins = new Map<number, Joins>();
-  /** Link reference definitions of sealed blocks (the first definition of a label wins). */
-  readonly links: LinkDefs = Object.create(null);
+  #joins: Map<number, Joins> | null = null;
+  /** Link reference definitions of sealed blocks (the first definition of a label wins). Like
+   *  the other tables, made when first needed: a transcript holds many small messages. */
+  #links: LinkDefs | null = null;
+  /** The tail's definitions, which may still change (a message often ends with them), and the
+   *  table a block renders with: `#links` and then these. */
+  #tailLinks = "{}";
+  #allLinks: LinkDefs | undefined = undefined;
   /** Bumped whenever the sealed blocks or the tail change (what the window renders from). */
   version = $state(0);
   /** Segment `s` shows sealed blocks [segmentStarts[s], segmentStarts[s + 1]); the last one
@@ -61,24 +73,39 @@ export class MarkdownBlocks {
   #segmentChars: number[] = [0];
 
   #linksVersion = 0;
-  #html: Rendered[] = [];
+  #html: (Rendered | undefined)[] | null = null;
   /** Text not sealed yet: the open block and anything after it. */
   #tail = "";
   #tailHtml: string | null = null;
-  /** The tail starts in the middle of a paragraph (its head was sealed as a piece). */
-  #continued = false;
-  /** Characters of that continuation at the tail's start (from the last lex). */
-  #continuation = 0;
   /** Appended, not yet looked at. */
   #pending = "";
   /** The last chunk ended in `\r`: a `\n` starting the next one belongs to it. */
   #cr = false;
-  /** Taken in (line ends normalized) but not lexed yet: a huge open block is worked on in turns. */
+  /** Taken in (line ends normalized) but not into the tail yet: work is done in turns. */
   #ready = "";
   /** Earliest time (performance.now) to work on a large tail again. */
   #notBefore = 0;
-  /** Characters given to the lexer so far (tests check the work stays linear). */
-  lexed = 0;
+  /** Characters the scanner looked at (tests check the work stays linear). */
+  scanned = 0;
+
+  // The scanner's state over the tail (#scan, #line).
+  /** Start of the first line not scanned yet (complete lines before it are). */
+  #pos = 0;
+  /** Inside a fenced code block: the fence that closes it. */
+  #fence: Fence | null = null;
+  /** Inside an HTML block that runs until this marker. */
+  #htmlEnd: RegExp | null = null;
+  /** The last scanned line was blank, or nothing was scanned yet. */
+  #afterBlank = true;
+  /** The scanned part of the tail holds more than blank lines. */
+  #content = false;
+  /** From this tail index to #pos the scanned lines are one paragraph of plain lines that started
+   *  at column 0 after a blank line (a paragraph that may be cut into pieces); -1 if none. */
+  #para = -1;
+  /** The tail goes on with a paragraph cut before it (its head was sealed as a piece). */
+  #continued = false;
+  /** The tail starts in the middle of a line (a cut fell on a space in it). */
+  #midLine = false;
 
   append(text: string) {
     this.#pending += text;
@@ -106,45 +133,50 @@ export class MarkdownBlocks {
 
   /**
    * Takes the appended text in and seals the blocks it completed. Returns 0, or how many ms
-   * to wait before calling again when a large tail's work was put off (text is left over).
+   * to wait before calling again when work was left over (text is waiting).
    */
   sync(now = performance.now()): number {
     if (!this.#pending && !this.#ready) return 0;
     const waiting = this.#tail.length + this.#ready.length + this.#pending.length;
     if (waiting > LARGE_TAIL && now < this.#notBefore) return this.#notBefore - now;
     const started = performance.now();
-    let text = this.#ready + this.#takePending();
+    // What is left over first, then what arrived since: joining them would copy megabytes per
+    // call once a large batch is left over.
+    let text = this.#ready;
     this.#tailHtml = null;
-    // At most LEX_SLICE new characters per lex: a slow frame brings a big batch, and some of
-    // marked's patterns run in WebKit's regex interpreter, whose cost grows faster than the text
-    // (one lex of a 1 MB batch took seconds and starved the next frames).
-    while (text) {
-      const take = sliceEnd(text, LEX_SLICE);
+    for (;;) {
+      text ||= this.#takePending();
+      if (!text) break;
+      const take = sliceEnd(text, TAKE_SLICE);
       this.#tail += text.slice(0, take);
       text = text.slice(take);
-      this.#seal();
+      this.#scan();
+      this.#cutPieces();
       // A huge block that cannot be cut: the rest waits for its turn (see LARGE_TAIL).
       if (this.#tail.length > LARGE_TAIL) break;
+      if (performance.now() - started > SYNC_BUDGET_MS) break;
     }
     this.#ready = text;
+    this.#tailDefinitions();
     this.#spent(started);
     this.version++;
-    return text ? Math.max(1, this.#notBefore - performance.now()) : 0;
+    return text || this.#pending ? Math.max(1, this.#notBefore - performance.now()) : 0;
   }
 
   /** How sealed block `i` joins its neighbours. */
   joins(i: number): Joins {
-    return this.#joins.get(i) ?? WHOLE;
+    return this.#joins?.get(i) ?? WHOLE;
   }
 
   /** HTML of sealed block `i`: rendered on first use and kept. */
   blockHtml(i: number): string {
-    let r = this.#html[i];
+    let r = this.#html?.[i];
     if (!r || (r.links !== this.#linksVersion && this.sealed[i].includes("]"))) {
-      const joins = this.#joins.get(i);
-      const html = joins ? renderPiece(this.sealed[i], joins, this.links) : renderBlock(this.sealed[i], this.links);
+      const joins = this.#joins?.get(i);
+      const links = this.#allLinks;
+      const html = joins ? renderPiece(this.sealed[i], joins, links) : renderBlock(this.sealed[i], links);
       r = { html, links: this.#linksVersion };
-      this.#html[i] = r;
+      (this.#html ??= [])[i] = r;
     }
     return r.html;
   }
@@ -153,11 +185,11 @@ export class MarkdownBlocks {
   tailHtml(): string {
     if (this.#tailHtml === null) {
       const started = performance.now();
-      const n = this.#continuation;
+      const n = this.#continued ? this.#plainEnd() : 0;
       const rest = this.#tail.slice(n);
       this.#tailHtml =
-        (n > 0 ? renderPiece(this.#tail.slice(0, n), { goesOn: false, continues: true }, this.links) : "") +
-        (rest ? renderBlock(rest, this.links) : "");
+        (n > 0 ? renderPiece(this.#tail.slice(0, n), { goesOn: false, continues: true }, this.#links ?? undefined) : "") +
+        (rest ? renderBlock(rest, this.#allLinks) : "");
       this.#spent(started);
     }
     return this.#tailHtml;
@@ -172,59 +204,137 @@ export class MarkdownBlocks {
     return text.replace(/\r\n?/g, "\n");
   }
 
-  #seal() {
-    const lexer = newLexer(this.links);
-    const prefix = this.#continued ? CONTINUATION : "";
-    const src = prefix + this.#tail;
-    const tokens = lexer.blockTokens(src, []);
-    this.lexed += src.length;
-    // The continuation must come back as the paragraph it is; if not, it is shown as lexed.
-    const first = tokens[0];
-    const continues = prefix !== "" && first?.type === "paragraph" && first.raw.startsWith(prefix);
-    this.#continued = continues;
-    // The last block that is not blank space may still grow: it and what follows stay open.
-    let open = tokens.length - 1;
-    while (open >= 0 && tokens[open].type === "space") open--;
-    let cut = prefix.length;
-    for (let i = 0; i < open; i++) {
-      const t = tokens[i];
-      const raw = i === 0 ? t.raw.slice(prefix.length) : t.raw;
-      // Tokens cover the source in order; anything else would mean a cut in the wrong place.
-      if (!src.startsWith(raw, cut)) break;
-      cut += raw.length;
-      if (t.type === "space") continue;
-      if (t.type === "def") {
-        const label = (t as { tag: string }).tag;
-        if (!(label in this.links)) {
-          this.links[label] = { href: (t as { href: string }).href, title: (t as { title: string }).title };
-          this.#linksVersion++;
-        }
-        continue;
-      }
-      this.#push(raw, i === 0 && continues ? { goesOn: false, continues: true } : undefined);
-      if (i === 0) this.#continued = false;
+  /** Scans the tail's new complete lines, then judges the start of the incomplete last one. */
+  #scan() {
+    for (;;) {
+      const nl = this.#tail.indexOf("\n", this.#pos);
+      if (nl < 0) break;
+      const start = this.#pos;
+      this.#pos = nl + 1;
+      this.scanned += nl + 1 - start;
+      this.#line(this.#tail.slice(start, nl), start);
     }
-    // What of the tail continues a cut paragraph (shown as a piece by tailHtml).
-    this.#continuation = this.#continued ? first.raw.length - prefix.length : 0;
-    // A huge open paragraph: seal its head as a piece, cut after a space.
-    const last = tokens[open];
-    if (last?.type === "paragraph") {
-      let raw = open === 0 ? last.raw.slice(prefix.length) : last.raw;
-      if (!src.startsWith(raw, cut)) raw = "";
-      // Pieces of at most PIECE_MAX, as long as more than that is left (a batch may bring MBs).
-      let continues = open === 0 && this.#continued;
-      while (raw.length > PIECE_MAX + PIECE_KEEP) {
-        const at = lastSpace(raw, PIECE_MAX);
-        if (at === 0) break;
-        this.#push(raw.slice(0, at), { goesOn: true, continues });
-        continues = true;
-        this.#continued = true;
-        this.#continuation = raw.length - at;
-        cut += at;
-        raw = raw.slice(at);
-      }
+    this.#peek();
+  }
+
+  /** One complete line at tail index `start`: seals the blocks (or the piece) it ends. */
+  #line(line: string, start: number) {
+    const midLine = this.#midLine && start === 0;
+    this.#midLine = false;
+    if (this.#fence || this.#htmlEnd) {
+      if (this.#fence && fenceCloses(line, this.#fence)) this.#fence = null;
+      else if (this.#htmlEnd?.test(line)) this.#htmlEnd = null;
+      this.#afterBlank = false;
+      return;
     }
-    this.#tail = src.slice(cut);
+    // The rest of a line cut at a space: paragraph text, whatever it starts with.
+    if (midLine) return;
+    if (isBlank(line)) {
+      if (this.#continued) this.#endPieces(start);
+      this.#afterBlank = true;
+      this.#para = -1;
+      return;
+    }
+    const plain = isPlain(line, true);
+    if (this.#continued) {
+      if (plain) return;
+      this.#endPieces(start);
+      start = 0;
+    } else if (this.#afterBlank && this.#content && startsTopLevel(line, true)) {
+      this.#sealTo(start);
+      start = 0;
+    }
+    if (!plain) this.#para = -1;
+    else if (this.#afterBlank && line[0] !== " " && line[0] !== "\t") this.#para = start;
+    this.#content = true;
+    this.#afterBlank = false;
+    this.#fence = fenceOpen(line);
+    if (!this.#fence) this.#htmlEnd = htmlRunEnd(line);
+  }
+
+  /** The incomplete last line: a new top-level block may already be sure to start there. */
+  #peek() {
+    const at = this.#pos;
+    if (at >= this.#tail.length || this.#fence || this.#htmlEnd || this.#continued || !this.#afterBlank) return;
+    const line = this.#tail.slice(at, at + LINE_START);
+    this.scanned += line.length;
+    if (this.#content && startsTopLevel(line, false)) this.#sealTo(at);
+    if (isPlain(line, false) && line[0] !== " " && line[0] !== "\t") this.#para = this.#pos;
+  }
+
+  /** Where the plain paragraph text at the tail's end stops: the end, or the start of an
+   *  incomplete last line that may be something else. */
+  #plainEnd(): number {
+    const at = this.#pos;
+    if (at >= this.#tail.length || (this.#midLine && at === 0)) return this.#tail.length;
+    return isPlain(this.#tail.slice(at, at + LINE_START), false) ? this.#tail.length : at;
+  }
+
+  /** Cuts the open paragraph into pieces while it is longer than PIECE_MAX + PIECE_KEEP. */
+  #cutPieces() {
+    if (!this.#continued && this.#para < 0) return;
+    // Anything before the paragraph is blank (a block before it was sealed at its first line).
+    let end = this.#plainEnd();
+    while (end > PIECE_MAX + PIECE_KEEP) {
+      const at = lastSpace(this.#tail, PIECE_MAX);
+      if (at === 0) break;
+      this.#push(this.#tail.slice(0, at), { goesOn: true, continues: this.#continued });
+      this.#midLine = this.#pos <= at && this.#tail[at - 1] !== "\n";
+      this.#tail = this.#tail.slice(at);
+      this.#pos = Math.max(0, this.#pos - at);
+      end -= at;
+      this.#continued = true;
+      this.#para = 0;
+      this.#content = true;
+    }
+  }
+
+  /** The cut paragraph ends before tail index `at`: what of it is left is its last piece. */
+  #endPieces(at: number) {
+    this.#continued = false;
+    if (this.#tail.slice(0, at).trim()) {
+      this.#sealTo(at, { goesOn: false, continues: true });
+      return;
+    }
+    // Nothing but a line end left after the last cut: that piece ends the paragraph.
+    const last = this.sealed.length - 1;
+    (this.#joins ??= new Map()).set(last, { goesOn: false, continues: this.joins(last).continues });
+    if (this.#html) this.#html[last] = undefined;
+    this.#content = false;
+    this.#para = -1;
+  }
+
+  /** Seals the tail up to `at` (a line start at or before #pos) as one block. */
+  #sealTo(at: number, joins?: Joins) {
+    const block = this.#tail.slice(0, at);
+    this.#tail = this.#tail.slice(at);
+    this.#pos -= at;
+    this.#para = this.#para >= at ? this.#para - at : -1;
+    this.#content = false;
+    if (!joins && LINK_DEF.test(block)) this.#defineLinks(block);
+    this.#push(block, joins);
+  }
+
+  /** Takes the link reference definitions of a sealed block. */
+  #defineLinks(block: string) {
+    for (const [label, def] of Object.entries(definitions(block))) {
+      this.#links ??= Object.create(null) as LinkDefs;
+      if (label in this.#links) continue;
+      this.#links[label] = def;
+      this.#linksVersion++;
+    }
+    this.#tailLinks = "";
+  }
+
+  /** Definitions in the tail count for every block (until the tail changes them). */
+  #tailDefinitions() {
+    const defs = LINK_DEF.test(this.#tail) ? definitions(this.#tail) : {};
+    if (this.#links) for (const label of Object.keys(defs)) if (label in this.#links) delete defs[label];
+    const json = JSON.stringify(defs);
+    if (json === this.#tailLinks) return;
+    this.#tailLinks = json;
+    this.#allLinks = Object.keys(defs).length ? { ...this.#links, ...defs } : (this.#links ?? undefined);
+    this.#linksVersion++;
   }
 
   #push(block: string, joins?: Joins) {
@@ -234,7 +344,7 @@ export class MarkdownBlocks {
       this.#segmentChars.push(0);
       s++;
     }
-    if (joins) this.#joins.set(this.sealed.length, joins);
+    if (joins) (this.#joins ??= new Map()).set(this.sealed.length, joins);
     this.sealed.push(block);
     this.#segmentChars[s] += block.length;
   }
@@ -245,6 +355,15 @@ export class MarkdownBlocks {
     const end = performance.now();
     this.#notBefore = Math.max(this.#notBefore, end) + SPACING * (end - started);
   }
+}
+
+/** The link reference definitions in `src` (marked finds them). */
+function definitions(src: string): LinkDefs {
+  const lexer = newLexer();
+  lexer.lex(src);
+  const defs: LinkDefs = Object.create(null);
+  for (const [label, def] of Object.entries(lexer.tokens.links)) defs[label] = { href: def.href ?? "", title: def.title ?? "" };
+  return defs;
 }
 
 /** Index just after the last run of spaces or line ends that ends at or before `before`; 0 if none. */

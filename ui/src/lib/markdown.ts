@@ -63,6 +63,8 @@ export function neuter(html: string): string {
 
 export function sanitize(html: string): string {
   const clean = purify.sanitize(html, CONFIG) as unknown as string;
+  // Nothing to neuter (most blocks): the first pass's output is final.
+  if (!/<(?:a|img)[\s>]/i.test(clean)) return clean;
   // Second pass after the transform keeps the invariant simple: output is always DOMPurify output.
   return purify.sanitize(neuter(clean), CONFIG) as unknown as string;
 }
