@@ -6,7 +6,109 @@
 //! it would have applied them one by one. Anything else (other fields, non-text content,
 //! another event in between) is left as it is, so order and content are unchanged.
 
+use porthole_core::Event;
+use porthole_core::acp::v1::schema::{ContentBlock, ContentChunk, SessionUpdate};
 use serde_json::Value;
+
+/// A window event waiting for the next flush.
+pub(crate) enum Queued {
+    Event(Value),
+    /// Consecutive plain text chunks of one stream, merged as they arrive: an agent streaming a
+    /// million chunks costs a string append each, not a JSON value each (issue 16).
+    Text(TextRun),
+}
+
+pub(crate) struct TextRun {
+    /// The first chunk's window event; its text is replaced by `text` at the flush.
+    event: Value,
+    session_id: String,
+    kind: &'static str,
+    message_id: Option<String>,
+    text: String,
+    /// How many chunks were merged (the benchmarks count queued events).
+    chunks: usize,
+}
+
+/// A chunk that may join a run: plain text, no `_meta` and no annotations (what `mergeable`
+/// accepts of a JSON event).
+struct TextChunk<'a> {
+    session_id: &'a str,
+    kind: &'static str,
+    message_id: Option<&'a str>,
+    text: &'a str,
+}
+
+impl<'a> TextChunk<'a> {
+    fn of(event: &'a Event) -> Option<Self> {
+        let Event::SessionUpdate { session_id, update } = event else {
+            return None;
+        };
+        let (kind, chunk): (_, &ContentChunk) = match &**update {
+            SessionUpdate::AgentMessageChunk(c) => ("agent_message_chunk", c),
+            SessionUpdate::AgentThoughtChunk(c) => ("agent_thought_chunk", c),
+            SessionUpdate::UserMessageChunk(c) => ("user_message_chunk", c),
+            _ => return None,
+        };
+        let ContentBlock::Text(text) = &chunk.content else {
+            return None;
+        };
+        if chunk.meta.is_some() || text.meta.is_some() || text.annotations.is_some() {
+            return None;
+        }
+        Some(Self {
+            session_id,
+            kind,
+            message_id: chunk.message_id.as_ref().map(|m| &*m.0),
+            text: &text.text,
+        })
+    }
+}
+
+impl Queued {
+    /// How many events the agent sent for this.
+    pub(crate) fn count(&self) -> usize {
+        match self {
+            Queued::Event(_) => 1,
+            Queued::Text(run) => run.chunks,
+        }
+    }
+
+    pub(crate) fn into_value(self) -> Value {
+        match self {
+            Queued::Event(v) => v,
+            Queued::Text(mut run) => {
+                run.event["update"]["content"]["text"] = Value::String(run.text);
+                run.event
+            }
+        }
+    }
+}
+
+/// Queues a core event that is a plain text chunk: it joins the run before it when it continues
+/// it. Returns false, queueing nothing, for any other event.
+pub(crate) fn enqueue_text(queue: &mut Vec<Queued>, event: &Event) -> bool {
+    let Some(chunk) = TextChunk::of(event) else {
+        return false;
+    };
+    if let Some(Queued::Text(run)) = queue.last_mut()
+        && run.session_id == chunk.session_id
+        && run.kind == chunk.kind
+        && run.message_id.as_deref() == chunk.message_id
+    {
+        run.text.push_str(chunk.text);
+        run.chunks += 1;
+        return true;
+    }
+    queue.push(Queued::Text(TextRun {
+        event: super::event_json(event),
+        session_id: chunk.session_id.to_string(),
+        kind: chunk.kind,
+        message_id: chunk.message_id.map(str::to_string),
+        text: chunk.text.to_string(),
+        chunks: 1,
+    }));
+    true
+}
 
 const CHUNK_KINDS: [&str; 3] = ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"];
 
@@ -101,6 +203,60 @@ mod tests {
                 chunk("agent_message_chunk", None, "f"),
             ]
         );
+    }
+
+    fn core_chunk(kind: &str, session: &str, message: Option<&str>, text: &str, meta: bool) -> Event {
+        use porthole_core::acp::v1::schema::{MessageId, TextContent};
+        let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
+        if let Some(m) = message {
+            c = c.message_id(MessageId::new(m));
+        }
+        if meta {
+            c = c.meta(serde_json::Map::from_iter([("x".to_string(), json!(1))]));
+        }
+        let update = match kind {
+            "agent_message_chunk" => SessionUpdate::AgentMessageChunk(c),
+            "agent_thought_chunk" => SessionUpdate::AgentThoughtChunk(c),
+            _ => SessionUpdate::UserMessageChunk(c),
+        };
+        Event::SessionUpdate {
+            session_id: session.to_string(),
+            update: Box::new(update),
+        }
+    }
+
+    /// Runs merged as core events arrive give what merging their JSON at the flush gives.
+    #[test]
+    fn typed_runs_equal_merging_the_json() {
+        let events = vec![
+            core_chunk("agent_message_chunk", "s", Some("m1"), "a", false),
+            core_chunk("agent_message_chunk", "s", Some("m1"), "b", false),
+            core_chunk("agent_message_chunk", "s", Some("m2"), "c", false),
+            core_chunk("agent_thought_chunk", "s", Some("m2"), "t", false),
+            core_chunk("agent_message_chunk", "s", None, "d", false),
+            core_chunk("agent_message_chunk", "s", None, "e", true),
+            core_chunk("agent_message_chunk", "s", None, "f", false),
+            core_chunk("agent_message_chunk", "t", None, "g", false),
+            Event::TurnEnded {
+                session_id: "t".into(),
+                stop_reason: None,
+                error: None,
+            },
+            core_chunk("agent_message_chunk", "t", None, "h", false),
+            core_chunk("user_message_chunk", "t", None, "i", false),
+            core_chunk("user_message_chunk", "t", None, "j", false),
+        ];
+        let mut queue = Vec::new();
+        for e in &events {
+            if !enqueue_text(&mut queue, e) {
+                queue.push(Queued::Event(super::super::event_json(e)));
+            }
+        }
+        assert_eq!(queue.iter().map(Queued::count).sum::<usize>(), events.len());
+        let typed: Vec<Value> = queue.into_iter().map(Queued::into_value).collect();
+        let by_json = chunks(events.iter().map(super::super::event_json).collect());
+        assert_eq!(chunks(typed), by_json);
+        assert_eq!(by_json.len(), 10);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use porthole_core::terminal::Spec;
 use porthole_core::{AgentClient, ClientError, ClientOptions};
 use serde_json::{Value, json};
 
-use super::{AnswerError, Backend, Conn, Pending};
+use super::{AnswerError, Backend, Conn, Pending, coalesce};
 
 /// Raw traffic kept per connection for the protocol inspector.
 const INSPECTOR_BYTES: usize = 4 * 1024 * 1024;
@@ -282,7 +282,9 @@ impl Backend {
         if let Event::AgentExited(_) = event {
             self.forget_agent(agent_id);
         }
-        self.push(self.window_event(agent_id, event));
+        if !coalesce::enqueue_text(&mut self.queue(), event) {
+            self.push(self.window_event(agent_id, event));
+        }
         // A dialog goes to the window at once rather than at the next flush tick.
         if matches!(
             event,

@@ -189,7 +189,7 @@ struct Inner {
     settings_path: Option<std::path::PathBuf>,
     settings_problem: Mutex<Option<String>>,
     state: Mutex<AppState>,
-    queue: Mutex<Vec<Value>>,
+    queue: Mutex<Vec<coalesce::Queued>>,
     /// Wakes the flusher before its next tick: a dialog should not wait for it.
     flush_now: Arc<tokio::sync::Notify>,
     /// Counters for `perf_stats` (benchmarks).
@@ -275,7 +275,11 @@ impl Backend {
     }
 
     fn push(&self, event: Value) {
-        self.0.queue.lock().unwrap_or_else(|p| p.into_inner()).push(event);
+        self.queue().push(coalesce::Queued::Event(event));
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<coalesce::Queued>> {
+        self.0.queue.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn settings(&self) -> Settings {
@@ -320,7 +324,8 @@ impl Backend {
                     waiting_shown = waiting;
                 }
                 let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
-                let queued = events.len();
+                let queued = events.iter().map(coalesce::Queued::count).sum();
+                let events: Vec<Value> = events.into_iter().map(coalesce::Queued::into_value).collect();
                 if queued > 0
                     && let Err(e) = inner
                         .shell
