@@ -26,7 +26,7 @@ try {
   await app.shot("flood-streaming-scrolled-up");
   console.log("scrolled up while streaming", up, "2 s later", later);
   const reported = async (what) => {
-    while (!(await app.exec("return window.__portholePerf.lastText()")).includes(`"scenario":"${what}`)) await sleep(200);
+    while (!(await app.exec("return window.__portholePerf.lastText(200)")).includes(`"scenario":"${what}`)) await sleep(200);
   };
   await reported("flood");
   await app.exec(`const s = document.querySelector("main.transcript"); s.scrollTop = s.scrollHeight;`);

@@ -24,8 +24,8 @@ const LARGE_TAIL = 32 * 1024;
 const SPACING = 3;
 /** Sealed blocks are shown in segments (rows of the virtual transcript) of at most this many
  *  blocks or about this much source, so that a long message is in the DOM only where it is seen. */
-const SEGMENT_BLOCKS = 24;
-const SEGMENT_CHARS = 6000;
+const SEGMENT_BLOCKS = 12;
+const SEGMENT_CHARS = 3000;
 /** New text taken into the tail at once, at most: the tail is cut between takes. */
 const TAKE_SLICE = 16 * 1024;
 /** Work per sync, at most: the rest waits for the next call, so that a frame stays short. */
@@ -109,6 +109,24 @@ export class MarkdownBlocks {
 
   append(text: string) {
     this.#pending += text;
+  }
+
+  /** The whole source so far, line ends normalized (reading it does not sync; the text
+   *  appended but not taken in yet is included). Reactive through `version` only after a sync. */
+  source(): string {
+    void this.version;
+    const pending = this.#cr && this.#pending.startsWith("\n") ? this.#pending.slice(1) : this.#pending;
+    return this.sealed.join("") + this.#tail + this.#ready + pending.replace(/\r\n?/g, "\n");
+  }
+
+  /** The first `n` characters of the source taken in (without joining all of it). */
+  head(n: number): string {
+    let out = "";
+    for (const block of this.sealed) {
+      if (out.length >= n) return out.slice(0, n);
+      out += block;
+    }
+    return (out + this.#tail.slice(0, n) + this.#ready.slice(0, n)).slice(0, n);
   }
 
   /** The open tail's source (for tests and size estimates). */
@@ -198,6 +216,7 @@ export class MarkdownBlocks {
   /** Normalizes line ends as marked would (`\r\n` and `\r` become `\n`), across chunk edges. */
   #takePending(): string {
     let text = this.#pending;
+    if (!text) return "";
     this.#pending = "";
     if (this.#cr && text.startsWith("\n")) text = text.slice(1);
     this.#cr = text.endsWith("\r");

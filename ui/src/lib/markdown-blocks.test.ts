@@ -40,6 +40,11 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
         // Sealed blocks drop only the blank lines between blocks.
         const kept = [...md.sealed, md.tail].join("\n");
         expect(kept.replace(/\n+/g, "\n")).toBe(want.replace(/\n+/g, "\n"));
+        // Nothing is dropped: the blocks are the message (its only copy in the window).
+        expect(md.source()).toBe(want);
+        expect(md.head(10)).toBe(want.slice(0, 10));
+        md.append("\r");
+        expect(md.source()).toBe(want + "\n");
       }
     }
   });

@@ -11,7 +11,8 @@ export interface PerfHooks {
   /** Text of the agent's messages whose id starts with `prefix`, in transcript order. */
   agentText(prefix?: string): string;
   /** Text of the last text item (user, agent or thought). */
-  lastText(): string;
+  /** The last text item's text, or its first `max` characters (cheap on a 20 MB message). */
+  lastText(max?: number): string;
   /** The transcript's order: `tool:<id>:<status>` per tool call, `msg:<messageId>` per agent message. */
   outline(): string[];
 }
@@ -28,11 +29,11 @@ export function installPerfHooks(store: AppStore) {
         .filter((i): i is TextItem => i instanceof TextItem && i.kind === "agent" && (i.messageId ?? "").startsWith(prefix))
         .map((i) => i.text)
         .join(""),
-    lastText: () => {
+    lastText: (max?: number) => {
       const items = store.items;
       for (let i = items.length - 1; i >= 0; i--) {
         const item = items[i];
-        if (item instanceof TextItem) return item.text;
+        if (item instanceof TextItem) return max === undefined ? item.text : (item.markdown?.head(max) ?? item.text.slice(0, max));
       }
       return "";
     },

@@ -14,10 +14,11 @@ const uid = () => nextId++;
 
 export class TextItem {
   readonly id = uid();
-  /** Chunks are appended; `text` is the concatenation (string append is amortized O(1)). */
-  text = $state("");
+  /** A user's or thought's text: chunks are appended (string append is amortized O(1)). */
+  #text = $state("");
   /** An agent message's markdown, split into blocks as it streams: the window renders from
-   *  this, so a chunk costs work on the open block only, never on the whole message. */
+   *  this, so a chunk costs work on the open block only, never on the whole message. It holds
+   *  the message's only copy of the text (a 20 MB message is not kept twice). */
   readonly markdown: MarkdownBlocks | null;
   constructor(
     readonly kind: "user" | "agent" | "thought",
@@ -25,12 +26,15 @@ export class TextItem {
     text: string,
   ) {
     this.markdown = kind === "agent" ? new MarkdownBlocks() : null;
-    this.text = text;
-    this.markdown?.append(text);
+    this.append(text);
+  }
+  /** The whole text (an agent message's with its line ends as `\n`). */
+  get text(): string {
+    return this.markdown ? this.markdown.source() : this.#text;
   }
   append(s: string) {
-    this.text += s;
-    this.markdown?.append(s);
+    if (this.markdown) this.markdown.append(s);
+    else this.#text += s;
   }
 }
 
