@@ -15,7 +15,10 @@
 // inline span (emphasis, code) that crosses a cut is not joined. A piece ends where a line that
 // may be something other than paragraph text starts (markdown-lines.ts `isPlain`).
 import { newLexer, renderBlock, renderPiece, type LinkDefs } from "./markdown";
-import { fenceCloses, fenceOpen, htmlRunEnd, isBlank, isPlain, startsTopLevel, type Fence } from "./markdown-lines";
+import {
+  fenceCloses, fenceOpen, htmlRunEnd, isAtxHeading, isBlank, isPlain, mayDefineLink, occursIn, startsTopLevel,
+  htmlToBlankKind, type Fence,
+} from "./markdown-lines";
 
 /** Above this many characters, the open tail is rendered again only as often as its cost allows. */
 const LARGE_TAIL = 32 * 1024;
@@ -33,9 +36,9 @@ const SYNC_BUDGET_MS = 8;
 /** An open paragraph longer than this is cut into pieces; the open part keeps PIECE_KEEP. */
 const PIECE_MAX = 8192;
 const PIECE_KEEP = 1024;
-/** Enough of an incomplete line to judge how it starts (markdown-lines.ts). */
+/** What judging how an incomplete line starts looks at, at most (for `scanned`). */
 const LINE_START = 64;
-/** A link reference definition (`[label]: url`) may start a line of this block. */
+/** A link reference definition (`[label]: url`) may start a line of this text. */
 const LINK_DEF = /(?:^|\n) {0,3}\[[^\]\n]+\]:/;
 
 /** How a sealed block joins its neighbours: a piece goes on in the next block, which continues it. */
@@ -91,8 +94,17 @@ export class MarkdownBlocks {
   // The scanner's state over the tail (#scan, #line).
   /** Start of the first line not scanned yet (complete lines before it are). */
   #pos = 0;
-  /** Inside a fenced code block: the fence that closes it. */
+  /** Inside a fenced code block: the fence that closes it, and whether it opened at column 0. */
   #fence: Fence | null = null;
+  #fenceTop = false;
+  /** The last non-blank line ended a top-level block that nothing continues (an ATX heading, a
+   *  fence closed at column 0): the next one starts a new block, whatever it is. */
+  #blockEnded = false;
+  /** Inside an HTML block that a blank line ends: a heading or fence in it is HTML text. */
+  #htmlToBlank = false;
+  /** A lone tag where a paragraph may or may not be open (it is an HTML block only if none
+   *  is): the scanner cannot tell, so it cuts nothing and marked's lexer finds the blocks. */
+  #unsure = false;
   /** Inside an HTML block that runs until this marker. */
   #htmlEnd: RegExp | null = null;
   /** The last scanned line was blank, or nothing was scanned yet. */
@@ -104,6 +116,8 @@ export class MarkdownBlocks {
   #para = -1;
   /** The tail goes on with a paragraph cut before it (its head was sealed as a piece). */
   #continued = false;
+  /** A scanned line of the tail may define a link (the block is lexed for it when sealed). */
+  #mayDefine = false;
   /** The tail starts in the middle of a line (a cut fell on a space in it). */
   #midLine = false;
 
@@ -231,67 +245,132 @@ export class MarkdownBlocks {
       const start = this.#pos;
       this.#pos = nl + 1;
       this.scanned += nl + 1 - start;
-      this.#line(this.#tail.slice(start, nl), start);
+      this.#line(start, nl);
     }
-    this.#peek();
+    if (this.#unsure) this.#resolve();
+    else this.#peek();
   }
 
-  /** One complete line at tail index `start`: seals the blocks (or the piece) it ends. */
-  #line(line: string, start: number) {
+  /**
+   * Where the scanner cannot tell (see #unsure), marked's lexer seals what it has finished:
+   * every token of the complete lines but the last; the rest is scanned again from its start.
+   */
+  #resolve() {
+    // Complete lines only: an incomplete one may yet read differently ("-" may become "-->").
+    const tokens = newLexer(this.#allLinks).blockTokens(this.#tail.slice(0, this.#pos), []);
+    this.scanned += this.#pos;
+    let open = tokens.length - 1;
+    while (open >= 0 && tokens[open].type === "space") open--;
+    let cut = 0;
+    for (let i = 0; i < open; i++) {
+      if (!this.#tail.startsWith(tokens[i].raw, cut)) break;
+      cut += tokens[i].raw.length;
+    }
+    if (cut === 0 || cut > this.#pos) return;
+    const block = this.#tail.slice(0, cut);
+    this.#tail = this.#tail.slice(cut);
+    if (LINK_DEF.test(block)) this.#defineLinks(block);
+    this.#push(block);
+    // The rest starts a block: scan it afresh.
+    this.#pos = 0;
+    this.#fence = null;
+    this.#htmlEnd = null;
+    this.#htmlToBlank = false;
+    this.#afterBlank = true;
+    this.#blockEnded = false;
+    this.#content = false;
+    this.#para = -1;
+    this.#mayDefine = false;
+    this.#unsure = false;
+    this.#scan();
+  }
+
+  /** The complete line [start, end) of the tail: seals the blocks (or the piece) it ends. */
+  #line(start: number, end: number) {
+    const src = this.#tail;
     const midLine = this.#midLine && start === 0;
     this.#midLine = false;
     if (this.#fence || this.#htmlEnd) {
-      if (this.#fence && fenceCloses(line, this.#fence)) this.#fence = null;
-      else if (this.#htmlEnd?.test(line)) this.#htmlEnd = null;
+      if (this.#fence && fenceCloses(src, start, end, this.#fence)) {
+        this.#fence = null;
+        this.#blockEnded = this.#fenceTop;
+      } else if (this.#htmlEnd && occursIn(this.#htmlEnd, src, start, end)) this.#htmlEnd = null;
       this.#afterBlank = false;
       return;
     }
     // The rest of a line cut at a space: paragraph text, whatever it starts with.
     if (midLine) return;
-    if (isBlank(line)) {
+    if (isBlank(src, start, end)) {
       if (this.#continued) this.#endPieces(start);
       this.#afterBlank = true;
+      this.#htmlToBlank = false;
       this.#para = -1;
       return;
     }
-    const plain = isPlain(line, true);
+    const plain = isPlain(src, start, end, true);
+    const column0 = src[start] !== " " && src[start] !== "\t";
+    // An ATX heading or a fence at column 0 closes whatever is open (no lazy line is either).
+    const interrupts =
+      column0 && !this.#htmlToBlank && (isAtxHeading(src, start, end) || fenceOpen(src, start, end) !== null);
+    const atBlockStart = this.#afterBlank || this.#blockEnded || !this.#content;
+    const newBlock = this.#blockEnded || interrupts || (this.#afterBlank && startsTopLevel(src, start, end, true));
     if (this.#continued) {
       if (plain) return;
       this.#endPieces(start);
-      start = 0;
-    } else if (this.#afterBlank && this.#content && startsTopLevel(line, true)) {
+    } else if (this.#content && newBlock && !this.#unsure) {
       this.#sealTo(start);
-      start = 0;
     }
-    if (!plain) this.#para = -1;
-    else if (this.#afterBlank && line[0] !== " " && line[0] !== "\t") this.#para = start;
+    // Sealing moved the line to the tail's start.
+    const shift = src.length - this.#tail.length;
+    start -= shift;
+    end -= shift;
     this.#content = true;
     this.#afterBlank = false;
-    this.#fence = fenceOpen(line);
-    if (!this.#fence) this.#htmlEnd = htmlRunEnd(line);
+    this.#blockEnded = false;
+    if (this.#htmlToBlank) {
+      this.#para = -1;
+      return;
+    }
+    if (!plain) this.#para = -1;
+    else if (atBlockStart && column0) this.#para = start;
+    const tail = this.#tail;
+    this.#mayDefine ||= !plain && mayDefineLink(tail, start, end);
+    this.#blockEnded = column0 && isAtxHeading(tail, start, end);
+    this.#fence = fenceOpen(tail, start, end);
+    this.#fenceTop = column0;
+    if (this.#fence) return;
+    this.#htmlEnd = htmlRunEnd(tail, start, end);
+    if (this.#htmlEnd) return;
+    const html = htmlToBlankKind(tail, start, end);
+    if (html === 6 || (html === 7 && atBlockStart)) this.#htmlToBlank = true;
+    else if (html === 7) this.#unsure = true;
   }
 
   /** The incomplete last line: a new top-level block may already be sure to start there. */
   #peek() {
     const at = this.#pos;
-    if (at >= this.#tail.length || this.#fence || this.#htmlEnd || this.#continued || !this.#afterBlank) return;
-    const line = this.#tail.slice(at, at + LINE_START);
-    this.scanned += line.length;
-    if (this.#content && startsTopLevel(line, false)) this.#sealTo(at);
-    if (isPlain(line, false) && line[0] !== " " && line[0] !== "\t") this.#para = this.#pos;
+    if (this.#unsure) return;
+    if (at >= this.#tail.length || this.#fence || this.#htmlEnd || this.#continued) return;
+    if (!this.#afterBlank && !this.#blockEnded) return;
+    this.scanned += Math.min(LINE_START, this.#tail.length - at);
+    if (this.#content && (this.#blockEnded || startsTopLevel(this.#tail, at, this.#tail.length, false))) this.#sealTo(at);
+    const src = this.#tail;
+    const start = this.#pos;
+    if (isPlain(src, start, src.length, false) && src[start] !== " " && src[start] !== "\t") this.#para = start;
   }
 
   /** Where the plain paragraph text at the tail's end stops: the end, or the start of an
    *  incomplete last line that may be something else. */
   #plainEnd(): number {
     const at = this.#pos;
-    if (at >= this.#tail.length || (this.#midLine && at === 0)) return this.#tail.length;
-    return isPlain(this.#tail.slice(at, at + LINE_START), false) ? this.#tail.length : at;
+    const end = this.#tail.length;
+    if (at >= end || (this.#midLine && at === 0)) return end;
+    return isPlain(this.#tail, at, end, false) ? end : at;
   }
 
   /** Cuts the open paragraph into pieces while it is longer than PIECE_MAX + PIECE_KEEP. */
   #cutPieces() {
-    if (!this.#continued && this.#para < 0) return;
+    if (this.#unsure || (!this.#continued && this.#para < 0)) return;
     // Anything before the paragraph is blank (a block before it was sealed at its first line).
     let end = this.#plainEnd();
     while (end > PIECE_MAX + PIECE_KEEP) {
@@ -330,7 +409,8 @@ export class MarkdownBlocks {
     this.#pos -= at;
     this.#para = this.#para >= at ? this.#para - at : -1;
     this.#content = false;
-    if (!joins && LINK_DEF.test(block)) this.#defineLinks(block);
+    if (!joins && this.#mayDefine && LINK_DEF.test(block)) this.#defineLinks(block);
+    this.#mayDefine = false;
     this.#push(block, joins);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MarkdownBlocks } from "./markdown-blocks.svelte";
-import { renderMarkdown } from "./markdown";
+import { newLexer, renderMarkdown } from "./markdown";
 
 /** Streams `src` in chunks of `size` (syncing after each), like batches arriving per frame. */
 function stream(src: string, size: number): MarkdownBlocks {
@@ -67,6 +67,7 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
       "Heading underline", "===", "---", "***", "| a | b |", "|---|---|", "text with | pipe",
       // Raw HTML left open spans blocks, which are sanitized one by one (tested below): balanced here.
       "<pre>\n\nin pre\n\n  more\n</pre>", "<textarea>\n\n# not a heading\n</textarea>",
+      "<div>\n# in a div\n```\n</div>",
       "<!--", "-->", "[r]: https://example.com/r", "see [r] and [t]", "[t]: https://example.com/t 'T'",
       "   - nested", "\t- tab item", "10. tenth", "+ plus",
     ];
@@ -82,6 +83,36 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
       expect(normalizeSpace(shown(stream(src, size))), `chunks of ${size}: ${JSON.stringify(src)}`).toBe(whole);
     }
   }, 30000);
+
+  it("cuts only where marked's lexer starts a top-level block, raw HTML included", () => {
+    // Rendering cannot be the oracle here: raw HTML left open would wrap later blocks in the
+    // whole message, and is sanitized block by block by design. marked's own tokens can.
+    const LINES = [
+      "", "", "", "text", "more text", "- item", "1. first", "  indented", "    code", "> quote", "# heading",
+      "```", "~~~", "---", "| a | b |", "|---|---|", "<div>", "</div>", "<details>", "<summary>s</summary>",
+      "</details>", "<custom-tag>", "<span>inline</span> text", '<p class="x">', "<!-- note -->", "<!--", "-->",
+      "<pre>", "</pre>", "<br/>", "</span>", "text <b>bold</b>", "[r]: https://example.com/r",
+    ];
+    let seed = 3;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let doc = 0; doc < 300; doc++) {
+      const src = Array.from({ length: 6 + rand(30) }, () => LINES[rand(LINES.length)]).join("\n");
+      const starts = new Set<number>([0]);
+      let at = 0;
+      for (const t of newLexer().lex(src)) starts.add((at += t.raw.length));
+      if (at !== src.length) continue; // marked's tokens must cover the text to be an oracle
+      const size = 1 + rand(30);
+      const md = stream(src, size);
+      let cut = 0;
+      for (const block of md.sealed) {
+        cut += block.length;
+        expect(starts.has(cut), `a cut at ${cut} (chunks of ${size}): ${JSON.stringify(src)} ${JSON.stringify(md.sealed)}`).toBe(true);
+      }
+    }
+  });
 
   it("resolves reference links defined earlier, and later ones once they arrive", () => {
     const md = stream(DOCS[3], 5);
@@ -200,6 +231,24 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
     expect(md.tail.length).toBeLessThanOrEqual(9216);
     expect(Math.max(...md.sealed.map((b) => b.length))).toBeLessThanOrEqual(8192);
     expect(md.sealed.join("") + md.tail).toBe(para);
+  });
+
+  it("ends a cut paragraph where a line starts another block, and keeps its soft line breaks", () => {
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i} of a long paragraph with words`);
+    const src = `${lines.join("\n")}\n# heading\n\`\`\`\ncode | pipe\n\n\`\`\`\nafter`;
+    for (const size of [7, 500, src.length]) {
+      const md = stream(src, size);
+      const d = document.createElement("div");
+      d.innerHTML = shown(md);
+      // Streamed, the open paragraph is cut; arriving whole, it is sealed whole before the heading.
+      expect(d.querySelectorAll("p.goes-on").length > 0).toBe(size < src.length);
+      expect(d.querySelector("h1")?.textContent).toBe("heading");
+      expect(d.querySelector("pre code")?.textContent).toBe("code | pipe\n\n");
+      expect(d.lastElementChild?.outerHTML).toBe("<p>after</p>");
+      // Every word of the paragraph, in order (a cut may fall inside a line, on a space).
+      const text = [...d.querySelectorAll("p")].slice(0, -1).map((p) => p.textContent).join(" ");
+      expect(text.trim().split(/\s+/)).toEqual(lines.join(" ").split(" "));
+    }
   });
 
   it("ends a cut paragraph at a blank line and goes on with ordinary blocks", () => {

@@ -62,6 +62,30 @@ describe("markdown sanitizer", () => {
     expect(html).not.toContain("style");
   });
 
+  it("survives known mutation-XSS and clobbering payloads (sanitized in place, then parsed again)", () => {
+    const payloads = [
+      '<svg><p><style><img src=x onerror="alert(1)">',
+      '<math><mtext><table><mglyph><style><img src=x onerror="alert(1)">',
+      '<noscript><p title="</noscript><img src=x onerror=alert(1)>">',
+      '<form><math><mtext></form><form><mglyph><style></math><img src onerror=alert(1)>',
+      '<a href="javascript&colon;alert(1)">x</a><a href=" JaVaScRiPt:alert(1)">y</a>',
+      '<img name="body"><form name="attributes"><input name="nodeName"></form><div id="x" onclick="y()">z</div>',
+      '<template><img src=x onerror=alert(1)></template><xmp><img src=x onerror=alert(1)></xmp>',
+    ];
+    for (const p of payloads) {
+      const once = dom(sanitize(p));
+      // What the window does with it: parse it again (into the transcript).
+      const again = dom(once.innerHTML);
+      for (const d of [once, again]) {
+        const bad = [...d.querySelectorAll("*")].filter((e) =>
+          [...e.attributes].some((a) => /^on/i.test(a.name) || /javascript:/i.test(a.value)),
+        );
+        expect(bad.map((e) => e.outerHTML), p).toEqual([]);
+        expect(d.querySelector("script, img, a, iframe, form, svg, math, style"), p).toBeNull();
+      }
+    }
+  });
+
   it("removes iframes, forms and svg", () => {
     const html = renderMarkdown('<iframe src="https://x"></iframe><form><input></form><svg><image href="https://x"/></svg>ok');
     expect(html).not.toMatch(/iframe|<form|<input|<svg|<image/i);

@@ -14,19 +14,26 @@ export function newLexer(links?: LinkDefs): Lexer {
   return lexer;
 }
 
-const purify = DOMPurify(window);
-
 const FORBID_TAGS = [
   "style", "form", "input", "button", "textarea", "select", "option", "iframe", "frame", "frameset",
   "object", "embed", "video", "audio", "source", "track", "picture", "link", "meta", "base", "template",
 ];
 
-const CONFIG = {
+/**
+ * One DOMPurify instance, configured once: a config passed per call is parsed per call (copies
+ * of its tag and attribute tables), and every render calls it. It sanitizes in place: the
+ * markup is parsed once into an inert document and cleaned there, not parsed into a new
+ * document per call (a 20 MB message renders thousands of blocks, and each such document was
+ * garbage the web process had to collect).
+ */
+const purify = DOMPurify(window);
+purify.setConfig({
   USE_PROFILES: { html: true }, // no SVG / MathML
   FORBID_TAGS,
   FORBID_ATTR: ["style", "srcset", "background", "poster", "formaction", "action", "ping", "target"],
   ALLOW_DATA_ATTR: false,
-};
+  IN_PLACE: true,
+});
 
 /** An inert document (no browsing context): nothing parsed into it loads or runs. */
 let inert: Document | null = null;
@@ -35,14 +42,15 @@ function inertDoc(): Document {
   return inert;
 }
 
+/** The element every render is parsed into and cleaned in (in the inert document). */
+let box: HTMLElement | null = null;
+
 /**
  * Replace links with plain text (text plus "(href)" when different) and images with
- * "[image: alt]". Operates in an inert document so nothing is ever fetched.
+ * "[image: alt]", in `root` (an element of the inert document, so nothing is ever fetched).
  */
-export function neuter(html: string): string {
-  const doc = inertDoc();
-  const root = doc.createElement("div");
-  root.innerHTML = html;
+function neuter(root: Element) {
+  const doc = root.ownerDocument;
   for (const img of Array.from(root.querySelectorAll("img"))) {
     const alt = img.getAttribute("alt")?.trim();
     img.replaceWith(doc.createTextNode(alt ? `[image: ${alt}]` : "[image]"));
@@ -58,15 +66,26 @@ export function neuter(html: string): string {
     }
     a.replaceWith(span);
   }
-  return root.innerHTML;
 }
 
 export function sanitize(html: string): string {
-  const clean = purify.sanitize(html, CONFIG) as unknown as string;
-  // Nothing to neuter (most blocks): the first pass's output is final.
-  if (!/<(?:a|img)[\s>]/i.test(clean)) return clean;
-  // Second pass after the transform keeps the invariant simple: output is always DOMPurify output.
-  return purify.sanitize(neuter(clean), CONFIG) as unknown as string;
+  box ??= inertDoc().createElement("div");
+  try {
+    box.innerHTML = html;
+    purify.sanitize(box);
+    if (box.querySelector("a, img")) {
+      neuter(box);
+      // Second pass after the transform keeps the invariant simple: output is always DOMPurify output.
+      purify.sanitize(box);
+    }
+    return box.innerHTML;
+  } catch {
+    // DOMPurify refuses markup it cannot clean in place (clobbering tricks): show it as text.
+    box.textContent = html;
+    return box.innerHTML;
+  } finally {
+    box.textContent = "";
+  }
 }
 
 /** Render untrusted agent markdown to safe HTML. */
