@@ -67,17 +67,32 @@ async function interactive(app) {
 
 /** Records the time between animation frames until `stopFrames`. */
 async function startFrames(app) {
-  await app.exec(`const rec = { deltas: [], on: true };
+  await app.exec(`const rec = { deltas: [], work: [], on: true };
     window.__benchFrames = rec;
+    const perf = window.__portholePerf;
     let last = performance.now();
-    const tick = (t) => { rec.deltas.push(t - last); last = t; if (rec.on) requestAnimationFrame(tick); };
-    requestAnimationFrame((t) => { last = t; requestAnimationFrame(tick); });`);
+    const tick = (t) => {
+      rec.deltas.push(t - last);
+      rec.work.push(perf.takeWork());
+      last = t;
+      if (rec.on) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame((t) => { last = t; perf.takeWork(); requestAnimationFrame(tick); });`);
 }
+/** Frame times; for each frame over 50 ms, how much of it (and of the frame before, since a
+ *  frame's work may land on either side of the recorder's tick) was the window's own code. */
 async function stopFrames(app) {
-  const deltas = await app.exec(`const r = window.__benchFrames; r.on = false; return r.deltas;`);
+  const { deltas, work } = await app.exec(`const r = window.__benchFrames; r.on = false; return r;`);
   const s = summary(deltas);
-  return { frames: deltas.length, over50: deltas.filter((d) => d > 50).length, medianMs: s.median, p95Ms: s.p95, maxMs: s.max };
+  const own = (i) => work[i] + (work[i - 1] ?? 0);
+  const long = deltas.flatMap((d, i) => (d > 50 ? [{ ms: d, ownCodeMs: own(i) }] : []));
+  const ownCode = summary(deltas.map((_, i) => own(i)));
+  return { frames: deltas.length, over50: long.length, medianMs: s.median, p95Ms: s.p95, maxMs: s.max, long, ownCode };
 }
+/** "64 ms (own code 3 ms), ..." for the frames over 50 ms, and the own code of all frames. */
+const longFrames = (f) =>
+  f.long.map((l) => `${f1(l.ms)} ms (own code ${f1(l.ownCodeMs)})`).join(", ") +
+  `; own code in all frames: median ${f1(f.ownCode.median)}, p95 ${f1(f.ownCode.p95)} ms`;
 
 async function turnDone(app, marker, ms) {
   await waitFor(`the turn ${marker} to end`, async () => {
@@ -238,6 +253,7 @@ async function flood() {
     row("transcript: words / first out of order", check.words, check.firstBad, r.transcript.complete ? "complete, in order" : "INCOMPLETE");
     row("messages + tool calls / first out of order", order ? order.items : "n/a", order ? order.firstBad : "", `(${messages} messages${tools ? ` + ${sent.toolCalls ?? "?"} tool calls` : ""})`);
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+    if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
     row("IPC batches/s, events/s (queued events/s)", f1(r.ipc.batchesPerS), Math.round(r.ipc.eventsPerS), `(${Math.round(r.ipc.queuedEventsPerS)})`);
     row("CPU s: " + Object.entries(cpu).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
     row("IPC MB/s, largest batch (events, KB)", f1(r.ipc.bytesPerS / 1e6), r.ipc.largestBatchEvents, f1(r.ipc.largestBatchBytes / 1024));
@@ -287,6 +303,7 @@ async function scroll() {
     row("loaded: DOM elements / web process RSS MB", domElements, f1(webLoaded?.rssMB));
     row("scroll duration s", f1(scrollS));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+    if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
   });
 }
 
@@ -435,6 +452,7 @@ async function longMessage() {
     row("prompt -> last word on screen (s)", f1(r.promptToCaughtUpS));
     row("transcript: chars / FNV-1a", check.chars, check.fnv1a, r.transcript.complete ? "complete, equal" : "DIFFERENT");
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+    if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
     row("CPU s: " + Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
     row("web process peak RSS MB (VmHWM)", f1(r.webPeakRssMB), `${f1(r.webPeakWithCheckRssMB)} after the bench's own text check`);
     row("main process peak RSS MB (VmHWM)", f1(peakRssMB(pid)));

@@ -2,6 +2,7 @@
 // read the store: when the window first became usable, and what the transcript holds (a
 // virtualized transcript does not keep every message in the DOM).
 import { TextItem, ToolItem, type AppStore } from "./store.svelte";
+import { workClock } from "./work-clock";
 
 export interface PerfHooks {
   /** Epoch ms of the first frame in which the prompt box was enabled (agent connected, session open). */
@@ -15,6 +16,8 @@ export interface PerfHooks {
   lastText(max?: number): string;
   /** The transcript's order: `tool:<id>:<status>` per tool call, `msg:<messageId>` per agent message. */
   outline(): string[];
+  /** Ms the window's code spent applying and rendering events since the last call (work-clock.ts). */
+  takeWork(): number;
 }
 
 export function installPerfHooks(store: AppStore) {
@@ -43,6 +46,11 @@ export function installPerfHooks(store: AppStore) {
         if (i instanceof TextItem && i.kind === "agent") return [`msg:${i.messageId ?? ""}`];
         return [];
       }),
+    takeWork: () => {
+      const ms = workClock.ms;
+      workClock.ms = 0;
+      return ms;
+    },
   };
   $effect.root(() => {
     $effect(() => {

@@ -4,6 +4,7 @@ import { SvelteMap } from "svelte/reactivity";
 import { agentName } from "./names";
 import { revealHidden } from "./url";
 import { MarkdownBlocks } from "./markdown-blocks.svelte";
+import { clockUntilRendered } from "./work-clock";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
   SessionUpdate, SessionView, ToolCallFields, UiEvent,
@@ -381,9 +382,11 @@ export class AppStore {
 
   /** Apply events synchronously (used by flush and tests). */
   apply(events: UiEvent[]) {
+    const started = performance.now();
     for (const e of events) this.#applyOne(e);
     this.#settle();
     this.version++;
+    clockUntilRendered(started);
   }
 
   #settleTimer: ReturnType<typeof setTimeout> | null = null;
