@@ -297,11 +297,15 @@ async function scroll() {
       requestAnimationFrame(step);`);
     const scrollS = (Date.now() - t1) / 1000;
     const frames = await stopFrames(app);
-    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, loaded };
+    // Every row has now been shown once: what that leaves behind.
+    await sleep(Number(env("BENCH_SETTLE_MS", 3000)));
+    const scrolled = memory(findApp(binary)).children.find((c) => c.name.startsWith("WebKitWebProces"));
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, loaded };
     console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
     row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
     row("loaded: DOM elements / web process RSS MB", domElements, f1(webLoaded?.rssMB));
     row("scroll duration s", f1(scrollS));
+    row("web process RSS MB after every row was shown", f1(scrolled?.rssMB));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
     if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
   });
