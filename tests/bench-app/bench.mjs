@@ -9,7 +9,7 @@
 // BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
 // BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
 // (the long message as one paragraph),
-// BENCH_IDLE_SECONDS (10), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
+// BENCH_SETTLE_MS (3000: wait before the memory after the scroll), BENCH_IDLE_SECONDS (10), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
 // transcript, to find what costs), BENCH_JSON=FILE (all figures as JSON).
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
