@@ -3,10 +3,12 @@
 // A block is sealed once a later block has started after it: nothing appended afterwards can
 // change how it renders. Blocks are found by a line scanner (markdown-lines.ts), not by the
 // markdown lexer: a block ends before a line that follows a blank line, is not indented and is
-// no list item, outside fenced code and outside HTML blocks that run across blank lines.
-// CommonMark closes every open block and container before such a line, so a sealed block renders
-// alone exactly as it does inside the whole message. marked runs only on blocks when they are
-// first shown (rows out of view cost nothing) and on the open tail as it grows. Every block is
+// no list item; before an ATX heading or a fence at column 0; after a heading or a top-level
+// fence closes; never inside fenced code or an HTML block. CommonMark closes every open block
+// and container at such a line, so a sealed block renders alone exactly as it does inside the
+// whole message. Where one line cannot tell (a lone tag where a paragraph may be open), marked's
+// lexer finds the blocks instead (#resolve). marked runs only on blocks when they are first
+// shown (rows out of view cost nothing) and on the open tail as it grows. Every block is
 // sanitized on its own (markdown.ts).
 //
 // One paragraph can be huge (an agent printing 20 MB without a blank line): an open paragraph
