@@ -23,6 +23,19 @@ const normalize = (html: string) => html.replace(/>\s+</g, "><").trim();
  *  DOMPurify twice has one fewer): no difference on screen. */
 const normalizeSpace = (html: string) => normalize(html.replace(/\s*\n\s*/g, "\n").replace(/<pre>\n+/g, "<pre>"));
 
+/** A repeatable sequence of integers below `n` (a linear congruential generator). */
+function seededRandom(seed: number): (n: number) => number {
+  return (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+}
+
+/** `min` to `min + spread - 1` lines picked from `lines`. */
+function randomDoc(lines: string[], rand: (n: number) => number, min: number, spread: number): string {
+  return Array.from({ length: min + rand(spread) }, () => lines[rand(lines.length)]).join("\n");
+}
+
 const DOCS = [
   "# Title\n\nSome *emphasis* and `code`.\n\n- a\n- b\n\n1. one\n2. two\n\n> quoted\n> more\n\n```js\nlet x = 1;\n\nlet y = 2;\n```\n\nEnd.",
   "Setext heading\n==============\n\nAnother\n---\n\npara\n\n---\n\n| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\nafter the table",
@@ -71,13 +84,9 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
       "<!--", "-->", "[r]: https://example.com/r", "see [r] and [t]", "[t]: https://example.com/t 'T'",
       "   - nested", "\t- tab item", "10. tenth", "+ plus",
     ];
-    let seed = 7;
-    const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const rand = seededRandom(7);
     for (let doc = 0; doc < 200; doc++) {
-      const src = Array.from({ length: 8 + rand(40) }, () => LINES[rand(LINES.length)]).join("\n");
+      const src = randomDoc(LINES, rand, 8, 40);
       const whole = normalizeSpace(renderMarkdown(src));
       const size = 1 + rand(40);
       expect(normalizeSpace(shown(stream(src, size))), `chunks of ${size}: ${JSON.stringify(src)}`).toBe(whole);
@@ -93,13 +102,9 @@ describe("MarkdownBlocks: streamed markdown split into blocks", () => {
       "</details>", "<custom-tag>", "<span>inline</span> text", '<p class="x">', "<!-- note -->", "<!--", "-->",
       "<pre>", "</pre>", "<br/>", "</span>", "text <b>bold</b>", "[r]: https://example.com/r",
     ];
-    let seed = 3;
-    const rand = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed % n;
-    };
+    const rand = seededRandom(3);
     for (let doc = 0; doc < 300; doc++) {
-      const src = Array.from({ length: 6 + rand(30) }, () => LINES[rand(LINES.length)]).join("\n");
+      const src = randomDoc(LINES, rand, 6, 30);
       const starts = new Set<number>([0]);
       let at = 0;
       for (const t of newLexer().lex(src)) starts.add((at += t.raw.length));
