@@ -40,8 +40,15 @@ fn label(event: &Event) -> Option<String> {
 
 /// Runs a scripted agent over in-memory streams: it answers `initialize` and `session/new`,
 /// writes `turn` in answer to `session/prompt`, then ends the turn. Returns the labels of
-/// the events up to the end of the turn, and every line the client sent.
-async fn run_turn(turn: Vec<String>, event_capacity: usize, slow_reader: bool) -> (Vec<String>, Vec<Value>) {
+/// the events up to the end of the turn, and every line the client sent up to then and until
+/// the client has answered each of `answered_ids` (the SDK writes its answers on its own
+/// schedule, which may come after the turn's end is seen).
+async fn run_turn(
+    turn: Vec<String>,
+    event_capacity: usize,
+    slow_reader: bool,
+    answered_ids: &[u64],
+) -> (Vec<String>, Vec<Value>) {
     let (client_side, agent_side) = tokio::io::duplex(4096);
     let (client_read, client_write) = tokio::io::split(client_side);
     let (agent_read, mut agent_write) = tokio::io::split(agent_side);
@@ -108,12 +115,21 @@ async fn run_turn(turn: Vec<String>, event_capacity: usize, slow_reader: bool) -
             }
         }
     }
-    client.shutdown().await;
-    agent.abort();
     let mut sent = Vec::new();
     while let Ok(v) = sent_rx.try_recv() {
         sent.push(v);
     }
+    for id in answered_ids {
+        while !sent.iter().any(|m| m["id"] == *id && m.get("method").is_none()) {
+            let msg = tokio::time::timeout(Duration::from_secs(10), sent_rx.recv())
+                .await
+                .unwrap_or_else(|_| panic!("the client answered request {id}"))
+                .expect("agent still reading");
+            sent.push(msg);
+        }
+    }
+    client.shutdown().await;
+    agent.abort();
     (seen, sent)
 }
 
@@ -138,7 +154,7 @@ async fn requests_between_fast_path_updates_keep_wire_order() {
                 .to_string(),
         );
         turn.extend(updates(100..150));
-        let (seen, _) = run_turn(turn, capacity, slow).await;
+        let (seen, _) = run_turn(turn, capacity, slow, &[]).await;
 
         let mut expected = chunks(0..50);
         expected.push("elicitation".into());
@@ -163,7 +179,7 @@ async fn malformed_hot_lines_fall_back_to_the_sdk_in_order() {
     // Not JSON after the start: the SDK drops it; the next update still arrives.
     turn.push(r#"{"jsonrpc":"2.0","method":"session/update","params":"#.to_string());
     turn.extend(updates(21..30));
-    let (seen, sent) = run_turn(turn, 4, false).await;
+    let (seen, sent) = run_turn(turn, 4, false, &[77]).await;
 
     let mut expected = chunks(0..11);
     expected.push("unknown-update".into());
@@ -196,7 +212,7 @@ async fn long_runs_of_sdk_lines_keep_wire_order() {
     turn.push(elicitation(901));
     turn.extend((300..450).map(noise));
     turn.extend(updates(5..10));
-    let (seen, _) = run_turn(turn, 2, true).await;
+    let (seen, _) = run_turn(turn, 2, true, &[]).await;
     let mut expected = chunks(0..5);
     expected.push("elicitation".into());
     expected.extend(chunks(5..10));
