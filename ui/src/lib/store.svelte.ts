@@ -4,6 +4,7 @@ import { SvelteMap } from "svelte/reactivity";
 import { agentName } from "./names";
 import { revealHidden } from "./url";
 import { MarkdownBlocks } from "./markdown-blocks.svelte";
+import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
@@ -13,29 +14,67 @@ import type {
 let nextId = 1;
 const uid = () => nextId++;
 
+/** An agent message up to this many characters is kept as its text and rendered whole; a
+ *  longer one is split into markdown blocks. Most messages of a long history are short, and
+ *  the blocks' scanner state and tables cost more than such a message's text (issue 16). */
+export const COMPACT_MAX = 2048;
+
 export class TextItem {
   readonly id = uid();
-  /** A user's or thought's text: chunks are appended (string append is amortized O(1)). */
+  /** A user's or thought's text, or a short agent message's (appending is amortized O(1)). */
   #text = $state("");
-  /** An agent message's markdown, split into blocks as it streams: the window renders from
-   *  this, so a chunk costs work on the open block only, never on the whole message. It holds
-   *  the message's only copy of the text (a 20 MB message is not kept twice). */
-  readonly markdown: MarkdownBlocks | null;
+  /** A long agent message's markdown, split into blocks as it streams: the window renders from
+   *  it, so a chunk costs work on the open block only, never on the whole message. It holds the
+   *  message's only copy of the text (a 20 MB message is not kept twice). */
+  #markdown: MarkdownBlocks | null = null;
+  /** A short agent message's rendered HTML, kept until its text changes. */
+  #html: string | null = null;
   constructor(
     readonly kind: "user" | "agent" | "thought",
     readonly messageId: string | null,
     text: string,
   ) {
-    this.markdown = kind === "agent" ? new MarkdownBlocks() : null;
     this.append(text);
+  }
+  /** The blocks of an agent message longer than COMPACT_MAX; null before (and for others).
+   *  Reactive: the text is emptied when the blocks take it over. */
+  get markdown(): MarkdownBlocks | null {
+    if (!this.#markdown) void this.#text;
+    return this.#markdown;
   }
   /** The whole text (an agent message's with its line ends as `\n`). */
   get text(): string {
-    return this.markdown ? this.markdown.source() : this.#text;
+    if (this.#markdown) return this.#markdown.source();
+    return this.kind === "agent" ? this.#text.replace(/\r\n?/g, "\n") : this.#text;
+  }
+  /** Characters of a text kept whole (line ends not normalized; a long agent message's are
+   *  counted per segment by its blocks): cheap, for height estimates. */
+  get length(): number {
+    return this.#text.length;
+  }
+  /** Rows this item is shown in: an agent message's markdown segments, else one. */
+  get segmentCount(): number {
+    return this.#markdown?.segmentCount ?? 1;
   }
   append(s: string) {
-    if (this.markdown) this.markdown.append(s);
-    else this.#text += s;
+    if (this.#markdown) {
+      this.#markdown.append(s);
+    } else if (this.kind === "agent" && this.#text.length + s.length > COMPACT_MAX) {
+      const md = new MarkdownBlocks();
+      md.append(this.#text + s);
+      this.#markdown = md;
+      this.#text = "";
+      this.#html = null;
+    } else {
+      this.#text += s;
+      this.#html = null;
+    }
+  }
+  /** A short agent message's HTML (sanitized; see markdown.ts), rendered once per change. */
+  html(): string {
+    const text = this.#text;
+    this.#html ??= renderMarkdown(text);
+    return this.#html;
   }
 }
 
@@ -142,7 +181,8 @@ export class Transcript {
   readonly items = $state.raw<TranscriptItem[]>([]);
   count = $state(0);
   #tools = new Map<string, ToolItem>();
-  #messages = new Map<string, TextItem>();
+  /** Messages by kind and messageId (keyed by the id itself: no key string per message). */
+  #messages = { user: new Map<string, TextItem>(), agent: new Map<string, TextItem>(), thought: new Map<string, TextItem>() };
   #plan: PlanItem | null = null;
   /** Items whose content changed since the window last asked (`takeChanged`). */
   #changed = new Set<TranscriptItem>();
@@ -231,15 +271,15 @@ export class Transcript {
 
   #appendText(kind: TextItem["kind"], messageId: string | null, text: string) {
     if (messageId) {
-      const key = `${kind}:${messageId}`;
-      const m = this.#messages.get(key);
+      const byId = this.#messages[kind];
+      const m = byId.get(messageId);
       if (m) {
         m.append(text);
         this.#grew(m);
         return;
       }
       const item = new TextItem(kind, messageId, text);
-      this.#messages.set(key, item);
+      byId.set(messageId, item);
       this.push(item);
       return;
     }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { AppStore, DISMISS_TEXT, PlanItem, TextItem, ToolItem } from "./store.svelte";
+import { AppStore, COMPACT_MAX, DISMISS_TEXT, PlanItem, TextItem, ToolItem } from "./store.svelte";
+import { TranscriptRows } from "./transcript-rows";
 import type { UiEvent } from "./protocol";
 import { goodUrl } from "./mock";
 import { snapshotWith } from "../test/fake";
@@ -38,6 +39,37 @@ describe("AppStore", () => {
     const s = withSession();
     s.apply([chunk("a1", "A"), chunk("b1", "B"), chunk("a2", "A")]);
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["a1a2", "b1"]);
+  });
+
+  it("keeps a short agent message as its text and splits it into blocks once it is long", () => {
+    const s = withSession();
+    // A CR LF across a chunk edge, and one inside a chunk: both read as one line end.
+    s.apply([chunk("Hello\r", "M"), chunk("\nworld\r\n\n", "M")]);
+    const item = s.items[0] as TextItem;
+    expect(item.markdown).toBeNull();
+    expect(item.segmentCount).toBe(1);
+    expect(item.text).toBe("Hello\nworld\n\n");
+    expect(item.html()).toBe("<p>Hello\nworld</p>\n");
+
+    const rows = new TranscriptRows(s.transcript!);
+    rows.update();
+    expect(rows.rows.map((r) => r.key)).toEqual([`${item.id}`]);
+
+    // 40 paragraphs of ~200 characters: past COMPACT_MAX, and more than one segment.
+    const paras = Array.from({ length: 40 }, (_, i) => `${i} ${"lorem ".repeat(33)}\r\n\r\n`);
+    s.apply(paras.map((p) => chunk(p, "M")));
+    expect(s.items.length).toBe(1);
+    expect(item.markdown).not.toBeNull();
+    const whole = "Hello\nworld\n\n" + paras.join("").replace(/\r\n/g, "\n");
+    expect(whole.length).toBeGreaterThan(COMPACT_MAX);
+    expect(item.text).toBe(whole);
+    expect(item.segmentCount).toBeGreaterThan(1);
+
+    // The row the message had stays first; the new segments follow it.
+    rows.update();
+    expect(rows.rows.length).toBe(item.segmentCount);
+    expect(rows.rows.map((r) => r.segment)).toEqual(Array.from({ length: item.segmentCount }, (_, k) => k));
+    expect(rows.rows[0].key).toBe(`${item.id}`);
   });
 
   it("keeps thoughts separate from the message", () => {

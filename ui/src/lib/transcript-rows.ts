@@ -1,4 +1,4 @@
-// The transcript as the rows of a virtual list (issue 16). Every item is one row, except an
+// The transcript as the rows of a virtual list (issue 16). Every item is one row, except a long
 // agent message, which is one row per segment of its markdown blocks (markdown-blocks.svelte.ts):
 // a message of 20 MB is a few thousand rows of which only those in view are in the DOM.
 import { HeightCache } from "./height-cache";
@@ -24,7 +24,7 @@ export class TranscriptRows {
   /** Width the rows are laid out in, for estimates. */
   width = 800;
   #items = 0;
-  /** Segments of each agent message already in `rows`, and its first row. */
+  /** Segments of each agent message already in `rows` (absent: one), and each item's first row. */
   #segments = new Map<TextItem, number>();
   #firstRow = new Map<TranscriptItem, number>();
 
@@ -58,7 +58,7 @@ export class TranscriptRows {
       const item = items[this.#items];
       const n = rowCount(item);
       this.#firstRow.set(item, this.rows.length);
-      if (item instanceof TextItem && item.markdown) this.#segments.set(item, n);
+      if (n > 1) this.#segments.set(item as TextItem, n);
       for (let s = 0; s < n; s++) {
         const r = row(item, s);
         this.rows.push(r);
@@ -97,8 +97,9 @@ export class TranscriptRows {
         // A paragraph's margins are about one line.
         return lines(md.segmentChars(r.segment)) * LINE_PX + (to - from) * LINE_PX + GAP_PX;
       }
+      if (item.kind === "agent") return lines(item.length) * LINE_PX + LINE_PX + GAP_PX;
       if (item.kind === "thought") return LINE_PX + GAP_PX;
-      return lines(item.text.length) * LINE_PX + 16 + GAP_PX;
+      return lines(item.length) * LINE_PX + 16 + GAP_PX;
     }
     if (item instanceof ToolItem) return 3 * LINE_PX + GAP_PX;
     if (item instanceof PlanItem) return (item.entries.length + 2) * LINE_PX + GAP_PX;
@@ -108,7 +109,7 @@ export class TranscriptRows {
 }
 
 function rowCount(item: TranscriptItem): number {
-  return item instanceof TextItem && item.markdown ? item.markdown.segmentCount : 1;
+  return item instanceof TextItem ? item.segmentCount : 1;
 }
 
 function row(item: TranscriptItem, segment: number): Row {
