@@ -1,43 +1,46 @@
 // Heights of a virtual list's rows: measured ones (by key) and estimates for the rest, with
-// prefix sums for "where does row i start" and "which row is at y" (issue 16).
+// "where does row i start" and "which row is at y" (issue 16).
 //
-// Rows are appended far more often than changed; prefix sums are recomputed lazily from the
-// first row that changed, so appending at the end costs only the new rows.
+// The heights are kept in a Fenwick tree (binary indexed tree): changing one row's height and
+// asking for a row's offset both cost O(log n). Prefix sums recomputed from the changed row
+// cost ~12 ms a frame while scrolling 100,000 rows (each frame measures rows near the view,
+// and every row below them was summed again); the tree makes that a few microseconds.
+// Appending rows costs O(log n) each.
 
 export class HeightCache {
   #keys: readonly string[] = [];
   #measured = new Map<string, number>();
   /** Rows in the DOM under a ResizeObserver: their measured height follows their content. */
   #observed = new Set<string>();
-  /** prefix[i] = top of row i; prefix[n] = total height. Valid up to index `#valid`. */
-  #prefix = new Float64Array(1);
-  #valid = 0;
+  /** The height assumed for each row (measured, else estimated), for the first `#n` rows. */
+  #h = new Float64Array(0);
+  /** Fenwick tree over `#h`, 1-based: `#tree[k]` sums rows (k - lowbit(k), k]. */
+  #tree = new Float64Array(1);
+  #n = 0;
 
-  /** `estimate(i)`: a height for row i before it is measured (cheap: called per row on recompute). */
+  /** `estimate(i)`: a height for row i before it is measured. */
   constructor(private estimate: (i: number) => number) {}
 
   get count(): number {
-    return this.#keys.length;
+    return this.#n;
   }
 
   /** The rows now are `keys`; rows before `from` kept their keys and content. */
   setRows(keys: readonly string[], from: number) {
     this.#keys = keys;
-    if (this.#prefix.length < keys.length + 1) {
-      const grown = new Float64Array(Math.max(keys.length + 1, this.#prefix.length * 2));
-      grown.set(this.#prefix.subarray(0, this.#valid + 1));
-      this.#prefix = grown;
-    }
-    this.#valid = Math.min(this.#valid, from, keys.length);
+    // Tree entries only cover rows at or before their index: cutting the tail keeps the rest valid.
+    this.#n = Math.min(this.#n, from, keys.length);
+    this.#reserve(keys.length);
+    while (this.#n < keys.length) this.#append(this.#assumed(this.#n));
   }
 
   /** Row i's content changed: its measured height no longer holds, unless the row is observed
    *  (then a new size is reported by its observer, and the same size means the same height). */
   forget(i: number) {
     const key = this.#keys[i];
-    if (this.#observed.has(key)) return;
+    if (i >= this.#n || this.#observed.has(key)) return;
     this.#measured.delete(key);
-    this.#valid = Math.min(this.#valid, i);
+    this.#set(i, this.estimate(i));
   }
 
   observe(key: string, on: boolean) {
@@ -48,7 +51,10 @@ export class HeightCache {
   /** Every measured height no longer holds (the width changed); observed rows report theirs. */
   forgetAll() {
     for (const key of this.#measured.keys()) if (!this.#observed.has(key)) this.#measured.delete(key);
-    this.#valid = 0;
+    const n = this.#n;
+    this.#n = 0;
+    this.#tree.fill(0);
+    for (let i = 0; i < n; i++) this.#append(this.#assumed(i));
   }
 
   keyAt(i: number): string | undefined {
@@ -63,41 +69,70 @@ export class HeightCache {
   measure(i: number, height: number): number {
     const before = this.height(i);
     this.#measured.set(this.#keys[i], height);
-    if (height !== before) this.#valid = Math.min(this.#valid, i);
+    if (i < this.#n && height !== before) this.#set(i, height);
     return height - before;
   }
 
   height(i: number): number {
-    return this.#measured.get(this.#keys[i]) ?? this.estimate(i);
+    return i < this.#n ? this.#h[i] : this.#assumed(i);
   }
 
   /** Top of row i (i may be `count`: the total height). */
   offset(i: number): number {
-    this.#fill(i);
-    return this.#prefix[i];
+    let sum = 0;
+    for (let k = Math.min(i, this.#n); k > 0; k -= k & -k) sum += this.#tree[k];
+    return sum;
   }
 
   get total(): number {
-    return this.offset(this.#keys.length);
+    return this.offset(this.#n);
   }
 
-  /** The row at height y (clamped to the rows there are; 0 when there are none). */
+  /** The row at height y (clamped to the rows there are; 0 when there are none): the last row
+   *  whose top is at or above y, found by walking down the tree. */
   indexAt(y: number): number {
-    const n = this.#keys.length;
+    const n = this.#n;
     if (n === 0) return 0;
-    this.#fill(n);
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#prefix[mid] <= y) lo = mid;
-      else hi = mid - 1;
+    let pos = 0;
+    let rest = y;
+    for (let step = 1 << Math.floor(Math.log2(n)); step > 0; step >>= 1) {
+      const k = pos + step;
+      if (k <= n && this.#tree[k] <= rest) {
+        pos = k;
+        rest -= this.#tree[k];
+      }
     }
-    return lo;
+    // `pos` rows end at or above y: row `pos` is the one at y.
+    return Math.min(pos, n - 1);
   }
 
-  #fill(upTo: number) {
-    for (let i = this.#valid; i < upTo; i++) this.#prefix[i + 1] = this.#prefix[i] + this.height(i);
-    this.#valid = Math.max(this.#valid, upTo);
+  #assumed(i: number): number {
+    return this.#measured.get(this.#keys[i]) ?? this.estimate(i);
+  }
+
+  #reserve(n: number) {
+    if (this.#h.length >= n) return;
+    const size = Math.max(n, this.#h.length * 2, 64);
+    const h = new Float64Array(size);
+    h.set(this.#h.subarray(0, this.#n));
+    const tree = new Float64Array(size + 1);
+    tree.set(this.#tree.subarray(0, this.#n + 1));
+    this.#h = h;
+    this.#tree = tree;
+  }
+
+  /** Appends a row of height `v` (room reserved): its tree entry sums the rows it covers. */
+  #append(v: number) {
+    const k = this.#n + 1;
+    this.#h[this.#n] = v;
+    this.#n = k;
+    this.#tree[k] = v + this.offset(k - 1) - this.offset(k - (k & -k));
+  }
+
+  #set(i: number, v: number) {
+    const d = v - this.#h[i];
+    if (d === 0) return;
+    this.#h[i] = v;
+    for (let k = i + 1; k <= this.#n; k += k & -k) this.#tree[k] += d;
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MarkdownBlocks } from "./markdown-blocks.svelte";
 import { newLexer, renderMarkdown } from "./markdown";
+import { seededRandom } from "../test/random";
 
 /** Streams `src` in chunks of `size` (syncing after each), like batches arriving per frame. */
 function stream(src: string, size: number): MarkdownBlocks {
@@ -22,14 +23,6 @@ const normalize = (html: string) => html.replace(/>\s+</g, "><").trim();
  *  a <pre> (the HTML parser drops one each time the markup is parsed: markup that went through
  *  DOMPurify twice has one fewer): no difference on screen. */
 const normalizeSpace = (html: string) => normalize(html.replace(/\s*\n\s*/g, "\n").replace(/<pre>\n+/g, "<pre>"));
-
-/** A repeatable sequence of integers below `n` (a linear congruential generator). */
-function seededRandom(seed: number): (n: number) => number {
-  return (n) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
-}
 
 /** `min` to `min + spread - 1` lines picked from `lines`. */
 function randomDoc(lines: string[], rand: (n: number) => number, min: number, spread: number): string {
