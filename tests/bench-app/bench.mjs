@@ -307,6 +307,7 @@ async function scroll() {
     row("scroll duration s", f1(scrollS));
     row("web process RSS MB after every row was shown", f1(scrolled?.rssMB));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
+    row("own code per frame median / p95 / max (ms)", f1(frames.ownCode.median), f1(frames.ownCode.p95), f1(frames.ownCode.max));
     if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
   });
 }
