@@ -182,22 +182,50 @@ export class App {
     return this.d.wait(until.elementLocated(By.css(css)), ms, `no element ${css}`);
   }
   async waitText(css, text, ms = 20000) {
-    await this.d.wait(
-      async () => {
-        // The UI re-renders while streaming: an element found a moment ago may be gone.
-        try {
-          const els = await this.d.findElements(By.css(css));
-          for (const e of els) {
-            if ((await e.getText()).includes(text)) return true;
+    try {
+      await this.d.wait(
+        async () => {
+          // The UI re-renders while streaming: an element found a moment ago may be gone.
+          try {
+            const els = await this.d.findElements(By.css(css));
+            for (const e of els) {
+              if ((await e.getText()).includes(text)) return true;
+            }
+          } catch (e) {
+            if (e?.name !== "StaleElementReferenceError") throw e;
           }
-        } catch (e) {
-          if (e?.name !== "StaleElementReferenceError") throw e;
-        }
-        return false;
-      },
-      ms,
-      `no ${css} containing ${JSON.stringify(text)}`,
-    );
+          return false;
+        },
+        ms,
+        `no ${css} containing ${JSON.stringify(text)}`,
+      );
+    } catch (e) {
+      throw await this.#explained(e, css);
+    }
+  }
+  /** A failed wait, with what the window showed instead: the end of each element's visible text
+   *  and of its DOM text (a row out of the virtual list's range is in neither), and a screenshot.
+   *  A failure seen once in CI can then be told apart from a slow machine. */
+  async #explained(error, css) {
+    const failures = (App.failures = (App.failures ?? 0) + 1);
+    const lines = [];
+    try {
+      for (const e of await this.d.findElements(By.css(css))) {
+        const shown = await e.getText();
+        const dom = (await e.getAttribute("textContent")) ?? "";
+        lines.push(`shown: ...${JSON.stringify(shown.slice(-300))}`, `in the DOM: ...${JSON.stringify(dom.slice(-300))}`);
+      }
+      if (!lines.length) lines.push(`no element ${css}`);
+      const focus = await this.exec(`return { busy: document.querySelector("main.transcript")?.getAttribute("aria-busy"),
+        rows: document.querySelectorAll(".vrow").length, errorPanel: document.querySelector(".error-panel")?.textContent ?? null };`);
+      lines.push(`window: ${JSON.stringify(focus)}`);
+      await this.shot(`failed-${failures}`);
+      lines.push(`screenshot: tests/e2e/output/failed-${failures}.png`);
+    } catch (e) {
+      lines.push(`(could not look: ${e?.message ?? e})`);
+    }
+    error.message = `${error.message}\n  ${lines.join("\n  ")}`;
+    return error;
   }
   async text(css) {
     return this.find(css).getText();
