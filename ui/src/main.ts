@@ -4,6 +4,7 @@ import App from "./App.svelte";
 import { createBackend } from "./lib/backend";
 import { AppStore } from "./lib/store.svelte";
 import { installPerfHooks } from "./lib/perf.svelte";
+import { warmUpTranscript } from "./lib/warm-up";
 
 async function start() {
   const backend = await createBackend();
@@ -16,6 +17,8 @@ async function start() {
   } catch (e) {
     console.error("app_state failed", e);
   }
+  // Right after the first paint (not before it): the first reply then renders without first-use costs.
+  requestAnimationFrame(() => setTimeout(() => warmUpTranscript(store), 0));
   // The mock agent announces its commands once the window is listening.
   (backend as { start?: () => void }).start?.();
   // Demo/screenshot aid (mock only): `?mock&prompt=hello&prompt=/configure` sends prompts in turn.
