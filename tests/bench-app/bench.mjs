@@ -85,13 +85,14 @@ async function stopFrames(app) {
   const { deltas, work } = await app.exec(`const r = window.__benchFrames; r.on = false; return r;`);
   const s = summary(deltas);
   const own = (i) => work[i] + (work[i - 1] ?? 0);
-  const long = deltas.flatMap((d, i) => (d > 50 ? [{ ms: d, ownCodeMs: own(i) }] : []));
+  const long = deltas.flatMap((d, i) => (d > 50 ? [{ frame: i + 1, ms: d, ownCodeMs: own(i) }] : []));
   const ownCode = summary(deltas.map((_, i) => own(i)));
   return { frames: deltas.length, over50: long.length, medianMs: s.median, p95Ms: s.p95, maxMs: s.max, long, ownCode };
 }
-/** "64 ms (own code 3 ms), ..." for the frames over 50 ms, and the own code of all frames. */
+/** "#12: 64 ms (own code 3 ms), ..." (frame number: 1 is the first) for the frames over 50 ms,
+ *  and the own code of all frames. */
 const longFrames = (f) =>
-  f.long.map((l) => `${f1(l.ms)} ms (own code ${f1(l.ownCodeMs)})`).join(", ") +
+  f.long.map((l) => `#${l.frame}: ${f1(l.ms)} ms (own code ${f1(l.ownCodeMs)})`).join(", ") +
   `; own code in all frames: median ${f1(f.ownCode.median)}, p95 ${f1(f.ownCode.p95)} ms`;
 
 async function turnDone(app, marker, ms) {
