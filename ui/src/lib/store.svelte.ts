@@ -211,6 +211,9 @@ export class Transcript {
     let wait = 0;
     for (const m of this.#unsettled) {
       const w = m.markdown?.sync() ?? 0;
+      // Its blocks and segments changed: the rows must hear of it even when the chunks that
+      // brought the text were reported before (work left over from an earlier batch).
+      this.#changed.add(m);
       if (w > 0) wait = wait > 0 ? Math.min(wait, w) : w;
       else this.#unsettled.delete(m);
     }
