@@ -7,11 +7,14 @@
 // and every row below them was summed again); the tree makes that a few microseconds.
 // Appending rows costs O(log n) each.
 
+/** What identifies a row across changes (a number costs no string per row). */
+export type RowKey = string | number;
+
 export class HeightCache {
-  #keys: readonly string[] = [];
-  #measured = new Map<string, number>();
+  #keys: readonly RowKey[] = [];
+  #measured = new Map<RowKey, number>();
   /** Rows in the DOM under a ResizeObserver: their measured height follows their content. */
-  #observed = new Set<string>();
+  #observed = new Set<RowKey>();
   /** The height assumed for each row (measured, else estimated), for the first `#n` rows. */
   #h = new Float64Array(0);
   /** Fenwick tree over `#h`, 1-based: `#tree[k]` sums rows (k - lowbit(k), k]. */
@@ -26,7 +29,7 @@ export class HeightCache {
   }
 
   /** The rows now are `keys`; rows before `from` kept their keys and content. */
-  setRows(keys: readonly string[], from: number) {
+  setRows(keys: readonly RowKey[], from: number) {
     this.#keys = keys;
     // Tree entries only cover rows at or before their index: cutting the tail keeps the rest valid.
     this.#n = Math.min(this.#n, from, keys.length);
@@ -43,7 +46,7 @@ export class HeightCache {
     this.#set(i, this.estimate(i));
   }
 
-  observe(key: string, on: boolean) {
+  observe(key: RowKey, on: boolean) {
     if (on) this.#observed.add(key);
     else this.#observed.delete(key);
   }
@@ -57,7 +60,7 @@ export class HeightCache {
     for (let i = 0; i < n; i++) this.#append(this.#assumed(i));
   }
 
-  keyAt(i: number): string | undefined {
+  keyAt(i: number): RowKey | undefined {
     return this.#keys[i];
   }
 

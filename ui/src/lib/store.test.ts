@@ -53,7 +53,8 @@ describe("AppStore", () => {
 
     const rows = new TranscriptRows(s.transcript!);
     rows.update();
-    expect(rows.rows.map((r) => r.key)).toEqual([`${item.id}`]);
+    expect(rows.rows.map((r) => r.item)).toEqual([item]);
+    const firstKey = rows.rows[0].key;
 
     // 40 paragraphs of ~200 characters: past COMPACT_MAX, and more than one segment.
     const paras = Array.from({ length: 40 }, (_, i) => `${i} ${"lorem ".repeat(33)}\r\n\r\n`);
@@ -69,7 +70,8 @@ describe("AppStore", () => {
     rows.update();
     expect(rows.rows.length).toBe(item.segmentCount);
     expect(rows.rows.map((r) => r.segment)).toEqual(Array.from({ length: item.segmentCount }, (_, k) => k));
-    expect(rows.rows[0].key).toBe(`${item.id}`);
+    expect(rows.rows[0].key).toBe(firstKey);
+    expect(new Set(rows.rows.map((r) => r.key)).size).toBe(rows.rows.length);
   });
 
   it("keeps thoughts separate from the message", () => {

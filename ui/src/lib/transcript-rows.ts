@@ -1,11 +1,12 @@
 // The transcript as the rows of a virtual list (issue 16). Every item is one row, except a long
 // agent message, which is one row per segment of its markdown blocks (markdown-blocks.svelte.ts):
 // a message of 20 MB is a few thousand rows of which only those in view are in the DOM.
-import { HeightCache } from "./height-cache";
+import { HeightCache, type RowKey } from "./height-cache";
 import { NoticeItem, PlanItem, TextItem, ToolItem, type Transcript, type TranscriptItem } from "./store.svelte";
 
 export interface Row {
-  readonly key: string;
+  /** The item's id and the segment, as one number (ids < 2^29, segments < 2^24). */
+  readonly key: number;
   readonly item: TranscriptItem;
   /** Agent messages: which segment of the message this row shows (0 for everything else). */
   readonly segment: number;
@@ -19,14 +20,13 @@ const GAP_PX = 12;
 
 export class TranscriptRows {
   readonly rows: Row[] = [];
-  readonly keys: string[] = [];
+  readonly keys: RowKey[] = [];
   readonly heights: HeightCache;
   /** Width the rows are laid out in, for estimates. */
   width = 800;
   #items = 0;
-  /** Segments of each agent message already in `rows` (absent: one), and each item's first row. */
+  /** Segments of each agent message already in `rows` (absent: one). */
   #segments = new Map<TextItem, number>();
-  #firstRow = new Map<TranscriptItem, number>();
 
   constructor(readonly transcript: Transcript) {
     this.heights = new HeightCache((i) => this.estimate(this.rows[i]));
@@ -38,7 +38,7 @@ export class TranscriptRows {
     let from = this.rows.length;
     // Items already shown whose content changed: a message may have gained segments.
     for (const item of t.takeChanged()) {
-      const first = this.#firstRow.get(item);
+      const first = this.#firstRow(item);
       if (first === undefined) continue;
       const had = this.#segments.get(item as TextItem) ?? 1;
       const has = rowCount(item);
@@ -57,7 +57,6 @@ export class TranscriptRows {
     for (; this.#items < items.length; this.#items++) {
       const item = items[this.#items];
       const n = rowCount(item);
-      this.#firstRow.set(item, this.rows.length);
       if (n > 1) this.#segments.set(item as TextItem, n);
       for (let s = 0; s < n; s++) {
         const r = row(item, s);
@@ -79,10 +78,19 @@ export class TranscriptRows {
     }
     this.rows.splice(at, 0, ...added);
     this.keys.splice(at, 0, ...added.map((r) => r.key));
-    for (let i = at + added.length; i < this.rows.length; i++) {
-      const r = this.rows[i];
-      if (r.segment === 0) this.#firstRow.set(r.item, i);
+  }
+
+  /** The first row of `item`, found by its id: items get increasing ids as they are added, and
+   *  rows are in item order (no table of first rows kept per item). */
+  #firstRow(item: TranscriptItem): number | undefined {
+    let lo = 0;
+    let hi = this.rows.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.rows[mid].item.id < item.id) lo = mid + 1;
+      else hi = mid;
     }
+    return this.rows[lo]?.item === item ? lo : undefined;
   }
 
   /** A height for a row not measured yet. */
@@ -112,6 +120,9 @@ function rowCount(item: TranscriptItem): number {
   return item instanceof TextItem ? item.segmentCount : 1;
 }
 
+/** Room for a message's segments in a row key (a 20 MB message has ~7,000). */
+const SEGMENTS = 2 ** 24;
+
 function row(item: TranscriptItem, segment: number): Row {
-  return { key: segment === 0 ? `${item.id}` : `${item.id}.${segment}`, item, segment };
+  return { key: item.id * SEGMENTS + segment, item, segment };
 }
