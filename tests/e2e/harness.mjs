@@ -217,7 +217,8 @@ export class App {
       }
       if (!lines.length) lines.push(`no element ${css}`);
       const focus = await this.exec(`return { busy: document.querySelector("main.transcript")?.getAttribute("aria-busy"),
-        rows: document.querySelectorAll(".vrow").length, errorPanel: document.querySelector(".error-panel")?.textContent ?? null };`);
+        rows: document.querySelectorAll(".vrow").length, errorPanel: document.querySelector(".error-panel")?.textContent ?? null,
+        sessions: window.__portholePerf?.sessions?.() ?? null, errors: window.__portholePerf?.errors?.() ?? null };`);
       lines.push(`window: ${JSON.stringify(focus)}`);
       await this.shot(`failed-${failures}`);
       lines.push(`screenshot: tests/e2e/output/failed-${failures}.png`);

@@ -18,10 +18,22 @@ export interface PerfHooks {
   outline(): string[];
   /** Ms the window's code spent applying and rendering events since the last call (work-clock.ts). */
   takeWork(): number;
+  /** Which session is shown and what each transcript holds (for a failed end-to-end test's report). */
+  sessions(): { active: string | null; agent: string | null; listed: string[]; transcripts: Record<string, number> };
+  /** Uncaught errors and rejections in the window so far (the last 20). */
+  errors(): string[];
 }
 
 export function installPerfHooks(store: AppStore) {
   let interactiveAt: number | null = null;
+  const errors: string[] = [];
+  const record = (what: unknown) => {
+    const e = what as { message?: string; stack?: string } | undefined;
+    errors.push(`${e?.message ?? String(what)}${e?.stack ? ` @ ${e.stack.split("\n").slice(0, 4).join(" | ")}` : ""}`);
+    if (errors.length > 20) errors.shift();
+  };
+  window.addEventListener("error", (e) => record(e.error ?? e.message));
+  window.addEventListener("unhandledrejection", (e) => record(e.reason));
   const hooks: PerfHooks = {
     get interactiveAt() {
       return interactiveAt;
@@ -46,6 +58,13 @@ export function installPerfHooks(store: AppStore) {
         if (i instanceof TextItem && i.kind === "agent") return [`msg:${i.messageId ?? ""}`];
         return [];
       }),
+    sessions: () => ({
+      active: store.activeSessionId,
+      agent: store.selectedAgentId,
+      listed: (store.snapshot?.sessions ?? []).map((x) => x.sessionId),
+      transcripts: Object.fromEntries([...store.transcripts].map(([id, t]) => [id, t.items.length])),
+    }),
+    errors: () => [...errors],
     takeWork: () => {
       const ms = workClock.ms;
       workClock.ms = 0;
