@@ -178,6 +178,18 @@ export class App {
   find(css) {
     return this.d.findElement(By.css(css));
   }
+  /** How many elements match `css`. WebKitWebDriver fails a search that meets an element being
+   *  removed at that moment ("Stale element found when trying to create the node handle"):
+   *  such a search is made again. */
+  async count(css) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.d.findElements(By.css(css))).length;
+      } catch (e) {
+        if (e?.name !== "StaleElementReferenceError" || attempt >= 10) throw e;
+      }
+    }
+  }
   async waitFor(css, ms = 20000) {
     return this.d.wait(until.elementLocated(By.css(css)), ms, `no element ${css}`);
   }
@@ -234,7 +246,7 @@ export class App {
   async prompt(text) {
     // A prompt typed while a turn runs is not sent (Enter waits for the turn): wait like a person.
     await this.d.wait(
-      async () => (await this.d.findElements(By.css("form.prompt .btn.danger"))).length === 0,
+      async () => (await this.count("form.prompt .btn.danger")) === 0,
       20000,
       "the previous turn to end",
     );
@@ -257,7 +269,7 @@ export class App {
     await (await this.button(label, scope)).click();
   }
   async noDialog(ms = 10000) {
-    await this.d.wait(async () => (await this.d.findElements(By.css("[role=dialog]"))).length === 0, ms, "dialog closed");
+    await this.d.wait(async () => (await this.count("[role=dialog]")) === 0, ms, "dialog closed");
   }
   /** Run a script in the main window (WebDriver's own channel, not the page's). */
   async exec(script, ...args) {

@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launch, targetDir, By, until } from "../harness.mjs";
+import { launch, targetDir, By } from "../harness.mjs";
 
 const SECRET = `sk-e2e-${process.pid}-value`;
 const testAgent = join(targetDir, "debug", "porthole-test-agent");
@@ -93,9 +93,21 @@ after(async () => {
 /** The sign-in panel is gone and the prompt box takes text: a session is open (a restart with a
  * loaded machine can take a while). */
 async function sessionOpen() {
-  await app.d.wait(async () => (await app.d.findElements(By.css(".signin"))).length === 0, 60000, "the sign-in panel to close");
-  const box = await app.waitFor("#prompt-input", 60000);
-  await app.d.wait(until.elementIsEnabled(box), 60000, "a session (prompt box enabled)");
+  await app.d.wait(async () => (await app.count(".signin")) === 0, 60000, "the sign-in panel to close");
+  // Found again on each look: the box may be rendered anew while the session opens.
+  await app.d.wait(
+    async () => {
+      try {
+        const [box] = await app.d.findElements(By.css("#prompt-input"));
+        return box ? await box.isEnabled() : false;
+      } catch (e) {
+        if (e?.name === "StaleElementReferenceError") return false;
+        throw e;
+      }
+    },
+    60000,
+    "a session (prompt box enabled)",
+  );
 }
 
 /** Every file under `dir` whose bytes contain `needle`. */
@@ -125,7 +137,7 @@ test("add an agent from the registry, sign in with a key kept in the OS keyring,
 
   const search = await app.waitFor("#registry-search");
   await search.sendKeys("api key");
-  await app.d.wait(async () => (await app.d.findElements(By.css(".registry-agent"))).length === 1, 5000, "search narrows the list");
+  await app.d.wait(async () => (await app.count(".registry-agent")) === 1, 5000, "search narrows the list");
   assert.match(await app.text(".registry-agent"), /Fixture Agent/);
 
   await app.click("Install", "[data-registry-id=fixture-agent]");
@@ -187,12 +199,12 @@ test("remove the installed agent: it leaves the sidebar and its files and key ar
   await app.waitText("[data-registry-id=fixture-agent]", "Installed");
   await app.click("Remove", "[data-registry-id=fixture-agent]");
   await app.d.wait(
-    async () => (await app.d.findElements(By.css("[data-registry-id=fixture-agent] button"))).length === 1,
+    async () => (await app.count("[data-registry-id=fixture-agent] button")) === 1,
     20000,
     "only Install is left",
   );
   await app.d.wait(
-    async () => (await app.d.findElements(By.css("nav.sidebar [data-agent=fixture-agent]"))).length === 0,
+    async () => (await app.count("nav.sidebar [data-agent=fixture-agent]")) === 0,
     10000,
     "the agent leaves the sidebar",
   );
