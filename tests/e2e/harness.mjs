@@ -156,6 +156,17 @@ export async function launch({ args = [], env: extraEnv = {}, binary = appBinary
   return app;
 }
 
+/** One look of a wait: an element removed while it was looked at (WebKitWebDriver's stale
+ *  element error) means "not yet", and the wait looks again. */
+export async function notYetIfStale(look) {
+  try {
+    return await look();
+  } catch (e) {
+    if (e?.name === "StaleElementReferenceError") return false;
+    throw e;
+  }
+}
+
 export class App {
   constructor(driver, workspace) {
     this.d = driver;
@@ -196,18 +207,14 @@ export class App {
   async waitText(css, text, ms = 20000) {
     try {
       await this.d.wait(
-        async () => {
-          // The UI re-renders while streaming: an element found a moment ago may be gone.
-          try {
-            const els = await this.d.findElements(By.css(css));
-            for (const e of els) {
+        // The UI re-renders while streaming: an element found a moment ago may be gone.
+        () =>
+          notYetIfStale(async () => {
+            for (const e of await this.d.findElements(By.css(css))) {
               if ((await e.getText()).includes(text)) return true;
             }
-          } catch (e) {
-            if (e?.name !== "StaleElementReferenceError") throw e;
-          }
-          return false;
-        },
+            return false;
+          }),
         ms,
         `no ${css} containing ${JSON.stringify(text)}`,
       );

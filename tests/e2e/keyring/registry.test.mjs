@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launch, targetDir, By } from "../harness.mjs";
+import { launch, targetDir, By, notYetIfStale } from "../harness.mjs";
 
 const SECRET = `sk-e2e-${process.pid}-value`;
 const testAgent = join(targetDir, "debug", "porthole-test-agent");
@@ -96,15 +96,11 @@ async function sessionOpen() {
   await app.d.wait(async () => (await app.count(".signin")) === 0, 60000, "the sign-in panel to close");
   // Found again on each look: the box may be rendered anew while the session opens.
   await app.d.wait(
-    async () => {
-      try {
+    () =>
+      notYetIfStale(async () => {
         const [box] = await app.d.findElements(By.css("#prompt-input"));
         return box ? await box.isEnabled() : false;
-      } catch (e) {
-        if (e?.name === "StaleElementReferenceError") return false;
-        throw e;
-      }
-    },
+      }),
     60000,
     "a session (prompt box enabled)",
   );
