@@ -278,15 +278,25 @@ macro_rules! handler {
     };
 }
 
-pub fn run(launch: Launch) {
+pub fn run(launch: Launch, companion_only: bool) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(with_app_commands!(handler))
         .setup(move |app| {
             let shell = std::sync::Arc::new(crate::shell::TauriShell(app.handle().clone()));
             let runtime = tauri::async_runtime::handle().inner().clone();
-            let backend = Backend::new(shell, runtime, launch);
-            backend.start();
+            let backend = Backend::new(shell, runtime.clone(), launch);
+            if !companion_only {
+                backend.start();
+            }
+            // Editors' proxies (`porthole proxy`) find this app at the companion socket.
+            let companion = backend.clone();
+            runtime.spawn(async move {
+                let path = porthole_companion::socket::socket_path();
+                if let Err(e) = companion.serve_companion(path).await {
+                    tracing::warn!("{e}: proxied sessions are off");
+                }
+            });
             app.manage(backend);
             Ok(())
         })

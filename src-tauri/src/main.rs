@@ -31,6 +31,10 @@ struct Args {
     /// Working directory of the session (default: the current directory).
     #[arg(long)]
     cwd: Option<PathBuf>,
+    /// Start as the companion of your editors only (how `porthole proxy` starts the app): the
+    /// window takes proxied sessions and connects no agent of its own until asked.
+    #[arg(long)]
+    companion: bool,
     #[command(subcommand)]
     mode: Option<Mode>,
 }
@@ -41,10 +45,22 @@ enum Mode {
     DemoAgent,
     /// Open one URL in the sealed view (used by the app itself; reads its request on stdin).
     SealedView,
+    /// Run an ACP agent for an editor and answer its elicitations in Porthole's window (the
+    /// editor runs this instead of the agent): `porthole proxy [--always] -- AGENT [ARGS...]`.
+    #[command(disable_help_flag = true)]
+    Proxy {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(Mode::Proxy { args }) = &args.mode {
+        // This program is the app the proxy starts when none runs.
+        let launcher = porthole_companion::launcher::Launcher::this_program();
+        std::process::exit(porthole_companion::cli::main(args, launcher));
+    }
     if let Some(Mode::SealedView) = args.mode {
         std::process::exit(sealed_view::run());
     }
@@ -63,5 +79,5 @@ fn main() {
             std::process::exit(2);
         }
     };
-    commands::run(launch);
+    commands::run(launch, args.companion);
 }

@@ -38,6 +38,7 @@ impl Backend {
                     needs_auth: false,
                     sign_in_problem: None,
                     inspector: inspector.clone(),
+                    proxy: None,
                 },
             );
             (generation, old)
@@ -188,7 +189,7 @@ impl Backend {
     }
 
     /// Track the event in the app state and queue it for the window. False once stale.
-    fn apply(&self, agent_id: &str, generation: u64, event: &Event) -> bool {
+    pub(super) fn apply(&self, agent_id: &str, generation: u64, event: &Event) -> bool {
         let mut snapshot_changed = false;
         let mut reconnect = false;
         // Recorded in the history once the state lock is released.

@@ -10,6 +10,7 @@ use porthole_core::history::{
 };
 use serde_json::{Map, Value, json};
 
+use super::proxied::history_agent_id;
 use super::{AnswerError, Backend, Pending};
 
 /// Overrides the history file's location (tests, portable setups).
@@ -88,6 +89,7 @@ impl Backend {
             _ => ElicitationOutcome::Cancel,
         };
         let values = values.filter(|_| self.settings().store_form_values);
+        let agent_id = history_agent_id(agent_id);
         self.record(&NewEntry::elicitation(agent_id, prompt, &outcome, values));
     }
 
@@ -101,20 +103,20 @@ impl Backend {
             Some(option) => PermissionOutcome::Selected(option),
             None => PermissionOutcome::Cancelled,
         };
-        self.record(&NewEntry::permission(agent_id, prompt, outcome));
+        self.record(&NewEntry::permission(history_agent_id(agent_id), prompt, outcome));
     }
 
     /// A dialog went away without the user.
     pub(super) fn record_dismissal(&self, pending: &Pending, reason: &DismissReason) {
         match pending {
             Pending::Elicitation(agent_id, prompt) => self.record(&NewEntry::elicitation(
-                agent_id,
+                history_agent_id(agent_id),
                 prompt,
                 &ElicitationOutcome::Dismissed(*reason),
                 None,
             )),
             Pending::Permission(agent_id, prompt) => self.record(&NewEntry::permission(
-                agent_id,
+                history_agent_id(agent_id),
                 prompt,
                 PermissionOutcome::Dismissed(reason),
             )),
@@ -124,16 +126,29 @@ impl Backend {
 
     /// A remembered "always" decision answered a permission request.
     pub(super) fn record_auto(&self, agent_id: &str, agent_name: &str, event: &Event) {
-        if let Some(entry) = NewEntry::permission_auto(agent_id, agent_name, event) {
+        if let Some(entry) = NewEntry::permission_auto(history_agent_id(agent_id), agent_name, event) {
             self.record(&entry);
         }
     }
 
     /// An event as the window receives it: URL elicitations carry `domainMemory` (how often
     /// the user consented to this domain for this agent, and whether they trust it), null
-    /// without a history.
+    /// without a history. A dialog that came through `porthole proxy` names the editor it was asked through.
     pub(super) fn window_event(&self, agent_id: &str, event: &Event) -> Value {
         let mut value = super::event_json(event);
+        if matches!(
+            event,
+            Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
+        ) {
+            let through = self
+                .state()
+                .conns
+                .get(agent_id)
+                .and_then(|c| c.proxy.as_ref())
+                .map(|p| p.editor.clone());
+            value["through"] = json!(through);
+        }
+        let agent_id = history_agent_id(agent_id);
         if let Event::Elicitation(prompt) = event
             && let ElicitationKind::Url { url, .. } = &prompt.kind
         {

@@ -16,6 +16,7 @@ mod dialogs;
 mod history;
 mod launch;
 mod metrics;
+mod proxied;
 pub mod sealed;
 mod sessions;
 pub mod settings;
@@ -34,6 +35,7 @@ use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
 use porthole_core::{AgentClient, ClientError, RespondError};
+pub use proxied::ProxyView;
 use serde::Serialize;
 use serde_json::{Value, json};
 pub use sessions::Attachment;
@@ -134,6 +136,8 @@ struct Conn {
     sign_in_problem: Option<String>,
     /// The raw traffic, redacted, for the protocol inspector.
     inspector: porthole_core::inspector::Inspector,
+    /// Set for an agent an editor drives through `porthole proxy`.
+    proxy: Option<ProxyView>,
 }
 
 /// What the window shows about an open session; updated from the agent's updates. The ACP
@@ -201,6 +205,8 @@ struct Inner {
     /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
     /// was replaced.
     history_problem: Option<String>,
+    /// Set when the app stops: the companion socket and every proxy's link close.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 /// The app model. Cheap to clone.
@@ -246,6 +252,7 @@ impl Backend {
                 sealed: SealedViews::new(on_event),
                 history,
                 history_problem,
+                closing: tokio::sync::watch::channel(false).0,
             }
         }));
         backend.spawn_flusher();
@@ -481,6 +488,7 @@ impl Backend {
 
     /// Stop every agent (and close the sealed views).
     pub async fn stop(&self) {
+        self.0.closing.send_replace(true);
         self.0.sealed.close_all(Duration::from_secs(1));
         let clients: Vec<AgentClient> = self
             .state()

@@ -54,6 +54,8 @@ pub struct ConnectionView {
     /// Why the sign-in values saved in the OS keyring could not be read at start.
     pub sign_in_problem: Option<String>,
     pub capabilities: AgentCapabilitiesView,
+    /// The editor that drives this agent through `porthole proxy`; `null` for the app's own.
+    pub proxy: Option<crate::ProxyView>,
 }
 
 #[derive(Clone, Serialize)]
@@ -138,6 +140,7 @@ impl ConnectionView {
             needs_auth: c.needs_auth,
             sign_in_problem: c.sign_in_problem.clone(),
             capabilities,
+            proxy: c.proxy.clone(),
         }
     }
 }

@@ -23,6 +23,7 @@ fn generated() -> String {
         AuthMethodView::decl(&cfg),
         AgentCapabilitiesView::decl(&cfg),
         ConnectionError::decl(&cfg),
+        crate::ProxyView::decl(&cfg),
         ConnectionView::decl(&cfg),
         SessionView::decl(&cfg),
         PermissionRuleView::decl(&cfg),

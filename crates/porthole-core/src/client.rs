@@ -244,6 +244,37 @@ impl AgentClient {
         Self::connect(shared, events_rx, exit_rx, io, true).await
     }
 
+    /// Observe an agent that another client drives (the companion proxy relays its requests
+    /// for the user): the same handlers, rules and dialogs as a connection of our own, but no
+    /// `initialize` is sent; the caller passes the agent's answer to the driver's, and reports
+    /// the driver's sessions ([`AgentClient::observe_session`]) and requests in flight
+    /// ([`AgentClient::observe_request`]). Ends when `reader` ends.
+    pub async fn observe_streams<R, W>(
+        reader: R,
+        writer: W,
+        opts: ClientOptions,
+        init: InitializeResponse,
+    ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let (shared, events_rx, exit_rx) = Shared::new(&opts);
+        let _ = shared.agent.set(identity_of(&init, &opts));
+        let io = Io {
+            reader: Box::new(reader),
+            writer: Box::new(writer),
+            stderr: StderrTail::default(),
+            stop: None,
+        };
+        let client = Self::open(shared, exit_rx, io, true).await?;
+        let client = AgentClient {
+            init: Arc::new(init),
+            ..client
+        };
+        Ok((client, events_rx))
+    }
+
     async fn connect(
         shared: Arc<Shared>,
         events_rx: mpsc::Receiver<Event>,
@@ -251,6 +282,31 @@ impl AgentClient {
         io: Io,
         exit_on_close: bool,
     ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
+        let client = Self::open(shared, exit_rx, io, exit_on_close).await?;
+        let init = client.initialize().await;
+        match init {
+            Ok((init, env_methods)) => {
+                let client = AgentClient {
+                    init: Arc::new(init),
+                    env_methods: Arc::new(env_methods),
+                    ..client
+                };
+                Ok((client, events_rx))
+            }
+            Err(e) => {
+                client.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Run the SDK connection over `io`; nothing is sent yet.
+    async fn open(
+        shared: Arc<Shared>,
+        exit_rx: watch::Receiver<Option<ExitInfo>>,
+        io: Io,
+        exit_on_close: bool,
+    ) -> Result<AgentClient, ClientError> {
         let opts = shared.opts.clone();
         let tap: Arc<dyn WireTap> = Arc::new(EventTap {
             inner: opts.tap.clone().unwrap_or_else(|| Arc::new(NoTap)),
@@ -350,7 +406,7 @@ impl AgentClient {
             }
             None => hold_tx,
         };
-        let client = AgentClient {
+        Ok(AgentClient {
             shared: shared.clone(),
             cx,
             init: Arc::new(InitializeResponse::new(ProtocolVersion::V1)),
@@ -358,23 +414,7 @@ impl AgentClient {
             stderr: io.stderr,
             stop: Arc::new(Mutex::new(Some(stop))),
             exit_rx,
-        };
-
-        let init = client.initialize().await;
-        match init {
-            Ok((init, env_methods)) => {
-                let client = AgentClient {
-                    init: Arc::new(init),
-                    env_methods: Arc::new(env_methods),
-                    ..client
-                };
-                Ok((client, events_rx))
-            }
-            Err(e) => {
-                client.shutdown().await;
-                Err(e)
-            }
-        }
+        })
     }
 
     fn capabilities(&self) -> ClientCapabilities {
@@ -436,21 +476,7 @@ impl AgentClient {
         };
         let env_methods = crate::auth_env::env_var_methods(&response.raw_auth_methods);
         let response = response.response;
-        let identity = match &response.agent_info {
-            Some(info) => AgentIdentity {
-                name: info.name.clone(),
-                title: info.title.clone(),
-                version: Some(info.version.clone()),
-            },
-            None => AgentIdentity {
-                name: (self.shared.opts.agent_name.clone())
-                    .filter(|n| !n.trim().is_empty())
-                    .unwrap_or_else(|| "unnamed agent".into()),
-                title: None,
-                version: None,
-            },
-        };
-        let _ = self.shared.agent.set(identity);
+        let _ = self.shared.agent.set(identity_of(&response, &self.shared.opts));
         Ok((response, env_methods))
     }
 
@@ -573,6 +599,24 @@ impl AgentClient {
         let mut exit = self.exit_rx.clone();
         let _ = exit.wait_for(|e| e.is_some()).await;
         self.exit_info()
+    }
+}
+
+/// The agent's name from its `initialize` answer, else the name it is configured under.
+fn identity_of(response: &InitializeResponse, opts: &ClientOptions) -> AgentIdentity {
+    match &response.agent_info {
+        Some(info) => AgentIdentity {
+            name: info.name.clone(),
+            title: info.title.clone(),
+            version: Some(info.version.clone()),
+        },
+        None => AgentIdentity {
+            name: (opts.agent_name.clone())
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| "unnamed agent".into()),
+            title: None,
+            version: None,
+        },
     }
 }
 

@@ -341,3 +341,57 @@ impl AgentClient {
         }
     }
 }
+
+/// What an observing connection ([`AgentClient::observe_streams`]) learns from the client that
+/// drives the agent: its sessions, and its requests in flight (the context a request-scoped
+/// elicitation names).
+impl AgentClient {
+    /// A session the driving client opened (or loaded) in `cwd`.
+    pub fn observe_session(&self, session_id: &str, cwd: &std::path::Path) {
+        self.register(session_id, cwd, None);
+    }
+
+    /// The driving client closed a session: its dialogs go, as for a session of our own.
+    pub fn observe_session_closed(&self, session_id: &str) {
+        self.end_session(session_id);
+    }
+
+    /// The driving client sent request `id` (its JSON text) for `method`.
+    pub fn observe_request(&self, id: &str, method: &str) {
+        self.shared
+            .lock()
+            .in_flight
+            .insert(id.to_string(), known_method(method));
+    }
+
+    /// The agent answered the driving client's request `id`.
+    pub fn observe_request_done(&self, id: &str) {
+        self.shared.lock().in_flight.remove(id);
+    }
+}
+
+/// The name an elicitation's `during` shows for a request of another client: ACP's client
+/// methods by name, anything else as an extension request.
+fn known_method(method: &str) -> &'static str {
+    const KNOWN: &[&str] = &[
+        "initialize",
+        "authenticate",
+        "logout",
+        "session/new",
+        "session/load",
+        "session/resume",
+        "session/fork",
+        "session/list",
+        "session/close",
+        "session/delete",
+        "session/prompt",
+        "session/set_mode",
+        "session/set_model",
+        "session/set_config_option",
+    ];
+    KNOWN
+        .iter()
+        .copied()
+        .find(|m| *m == method)
+        .unwrap_or("an extension request")
+}

@@ -29,6 +29,16 @@ export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolea
 
 export type ConnectionError = { message: string, stderrTail: string, };
 
+export type ProxyView = { 
+/**
+ * The editor's `clientInfo` name (title if it gave one), or "your editor".
+ */
+editor: string, editorVersion: string | null, agentCommand: Array<string>, 
+/**
+ * Where the proxy runs (the editor's project, usually).
+ */
+cwd: string, proxyPid: number, };
+
 export type Connection = { agentId: string, state: ConnectionState, agent: AgentIdentity | null, error: ConnectionError | null, authMethods: Array<AuthMethodView>, 
 /**
  * The last session request or turn failed with `auth_required`: the user must sign in.
@@ -37,7 +47,11 @@ needsAuth: boolean,
 /**
  * Why the sign-in values saved in the OS keyring could not be read at start.
  */
-signInProblem: string | null, capabilities: AgentCapabilitiesView, };
+signInProblem: string | null, capabilities: AgentCapabilitiesView, 
+/**
+ * The editor that drives this agent through `porthole proxy`; `null` for the app's own.
+ */
+proxy: ProxyView | null, };
 
 export type SessionView = { sessionId: string, agentId: string, cwd: string, title: string | null, modes: { currentModeId: string; availableModes: SessionMode[] } | null, 
 /**

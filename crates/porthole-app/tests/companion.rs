@@ -1,0 +1,385 @@
+//! Porthole as the companion of an editor without elicitation: a scripted editor drives the
+//! test agent through `porthole-proxy`, and the app model (with a fake shell for a window)
+//! answers the agent's questions. The editor sees its turns end and no elicitation traffic;
+//! the faults of a companion (the app closing mid-dialog, the editor leaving, garbage and huge
+//! lines) leave the relay and the editor's session unharmed.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use porthole_app::{Backend, Launch, Shell};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+#[derive(Default)]
+struct FakeShell {
+    events: Mutex<Vec<Value>>,
+    waiting: Mutex<usize>,
+}
+
+impl Shell for FakeShell {
+    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
+        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
+        let events = batch["events"].as_array().cloned().unwrap_or_default();
+        self.events.lock().unwrap().extend(events);
+        Ok(())
+    }
+    fn set_waiting_count(&self, waiting: usize) {
+        *self.waiting.lock().unwrap() = waiting;
+    }
+    fn dialog_waiting(&self, _summary: &str, _body: &str) {}
+    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
+        Err("no browser in tests".into())
+    }
+}
+
+impl FakeShell {
+    async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..750 {
+            if let Some(e) = self.events.lock().unwrap().iter().rev().find(|e| matches(e)) {
+                return e.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("no {what} in {:#?}", self.events.lock().unwrap());
+    }
+}
+
+fn workspace_bin(package: &str, bin: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--target-dir"])
+        .arg(profile_dir.parent().unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p {package} failed");
+    profile_dir.join(bin)
+}
+
+/// A scripted ACP editor without elicitation, speaking JSON lines to the proxy.
+struct Editor {
+    child: Child,
+    stdin: ChildStdin,
+    lines: tokio::io::Lines<BufReader<ChildStdout>>,
+    /// Everything the editor received.
+    seen: Vec<Value>,
+    next_id: i64,
+}
+
+impl Editor {
+    fn start(run_dir: &Path, agent_log: &Path, extra_env: &[(&str, &str)]) -> Editor {
+        let proxy = workspace_bin("porthole-companion", "porthole-proxy");
+        let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
+        let mut command = Command::new(proxy);
+        command
+            .arg("--")
+            .arg(agent)
+            .env("PORTHOLE_COMPANION_DIR", run_dir)
+            .env("PORTHOLE_TEST_AGENT_LOG", agent_log)
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        for (k, v) in extra_env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Editor {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+            next_id: 0,
+        }
+    }
+
+    async fn send(&mut self, message: Value) {
+        self.send_raw(message.to_string().as_bytes()).await;
+    }
+
+    async fn send_raw(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).await.unwrap();
+        self.stdin.write_all(b"\n").await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        id
+    }
+
+    /// Read until the answer to `id`; everything else is kept in `seen`.
+    async fn answer(&mut self, id: i64) -> Value {
+        let read = async {
+            loop {
+                let line = self
+                    .lines
+                    .next_line()
+                    .await
+                    .unwrap()
+                    .expect("the proxy closed stdout");
+                let v: Value = serde_json::from_str(&line).unwrap_or(json!({"unparsed": line}));
+                self.seen.push(v.clone());
+                if v.get("method").is_none() && v["id"] == json!(id) {
+                    return v;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(30), read)
+            .await
+            .unwrap_or_else(|_| panic!("no answer to {id}; the editor saw {:#?}", self.seen))
+    }
+
+    async fn open_session(&mut self, cwd: &Path) -> String {
+        let init = self
+            .request(
+                "initialize",
+                json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}},
+                       "clientInfo": {"name": "test-editor", "title": "Test Editor", "version": "1.0"}}),
+            )
+            .await;
+        let init = self.answer(init).await;
+        assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+        let new = self
+            .request("session/new", json!({"cwd": cwd, "mcpServers": []}))
+            .await;
+        let new = self.answer(new).await;
+        new["result"]["sessionId"].as_str().unwrap().to_string()
+    }
+
+    async fn prompt(&mut self, session: &str, text: &str) -> i64 {
+        self.request(
+            "session/prompt",
+            json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]}),
+        )
+        .await
+    }
+
+    /// The agent's report of what the client answered: the last agent message's JSON.
+    fn report(&self) -> Value {
+        let text = self
+            .seen
+            .iter()
+            .rev()
+            .find_map(|v| {
+                (v["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+                    .then(|| v["params"]["update"]["content"]["text"].as_str())
+                    .flatten()
+            })
+            .unwrap_or("null");
+        serde_json::from_str(text).unwrap_or(Value::Null)
+    }
+
+    fn saw_elicitation_traffic(&self) -> bool {
+        self.seen.iter().any(|v| {
+            v["method"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("elicitation/"))
+        })
+    }
+}
+
+fn set_home(home: &Path) {
+    // SAFETY: set before the app model reads the environment; this test binary's tests share
+    // one home (they run in one function).
+    unsafe {
+        std::env::set_var("HOME", home);
+        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
+        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
+        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
+        std::env::remove_var("PORTHOLE_AGENT");
+    }
+}
+
+async fn start_app(home: &Path, run_dir: &Path) -> (Backend, Arc<FakeShell>) {
+    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
+    let launch = Launch::from_args(Some(&agent.display().to_string()), Some(home.to_path_buf())).unwrap();
+    let shell = Arc::new(FakeShell::default());
+    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    let serving = backend
+        .serve_companion(run_dir.join("companion.sock"))
+        .await
+        .unwrap();
+    assert!(serving);
+    (backend, shell)
+}
+
+fn client_lines(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole() {
+    let home = tempfile::tempdir().unwrap();
+    set_home(home.path());
+    let run_dir = home.path().join("run");
+    let (backend, shell) = start_app(home.path(), &run_dir).await;
+
+    // --- A form, answered in the app; the editor sees the turn end and nothing else. ---
+    let log = home.path().join("agent.log");
+    let mut editor = Editor::start(&run_dir, &log, &[]);
+    let session = editor.open_session(home.path()).await;
+    // The agent was told the client can elicit (the editor said nothing of it).
+    let init = client_lines(&log)
+        .into_iter()
+        .find(|l| l["method"] == "initialize")
+        .unwrap();
+    assert_eq!(
+        init["params"]["clientCapabilities"]["elicitation"],
+        json!({"form": {}, "url": {}})
+    );
+    assert_eq!(init["params"]["clientInfo"]["name"], "test-editor");
+
+    let proxied = shell
+        .wait_for("the proxied session in a snapshot", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["sessions"]
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|s| s["sessionId"] == session.as_str()))
+        })
+        .await;
+    let conn = &proxied["snapshot"]["connections"][0];
+    assert_eq!(conn["proxy"]["editor"], "Test Editor", "{conn:#}");
+    assert_eq!(conn["state"], "connected");
+    let agent_id = conn["agentId"].as_str().unwrap().to_string();
+    assert!(agent_id.starts_with("proxied:"), "{agent_id}");
+
+    let turn = editor.prompt(&session, "form").await;
+    let asked = shell
+        .wait_for("a proxied form", |e| {
+            e["type"] == "elicitation" && e["mode"] == "form"
+        })
+        .await;
+    assert_eq!(asked["through"], "Test Editor");
+    assert_eq!(asked["scope"]["sessionId"], session.as_str());
+    let dialog = asked["dialogId"].as_u64().unwrap();
+    // Core validates as for the app's own agents: a one-letter name is refused.
+    let bad = json!({"name": "x", "port": 8080, "fast": true});
+    assert!(
+        backend
+            .answer_elicitation(dialog, "accept", Some(bad.as_object().unwrap().clone()))
+            .is_err()
+    );
+    let good = json!({"name": "proxied", "port": 9000, "fast": false});
+    backend
+        .answer_elicitation(dialog, "accept", Some(good.as_object().unwrap().clone()))
+        .unwrap();
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    let report = editor.report();
+    assert_eq!(report["results"][0]["result"]["action"], "accept", "{report:#}");
+    assert_eq!(report["results"][0]["result"]["content"]["name"], "proxied");
+    assert!(!editor.saw_elicitation_traffic(), "{:#?}", editor.seen);
+    // The live view: the agent's updates reached the app too.
+    shell
+        .wait_for("the agent's report in the live view", |e| {
+            e["type"] == "session_update" && e["sessionId"] == session.as_str()
+        })
+        .await;
+
+    // --- A URL consent, with its completion; and a withdrawn question. ---
+    let turn = editor.prompt(&session, "withdraw").await;
+    let withdrawn = shell
+        .wait_for("a dismissed proxied dialog", |e| {
+            e["type"] == "elicitation_dismissed"
+        })
+        .await;
+    assert_eq!(withdrawn["reason"], "agent_cancelled", "{withdrawn}");
+    editor.answer(turn).await;
+    assert!(!editor.saw_elicitation_traffic());
+
+    // --- Garbage and a line over the framing limit pass through both ways. ---
+    editor.send_raw(b"this is not json").await;
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","method":"_editor/huge","params":{{"pad":"{}"}}}}"#,
+        "z".repeat(17 * 1024 * 1024)
+    );
+    editor.send_raw(huge.as_bytes()).await;
+    let turn = editor.prompt(&session, "updates").await;
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+
+    // --- The app closes mid-dialog: the agent gets `cancel`, the session goes on. ---
+    let turn = editor.prompt(&session, "form").await;
+    let asked = shell
+        .wait_for("a second proxied form", |e| {
+            e["type"] == "elicitation" && e["dialogId"].as_u64() != Some(dialog)
+        })
+        .await;
+    assert_eq!(asked["mode"], "form");
+    backend.stop().await;
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    assert_eq!(editor.report()["results"][0]["result"]["action"], "cancel");
+
+    // --- With no app (the user closed it; none is started again): `cancel`, said on stderr. ---
+    let turn = editor.prompt(&session, "form").await;
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    assert_eq!(editor.report()["results"][0]["result"]["action"], "cancel");
+    assert!(!editor.saw_elicitation_traffic());
+
+    // --- The editor leaves: the proxy and the agent end. ---
+    let agent_pid = child_of(editor.child.id().unwrap());
+    drop(editor.stdin);
+    let status = tokio::time::timeout(Duration::from_secs(15), editor.child.wait())
+        .await
+        .expect("the proxy ends with its editor")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let mut stderr = String::new();
+    use tokio::io::AsyncReadExt;
+    editor
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .await
+        .unwrap();
+    assert!(stderr.contains("porthole proxy: Porthole closed"), "{stderr}");
+    assert_eq!(
+        stderr.matches("porthole proxy:").count(),
+        1,
+        "one line for the outage: {stderr}"
+    );
+    assert!(!alive(agent_pid), "the agent outlived its editor");
+}
+
+/// The proxy's child: the agent.
+fn child_of(pid: u32) -> u32 {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    let child = children.split_whitespace().next().and_then(|c| c.parse().ok());
+    child.expect("the proxy runs the agent")
+}
+
+fn alive(pid: u32) -> bool {
+    for _ in 0..50 {
+        if pid == 0 || !Path::new(&format!("/proc/{pid}")).exists() {
+            return false;
+        }
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if stat.contains(") Z ") {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    true
+}

@@ -1,0 +1,28 @@
+//! Porthole as the companion of any ACP editor.
+//!
+//! Most ACP editors have no elicitation: their agents quietly drop their questions and sign-in
+//! links. An editor runs `porthole proxy -- AGENT...` instead of the agent; the proxy relays
+//! ACP both ways, tells the agent the client can elicit (when the editor cannot), and hands
+//! every `elicitation/create` to the running Porthole app, whose window asks the user with the
+//! same rules and dialogs as for its own agents. The editor never sees elicitation traffic.
+//!
+//! - `framing`: newline-delimited lines with a size limit; longer lines stream through whole.
+//! - `peek`: what a JSON-RPC line is (method, id), without building a value from it.
+//! - `link`: the small versioned format between a proxy and the app, and its handshake.
+//! - `socket`: where the app listens (a Unix socket in a 0700 runtime directory), and who may
+//!   connect (the same user, checked by peer credentials).
+//! - `relay`: the proxy itself.
+//! - `launcher`: starting the app when it is not running.
+
+pub mod cli;
+pub mod framing;
+pub mod launcher;
+pub mod link;
+pub mod peek;
+pub mod relay;
+pub mod socket;
+
+pub use relay::{ProxyOptions, run_proxy};
+
+/// The framing limit of both sides of the relay and of the link: core's.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;

@@ -1,0 +1,861 @@
+//! The proxy: an editor runs it instead of the agent; it runs the agent and relays ACP both
+//! ways, line by line, in order, ids untouched.
+//!
+//! What it changes, and only when it answers elicitations (the editor advertised none, or
+//! `--always`):
+//! - the editor's `initialize` gains `clientCapabilities.elicitation` (form and url) when the
+//!   editor did not advertise it; that one line is re-serialized, every other line keeps its bytes;
+//! - the agent's `elicitation/create` requests, `elicitation/complete` notifications and
+//!   `$/cancel_request` for those requests go to the app instead of the editor; the app's
+//!   answers go back to the agent. When no app can be had, the agent gets `cancel` and the
+//!   proxy says so once on stderr.
+//!
+//! Everything else is passed through; the agent's `session/update`s are also copied to the
+//! app for its live view (dropped, never waited for, when the app falls behind). Lines over the
+//! framing limit stream through unread.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{Notify, mpsc};
+
+use crate::framing::{LineReader, Piece};
+use crate::launcher::Launcher;
+use crate::link::{self, Control};
+use crate::peek::{SESSION_UPDATE_PREFIX, peek};
+
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// The agent's program and arguments.
+    pub agent: Vec<String>,
+    /// Answer elicitations even when the editor advertises its own.
+    pub always: bool,
+    /// The app's socket.
+    pub socket: PathBuf,
+    /// How to start the app when it is not running (`None`: never start it).
+    pub launcher: Option<Launcher>,
+    /// How long to wait for an app the proxy started.
+    pub app_wait: Duration,
+    /// How often to look for an app while none is connected (it may be opened later).
+    pub retry_every: Duration,
+    pub max_line: usize,
+}
+
+impl ProxyOptions {
+    pub fn new(agent: Vec<String>) -> Self {
+        Self {
+            agent,
+            always: false,
+            socket: crate::socket::socket_path(),
+            launcher: Launcher::find(),
+            app_wait: Duration::from_secs(20),
+            retry_every: Duration::from_secs(3),
+            max_line: crate::MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// Elicitations held while the app is being reached; beyond this the agent gets `cancel` at once.
+const MAX_QUEUED: usize = 64;
+/// The editor's requests in flight that are tracked (for request-scoped elicitations).
+const MAX_TRACKED: usize = 4096;
+/// Lines waiting for the app's socket; the live view's copies are dropped beyond it.
+const LINK_CAPACITY: usize = 1024;
+
+/// An editor request the relay follows until the agent answers it.
+struct EditorRequest {
+    method: String,
+    session_id: Option<String>,
+    /// The params of session requests (their `cwd` and `sessionId`), else nothing.
+    params: Option<Value>,
+}
+
+#[derive(Default)]
+struct State {
+    /// Decided by the editor's `initialize`.
+    answering: bool,
+    editor_info: Option<Value>,
+    agent_init: Option<Value>,
+    requests: HashMap<String, EditorRequest>,
+    /// The editor's sessions, in the order they opened: (id, cwd).
+    sessions: Vec<(String, String)>,
+    /// Ids of the agent's elicitation requests that the app holds.
+    held: HashSet<String>,
+    /// Elicitation requests waiting for an app: (id, line).
+    queued: Vec<(String, Vec<u8>)>,
+    link: Option<mpsc::Sender<Vec<u8>>>,
+    /// The proxy started the app once already; it does not do so again.
+    app_started: bool,
+    /// An app was connected and went away (the user closed it): it is not started again.
+    link_lost: bool,
+    /// "answered cancel" was said on stderr for the current outage.
+    said_unavailable: bool,
+}
+
+enum AgentInput {
+    Bytes(Vec<u8>),
+    /// The editor's input ended: close the agent's stdin.
+    Close,
+}
+
+struct Relay {
+    opts: ProxyOptions,
+    cwd: String,
+    state: Mutex<State>,
+    to_agent: mpsc::Sender<AgentInput>,
+    link_up: AtomicBool,
+    /// Asks the link manager to reach the app now (an elicitation waits).
+    wanted: Notify,
+}
+
+impl Relay {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    async fn to_agent(&self, line: Vec<u8>) {
+        let _ = self.to_agent.send(AgentInput::Bytes(line)).await;
+    }
+
+    /// The agent gets `cancel` for elicitation `id`: no one could ask the user.
+    async fn cancel(&self, id: &str) {
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"cancel"}}}}"#);
+        self.to_agent(line_of(answer.as_bytes())).await;
+    }
+
+    fn link(&self) -> Option<mpsc::Sender<Vec<u8>>> {
+        if !self.link_up.load(Ordering::Acquire) {
+            return None;
+        }
+        self.state().link.clone()
+    }
+
+    /// A control message to the app, in order with everything else sent to it.
+    async fn tell_app(&self, message: Control) {
+        if let Some(link) = self.link() {
+            let _ = link.send(link::control(&message)).await;
+        }
+    }
+
+    // ----- editor to agent -----
+
+    async fn from_editor(self: &Arc<Self>, line: &[u8]) {
+        let mut rewritten = None;
+        if let Some(p) = peek(line)
+            && p.is_request()
+        {
+            let id = p.id_key().unwrap_or_default().to_string();
+            let method = p.method().to_string();
+            if method == "initialize" && self.on_initialize(p.params.map(|r| r.get())) {
+                rewritten = rewrite_initialize(line);
+            }
+            let params = method
+                .starts_with("session/")
+                .then(|| p.params.and_then(|r| serde_json::from_str(r.get()).ok()))
+                .flatten();
+            let session_id = params
+                .as_ref()
+                .and_then(|p: &Value| p.get("sessionId"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let tracked = {
+                let mut state = self.state();
+                let room = state.requests.len() < MAX_TRACKED;
+                if room {
+                    let request = EditorRequest {
+                        method: method.clone(),
+                        session_id: session_id.clone(),
+                        params,
+                    };
+                    state.requests.insert(id.clone(), request);
+                }
+                room
+            };
+            if tracked {
+                self.tell_app(Control::Request {
+                    id,
+                    method,
+                    session_id,
+                })
+                .await;
+            }
+        }
+        self.to_agent(line_of(rewritten.as_deref().unwrap_or(line))).await;
+    }
+
+    /// Decides whether the proxy answers elicitations; true when the line must gain the
+    /// capability.
+    fn on_initialize(&self, params: Option<&str>) -> bool {
+        let params: Value = params
+            .and_then(|p| serde_json::from_str(p).ok())
+            .unwrap_or(Value::Null);
+        let editor_elicits = params
+            .pointer("/clientCapabilities/elicitation")
+            .is_some_and(|e| e.is_object());
+        let answering = self.opts.always || !editor_elicits;
+        {
+            let mut state = self.state();
+            state.answering = answering;
+            state.editor_info = params.get("clientInfo").cloned();
+        }
+        answering && !editor_elicits
+    }
+
+    // ----- agent to editor -----
+
+    /// What to do with one of the agent's lines; `true` when it goes on to the editor.
+    async fn from_agent(self: &Arc<Self>, line: &[u8]) -> bool {
+        if line.starts_with(SESSION_UPDATE_PREFIX) {
+            self.copy_to_view(line);
+            return true;
+        }
+        let Some(p) = peek(line) else { return true };
+        if p.is_response() {
+            self.on_agent_response(&p).await;
+            return true;
+        }
+        let answering = self.state().answering;
+        if !answering {
+            return true;
+        }
+        match (p.method(), p.id_key()) {
+            ("elicitation/create", Some(id)) => {
+                self.take_elicitation(id.to_string(), line).await;
+                false
+            }
+            ("elicitation/complete", None) => {
+                if let Some(link) = self.link() {
+                    let _ = link.send(link::frame(link::ACP, line)).await;
+                }
+                false
+            }
+            ("$/cancel_request", None) => {
+                let target = p
+                    .params
+                    .and_then(|r| serde_json::from_str::<Value>(r.get()).ok())
+                    .and_then(|v| v.get("requestId").map(Value::to_string));
+                match target {
+                    Some(id) => !self.withdraw(&id, line).await,
+                    None => true,
+                }
+            }
+            ("session/update", None) => {
+                self.copy_to_view(line);
+                true
+            }
+            _ => true,
+        }
+    }
+
+    /// The live view's copy: never waited for; dropped when the app falls behind.
+    fn copy_to_view(&self, line: &[u8]) {
+        if let Some(link) = self.link() {
+            let _ = link.try_send(link::frame(link::ACP, line));
+        }
+    }
+
+    async fn on_agent_response(&self, p: &crate::peek::Peeked<'_>) {
+        let Some(id) = p.id_key() else { return };
+        let Some(request) = self.state().requests.remove(id) else {
+            return;
+        };
+        let ok = p.result.is_some() && p.error.is_none();
+        let result: Value = p
+            .result
+            .filter(|_| ok)
+            .and_then(|r| serde_json::from_str(r.get()).ok())
+            .unwrap_or(Value::Null);
+        let params = request.params.unwrap_or(Value::Null);
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+        let mut messages = Vec::new();
+        match request.method.as_str() {
+            "initialize" if ok => {
+                self.state().agent_init = Some(result.clone());
+                // A running app can be linked now (one that starts later is found on a retry).
+                self.wanted.notify_one();
+            }
+            "session/new" | "session/fork" if ok => {
+                if let (Some(session_id), Some(cwd)) = (text(&result, "sessionId"), text(&params, "cwd")) {
+                    messages.push(self.opened(session_id, cwd));
+                }
+            }
+            "session/load" | "session/resume" if ok => {
+                if let (Some(session_id), Some(cwd)) = (text(&params, "sessionId"), text(&params, "cwd")) {
+                    messages.push(self.opened(session_id, cwd));
+                }
+            }
+            "session/close" | "session/delete" if ok => {
+                if let Some(session_id) = text(&params, "sessionId") {
+                    self.state().sessions.retain(|(s, _)| *s != session_id);
+                    messages.push(Control::SessionClosed { session_id });
+                }
+            }
+            _ => {}
+        }
+        messages.push(Control::RequestDone { id: id.to_string() });
+        for message in messages {
+            self.tell_app(message).await;
+        }
+    }
+
+    fn opened(&self, session_id: String, cwd: String) -> Control {
+        let mut state = self.state();
+        state.sessions.retain(|(s, _)| *s != session_id);
+        state.sessions.push((session_id.clone(), cwd.clone()));
+        Control::Session { session_id, cwd }
+    }
+
+    /// An `elicitation/create`: to the app, or held until one is reached.
+    async fn take_elicitation(self: &Arc<Self>, id: String, line: &[u8]) {
+        enum Next {
+            Send(mpsc::Sender<Vec<u8>>),
+            Wait,
+            Refuse,
+        }
+        let next = {
+            let mut state = self.state();
+            match state
+                .link
+                .clone()
+                .filter(|_| self.link_up.load(Ordering::Acquire))
+            {
+                Some(link) => {
+                    state.held.insert(id.clone());
+                    Next::Send(link)
+                }
+                None if state.queued.len() < MAX_QUEUED => {
+                    state.queued.push((id.clone(), line.to_vec()));
+                    Next::Wait
+                }
+                None => Next::Refuse,
+            }
+        };
+        let link = match next {
+            Next::Send(link) => Some(link),
+            Next::Wait => None,
+            Next::Refuse => {
+                tracing::warn!("{MAX_QUEUED} elicitations already wait for the app; {id} answered cancel");
+                return self.cancel(&id).await;
+            }
+        };
+        match link {
+            Some(link) => {
+                if link.send(link::frame(link::ACP, line)).await.is_err() && self.state().held.remove(&id) {
+                    // The link went between the check and the send; its closing did not see this one.
+                    self.cancel(&id).await;
+                }
+            }
+            None => self.wanted.notify_one(),
+        }
+    }
+
+    /// `$/cancel_request` for request `id`: true when it was one of ours (not for the editor).
+    async fn withdraw(&self, id: &str, line: &[u8]) -> bool {
+        let (held, queued) = {
+            let mut state = self.state();
+            let before = state.queued.len();
+            state.queued.retain(|(q, _)| q != id);
+            (state.held.contains(id), state.queued.len() != before)
+        };
+        if queued {
+            self.cancel(id).await;
+            return true;
+        }
+        if held {
+            // The app dismisses its dialog and answers `cancel` itself.
+            if let Some(link) = self.link() {
+                let _ = link.send(link::frame(link::ACP, line)).await;
+            }
+            return true;
+        }
+        false
+    }
+
+    // ----- the app -----
+
+    /// Keeps a link to the app while the proxy answers elicitations: looks for a running app
+    /// now and then, and starts one when an elicitation waits and none runs.
+    async fn manage_link(self: Arc<Self>) {
+        loop {
+            let wanted = tokio::select! {
+                _ = self.wanted.notified() => true,
+                _ = tokio::time::sleep(self.opts.retry_every) => false,
+            };
+            // The app is linked once the agent answered `initialize` (it names the agent).
+            let ready = {
+                let state = self.state();
+                state.answering && state.agent_init.is_some()
+            };
+            if self.link_up.load(Ordering::Acquire) || !ready {
+                continue;
+            }
+            let waiting = !self.state().queued.is_empty();
+            match self.try_link().await {
+                Ok(()) => continue,
+                Err(LinkError::Refused(reason)) => {
+                    self.unavailable(&reason).await;
+                    continue;
+                }
+                Err(LinkError::NotRunning) if waiting && wanted => {}
+                Err(LinkError::NotRunning) => {
+                    if waiting {
+                        self.wanted.notify_one();
+                    }
+                    continue;
+                }
+            }
+            // An elicitation waits and no app runs: start one, once.
+            let start = {
+                let mut state = self.state();
+                let allowed = !state.app_started && !state.link_lost;
+                state.app_started |= allowed;
+                allowed
+            };
+            let why = match (&self.opts.launcher, start) {
+                (_, false) => "Porthole was closed".to_string(),
+                (None, true) => "Porthole's app was not found (set PORTHOLE_APP)".to_string(),
+                (Some(launcher), true) => match launcher.start() {
+                    Err(e) => e,
+                    Ok(()) => match self.wait_for_app().await {
+                        Ok(()) => continue,
+                        Err(e) => e,
+                    },
+                },
+            };
+            self.unavailable(&why).await;
+        }
+    }
+
+    async fn wait_for_app(self: &Arc<Self>) -> Result<(), String> {
+        let deadline = tokio::time::Instant::now() + self.opts.app_wait;
+        loop {
+            match self.try_link().await {
+                Ok(()) => return Ok(()),
+                Err(LinkError::Refused(reason)) => return Err(reason),
+                Err(LinkError::NotRunning) if tokio::time::Instant::now() >= deadline => {
+                    return Err(format!(
+                        "Porthole did not start within {} s",
+                        self.opts.app_wait.as_secs()
+                    ));
+                }
+                Err(LinkError::NotRunning) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
+    }
+
+    /// No app: every waiting elicitation is answered `cancel`, said once on stderr.
+    async fn unavailable(&self, why: &str) {
+        let (queued, say) = {
+            let mut state = self.state();
+            let queued = std::mem::take(&mut state.queued);
+            let say = !queued.is_empty() && !state.said_unavailable;
+            state.said_unavailable |= say;
+            (queued, say)
+        };
+        if say {
+            eprintln!(
+                "porthole proxy: {why}; the agent's questions are answered `cancel` until Porthole runs (the session goes on)"
+            );
+        }
+        for (id, _) in queued {
+            self.cancel(&id).await;
+        }
+    }
+
+    /// Connect, shake hands, tell the app what it missed, and hand it what waits.
+    async fn try_link(self: &Arc<Self>) -> Result<(), LinkError> {
+        let stream = crate::socket::connect(&self.opts.socket)
+            .await
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::PermissionDenied => LinkError::Refused(e.to_string()),
+                _ => LinkError::NotRunning,
+            })?;
+        let (read, mut write) = stream.into_split();
+        let mut reader = LineReader::new(read, self.opts.max_line);
+        let hello = serde_json::to_vec(&link::Hello::ours()).unwrap_or_default();
+        write
+            .write_all(&line_of(&hello))
+            .await
+            .map_err(|_| LinkError::NotRunning)?;
+        let answer = tokio::time::timeout(Duration::from_secs(5), reader.next()).await;
+        match answer {
+            Ok(Ok(Some(Piece::Line(line)))) => {
+                link::check_welcome(line).map_err(LinkError::Refused)?;
+            }
+            _ => return Err(LinkError::Refused("the app did not answer the handshake".into())),
+        }
+
+        let (tx, rx) = mpsc::channel::<Vec<u8>>(LINK_CAPACITY);
+        // What the app missed, then the waiting elicitations, in this order, before anything
+        // else can be sent on the link (the state lock is held until the link is set).
+        let queued = {
+            let mut state = self.state();
+            let mut first = vec![link::control(&Control::Relay {
+                editor: state.editor_info.clone(),
+                agent_command: self.opts.agent.clone(),
+                cwd: self.cwd.clone(),
+                proxy_pid: std::process::id(),
+            })];
+            if let Some(result) = &state.agent_init {
+                first.push(link::control(&Control::AgentInitialized {
+                    result: result.clone(),
+                }));
+            }
+            for (session_id, cwd) in &state.sessions {
+                first.push(link::control(&Control::Session {
+                    session_id: session_id.clone(),
+                    cwd: cwd.clone(),
+                }));
+            }
+            for (id, r) in &state.requests {
+                first.push(link::control(&Control::Request {
+                    id: id.clone(),
+                    method: r.method.clone(),
+                    session_id: r.session_id.clone(),
+                }));
+            }
+            let queued = std::mem::take(&mut state.queued);
+            for (id, line) in &queued {
+                state.held.insert(id.clone());
+                first.push(link::frame(link::ACP, line));
+            }
+            for line in first {
+                // The channel is new and empty: these fit unless there are very many.
+                if let Err(mpsc::error::TrySendError::Full(line)) = tx.try_send(line) {
+                    let tx = tx.clone();
+                    tokio::spawn(async move { tx.send(line).await });
+                }
+            }
+            state.link = Some(tx);
+            state.said_unavailable = false;
+            self.link_up.store(true, Ordering::Release);
+            queued.len()
+        };
+        tracing::info!("linked to the app ({queued} elicitations were waiting)");
+        tokio::spawn(write_link(write, rx));
+        let this = self.clone();
+        tokio::spawn(async move { this.read_link(reader).await });
+        Ok(())
+    }
+
+    /// The app's answers go to the agent; when the app goes, what it held is answered `cancel`.
+    async fn read_link(self: Arc<Self>, mut reader: LineReader<tokio::net::unix::OwnedReadHalf>) {
+        loop {
+            match reader.next().await {
+                Ok(Some(Piece::Line(line))) if line.first() == Some(&link::ACP) => {
+                    let message = &line[1..];
+                    let id = peek(message)
+                        .filter(|p| p.is_response())
+                        .and_then(|p| p.id_key().map(str::to_string));
+                    match id {
+                        Some(id) if self.state().held.remove(&id) => self.to_agent(line_of(message)).await,
+                        _ => tracing::debug!("the app sent a line that answers nothing held: dropped"),
+                    }
+                }
+                Ok(Some(_)) => tracing::debug!("unexpected line from the app: dropped"),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        let held: Vec<String> = {
+            let mut state = self.state();
+            self.link_up.store(false, Ordering::Release);
+            state.link = None;
+            state.link_lost = true;
+            // This line announces the outage; the agent's next questions are not announced again.
+            state.said_unavailable = true;
+            state.held.drain().collect()
+        };
+        let waiting = match held.len() {
+            0 => String::new(),
+            n => format!(" ({n} waiting now)"),
+        };
+        eprintln!(
+            "porthole proxy: Porthole closed; the agent's questions are answered `cancel` until Porthole runs{waiting} (the session goes on)"
+        );
+        for id in held {
+            self.cancel(&id).await;
+        }
+    }
+}
+
+enum LinkError {
+    NotRunning,
+    Refused(String),
+}
+
+async fn write_link(mut write: tokio::net::unix::OwnedWriteHalf, mut rx: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = rx.recv().await {
+        if write.write_all(&line).await.is_err() {
+            break;
+        }
+    }
+}
+
+fn line_of(message: &[u8]) -> Vec<u8> {
+    let mut line = Vec::with_capacity(message.len() + 1);
+    line.extend_from_slice(message);
+    line.push(b'\n');
+    line
+}
+
+/// The editor's `initialize` with `elicitation: {form, url}` in its client capabilities.
+fn rewrite_initialize(line: &[u8]) -> Option<Vec<u8>> {
+    let mut message: Value = serde_json::from_slice(line).ok()?;
+    let params = message.get_mut("params")?.as_object_mut()?;
+    let caps = params
+        .entry("clientCapabilities")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()?;
+    caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+    serde_json::to_vec(&message).ok()
+}
+
+/// Run the proxy between the editor's streams and the agent. Returns the exit code: the
+/// agent's, as the editor would have seen it without the proxy.
+pub async fn run_proxy<I, O>(opts: ProxyOptions, editor_in: I, editor_out: O) -> i32
+where
+    I: AsyncRead + Unpin + Send + 'static,
+    O: AsyncWrite + Unpin + Send + 'static,
+{
+    let Some((program, args)) = opts.agent.split_first() else {
+        eprintln!("porthole proxy: no agent command (usage: porthole proxy -- AGENT [ARGS...])");
+        return 2;
+    };
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        // Its own group, so its children go with it; and it goes if the proxy is killed.
+        .process_group(0);
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("porthole proxy: cannot start the agent `{program}`: {e}");
+            return 127;
+        }
+    };
+    let pid = child.id();
+    let (Some(agent_in), Some(agent_out)) = (child.stdin.take(), child.stdout.take()) else {
+        return 1;
+    };
+
+    let (to_agent, agent_rx) = mpsc::channel(256);
+    let relay = Arc::new(Relay {
+        cwd: std::env::current_dir()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default(),
+        opts,
+        state: Mutex::new(State::default()),
+        to_agent,
+        link_up: AtomicBool::new(false),
+        wanted: Notify::new(),
+    });
+    let writer = tokio::spawn(write_agent(agent_in, agent_rx));
+    let manager = tokio::spawn(relay.clone().manage_link());
+    let editor_pump = {
+        let relay = relay.clone();
+        let max = relay.opts.max_line;
+        tokio::spawn(async move {
+            let mut reader = LineReader::new(editor_in, max);
+            while let Ok(Some(piece)) = reader.next().await {
+                match piece {
+                    Piece::Line(line) => relay.from_editor(line).await,
+                    Piece::Oversized { chunk, end } => {
+                        let mut bytes = chunk.to_vec();
+                        if end {
+                            bytes.push(b'\n');
+                        }
+                        relay.to_agent(bytes).await;
+                    }
+                }
+            }
+            let _ = relay.to_agent.send(AgentInput::Close).await;
+        })
+    };
+    let agent_pump = tokio::spawn(pump_agent(relay.clone(), agent_out, editor_out));
+
+    // The editor went away (its input ended): the agent gets its stdin closed and a moment to
+    // exit, then its group is stopped. The agent exiting ends the relay.
+    enum End {
+        Exited(std::io::Result<std::process::ExitStatus>),
+        Stop,
+    }
+    let end = tokio::select! {
+        status = child.wait() => End::Exited(status),
+        _ = async {
+            let _ = editor_pump.await;
+            tokio::time::sleep(Duration::from_secs(3)).await;
+        } => End::Stop,
+        _ = terminated() => End::Stop,
+    };
+    let status = match end {
+        End::Exited(status) => status,
+        End::Stop => stop_group(pid, &mut child).await,
+    };
+    // Whatever the agent wrote before it went reaches the editor.
+    let _ = tokio::time::timeout(Duration::from_secs(2), agent_pump).await;
+    if let Some(pid) = pid {
+        signal_group(pid, libc::SIGKILL);
+    }
+    let status_text = describe(&status);
+    relay.tell_app(Control::AgentExited { status: status_text }).await;
+    // Give the link a moment to deliver that before the process ends.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    manager.abort();
+    writer.abort();
+    match status {
+        Ok(s) => s
+            .code()
+            .unwrap_or_else(|| 128 + std::os::unix::process::ExitStatusExt::signal(&s).unwrap_or(0)),
+        Err(_) => 1,
+    }
+}
+
+async fn pump_agent<R, O>(relay: Arc<Relay>, agent_out: R, editor_out: O)
+where
+    R: AsyncRead + Unpin,
+    O: AsyncWrite + Unpin,
+{
+    let mut reader = LineReader::new(agent_out, relay.opts.max_line);
+    let mut out = BufWriter::with_capacity(64 * 1024, editor_out);
+    // After the editor's stdout fails the agent's output is still read (so it never blocks on
+    // its pipe), and dropped.
+    let mut editor_gone = false;
+    while let Ok(Some(piece)) = reader.next().await {
+        let (bytes, newline) = match piece {
+            Piece::Line(line) => {
+                if !relay.from_agent(line).await {
+                    continue;
+                }
+                (line, true)
+            }
+            Piece::Oversized { chunk, end } => (chunk, end),
+        };
+        if !editor_gone {
+            editor_gone =
+                out.write_all(bytes).await.is_err() || (newline && out.write_all(b"\n").await.is_err());
+        }
+        if !reader.has_buffered() && !editor_gone {
+            editor_gone = out.flush().await.is_err();
+        }
+    }
+    let _ = out.flush().await;
+    let _ = out.shutdown().await;
+}
+
+async fn write_agent(agent_in: tokio::process::ChildStdin, mut rx: mpsc::Receiver<AgentInput>) {
+    let mut agent_in = BufWriter::new(agent_in);
+    while let Some(input) = rx.recv().await {
+        match input {
+            AgentInput::Bytes(bytes) => {
+                if agent_in.write_all(&bytes).await.is_err() {
+                    break;
+                }
+                if rx.is_empty() && agent_in.flush().await.is_err() {
+                    break;
+                }
+            }
+            AgentInput::Close => break,
+        }
+    }
+    let _ = agent_in.flush().await;
+    let _ = agent_in.shutdown().await;
+}
+
+async fn terminated() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+        _ = hup.recv() => {}
+    }
+}
+
+fn signal_group(pid: u32, signal: i32) {
+    // SAFETY: kill with a negative pid signals the agent's process group (made by the spawn).
+    unsafe {
+        libc::kill(-(pid as i32), signal);
+    }
+}
+
+/// SIGTERM to the agent's group, SIGKILL after 3 s.
+async fn stop_group(
+    pid: Option<u32>,
+    child: &mut tokio::process::Child,
+) -> std::io::Result<std::process::ExitStatus> {
+    if let Some(pid) = pid {
+        signal_group(pid, libc::SIGTERM);
+    }
+    match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
+        Ok(status) => status,
+        Err(_) => {
+            if let Some(pid) = pid {
+                signal_group(pid, libc::SIGKILL);
+            }
+            child.wait().await
+        }
+    }
+}
+
+fn describe(status: &std::io::Result<std::process::ExitStatus>) -> String {
+    match status {
+        Ok(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(s)) {
+            (Some(c), _) => format!("exit status {c}"),
+            (None, Some(sig)) => format!("killed by signal {sig}"),
+            _ => "exited".into(),
+        },
+        Err(e) => format!("could not wait for the agent: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initialize_gains_elicitation_and_keeps_the_rest() {
+        let line = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}},"clientInfo":{"name":"acpx"},"_meta":{"x":1}}}"#;
+        let out: Value = serde_json::from_slice(&rewrite_initialize(line).unwrap()).unwrap();
+        assert_eq!(
+            out["params"]["clientCapabilities"]["elicitation"],
+            json!({"form": {}, "url": {}})
+        );
+        assert_eq!(
+            out["params"]["clientCapabilities"]["fs"],
+            json!({"readTextFile": true})
+        );
+        assert_eq!(out["params"]["clientInfo"], json!({"name": "acpx"}));
+        assert_eq!(out["params"]["_meta"], json!({"x": 1}));
+        assert_eq!(out["id"], json!(0));
+        // No capabilities at all: they are made.
+        let bare = br#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":1}}"#;
+        let out: Value = serde_json::from_slice(&rewrite_initialize(bare).unwrap()).unwrap();
+        assert_eq!(
+            out["params"]["clientCapabilities"]["elicitation"]["url"],
+            json!({})
+        );
+    }
+}
