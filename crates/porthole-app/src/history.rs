@@ -147,6 +147,7 @@ impl Backend {
                 .and_then(|c| c.proxy.as_ref())
                 .map(|p| p.editor.clone());
             value["through"] = json!(through);
+            value["agentId"] = json!(agent_id);
         }
         let agent_id = history_agent_id(agent_id);
         if let Event::Elicitation(prompt) = event

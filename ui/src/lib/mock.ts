@@ -107,6 +107,7 @@ export class MockBackend implements Backend {
           needsAuth: false,
           signInProblem: null,
           capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
+          proxy: null,
         },
       ],
       sessions: st.sessionOpen

@@ -350,6 +350,11 @@ export class AppStore {
     return this.snapshot?.connections.find((c) => c.agentId === id) ?? null;
   }
 
+  /** Dialogs an agent's connection has waiting for the user. */
+  waitingOf(agentId: string): number {
+    return this.dialogs.filter((x) => x.status === "pending" && "agentId" in x.dialog && x.dialog.agentId === agentId).length;
+  }
+
   connectionOf(agentId: string): Connection | null {
     return this.snapshot?.connections.find((c) => c.agentId === agentId) ?? null;
   }

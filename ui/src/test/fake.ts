@@ -37,6 +37,7 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
         needsAuth: false,
         signInProblem: null,
         capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: false, promptImage: false, promptAudio: false, promptEmbeddedContext: false },
+        proxy: null,
         ...conn,
       },
     ],
