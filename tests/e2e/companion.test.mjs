@@ -75,7 +75,6 @@ after(async () => {
 test("a proxied form and URL consent are asked in the window, labelled with the editor", async () => {
   editor = startEditor("Scripted Editor");
   const session = await editor.open(app.workspace);
-  await app.waitText("nav", "Through your editor");
   await app.waitText("nav [data-proxied]", "asked through Scripted Editor");
 
   const turn = editor.prompt(session, "modes");
