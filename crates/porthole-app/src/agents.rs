@@ -104,9 +104,11 @@ impl Backend {
 
     /// A registry icon as a `data:` URL (see core's `registry::icon_data_url`).
     pub async fn registry_icon(&self, url: String) -> Result<String, AnswerError> {
-        blocking(move || registry::icon_data_url(&url).map_err(|e| e.to_string()))
-            .await
-            .map_err(AnswerError::msg)
+        blocking(move || {
+            registry::icon_data_url(&url, &registry::registry_source()).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(AnswerError::msg)
     }
 
     /// Install (or update) a registry agent; progress arrives as `install_progress` events.
