@@ -283,10 +283,7 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
         }
         Event::ElicitationDismissed { dialog_id, reason }
         | Event::PermissionDismissed { dialog_id, reason } => {
-            note!(
-                "[dialog {dialog_id} dismissed] {}",
-                term::line(reason.describe())
-            )
+            note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
         }
         Event::Permission(p) => {
             let selected = match decision {
@@ -364,10 +361,7 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             )
         }
         Event::FileAccessDismissed { dialog_id, reason } => {
-            note!(
-                "[dialog {dialog_id} dismissed] {}",
-                term::line(reason.describe())
-            )
+            note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
         }
         Event::PermissionAuto {
             option_name, rule_id, ..
