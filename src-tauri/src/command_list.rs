@@ -45,6 +45,7 @@ macro_rules! with_app_commands {
             registry_agents,
             registry_icon,
             install_agent,
+            cancel_install,
             remove_agent,
             save_sign_in,
             forget_sign_in,

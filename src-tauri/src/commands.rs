@@ -251,6 +251,12 @@ async fn install_agent(backend: State<'_, Backend>, registry_id: String) -> Resu
     backend.install_agent(registry_id).await
 }
 
+/// Cancel the install of `registry_id` under way; `false` when there is none.
+#[tauri::command]
+async fn cancel_install(backend: State<'_, Backend>, registry_id: String) -> Result<bool> {
+    Ok(backend.cancel_install(&registry_id))
+}
+
 #[tauri::command]
 async fn remove_agent(backend: State<'_, Backend>, registry_id: String) -> Result<()> {
     backend.remove_agent(registry_id).await

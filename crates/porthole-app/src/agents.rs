@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use porthole_core::registry::{self, Installer, Progress, Status};
+use porthole_core::registry::{self, Cancel, Installer, Progress, Status};
 use porthole_core::secrets::{self, AgentSecrets};
 use serde_json::{Value, json};
 
@@ -57,6 +57,26 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| format!("the task failed: {e}"))?
 }
 
+/// How to cancel an install under way: the install stops at its next step (`cancel`); the
+/// waiting `install_agent` call returns at once (`wake`) after deleting what the install made.
+#[derive(Clone, Default)]
+pub(crate) struct InstallHandle {
+    cancel: Cancel,
+    wake: std::sync::Arc<tokio::sync::Notify>,
+}
+
+/// Takes an install out of the map when `install_agent` returns, however it returns.
+struct Registered<'a> {
+    backend: &'a Backend,
+    id: String,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        self.backend.installs().remove(&self.id);
+    }
+}
+
 fn installer() -> Result<Installer, String> {
     Installer::from_env().map_err(|e| e.to_string())
 }
@@ -104,17 +124,51 @@ impl Backend {
 
     /// A registry icon as a `data:` URL (see core's `registry::icon_data_url`).
     pub async fn registry_icon(&self, url: String) -> Result<String, AnswerError> {
-        blocking(move || registry::icon_data_url(&url).map_err(|e| e.to_string()))
-            .await
-            .map_err(AnswerError::msg)
+        blocking(move || {
+            registry::icon_data_url(&url, &registry::registry_source()).map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(AnswerError::msg)
+    }
+
+    fn installs(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, InstallHandle>> {
+        self.0.installs.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Cancel the install of `registry_id` under way: its `install_agent` call fails with
+    /// "cancelled" at once, what it had made is deleted, and what was installed before stays.
+    /// `false` when no install of that agent is under way.
+    pub fn cancel_install(&self, registry_id: &str) -> bool {
+        let Some(handle) = self.installs().get(registry_id).cloned() else {
+            return false;
+        };
+        handle.cancel.cancel();
+        handle.wake.notify_one();
+        true
     }
 
     /// Install (or update) a registry agent; progress arrives as `install_progress` events.
-    /// Returns the id of its profile, which the sidebar now lists.
+    /// Returns the id of its profile, which the sidebar now lists. [`Backend::cancel_install`]
+    /// ends it.
     pub async fn install_agent(&self, registry_id: String) -> Result<String, AnswerError> {
+        let handle = InstallHandle::default();
+        {
+            let mut installs = self.installs();
+            if installs.contains_key(&registry_id) {
+                return Err(AnswerError::msg(format!(
+                    "`{registry_id}` is being installed already"
+                )));
+            }
+            installs.insert(registry_id.clone(), handle.clone());
+        }
+        let _registered = Registered {
+            backend: self,
+            id: registry_id.clone(),
+        };
         let this = self.clone();
         let id = registry_id.clone();
-        let outcome = blocking(move || {
+        let cancel = handle.cancel.clone();
+        let work = blocking(move || {
             let fetched = registry::load_registry(
                 &registry::registry_source(),
                 registry::default_cache_dir().as_deref(),
@@ -129,19 +183,30 @@ impl Backend {
             // At most ~30 progress events a second reach the window.
             let mut last: Option<std::time::Instant> = None;
             installer
-                .install(&agent, &mut |p| {
-                    let done =
-                        matches!(p, Progress::Downloading { done, total: Some(total) } if done == total);
-                    if done || last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(33)) {
-                        last = Some(std::time::Instant::now());
-                        this.push(progress_event(&id, p));
-                        this.0.flush_now.notify_one();
-                    }
-                })
+                .install_cancellable(
+                    &agent,
+                    &mut |p| {
+                        let done =
+                            matches!(p, Progress::Downloading { done, total: Some(total) } if done == total);
+                        if done || last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(33)) {
+                            last = Some(std::time::Instant::now());
+                            this.push(progress_event(&id, p));
+                            this.0.flush_now.notify_one();
+                        }
+                    },
+                    &cancel,
+                )
                 .map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(AnswerError::msg)?;
+        });
+        let outcome = tokio::select! {
+            outcome = work => outcome.map_err(AnswerError::msg)?,
+            _ = handle.wake.notified() => {
+                // The install may be blocked in a read of a stalled download: not waited for.
+                // It stops at its next step; what it made so far goes now.
+                handle.cancel.clean_up();
+                return Err(AnswerError::msg(registry::RegistryError::Cancelled.to_string()));
+            }
+        };
         tracing::info!("registry agent {registry_id}: {outcome:?}");
         let profile_id = self.reload_agents(Some(&registry_id));
         // An updated agent that is connected runs the new version from its next start.

@@ -198,6 +198,8 @@ struct Inner {
     flush_now: Arc<tokio::sync::Notify>,
     /// Counters for `perf_stats` (benchmarks).
     metrics: metrics::Metrics,
+    /// Registry installs under way, by registry id: how to cancel each (`cancel_install`).
+    installs: Mutex<HashMap<String, agents::InstallHandle>>,
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
     /// The consent history; `None` when it could not be opened (`history_problem` says why).
@@ -249,6 +251,7 @@ impl Backend {
                 queue: Mutex::new(Vec::new()),
                 flush_now: Arc::new(tokio::sync::Notify::new()),
                 metrics: metrics::Metrics::default(),
+                installs: Mutex::new(HashMap::new()),
                 sealed: SealedViews::new(on_event),
                 history,
                 history_problem,

@@ -9,8 +9,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use porthole_core::AgentCommand;
 use porthole_core::agents_config;
-use porthole_core::registry::{self, Fetched, InstallOutcome, Installer, Progress, RegistryError, Status};
+use porthole_core::registry::{
+    self, Cancel, Fetched, InstallOutcome, Installer, Progress, RegistryAgent, RegistryError, Status,
+};
 use serde_json::json;
+
+use crate::term::{self, note, say};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -72,10 +76,10 @@ impl RegistryArg {
         let source = self.registry.clone().unwrap_or_else(registry::registry_source);
         let fetched = registry::load_registry(&source, registry::default_cache_dir().as_deref())?;
         if let Some(note) = &fetched.offline {
-            eprintln!("porthole-cli: offline: {note}");
+            note!("porthole-cli: offline: {}", term::line(note));
         }
         for problem in &fetched.registry.problems {
-            eprintln!("porthole-cli: registry entry skipped: {problem}");
+            note!("porthole-cli: registry entry skipped: {}", term::line(problem));
         }
         Ok(fetched)
     }
@@ -95,7 +99,7 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("porthole-cli: {e}");
+            note!("porthole-cli: {}", term::line(&e));
             ExitCode::FAILURE
         }
     }
@@ -105,18 +109,19 @@ fn installer() -> Result<Installer, String> {
     Installer::from_env().map_err(|e| e.to_string())
 }
 
-/// The command of an installed agent named by id or name, for `--agent`.
+/// The command of an installed agent named by its id, for `--agent`. Never by its name: the
+/// name comes from the registry, and `--agent 'my-agent --acp'` is the user's own command line.
 pub fn installed_command(agent: &str) -> Option<(AgentCommand, String)> {
     let installed = match installer().and_then(|i| i.installed().map_err(|e| e.to_string())) {
         Ok(installed) => installed,
         Err(e) => {
-            eprintln!("porthole-cli: ignoring the installed agents: {e}");
+            note!("porthole-cli: ignoring the installed agents: {}", term::line(&e));
             return None;
         }
     };
     installed
         .iter()
-        .find(|a| a.id == agent || a.name == agent)
+        .find(|a| a.id == agent)
         .map(|a| (a.to_profile().to_command(None), a.id.clone()))
 }
 
@@ -126,7 +131,7 @@ fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
         None => agents_config::AgentsConfig::default(),
     };
     for problem in &config.problems {
-        eprintln!("porthole-cli: agents.json: {problem}");
+        note!("porthole-cli: agents.json: {}", term::line(problem));
     }
     let dir = installer()?.dir;
     let installed = registry::installed_profiles(&dir).map_err(|e| e.to_string())?;
@@ -143,8 +148,14 @@ fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
             };
             writeln!(
                 out,
-                "{:<20} {:<24} {:<24} {command}",
-                agent.id, agent.name, source
+                "{}",
+                term::text(&format!(
+                    "{:<20} {:<24} {:<24} {}",
+                    term::line(&agent.id),
+                    term::line(&agent.name),
+                    term::line(&source),
+                    term::line(&command)
+                ))
             )
         };
     }
@@ -176,8 +187,16 @@ fn available(registry: &RegistryArg, json: bool) -> Result<(), String> {
             let kind = kind.map_or("not for this platform".to_string(), |k| k.to_string());
             writeln!(
                 out,
-                "{:<20} {:<12} {:<8} {:<32} {} - {}",
-                agent.id, agent.version, kind, status, agent.name, agent.description
+                "{}",
+                term::text(&format!(
+                    "{:<20} {:<12} {:<8} {:<32} {} - {}",
+                    term::line(&agent.id),
+                    term::line(&agent.version),
+                    kind,
+                    term::line(&status),
+                    term::line(&agent.name),
+                    term::line(&agent.description)
+                ))
             )
         };
     }
@@ -192,29 +211,90 @@ fn install(id: &str, registry: &RegistryArg) -> Result<(), String> {
         .ok_or_else(|| RegistryError::UnknownAgent(id.to_string()).to_string())?;
     let installer = installer()?;
     let mut bar = ProgressBar::new(&agent.id);
-    let outcome = installer
-        .install(agent, &mut |p| bar.show(p))
-        .map_err(|e| format!("cannot install `{id}`: {e}"))?;
+    let outcome = install_interruptibly(&installer, agent, &mut bar);
     bar.finish();
+    let outcome = outcome.map_err(|e| format!("cannot install `{}`: {e}", term::line(id)))?;
     report(&outcome);
     Ok(())
 }
 
+/// The exit status after Ctrl-C, as a shell reports a SIGINT death.
+const INTERRUPTED: i32 = 130;
+
+/// How long Ctrl-C waits for the install to stop by itself before cleaning up after it.
+const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Install on a worker thread while this one waits for Ctrl-C. Ctrl-C cancels the install:
+/// it stops at its next step and leaves what was installed before; one blocked in a read (a
+/// stalled server) is not waited for: what it created so far (its temporary files, a new empty
+/// agent folder) is deleted, and the CLI exits with 130.
+fn install_interruptibly(
+    installer: &Installer,
+    agent: &RegistryAgent,
+    bar: &mut ProgressBar,
+) -> Result<InstallOutcome, RegistryError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| RegistryError::Io {
+            context: "cannot start the async runtime".into(),
+            error,
+        })?;
+    let cancel = Cancel::new();
+    std::thread::scope(|scope| {
+        let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
+        let worker = scope.spawn(|| {
+            let result = installer.install_cancellable(agent, &mut |p| bar.show(p), &cancel);
+            let _ = done_tx.send(());
+            result
+        });
+        let interrupted = runtime.block_on(async {
+            tokio::select! {
+                _ = &mut done_rx => false,
+                signal = tokio::signal::ctrl_c() => signal.is_ok(),
+            }
+        });
+        if !interrupted {
+            return worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        }
+        cancel.cancel();
+        let stopped = runtime.block_on(async { tokio::time::timeout(CANCEL_GRACE, done_rx).await.is_ok() });
+        if !stopped {
+            cancel.clean_up();
+        }
+        let kept = match worker.is_finished().then(|| worker.join()) {
+            // Finished before it noticed: the new version is in place.
+            Some(Ok(Ok(outcome))) => format!(
+                "; it had finished: {} {} is installed",
+                term::line(&outcome.agent().id),
+                term::line(&outcome.agent().version)
+            ),
+            _ => "; what was installed before is kept".to_string(),
+        };
+        note!();
+        note!(
+            "porthole-cli: interrupted: the install of `{}` was cancelled{kept}",
+            term::line(&agent.id)
+        );
+        std::process::exit(INTERRUPTED);
+    })
+}
+
 fn report(outcome: &InstallOutcome) {
     let agent = outcome.agent();
-    let command = agent.to_profile().to_command(None).display();
+    let command = term::line(&agent.to_profile().to_command(None).display());
+    let (id, version) = (term::line(&agent.id), term::line(&agent.version));
     match outcome {
         InstallOutcome::Installed { .. } => {
-            println!(
-                "installed {} {} ({}): {command}",
-                agent.id, agent.version, agent.kind
-            )
+            say!("installed {id} {version} ({}): {command}", agent.kind)
         }
         InstallOutcome::Updated { from, .. } => {
-            println!("updated {} from {from} to {}: {command}", agent.id, agent.version)
+            say!("updated {id} from {} to {version}: {command}", term::line(from))
         }
         InstallOutcome::AlreadyInstalled { .. } => {
-            println!("{} {} is already installed: {command}", agent.id, agent.version)
+            say!("{id} {version} is already installed: {command}")
         }
     }
 }
@@ -230,16 +310,16 @@ fn update(id: Option<&str>, registry: &RegistryArg) -> Result<(), String> {
         None => installed,
     };
     if chosen.is_empty() {
-        println!("no agents installed from the registry");
+        say!("no agents installed from the registry");
         return Ok(());
     }
     let fetched = registry.load().map_err(|e| e.to_string())?;
     let mut failed = Vec::new();
     for current in chosen {
         let Some(agent) = fetched.registry.agent(&current.id) else {
-            eprintln!(
+            note!(
                 "porthole-cli: `{}` is no longer in the registry; kept as it is",
-                current.id
+                term::line(&current.id)
             );
             continue;
         };
@@ -247,18 +327,26 @@ fn update(id: Option<&str>, registry: &RegistryArg) -> Result<(), String> {
             Status::of(agent, std::slice::from_ref(&current)),
             Status::UpdateAvailable { .. }
         ) {
-            println!("{} {} is up to date", current.id, current.version);
+            say!(
+                "{} {} is up to date",
+                term::line(&current.id),
+                term::line(&current.version)
+            );
             continue;
         }
         let mut bar = ProgressBar::new(&agent.id);
-        match installer.install(agent, &mut |p| bar.show(p)) {
+        match install_interruptibly(&installer, agent, &mut bar) {
             Ok(outcome) => {
                 bar.finish();
                 report(&outcome);
             }
             Err(e) => {
                 bar.finish();
-                eprintln!("porthole-cli: cannot update `{}`: {e}", current.id);
+                note!(
+                    "porthole-cli: cannot update `{}`: {}",
+                    term::line(&current.id),
+                    term::line(&e.to_string())
+                );
                 failed.push(current.id);
             }
         }
@@ -272,7 +360,7 @@ fn update(id: Option<&str>, registry: &RegistryArg) -> Result<(), String> {
 
 fn remove(id: &str) -> Result<(), String> {
     let gone = installer()?.remove(id).map_err(|e| e.to_string())?;
-    println!("removed {} {}", gone.id, gone.version);
+    say!("removed {} {}", term::line(&gone.id), term::line(&gone.version));
     Ok(())
 }
 
@@ -288,7 +376,7 @@ struct ProgressBar {
 impl ProgressBar {
     fn new(id: &str) -> Self {
         Self {
-            id: id.to_string(),
+            id: term::line(id),
             tty: std::io::stderr().is_terminal(),
             shown: None,
             drawn: false,
@@ -302,8 +390,10 @@ impl ProgressBar {
                 let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
                 let (percent, text) = match total {
                     Some(total) if total > 0 => {
-                        let percent = done * 100 / total;
-                        let filled = (percent / 5) as usize;
+                        // Clamped: a server may send more than its Content-Length says (core
+                        // refuses such a body, but the bar must not panic before it does).
+                        let percent = (done.saturating_mul(100) / total).min(100);
+                        let filled = (percent / 5).min(20) as usize;
                         (
                             Some(percent),
                             format!(
@@ -345,7 +435,7 @@ impl ProgressBar {
 
     fn finish(&mut self) {
         if self.drawn {
-            eprintln!();
+            note!();
             self.drawn = false;
         }
     }

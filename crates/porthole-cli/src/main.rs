@@ -1,15 +1,20 @@
 //! porthole-cli: a headless front end over porthole-core, for agent authors and tests.
 //! It answers every dialog by a fixed policy and prints events (JSON lines with `--json`).
 
+// Every human line goes through `term` (its say!/note! macros); a raw print would skip it.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 mod agents;
 mod output;
 mod policy;
+mod term;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event, Modes};
+use term::note;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -107,7 +112,7 @@ fn main() -> ExitCode {
     let answers = match policy::load_answers(args.answers.as_deref()) {
         Ok(a) => a,
         Err(e) => {
-            eprintln!("porthole-cli: {e}");
+            note!("porthole-cli: {e}");
             return ExitCode::from(2);
         }
     };
@@ -115,19 +120,19 @@ fn main() -> ExitCode {
         Ok(dir) => match dir.canonicalize() {
             Ok(dir) if dir.is_dir() => dir,
             _ => {
-                eprintln!("porthole-cli: --cwd {} is not a directory", dir.display());
+                note!("porthole-cli: --cwd {} is not a directory", dir.display());
                 return ExitCode::from(2);
             }
         },
         Err(e) => {
-            eprintln!("porthole-cli: cannot determine the working directory: {e}");
+            note!("porthole-cli: cannot determine the working directory: {e}");
             return ExitCode::from(2);
         }
     };
     let mut command = match resolve_agent(&args) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("porthole-cli: --agent: {e}");
+            note!("porthole-cli: --agent: {e}");
             return ExitCode::from(2);
         }
     };
@@ -135,7 +140,7 @@ fn main() -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("porthole-cli: cannot start the async runtime: {e}");
+            note!("porthole-cli: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -169,7 +174,7 @@ fn add_saved_sign_in(id: &str, command: &mut AgentCommand) {
                 .into_iter()
                 .filter(|(name, _)| std::env::var_os(name).is_none_or(|v| v.is_empty())),
         ),
-        Err(e) => eprintln!("porthole-cli: the saved sign-in values of `{id}` are not used: {e}"),
+        Err(e) => note!("porthole-cli: the saved sign-in values of `{id}` are not used: {e}"),
     }
 }
 
@@ -218,10 +223,10 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
     use porthole_core::acp::v1::schema::AuthMethod;
     let methods = client.auth_methods();
     if methods.is_empty() {
-        eprintln!("porthole-cli: the agent needs you to sign in, and advertises no sign-in method");
+        note!("porthole-cli: the agent needs you to sign in, and advertises no sign-in method");
         return;
     }
-    eprintln!("porthole-cli: the agent needs you to sign in; its methods:");
+    note!("porthole-cli: the agent needs you to sign in; its methods:");
     for m in methods {
         if let Some(env_method) = client
             .env_var_methods()
@@ -231,14 +236,14 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
             let vars: Vec<String> = env_method
                 .vars
                 .iter()
-                .map(|v| format!("{} ({})", v.name, v.label))
+                .map(|v| format!("{} ({})", term::line(&v.name), term::line(&v.label)))
                 .collect();
-            eprintln!(
+            note!(
                 "  {} ({}): set {} in the environment, then run again with --auth {}",
-                env_method.id,
-                env_method.name,
+                term::line(&env_method.id),
+                term::line(&env_method.name),
                 vars.join(", "),
-                env_method.id
+                term::line(&env_method.id)
             );
             continue;
         }
@@ -250,23 +255,23 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
                 };
                 login.env.clear();
                 let env: Vec<String> = t.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-                eprintln!(
+                note!(
                     "  {} ({}): in a terminal, run {}{}",
-                    m.id().0,
-                    m.name(),
+                    term::line(&m.id().0),
+                    term::line(m.name()),
                     if env.is_empty() {
                         String::new()
                     } else {
-                        format!("{} ", env.join(" "))
+                        format!("{} ", term::line(&env.join(" ")))
                     },
-                    login.display()
+                    term::line(&login.display())
                 );
             }
-            _ => eprintln!(
+            _ => note!(
                 "  {} ({}): run again with --auth {}",
-                m.id().0,
-                m.name(),
-                m.id().0
+                term::line(&m.id().0),
+                term::line(m.name()),
+                term::line(&m.id().0)
             ),
         }
     }
@@ -291,7 +296,11 @@ async fn run(
     let (client, events) = match AgentClient::start(command.clone(), opts).await {
         Ok(started) => started,
         Err(e) => {
-            eprintln!("porthole-cli: agent `{}` failed to start: {e}", command.display());
+            note!(
+                "porthole-cli: agent `{}` failed to start: {}",
+                term::line(&command.display()),
+                term::line(&e.to_string())
+            );
             return ExitCode::FAILURE;
         }
     };
@@ -303,13 +312,13 @@ async fn run(
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("porthole-cli: {e}");
+            note!("porthole-cli: {}", term::line(&e));
             let tail = client.stderr_tail();
             let lines: Vec<&str> = tail.trim().lines().collect();
             if !lines.is_empty() {
-                eprintln!("porthole-cli: the agent's last stderr lines:");
+                note!("porthole-cli: the agent's last stderr lines:");
                 for line in &lines[lines.len().saturating_sub(12)..] {
-                    eprintln!("  {line}");
+                    note!("  {}", term::line(line));
                 }
             }
             if e.contains("auth_required") || e.contains("uthentication required") {
@@ -341,7 +350,7 @@ async fn open_session(
                     .filter(|v| !v.optional && std::env::var_os(&v.name).is_none_or(|x| x.is_empty()))
                     // Saved in the OS keyring by the window and set at spawn (add_saved_sign_in).
                     .filter(|v| !command.env.iter().any(|(name, _)| name == &v.name))
-                    .map(|v| format!("{} ({})", v.name, v.label))
+                    .map(|v| format!("{} ({})", term::line(&v.name), term::line(&v.label)))
                     .collect();
                 if !missing.is_empty() {
                     return Err(format!(
@@ -418,14 +427,17 @@ async fn run_prompts(
 
     for prompt in &args.prompts {
         if let Err(e) = client.prompt_text(&session_id, prompt) {
-            eprintln!("porthole-cli: session/prompt failed: {e}");
+            note!(
+                "porthole-cli: session/prompt failed: {}",
+                term::line(&e.to_string())
+            );
             client.shutdown().await;
             return ExitCode::FAILURE;
         }
         let mut updates_seen = 0u64;
         loop {
             let Some(event) = events.recv().await else {
-                eprintln!("porthole-cli: the connection closed unexpectedly");
+                note!("porthole-cli: the connection closed unexpectedly");
                 return ExitCode::FAILURE;
             };
             match &event {
@@ -434,9 +446,10 @@ async fn run_prompts(
                 } if *s == session_id => {
                     out.event(&event, None);
                     if let Some(error) = error {
-                        eprintln!(
+                        note!(
                             "porthole-cli: turn failed: {} (code {})",
-                            error.message, error.code
+                            term::line(&error.message),
+                            error.code
                         );
                         if error.code == porthole_core::sessions::AUTH_REQUIRED {
                             print_sign_in_hint(&client, command);
@@ -448,7 +461,7 @@ async fn run_prompts(
                 }
                 Event::AgentExited(info) => {
                     out.event(&event, None);
-                    eprintln!(
+                    note!(
                         "porthole-cli: the agent exited before the turn ended: {}",
                         porthole_core::client::describe_exit(info)
                     );
@@ -462,7 +475,10 @@ async fn run_prompts(
                         if args.cancel_after_updates == Some(updates_seen)
                             && let Err(e) = client.cancel(&session_id)
                         {
-                            eprintln!("porthole-cli: session/cancel failed: {e}");
+                            note!(
+                                "porthole-cli: session/cancel failed: {}",
+                                term::line(&e.to_string())
+                            );
                         }
                     }
                 }

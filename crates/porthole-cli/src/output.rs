@@ -3,11 +3,12 @@
 use std::io::Write;
 
 use porthole_core::AgentClient;
-use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate};
+use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate, ToolCallContent};
 use porthole_core::events::{ElicitationKind, Event};
 use serde_json::{Value, json};
 
 use crate::policy::Decision;
+use crate::term::{self, note, note_part, say};
 
 pub struct Output {
     json: bool,
@@ -34,10 +35,10 @@ impl Output {
                 "authMethods": client.init_response().auth_methods,
             }));
         } else {
-            eprintln!(
+            note!(
                 "connected to {} {}",
-                agent.display_name(),
-                agent.version.as_deref().unwrap_or("")
+                term::line(&agent.display_name()),
+                term::line(agent.version.as_deref().unwrap_or(""))
             );
         }
     }
@@ -47,12 +48,12 @@ impl Output {
             if self.json {
                 self.line(json!({"type": "listed_session", "session": s}));
             } else {
-                println!(
+                say!(
                     "{}\t{}\t{}\t{}",
-                    s.session_id.0,
-                    s.cwd.display(),
-                    s.updated_at.as_deref().unwrap_or("-"),
-                    s.title.as_deref().unwrap_or("")
+                    term::line(&s.session_id.0),
+                    term::line(&s.cwd.display().to_string()),
+                    term::line(s.updated_at.as_deref().unwrap_or("-")),
+                    term::line(s.title.as_deref().unwrap_or(""))
                 );
             }
         }
@@ -62,14 +63,15 @@ impl Output {
         if self.json {
             self.line(json!({"type": "session", "sessionId": session_id, "models": models}));
         } else if let Some(models) = models {
-            let names: Vec<&str> = models
+            let names: Vec<String> = models
                 .available_models
                 .iter()
-                .map(|m| m.model_id.as_str())
+                .map(|m| term::line(&m.model_id))
                 .collect();
-            eprintln!(
-                "[session {session_id}] model {} (offers: {})",
-                models.current_model_id,
+            note!(
+                "[session {}] model {} (offers: {})",
+                term::line(session_id),
+                term::line(&models.current_model_id),
                 names.join(", ")
             );
         }
@@ -191,21 +193,48 @@ fn text_of(content: &ContentBlock) -> String {
     }
 }
 
+/// Human mode. Every line goes through `term` (the `say!`/`note!` macros show control, escape,
+/// bidi and invisible characters as code points); the agent's one-line strings (titles, names,
+/// messages of dialogs and errors) also through `term::line`, so a line feed in them cannot
+/// start a line that looks like Porthole's.
 fn text_event(event: &Event, decision: Option<&Decision>) {
     match event {
         Event::SessionUpdate { update, .. } => match update.as_ref() {
-            SessionUpdate::AgentMessageChunk(c) => {
-                print!("{}", text_of(&c.content));
-                let _ = std::io::stdout().flush();
+            SessionUpdate::AgentMessageChunk(c) => term::out(&text_of(&c.content)),
+            SessionUpdate::AgentThoughtChunk(c) => note!("[thought] {}", text_of(&c.content)),
+            SessionUpdate::ToolCall(t) => {
+                note!("[tool] {} ({:?})", term::line(&t.title), t.status);
+                for c in &t.content {
+                    tool_content(c);
+                }
             }
-            SessionUpdate::AgentThoughtChunk(c) => eprintln!("[thought] {}", text_of(&c.content)),
-            SessionUpdate::ToolCall(t) => eprintln!("[tool] {} ({:?})", t.title, t.status),
             SessionUpdate::ToolCallUpdate(t) => {
-                eprintln!("[tool update] {} {:?}", t.tool_call_id.0, t.fields.status)
+                note!(
+                    "[tool update] {} {:?}{}",
+                    term::line(&t.tool_call_id.0),
+                    t.fields.status,
+                    t.fields
+                        .title
+                        .as_deref()
+                        .map(|title| format!(" {}", term::line(title)))
+                        .unwrap_or_default()
+                );
+                for c in t.fields.content.iter().flatten() {
+                    tool_content(c);
+                }
             }
             SessionUpdate::Plan(p) => {
                 for e in &p.entries {
-                    eprintln!("[plan] {:?} {}", e.status, e.content);
+                    note!("[plan] {:?} {}", e.status, term::line(&e.content));
+                }
+            }
+            SessionUpdate::AvailableCommandsUpdate(u) => {
+                for c in &u.available_commands {
+                    note!(
+                        "[command] /{} {}",
+                        term::line(&c.name),
+                        term::line(&c.description)
+                    );
                 }
             }
             _ => {}
@@ -215,28 +244,30 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 Some(Decision::Elicitation { action, note, .. }) => {
                     format!(
                         "{action}{}",
-                        note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+                        note.as_ref()
+                            .map(|n| format!(" ({})", term::line(n)))
+                            .unwrap_or_default()
                     )
                 }
                 _ => "unanswered".into(),
             };
             let url = match &p.kind {
-                ElicitationKind::Url { url, .. } => format!(" url={}", url.full),
+                ElicitationKind::Url { url, .. } => format!(" url={}", term::line(&url.full)),
                 _ => String::new(),
             };
-            eprintln!(
-                "[elicitation {} from {}] {:?}{url} warnings={:?} -> {action}",
+            note!(
+                "[elicitation {} from {}] \"{}\"{url} warnings={:?} -> {action}",
                 p.mode_name(),
-                p.agent.display_name(),
-                p.message,
+                term::line(&p.agent.display_name()),
+                term::line(&p.message),
                 p.warnings
             );
         }
         Event::ElicitationRejected { mode, error, .. } => {
-            eprintln!(
+            note!(
                 "[elicitation {} refused] {} (code {})",
-                mode.as_deref().unwrap_or("?"),
-                error.message,
+                term::line(mode.as_deref().unwrap_or("?")),
+                term::line(&error.message),
                 error.code
             )
         }
@@ -245,11 +276,14 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             known,
             ..
         } => {
-            eprintln!("[elicitation complete] {elicitation_id} known={known}")
+            note!(
+                "[elicitation complete] {} known={known}",
+                term::line(elicitation_id)
+            )
         }
         Event::ElicitationDismissed { dialog_id, reason }
         | Event::PermissionDismissed { dialog_id, reason } => {
-            eprintln!("[dialog {dialog_id} dismissed] {}", reason.describe())
+            note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
         }
         Event::Permission(p) => {
             let selected = match decision {
@@ -259,19 +293,26 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 _ => "unanswered".into(),
             };
             let title = p.tool_call.fields.title.as_deref().unwrap_or_default();
-            eprintln!(
-                "[permission] {} warnings={:?} -> {selected}",
-                porthole_core::url_safety::neutralize(title),
-                p.warnings
+            let options: Vec<String> = p
+                .options
+                .iter()
+                .map(|o| format!("{}={}", term::line(&o.option_id.0), term::line(&o.name)))
+                .collect();
+            note!(
+                "[permission] {} options=[{}] warnings={:?} -> {}",
+                term::line(title),
+                options.join(", "),
+                p.warnings,
+                term::line(&selected)
             )
         }
         Event::TurnEnded {
             stop_reason, error, ..
         } => {
-            println!();
+            say!();
             match error {
-                Some(e) => eprintln!("[turn failed] {}", e.message),
-                None => eprintln!(
+                Some(e) => note!("[turn failed] {}", term::line(&e.message)),
+                None => note!(
                     "[turn ended: {}]",
                     serde_json::to_value(stop_reason)
                         .unwrap_or_default()
@@ -280,40 +321,65 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 ),
             }
         }
-        Event::StdoutNoise { line } => eprintln!("[agent stdout, not JSON] {line}"),
-        Event::UnknownUpdate { error, .. } => eprintln!("[unknown update] {error}"),
-        Event::AgentExited(info) => eprintln!("[agent exited] {}", info.status),
+        Event::StdoutNoise { line } => note!("[agent stdout, not JSON] {}", term::line(line)),
+        Event::UnknownUpdate { error, .. } => note!("[unknown update] {}", term::line(error)),
+        Event::AgentExited(info) => note!("[agent exited] {}", term::line(&info.status.to_string())),
         Event::TerminalCreated {
             terminal_id,
             command,
             args,
             ..
         } => {
-            eprintln!("[terminal {terminal_id}] $ {command} {}", args.join(" "))
+            let args: Vec<String> = args.iter().map(|a| term::line(a)).collect();
+            note!(
+                "[terminal {}] $ {} {}",
+                term::line(terminal_id),
+                term::line(command),
+                args.join(" ")
+            )
         }
-        Event::TerminalOutput { data, .. } => eprint!("{data}"),
+        Event::TerminalOutput { data, .. } => note_part!("{data}"),
         Event::TerminalExited {
             terminal_id,
             exit_code,
             signal,
-        } => eprintln!("[terminal {terminal_id} exited] code={exit_code:?} signal={signal:?}"),
-        Event::TerminalReleased { terminal_id } => eprintln!("[terminal {terminal_id} released]"),
+        } => note!(
+            "[terminal {} exited] code={exit_code:?} signal={}",
+            term::line(terminal_id),
+            term::line(&format!("{signal:?}"))
+        ),
+        Event::TerminalReleased { terminal_id } => {
+            note!("[terminal {} released]", term::line(terminal_id))
+        }
         Event::FileAccess(p) => {
             let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
-            eprintln!(
+            note!(
                 "[file access {:?} outside the workspace] {} -> {}",
                 p.operation,
-                p.path,
+                term::line(&p.path),
                 if allowed { "allowed" } else { "denied" }
             )
         }
         Event::FileAccessDismissed { dialog_id, reason } => {
-            eprintln!("[dialog {dialog_id} dismissed] {}", reason.describe())
+            note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
         }
         Event::PermissionAuto {
             option_name, rule_id, ..
         } => {
-            eprintln!("[permission answered by remembered rule {rule_id}] {option_name}")
+            note!(
+                "[permission answered by remembered rule {}] {}",
+                term::line(&rule_id.to_string()),
+                term::line(option_name)
+            )
         }
+    }
+}
+
+/// A tool call's output as the CLI shows it: text content, the paths of diffs.
+fn tool_content(content: &ToolCallContent) {
+    match content {
+        ToolCallContent::Content(c) => note!("[tool output] {}", text_of(&c.content)),
+        ToolCallContent::Diff(d) => note!("[tool diff] {}", term::line(&d.path.display().to_string())),
+        _ => {}
     }
 }

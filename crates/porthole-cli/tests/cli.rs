@@ -251,3 +251,73 @@ fn agent_that_never_initializes_times_out_with_a_clear_message() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("did not answer `initialize` within 1s"), "{err}");
 }
+
+/// The test agent's `HOSTILE_TEXT` (crates/porthole-test-agent/src/scenarios/faults.rs).
+const HOSTILE: &str = "m\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J\u{1b}[31mred\u{1b}]0;title\u{1b}\\\u{9b}1m\u{8}\u{7f}x\rfake\u{202E}evil\u{200B}";
+/// How the CLI shows it: every escape, control, bidi and invisible character as its code point.
+const SHOWN: &str = "m⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩⟨U+001B⟩[2J⟨U+001B⟩[31mred⟨U+001B⟩]0;title⟨U+001B⟩\\⟨U+009B⟩1m⟨U+0008⟩⟨U+007F⟩x⟨U+000D⟩fake⟨U+202E⟩evil⟨U+200B⟩";
+
+/// Nothing a terminal would act on: no control character but line feed, tab and the CR of a
+/// CRLF; no bidi or invisible character.
+fn assert_inert(what: &str, text: &str) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let allowed = matches!(c, '\n' | '\t') || (c == '\r' && chars.peek() == Some(&'\n'));
+        assert!(
+            allowed
+                || !(c.is_control()
+                    || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')),
+            "{what} carries U+{:04X} raw:\n{text}",
+            c as u32
+        );
+    }
+}
+
+#[test]
+fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
+    let out = cli(&["--agent", &test_agent(), "hostile-text"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert_inert("stdout", &stdout);
+    assert_inert("stderr", &stderr);
+    // Each agent string, shown with its escapes visible.
+    assert!(stdout.contains(&format!("message {SHOWN}\n")), "{stdout}");
+    let nl = "⟨U+000A⟩[turn ended: end_turn]";
+    for line in [
+        format!("[thought] thought {SHOWN}"),
+        format!("[tool] tool {SHOWN}{nl}"),
+        format!("[tool output] output {SHOWN}"),
+        format!("update {SHOWN}{nl}"),
+        format!("[plan] Pending plan {SHOWN}{nl}"),
+        format!("[command] /cmd command {SHOWN}{nl}"),
+        format!("[agent stdout, not JSON] noise {SHOWN}"),
+        format!("[permission] permission {SHOWN}{nl} options=[yes=allow {SHOWN}, no=Reject]"),
+        format!("\"form {SHOWN}{nl}\""),
+        "terminal ⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩⟨U+001B⟩[2J\r\n".to_string(),
+    ] {
+        assert!(stderr.contains(&line), "no `{line}` in:\n{stderr}");
+    }
+    // The forged "[turn ended]" lines stay inside theirs: the only line that starts with it is
+    // the CLI's own.
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("[turn ended")).count(),
+        1,
+        "{stderr}"
+    );
+
+    // --json stays exact.
+    let out = cli(&["--agent", &test_agent(), "--json", "hostile-text"]);
+    let message = lines(&out)
+        .iter()
+        .find_map(|l| {
+            l["update"]["content"]["text"]
+                .as_str()
+                .filter(|t| t.starts_with("message "))
+                .map(String::from)
+        })
+        .expect("the message");
+    assert_eq!(message, format!("message {HOSTILE}\n"));
+}

@@ -9,7 +9,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use registry_support::{Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
+use registry_support::{Delivery, Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
 use serde_json::{Value, json};
 use support::workspace_bin;
 
@@ -190,8 +190,11 @@ fn install_run_update_and_remove_an_agent_from_the_registry() {
 
     // The installed agent by id, through a whole ACP turn.
     full_turn(&sandbox, "fixture", None);
-    // Also by name.
-    full_turn(&sandbox, "Fixture fixture", None);
+    // Not by its name (it comes from the registry): that is a command line, here of a program
+    // that does not exist.
+    let out = sandbox.cli(&["--agent", "Fixture fixture", "hello"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("failed to start"), "{}", stderr(&out));
 
     let out = ok(sandbox.cli(&["agents", "install", "fixture"]));
     assert!(stdout(&out).contains("already installed"), "{}", stdout(&out));
@@ -341,4 +344,272 @@ fn lists_from_the_cache_when_the_registry_is_unreachable() {
     let out = sandbox.cli(&["agents", "install", "fixture", "--registry", &url]);
     assert_eq!(out.status.code(), Some(1));
     assert!(!sandbox.path("agents/fixture").exists());
+}
+
+/// Write an executable shell script.
+fn script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Nothing a terminal would act on (see tests/cli.rs for the agent's side).
+fn assert_inert(what: &str, text: &str) {
+    for c in text.chars() {
+        assert!(
+            matches!(c, '\n' | '\t')
+                || !(c.is_control() || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}')),
+            "{what} carries U+{:04X} raw:\n{text}",
+            c as u32
+        );
+    }
+}
+
+#[test]
+fn hostile_registry_entries_are_shown_inert_and_never_run() {
+    let sandbox = Sandbox::new();
+    let marker = sandbox.path("pwned");
+    let touch = format!("--call=touch {}", marker.display());
+    let demo = workspace_bin("porthole-demo-agent");
+    let archive = tar_gz(&[Entry::File(
+        "bin/agent",
+        &agent_script(&format!("exec '{}' \"$@\"", demo.display())),
+        0o755,
+    )]);
+    sandbox.server.serve("/evil.tar.gz", archive);
+    let mut named = binary_agent("evil-name", "1.0.0", &sandbox.server.url("/evil.tar.gz"), None);
+    named["name"] = json!("Evil\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J\u{202E}");
+    named["description"] = json!("desc\u{1b}]0;title\u{7}\nfixture  1.0.0  binary  forged line");
+    let entries = vec![
+        named,
+        json!({"id": "npx-flag", "name": "A", "version": "1.0.0",
+               "distribution": {"npx": {"package": touch}}}),
+        json!({"id": "npx-cmd", "name": "A", "version": "1.0.0",
+               "distribution": {"npx": {"package": "left-pad@1.0.0", "cmd": touch}}}),
+        json!({"id": "uvx-index", "name": "A", "version": "1.0.0",
+               "distribution": {"uvx": {"package": format!("--index-url={}", sandbox.server.url("/simple"))}}}),
+        json!({"id": "uvx-with", "name": "A", "version": "1.0.0",
+               "distribution": {"uvx": {"package": "--with=evil", "args": ["--acp"]}}}),
+        json!({"id": "esc\u{1b}[2J", "name": "A", "version": "1.0.0",
+               "distribution": {"npx": {"package": "a"}}}),
+    ];
+    sandbox
+        .server
+        .serve("/registry.json", registry_support::registry(entries));
+    // Stand-in npx and uvx that do what the real ones do with these options: `--call` runs a
+    // shell command, any other option is taken (and logged) as the tool's own.
+    let bin = sandbox.path("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let log = sandbox.path("tool-log");
+    for tool in ["npx", "uvx"] {
+        script(
+            &bin.join(tool),
+            &format!(
+                "echo \"{tool} $*\" >> '{}'\nfor a in \"$@\"; do case \"$a\" in --call=*) sh -c \"${{a#--call=}}\";; --index-url=*|--with=*) touch '{}';; esac; done\nexit 1",
+                log.display(),
+                marker.display()
+            ),
+        );
+    }
+
+    let out = ok(sandbox.cli_with_path(&["agents", "available"], Some(&bin)));
+    assert_inert("stdout", &stdout(&out));
+    assert_inert("stderr", &stderr(&out));
+    let line = line_of(&stdout(&out), "evil-name");
+    assert!(
+        line.contains("Evil⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩⟨U+001B⟩[2J⟨U+202E⟩ - desc⟨U+001B⟩]0;title⟨U+0007⟩⟨U+000A⟩fixture"),
+        "{line}"
+    );
+    assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
+    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with"] {
+        assert!(
+            stderr(&out).contains(&format!("registry entry skipped: agent `{id}`")),
+            "{id}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(stderr(&out).contains("esc⟨U+001B⟩[2J"), "{}", stderr(&out));
+
+    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with"] {
+        let out = sandbox.cli_with_path(&["agents", "install", id], Some(&bin));
+        assert_eq!(out.status.code(), Some(1), "{id}: {}", stdout(&out));
+        assert!(stderr(&out).contains("in the registry"), "{id}: {}", stderr(&out));
+        // And a start by that id finds no installed agent: it is not a program either.
+        let out = sandbox.cli_with_path(&["--agent", id, "hello"], Some(&bin));
+        assert_eq!(out.status.code(), Some(1), "{id}");
+    }
+    assert!(!marker.exists(), "a registry value ran as a tool option");
+    assert!(
+        !log.exists(),
+        "npx or uvx was run: {:?}",
+        std::fs::read_to_string(&log)
+    );
+
+    let out = ok(sandbox.cli_with_path(&["agents", "install", "evil-name"], Some(&bin)));
+    assert_inert("install", &stdout(&out));
+    let out = ok(sandbox.cli(&["agents", "list"]));
+    assert_inert("list", &stdout(&out));
+    assert!(stdout(&out).contains("Evil⟨U+001B⟩]52"), "{}", stdout(&out));
+    full_turn(&sandbox, "evil-name", None);
+}
+
+#[test]
+fn an_installed_agent_is_matched_by_id_never_by_its_name() {
+    let sandbox = Sandbox::new();
+    sandbox.publish("1.0.0", None);
+    // The registry names its agent like the user's own command line.
+    let registry = sandbox.server.url("/fixture-1.0.0.tar.gz");
+    let mut entry = binary_agent("fixture", "1.0.0", &registry, None);
+    entry["name"] = json!("my-agent --acp");
+    sandbox
+        .server
+        .serve("/registry.json", registry_support::registry(vec![entry]));
+    ok(sandbox.cli(&["agents", "install", "fixture"]));
+    // The user's program `my-agent`: leaves a mark, then runs the demo agent.
+    let bin = sandbox.path("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let mark = sandbox.path("mine-ran");
+    let demo = workspace_bin("porthole-demo-agent");
+    script(
+        &bin.join("my-agent"),
+        &format!("touch '{}'\nexec '{}'", mark.display(), demo.display()),
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    full_turn(&sandbox, "my-agent --acp", Some(Path::new(&path)));
+    assert!(
+        mark.exists(),
+        "the installed agent ran instead of the user's program"
+    );
+}
+
+#[test]
+fn a_body_longer_than_its_length_fails_cleanly_without_a_panic() {
+    let sandbox = Sandbox::new();
+    sandbox.publish("1.0.0", None);
+    let demo = workspace_bin("porthole-demo-agent");
+    let archive = tar_gz(&[Entry::File(
+        "bin/agent",
+        &agent_script(&format!("exec '{}' \"$@\"", demo.display())),
+        0o755,
+    )]);
+    let declared = archive.len() / 4;
+    sandbox.server.serve_as(
+        "/fixture-1.0.0.tar.gz",
+        archive,
+        Delivery::ChunkedWithShortLength { declared },
+    );
+    let out = sandbox.cli(&["agents", "install", "fixture"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("more than the {declared} bytes its Content-Length says")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!sandbox.path("agents/fixture").exists());
+}
+
+#[test]
+fn an_older_or_unordered_version_is_never_offered_as_an_update() {
+    let sandbox = Sandbox::new();
+    sandbox.publish("2.0.0", None);
+    ok(sandbox.cli(&["agents", "install", "fixture"]));
+    sandbox.publish("1.0", None);
+    let out = ok(sandbox.cli(&["agents", "available"]));
+    let line = line_of(&stdout(&out), "fixture");
+    assert!(line.contains("installed") && !line.contains("update"), "{line}");
+    let out = ok(sandbox.cli(&["agents", "update"]));
+    assert!(
+        stdout(&out).contains("fixture 2.0.0 is up to date"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(sandbox.path("agents/fixture/2.0.0").is_dir());
+}
+
+/// The names in `<agents dir>/fixture/`.
+fn listing(sandbox: &Sandbox) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(sandbox.path("agents/fixture"))
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// Start `agents ARGS` and press Ctrl-C once its download is under way (stalled by the server).
+fn interrupt_download(sandbox: &Sandbox, args: &[&str]) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(args)
+        .env("PORTHOLE_AGENTS_DIR", sandbox.path("agents"))
+        .env("PORTHOLE_CACHE_DIR", sandbox.path("cache"))
+        .env("PORTHOLE_REGISTRY_URL", sandbox.registry_url())
+        .env("XDG_CONFIG_HOME", sandbox.path("config"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !listing(sandbox).iter().any(|n| n.starts_with(".download-")) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no download started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Let the first bytes arrive, so the download is blocked in a read of the stalled body.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let pressed = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    // The server would hold the connection for a minute and the idle timeout is 30 s.
+    assert!(
+        pressed.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        pressed.elapsed()
+    );
+    out
+}
+
+#[test]
+fn ctrl_c_during_an_install_leaves_what_was_installed_before() {
+    let sandbox = Sandbox::new();
+    // A first install, interrupted: no agent, no empty folder.
+    sandbox.publish("1.0.0", None);
+    let body = tar_gz(&[Entry::File("bin/agent", &agent_script("exec true"), 0o755)]);
+    sandbox.server.serve_as(
+        "/fixture-1.0.0.tar.gz",
+        body.clone(),
+        Delivery::Stall { after: 10 },
+    );
+    let out = interrupt_download(&sandbox, &["agents", "install", "fixture"]);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cancelled"), "{}", stderr(&out));
+    assert!(
+        !sandbox.path("agents/fixture").exists(),
+        "{:?}",
+        listing(&sandbox)
+    );
+
+    // An update, interrupted: the installed version stays, and runs.
+    sandbox.publish("1.0.0", None);
+    ok(sandbox.cli(&["agents", "install", "fixture"]));
+    sandbox.publish("1.1.0", None);
+    sandbox
+        .server
+        .serve_as("/fixture-1.1.0.tar.gz", body, Delivery::Stall { after: 10 });
+    let out = interrupt_download(&sandbox, &["agents", "update", "fixture"]);
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("what was installed before is kept"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(listing(&sandbox), ["1.0.0"]);
+    full_turn(&sandbox, "fixture", None);
 }

@@ -547,3 +547,301 @@ fn reads_files_and_reports_bad_entries_without_failing() {
     let err = registry::load_registry(&file.display().to_string(), None).unwrap_err();
     assert!(err.to_string().contains("agents"), "{err}");
 }
+
+/// An installer with short download limits, for the tests of misbehaving servers.
+fn impatient_installer(dir: &Path) -> Installer {
+    let mut installer = installer(dir);
+    installer.limits.idle_timeout = std::time::Duration::from_secs(1);
+    installer.limits.rate_window = std::time::Duration::from_secs(1);
+    installer
+}
+
+/// Serve `archive` at `/a.tar.gz` the way `how` says, listed as agent `id`.
+fn publish_as(server: &Server, id: &str, version: &str, archive: Vec<u8>, how: registry_support::Delivery) {
+    publish(server, id, version, "/a.tar.gz", Vec::new(), None);
+    server.serve_as("/a.tar.gz", archive, how);
+}
+
+#[test]
+fn a_stalled_download_ends_at_the_idle_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let archive = agent_archive(ECHO);
+    publish_as(
+        &server,
+        "stall",
+        "1.0.0",
+        archive,
+        registry_support::Delivery::Stall { after: 100 },
+    );
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "stall");
+    let started = std::time::Instant::now();
+    let err = impatient_installer(dir.path())
+        .install(&agent, &mut no_progress())
+        .unwrap_err();
+    assert!(err.to_string().contains("nothing arrived for 1 s"), "{err}");
+    // The server holds the connection for a minute; the idle timeout is 1 s.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!dir.path().join("agents/stall").exists());
+}
+
+#[test]
+fn a_trickle_below_the_minimum_rate_ends_the_download() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    // A byte every 100 ms: never idle for 1 s, but 10 bytes/s against a minimum of 1024.
+    let every = std::time::Duration::from_millis(100);
+    publish_as(
+        &server,
+        "drip",
+        "1.0.0",
+        agent_archive(ECHO),
+        registry_support::Delivery::Drip { every },
+    );
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "drip");
+    let started = std::time::Instant::now();
+    let err = impatient_installer(dir.path())
+        .install(&agent, &mut no_progress())
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("slower than the minimum of 1024 bytes/s"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!dir.path().join("agents/drip").exists());
+}
+
+#[test]
+fn a_body_longer_than_its_declared_length_is_refused_and_progress_stays_in_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let archive = agent_archive(ECHO);
+    let declared = archive.len() / 3;
+    publish_as(
+        &server,
+        "chunked",
+        "1.0.0",
+        archive,
+        registry_support::Delivery::ChunkedWithShortLength { declared },
+    );
+    let agent = fetch_agent(&server, &dir.path().join("cache"), "chunked");
+    let mut seen = Vec::new();
+    let err = installer(dir.path())
+        .install(&agent, &mut |p| seen.push(p))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!("more than the {declared} bytes its Content-Length says")),
+        "{err}"
+    );
+    for p in seen {
+        if let Progress::Downloading {
+            done,
+            total: Some(total),
+        } = p
+        {
+            assert!(done <= total, "progress past its total: {done} of {total}");
+        }
+    }
+    assert!(!dir.path().join("agents/chunked").exists());
+}
+
+#[test]
+fn a_cancelled_update_keeps_the_installed_version_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let cache = dir.path().join("cache");
+    // The read the cancel interrupts ends within a second, so the join below is quick.
+    let installer = impatient_installer(dir.path());
+    publish(
+        &server,
+        "fixture",
+        "1.0.0",
+        "/v1.tar.gz",
+        agent_archive("echo v1"),
+        None,
+    );
+    installer
+        .install(&fetch_agent(&server, &cache, "fixture"), &mut no_progress())
+        .unwrap();
+    let listing = || {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path().join("agents/fixture"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(listing(), ["1.0.0"]);
+
+    // 1.1.0 stalls half way; the front end cancels, and (like a CLI about to exit) does not
+    // wait for the blocked read: `clean_up` deletes what the install made at once.
+    publish_as(
+        &server,
+        "fixture",
+        "1.1.0",
+        agent_archive("echo v1.1"),
+        registry_support::Delivery::Stall { after: 100 },
+    );
+    let newer = fetch_agent(&server, &cache, "fixture");
+    let cancel = registry::Cancel::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = {
+        let (installer, cancel) = (installer.clone(), cancel.clone());
+        std::thread::spawn(move || {
+            installer.install_cancellable(
+                &newer,
+                &mut |p| {
+                    let _ = tx.send(p);
+                },
+                &cancel,
+            )
+        })
+    };
+    // Wait until bytes arrived (the temporary download exists).
+    loop {
+        if let Progress::Downloading { done, .. } = rx.recv().unwrap()
+            && done > 0
+        {
+            break;
+        }
+    }
+    assert_eq!(
+        listing().len(),
+        2,
+        "the download is in the agent's folder: {:?}",
+        listing()
+    );
+    cancel.clean_up();
+    assert_eq!(listing(), ["1.0.0"], "cleaned up while the read still waits");
+    let err = worker.join().unwrap().unwrap_err();
+    assert!(matches!(err, RegistryError::Cancelled), "{err}");
+    let installed = installer.installed().unwrap();
+    assert_eq!(installed[0].version, "1.0.0");
+    assert_eq!(run_installed(&installed[0]), "v1\n");
+    assert_eq!(listing(), ["1.0.0"]);
+}
+
+#[test]
+fn only_what_porthole_installed_is_ever_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let cache = dir.path().join("cache");
+    let installer = installer(dir.path());
+    // A folder of the user's named like the agent, under a shared agents dir.
+    let folder = dir.path().join("agents/fixture");
+    std::fs::create_dir_all(folder.join("notes")).unwrap();
+    std::fs::write(folder.join("notes/keep.txt"), "mine").unwrap();
+    std::fs::write(folder.join("README"), "mine too").unwrap();
+    // And one named like a version the registry will offer.
+    std::fs::create_dir_all(folder.join("3.0.0")).unwrap();
+    std::fs::write(folder.join("3.0.0/data"), "mine").unwrap();
+    let survives = || {
+        assert_eq!(
+            std::fs::read_to_string(folder.join("notes/keep.txt")).unwrap(),
+            "mine"
+        );
+        assert_eq!(
+            std::fs::read_to_string(folder.join("README")).unwrap(),
+            "mine too"
+        );
+        assert_eq!(
+            std::fs::read_to_string(folder.join("3.0.0/data")).unwrap(),
+            "mine"
+        );
+    };
+
+    publish(
+        &server,
+        "fixture",
+        "1.0.0",
+        "/v1.tar.gz",
+        agent_archive("echo v1"),
+        None,
+    );
+    installer
+        .install(&fetch_agent(&server, &cache, "fixture"), &mut no_progress())
+        .unwrap();
+    survives();
+    publish(
+        &server,
+        "fixture",
+        "2.0.0",
+        "/v2.tar.gz",
+        agent_archive("echo v2"),
+        None,
+    );
+    installer
+        .install(&fetch_agent(&server, &cache, "fixture"), &mut no_progress())
+        .unwrap();
+    survives();
+    assert!(!folder.join("1.0.0").exists(), "the recorded old version goes");
+
+    // The user's `3.0.0` is not replaced by an update to 3.0.0.
+    publish(
+        &server,
+        "fixture",
+        "3.0.0",
+        "/v3.tar.gz",
+        agent_archive("echo v3"),
+        None,
+    );
+    let err = installer
+        .install(&fetch_agent(&server, &cache, "fixture"), &mut no_progress())
+        .unwrap_err();
+    assert!(err.to_string().contains("was not installed by Porthole"), "{err}");
+    survives();
+    assert_eq!(installer.installed().unwrap()[0].version, "2.0.0");
+
+    installer.remove("fixture").unwrap();
+    survives();
+    assert!(!folder.join("2.0.0").exists());
+}
+
+#[test]
+fn a_version_that_is_not_clearly_newer_is_not_an_update() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start();
+    let cache = dir.path().join("cache");
+    let installer = installer(dir.path());
+    publish(
+        &server,
+        "fixture",
+        "2.0.0",
+        "/v2.tar.gz",
+        agent_archive("echo v2"),
+        None,
+    );
+    installer
+        .install(&fetch_agent(&server, &cache, "fixture"), &mut no_progress())
+        .unwrap();
+    // `1.0` is not semver; it is still not newer than 2.0.0.
+    publish(
+        &server,
+        "fixture",
+        "1.0",
+        "/v1.tar.gz",
+        agent_archive("echo v1"),
+        None,
+    );
+    let older = fetch_agent(&server, &cache, "fixture");
+    assert_eq!(
+        Status::of(&older, &installer.installed().unwrap()),
+        Status::Installed
+    );
+    let outcome = installer.install(&older, &mut no_progress()).unwrap();
+    assert!(
+        matches!(outcome, InstallOutcome::AlreadyInstalled { .. }),
+        "{outcome:?}"
+    );
+    assert_eq!(run_installed(&installer.installed().unwrap()[0]), "v2\n");
+}

@@ -294,6 +294,7 @@ export class MockBackend implements Backend {
     install_agent: () => {
       throw { kind: "error", message: "the mock installs nothing" };
     },
+    cancel_install: () => false,
     remove_agent: () => {
       throw { kind: "error", message: "the mock removes nothing" };
     },

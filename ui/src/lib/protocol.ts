@@ -362,6 +362,8 @@ export interface Commands {
   registry_icon(args: { url: string }): string;
   /** Install or update; progress arrives as install_progress events. Returns the agent's profile id. */
   install_agent(args: { registryId: string }): string;
+  /** Cancel the install under way of that agent (install_agent then fails); false when none is. */
+  cancel_install(args: { registryId: string }): boolean;
   remove_agent(args: { registryId: string }): void;
   /** env_var sign-in: the values go to the OS keyring and the agent restarts with them. */
   save_sign_in(args: { agentId: string; methodId: string; values: Record<string, string> }): void;

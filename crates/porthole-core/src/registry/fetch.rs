@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::install::Cancel;
 use super::{Registry, RegistryError, format};
 
 /// A registry is a few hundred KiB; anything far larger is not one.
@@ -94,6 +95,7 @@ fn read_source(source: &str) -> Result<Vec<u8>, RegistryError> {
             MAX_REGISTRY_BYTES,
             &Timeouts::registry(),
             &mut |_, _| {},
+            &Cancel::default(),
         )?;
         return Ok(bytes);
     }
@@ -122,12 +124,19 @@ pub(crate) fn is_http(s: &str) -> bool {
     lower.starts_with("http://") || lower.starts_with("https://")
 }
 
-/// How long a download may take to connect, to answer, and in all.
+/// How long a download may take to connect, to answer, and in all; how long it may go without
+/// a byte (`idle`), and how slow it may be (`min_rate`).
 #[derive(Debug, Clone)]
 pub struct Timeouts {
     pub connect: Duration,
     pub response: Duration,
     pub total: Duration,
+    /// No byte for this long ends the download (a server that sends its headers, then nothing).
+    pub idle: Duration,
+    /// Fewer bytes than this per second, over each `rate_window`, end it (a server that drips a
+    /// byte every few seconds, never idle for long).
+    pub min_rate: u64,
+    pub rate_window: Duration,
 }
 
 impl Timeouts {
@@ -136,18 +145,24 @@ impl Timeouts {
             connect: Duration::from_secs(10),
             response: Duration::from_secs(20),
             total: Duration::from_secs(60),
+            idle: Duration::from_secs(20),
+            min_rate: 1024,
+            rate_window: Duration::from_secs(20),
         }
     }
 }
 
-/// GET `url` into `out`, refusing more than `max_bytes` (whatever Content-Length claims), and
-/// calling `progress(done, total)` as bytes arrive. Returns the size and the SHA-256.
+/// GET `url` into `out`, refusing more than `max_bytes` (whatever Content-Length claims) and
+/// more than Content-Length says, ending a download that stalls or crawls (`timeouts`) or is
+/// cancelled, and calling `progress(done, total)` as bytes arrive (`done <= total` always).
+/// Returns the size and the SHA-256.
 pub(crate) fn download(
     url: &str,
     out: &mut dyn Write,
     max_bytes: u64,
     timeouts: &Timeouts,
     progress: &mut dyn FnMut(u64, Option<u64>),
+    cancel: &Cancel,
 ) -> Result<(u64, [u8; 32]), RegistryError> {
     let refused = |why: String| RegistryError::Download {
         url: url.to_string(),
@@ -157,6 +172,8 @@ pub(crate) fn download(
         .timeout_connect(Some(timeouts.connect))
         .timeout_recv_response(Some(timeouts.response))
         .timeout_global(Some(timeouts.total))
+        // The idle timeout: every read of the socket waits at most this long.
+        .timeout_per_read(Some(timeouts.idle))
         .user_agent(concat!("porthole/", env!("CARGO_PKG_VERSION")))
         .build()
         .into();
@@ -181,11 +198,32 @@ pub(crate) fn download(
     let mut done = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
     progress(0, total);
+    let mut window_start = std::time::Instant::now();
+    let mut window_bytes = 0u64;
     loop {
-        let n = reader.read(&mut buf).map_err(|e| RegistryError::Fetch {
-            from: url.to_string(),
-            error: e.to_string(),
-        })?;
+        if cancel.is_cancelled() {
+            return Err(RegistryError::Cancelled);
+        }
+        let read = reader.read(&mut buf);
+        // Cancelled while the read waited: that is the answer, whatever the read says.
+        if cancel.is_cancelled() {
+            return Err(RegistryError::Cancelled);
+        }
+        let n = match read {
+            Ok(n) => n,
+            Err(e) if is_idle_timeout(&e) => {
+                return Err(refused(format!(
+                    "nothing arrived for {} s",
+                    timeouts.idle.as_secs_f32()
+                )));
+            }
+            Err(e) => {
+                return Err(RegistryError::Fetch {
+                    from: url.to_string(),
+                    error: e.to_string(),
+                });
+            }
+        };
         if n == 0 {
             break;
         }
@@ -193,6 +231,28 @@ pub(crate) fn download(
         // Content-Length may be absent or lie; the cap holds either way.
         if done > max_bytes {
             return Err(refused(format!("it is more than the limit of {max_bytes} bytes")));
+        }
+        // A body longer than it said (`Transfer-Encoding: chunked` with a smaller
+        // Content-Length): not what the server announced, so not used.
+        if let Some(total) = total
+            && done > total
+        {
+            return Err(refused(format!(
+                "it sent more than the {total} bytes its Content-Length says"
+            )));
+        }
+        window_bytes += n as u64;
+        let elapsed = window_start.elapsed();
+        if elapsed >= timeouts.rate_window {
+            let rate = window_bytes as f64 / elapsed.as_secs_f64();
+            if rate < timeouts.min_rate as f64 {
+                return Err(refused(format!(
+                    "it arrived at {rate:.0} bytes/s, slower than the minimum of {} bytes/s",
+                    timeouts.min_rate
+                )));
+            }
+            window_start = std::time::Instant::now();
+            window_bytes = 0;
         }
         hasher.update(&buf[..n]);
         out.write_all(&buf[..n])
@@ -205,6 +265,13 @@ pub(crate) fn download(
         return Err(refused(format!("it ended after {done} of {total} bytes")));
     }
     Ok((done, hasher.finalize().into()))
+}
+
+/// Whether a read failed because no byte came within the idle timeout (ureq's per-read timeout).
+fn is_idle_timeout(e: &std::io::Error) -> bool {
+    e.get_ref()
+        .and_then(|inner| inner.downcast_ref::<ureq::Error>())
+        .is_some_and(|u| matches!(u, ureq::Error::Timeout(ureq::Timeout::PerRead)))
 }
 
 /// Write `bytes` to `path` so a reader sees the old file or the new one, never half of one.

@@ -5,7 +5,7 @@
 //! Parsing is tolerant: unknown fields are ignored (the format grows), and an entry that is
 //! malformed becomes a problem in [`Registry::problems`] instead of failing the whole registry.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -137,16 +137,59 @@ fn target_name(os: &str, arch: &str) -> Option<&'static str> {
     })
 }
 
-/// Whether `candidate` is a newer version than `installed`: by semantic versioning when both
-/// parse, otherwise any difference counts (a registry only ever moves forward).
+/// Whether `candidate` is clearly a newer version than `installed`: by semantic versioning
+/// when both parse; otherwise piece by piece, numbers compared as numbers (`1.10` after `1.9`,
+/// `nightly-2` after `nightly-1`), and anything that cannot be ordered (different words where
+/// the other has a number, a suffix like `-beta` only one side has) is *not* newer, so an
+/// update is never offered for a version that may be older (`1.0` over `2.0.0`).
 pub fn is_newer(candidate: &str, installed: &str) -> bool {
-    match (
+    if let (Ok(c), Ok(i)) = (
         semver::Version::parse(candidate),
         semver::Version::parse(installed),
     ) {
-        (Ok(c), Ok(i)) => c > i,
-        _ => candidate != installed,
+        return c > i;
     }
+    let (c, i) = (version_pieces(candidate), version_pieces(installed));
+    for (a, b) in c.iter().zip(&i) {
+        match (a, b) {
+            (Piece::Number(a), Piece::Number(b)) if a != b => return a > b,
+            (Piece::Number(_), Piece::Number(_)) => {}
+            (Piece::Text(a), Piece::Text(b)) if a == b => {}
+            _ => return false,
+        }
+    }
+    // `1.0.1` after `1.0`: only further `.N` pieces with a number above zero make it newer.
+    let rest = c.get(i.len()..).unwrap_or_default();
+    rest.iter()
+        .all(|p| matches!(p, Piece::Number(_) | Piece::Text(".")))
+        && rest.iter().any(|p| matches!(p, Piece::Number(n) if *n > 0))
+}
+
+#[derive(Debug, PartialEq)]
+enum Piece<'a> {
+    Number(u128),
+    Text(&'a str),
+}
+
+/// `1.10-rc2` as `1`, `.`, `10`, `-rc`, `2`; a number too long for u128 is text.
+fn version_pieces(v: &str) -> Vec<Piece<'_>> {
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    let bytes = v.as_bytes();
+    while start < bytes.len() {
+        let digit = bytes[start].is_ascii_digit();
+        let len = bytes[start..]
+            .iter()
+            .position(|b| b.is_ascii_digit() != digit)
+            .unwrap_or(bytes.len() - start);
+        let text = &v[start..start + len];
+        pieces.push(match text.parse::<u128>() {
+            Ok(n) if digit => Piece::Number(n),
+            _ => Piece::Text(text),
+        });
+        start += len;
+    }
+    pieces
 }
 
 /// Parse the registry's JSON. Only a document that is not a registry at all is an error.
@@ -157,6 +200,8 @@ pub fn parse(bytes: &[u8]) -> Result<Registry, RegistryError> {
         .get("agents")
         .and_then(|a| a.as_array())
         .ok_or_else(|| RegistryError::Format("no `agents` list".into()))?;
+    // The ids seen so far: a set, so a registry of many entries parses in linear time.
+    let mut seen = HashSet::with_capacity(entries.len());
     let mut registry = Registry {
         version: doc
             .get("version")
@@ -179,7 +224,7 @@ pub fn parse(bytes: &[u8]) -> Result<Registry, RegistryError> {
         };
         if let Err(why) = check(&agent) {
             registry.problems.push(format!("{label}: {why}"));
-        } else if registry.agent(&agent.id).is_some() {
+        } else if !seen.insert(agent.id.clone()) {
             registry
                 .problems
                 .push(format!("{label}: listed twice; the first entry is used"));
@@ -222,6 +267,16 @@ fn check(agent: &RegistryAgent) -> Result<(), String> {
     {
         return Err("a package distribution without a package".into());
     }
+    // Package names and commands become npx / uvx arguments: names by the tools' own rules,
+    // never something those tools would read as one of their options.
+    if let Some(npx) = &d.npx {
+        super::package::check_npm(&npx.package)?;
+        npx.cmd.as_deref().map_or(Ok(()), super::package::check_command)?;
+    }
+    if let Some(uvx) = &d.uvx {
+        super::package::check_pep508(&uvx.package)?;
+        uvx.cmd.as_deref().map_or(Ok(()), super::package::check_command)?;
+    }
     if d.binary.is_empty() && d.npx.is_none() && d.uvx.is_none() {
         return Err("no distribution this client knows (binary, npx, uvx)".into());
     }
@@ -247,6 +302,71 @@ mod tests {
         assert!(!is_newer("1.0.0", "1.0.0"));
         assert!(is_newer("1.0.0", "1.0.0-preview.2"));
         assert!(is_newer("nightly-2", "nightly-1"));
+        assert!(is_newer("1.0.1", "1.0"));
+        assert!(is_newer("2", "1.9.9"));
+        assert!(is_newer("2024.10.1", "2024.9.30"));
+    }
+
+    #[test]
+    fn versions_that_are_not_clearly_newer_are_not_newer() {
+        // One side not semver: never an "update" to an older or unordered version.
+        assert!(!is_newer("1.0", "2.0.0"));
+        assert!(!is_newer("1.0", "1.0.0"));
+        assert!(!is_newer("1.0.0", "1.0"));
+        assert!(!is_newer("1.0-beta", "1.0"));
+        assert!(!is_newer("nightly-1", "nightly-2"));
+        assert!(!is_newer("beta", "alpha"));
+        assert!(!is_newer("v2", "1.0.0"));
+        assert!(!is_newer("1.x", "1.2"));
+        assert!(!is_newer("same", "same"));
+    }
+
+    #[test]
+    fn duplicate_ids_parse_in_linear_time() {
+        // 100,000 entries, half of them repeats: with a linear search per entry this is 10^10
+        // comparisons (minutes); with the set of seen ids, well under a second even unoptimised.
+        let entry = |i: usize| {
+            format!(
+                r#"{{"id":"a{i}","name":"A","version":"1.0.0","distribution":{{"npx":{{"package":"a"}}}}}}"#
+            )
+        };
+        let entries: Vec<String> = (0..100_000).map(|i| entry(i % 50_000)).collect();
+        let text = format!(r#"{{"agents":[{}]}}"#, entries.join(","));
+        let started = std::time::Instant::now();
+        let r = parse(text.as_bytes()).unwrap();
+        assert_eq!((r.agents.len(), r.problems.len()), (50_000, 50_000));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+
+    #[test]
+    fn package_names_that_are_options_are_registry_problems() {
+        let doc = serde_json::json!({"agents": [
+            {"id": "npx-flag", "name": "A", "version": "1.0.0",
+             "distribution": {"npx": {"package": "--call=touch /tmp/x"}}},
+            {"id": "npx-cmd", "name": "A", "version": "1.0.0",
+             "distribution": {"npx": {"package": "left-pad@1.0.0", "cmd": "--call=touch /tmp/x"}}},
+            {"id": "uvx-index", "name": "A", "version": "1.0.0",
+             "distribution": {"uvx": {"package": "--index-url=http://127.0.0.1:1/simple"}}},
+            {"id": "uvx-with", "name": "A", "version": "1.0.0",
+             "distribution": {"uvx": {"package": "agent", "cmd": "--with=evil"}}},
+            {"id": "good", "name": "A", "version": "1.0.0",
+             "distribution": {"npx": {"package": "@scope/agent@1.0.0", "args": ["--acp", "-v"]}}}
+        ]});
+        let r = parse(doc.to_string().as_bytes()).unwrap();
+        let ids: Vec<&str> = r.agents.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, ["good"]);
+        assert_eq!(r.problems.len(), 4, "{:?}", r.problems);
+        for (problem, id) in r
+            .problems
+            .iter()
+            .zip(["npx-flag", "npx-cmd", "uvx-index", "uvx-with"])
+        {
+            assert!(problem.contains(&format!("`{id}`")), "{problem}");
+        }
     }
 
     #[test]

@@ -80,6 +80,11 @@ pub struct Limits {
     pub connect_timeout: Duration,
     /// For the whole download.
     pub download_timeout: Duration,
+    /// No byte for this long ends the download.
+    pub idle_timeout: Duration,
+    /// Fewer bytes a second than this, measured over each `rate_window`, end the download.
+    pub min_rate: u64,
+    pub rate_window: Duration,
 }
 
 impl Default for Limits {
@@ -91,6 +96,11 @@ impl Default for Limits {
             max_entries: 100_000,
             connect_timeout: Duration::from_secs(20),
             download_timeout: Duration::from_secs(30 * 60),
+            // A stalled server ends the install in 30 s, not 30 minutes; a trickle below
+            // 1 KiB/s over 30 s too (a 50 MiB agent would take 14 hours at that rate).
+            idle_timeout: Duration::from_secs(30),
+            min_rate: 1024,
+            rate_window: Duration::from_secs(30),
         }
     }
 }
@@ -106,6 +116,75 @@ pub enum Progress {
     },
     Extracting,
 }
+
+/// Cancels an install from another thread (the window's Cancel, the CLI's Ctrl-C). The install
+/// stops at its next step (a download at its next read, at the latest after the idle timeout)
+/// and leaves what was installed before. [`Cancel::clean_up`] is for a front end that cannot
+/// wait that long (a process about to exit): it deletes what this install created so far.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(std::sync::Arc<CancelState>);
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: std::sync::atomic::AtomicBool,
+    /// What the install created, in order: removed in reverse by `clean_up`.
+    made: std::sync::Mutex<Vec<Made>>,
+}
+
+#[derive(Debug)]
+enum Made {
+    /// The agent's folder, created by this install: removed only if empty.
+    Folder(PathBuf),
+    /// A temporary file or folder of this install: removed whole.
+    Temporary(PathBuf),
+}
+
+impl Cancel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.cancelled.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn made(&self, what: Made) {
+        self.0.made.lock().unwrap_or_else(|p| p.into_inner()).push(what);
+    }
+
+    fn check(&self) -> Result<(), RegistryError> {
+        if self.is_cancelled() {
+            Err(RegistryError::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Cancel, and delete the temporary files and the (empty) agent folder this install
+    /// created. Nothing else: the installed versions and the record are untouched.
+    pub fn clean_up(&self) {
+        self.cancel();
+        let made = std::mem::take(&mut *self.0.made.lock().unwrap_or_else(|p| p.into_inner()));
+        for what in made.into_iter().rev() {
+            match what {
+                Made::Temporary(path) => {
+                    let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+                }
+                Made::Folder(path) => {
+                    let _ = std::fs::remove_dir(&path);
+                }
+            }
+        }
+    }
+}
+
+/// A file Porthole puts in each version folder it unpacks: a folder at `<id>/<version>/`
+/// without it (and not in the record) is not Porthole's and is never replaced or deleted.
+const INSTALLED_MARK: &str = ".porthole-installed";
 
 /// A registry agent compared with what is installed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -203,6 +282,17 @@ impl Installer {
         agent: &RegistryAgent,
         progress: &mut dyn FnMut(Progress),
     ) -> Result<InstallOutcome, RegistryError> {
+        self.install_cancellable(agent, progress, &Cancel::default())
+    }
+
+    /// [`Installer::install`] that `cancel` can stop: it then fails with
+    /// [`RegistryError::Cancelled`] and leaves what was installed before.
+    pub fn install_cancellable(
+        &self,
+        agent: &RegistryAgent,
+        progress: &mut dyn FnMut(Progress),
+        cancel: &Cancel,
+    ) -> Result<InstallOutcome, RegistryError> {
         let mut installed = self.installed()?;
         let previous = installed
             .iter()
@@ -226,14 +316,16 @@ impl Installer {
             ))
         })?;
         let new = match kind {
-            DistributionKind::Binary => self.install_binary(agent, progress)?,
+            DistributionKind::Binary => self.install_binary(agent, previous.as_ref(), progress, cancel)?,
             DistributionKind::Npx | DistributionKind::Uvx => self.package_command(agent, kind)?,
         };
         installed.push(new.clone());
         installed.sort_by(|a, b| a.id.cmp(&b.id));
         self.save(installed)?;
-        // Only now, with the record pointing at the new version, do older files go.
-        self.remove_other_versions(&new);
+        // Only now, with the record pointing at the new version, do the old version's files go.
+        if let Some(previous) = &previous {
+            self.remove_old_version(previous, &new);
+        }
         Ok(match previous {
             Some(previous) if previous.version != new.version => InstallOutcome::Updated {
                 from: previous.version,
@@ -253,43 +345,57 @@ impl Installer {
         let gone = installed.remove(at);
         // The record first: if deleting fails half way, no entry points at broken files.
         self.save(installed)?;
+        // Only the version folder the record names: anything else in `<id>/` is not Porthole's.
+        if let Some(path) = self.owned_version_folder(&gone) {
+            std::fs::remove_dir_all(&path)
+                .map_err(RegistryError::io(format!("cannot delete {}", path.display())))?;
+        }
         if format::is_plain_id(&gone.id) {
-            let folder = self.dir.join(&gone.id);
-            if folder.exists() {
-                std::fs::remove_dir_all(&folder)
-                    .map_err(RegistryError::io(format!("cannot delete {}", folder.display())))?;
-            }
+            // Only if empty: a folder of the user's in it survives.
+            let _ = std::fs::remove_dir(self.dir.join(&gone.id));
         }
         Ok(gone)
     }
 
-    fn remove_other_versions(&self, keep: &InstalledAgent) {
-        let folder = self.dir.join(&keep.id);
-        let Ok(entries) = std::fs::read_dir(&folder) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if keep.path.as_deref() != Some(path.as_path())
-                && let Err(e) = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path))
-            {
-                tracing::warn!("cannot delete the old {}: {e}", path.display());
-            }
+    /// The version folder `agent`'s record names, if it is where Porthole unpacks (directly in
+    /// `<agents dir>/<id>/`) and is still there.
+    fn owned_version_folder(&self, agent: &InstalledAgent) -> Option<PathBuf> {
+        let path = agent.path.as_ref()?;
+        let folder = self.dir.join(&agent.id);
+        (format::is_plain_id(&agent.id) && path.parent() == Some(folder.as_path()) && path.is_dir())
+            .then(|| path.clone())
+    }
+
+    /// After an update: delete the version folder the record named before (never anything
+    /// else in `<id>/`), then the agent's folder if that left it empty.
+    fn remove_old_version(&self, previous: &InstalledAgent, new: &InstalledAgent) {
+        if previous.path != new.path
+            && let Some(path) = self.owned_version_folder(previous)
+            && let Err(e) = std::fs::remove_dir_all(&path)
+        {
+            tracing::warn!("cannot delete the old {}: {e}", path.display());
         }
         // An agent now run through npx or uvx keeps no files.
-        let _ = std::fs::remove_dir(&folder);
+        if format::is_plain_id(&new.id) {
+            let _ = std::fs::remove_dir(self.dir.join(&new.id));
+        }
     }
 
     fn install_binary(
         &self,
         agent: &RegistryAgent,
+        previous: Option<&InstalledAgent>,
         progress: &mut dyn FnMut(Progress),
+        cancel: &Cancel,
     ) -> Result<InstalledAgent, RegistryError> {
         let folder = self.dir.join(&agent.id);
         let fresh_folder = !folder.exists();
         std::fs::create_dir_all(&folder)
             .map_err(RegistryError::io(format!("cannot create {}", folder.display())))?;
-        let result = self.unpack_binary(agent, &folder, progress);
+        if fresh_folder {
+            cancel.made(Made::Folder(folder.clone()));
+        }
+        let result = self.unpack_binary(agent, previous, &folder, progress, cancel);
         if result.is_err() && fresh_folder {
             // Only succeeds if empty: the temporary files are gone by now.
             let _ = std::fs::remove_dir(&folder);
@@ -300,8 +406,10 @@ impl Installer {
     fn unpack_binary(
         &self,
         agent: &RegistryAgent,
+        previous: Option<&InstalledAgent>,
         folder: &Path,
         progress: &mut dyn FnMut(Progress),
+        cancel: &Cancel,
     ) -> Result<InstalledAgent, RegistryError> {
         let target = self.target.as_deref().unwrap_or_default();
         let binary = &agent.distribution.binary[target];
@@ -338,10 +446,14 @@ impl Installer {
             .prefix(".download-")
             .tempfile_in(folder)
             .map_err(RegistryError::io("cannot create a temporary file"))?;
+        cancel.made(Made::Temporary(download.path().to_path_buf()));
         let timeouts = Timeouts {
             connect: self.limits.connect_timeout,
             response: self.limits.connect_timeout * 3,
             total: self.limits.download_timeout,
+            idle: self.limits.idle_timeout,
+            min_rate: self.limits.min_rate,
+            rate_window: self.limits.rate_window,
         };
         {
             let mut out = BufWriter::new(download.as_file_mut());
@@ -351,6 +463,7 @@ impl Installer {
                 self.limits.max_download_bytes,
                 &timeouts,
                 &mut |done, total| progress(Progress::Downloading { done, total }),
+                cancel,
             )?;
             out.flush()
                 .map_err(RegistryError::io("cannot write the download"))?;
@@ -365,11 +478,13 @@ impl Installer {
             }
         }
 
+        cancel.check()?;
         progress(Progress::Extracting);
         let staging = tempfile::Builder::new()
             .prefix(".staging-")
             .tempdir_in(folder)
             .map_err(RegistryError::io("cannot create a temporary folder"))?;
+        cancel.made(Made::Temporary(staging.path().to_path_buf()));
         let raw_name = cmd_rel
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -389,15 +504,31 @@ impl Installer {
             return Err(RegistryError::CorruptArchive(format!("it has no `{cmd}` to run")));
         }
         make_executable(&program)?;
+        let mark = staging.path().join(INSTALLED_MARK);
+        std::fs::write(&mark, format!("{} {}\n", agent.id, agent.version))
+            .map_err(RegistryError::io(format!("cannot write {}", mark.display())))?;
 
         let final_dir = folder.join(&agent.version);
         if final_dir.exists() {
-            // Left by an install that never reached the record, or damaged: replaced whole.
+            // Porthole's own (recorded, or marked by an install that never reached the record):
+            // replaced whole. Anything else there is the user's and stays.
+            let ours = previous.and_then(|p| p.path.as_deref()) == Some(final_dir.as_path())
+                || final_dir.join(INSTALLED_MARK).is_file();
+            if !ours {
+                return Err(RegistryError::Unsupported(format!(
+                    "{} exists and was not installed by Porthole; move it away to install `{}` {}",
+                    final_dir.display(),
+                    agent.id,
+                    agent.version
+                )));
+            }
+            cancel.check()?;
             std::fs::remove_dir_all(&final_dir).map_err(RegistryError::io(format!(
                 "cannot replace {}",
                 final_dir.display()
             )))?;
         }
+        cancel.check()?;
         std::fs::rename(staging.path(), &final_dir).map_err(RegistryError::io(format!(
             "cannot move the agent into {}",
             final_dir.display()

@@ -13,6 +13,7 @@ mod fetch;
 mod format;
 mod icon;
 mod install;
+mod package;
 
 use std::path::PathBuf;
 
@@ -24,8 +25,8 @@ pub use format::{
 };
 pub use icon::icon_data_url;
 pub use install::{
-    InstallOutcome, InstalledAgent, Installer, Limits, Progress, RegistryMark, Status, installed_profiles,
-    merge_profiles,
+    Cancel, InstallOutcome, InstalledAgent, Installer, Limits, Progress, RegistryMark, Status,
+    installed_profiles, merge_profiles,
 };
 
 /// The registry Zed and JetBrains read; `PORTHOLE_REGISTRY_URL` replaces it.
@@ -82,6 +83,8 @@ pub enum RegistryError {
     CorruptArchive(String),
     #[error("{context}: {error}")]
     Io { context: String, error: std::io::Error },
+    #[error("the install was cancelled; what was installed before is kept")]
+    Cancelled,
 }
 
 impl RegistryError {

@@ -16,6 +16,21 @@ struct Route {
     body: Vec<u8>,
     /// Send a Content-Length header (without one the body ends when the connection closes).
     with_length: bool,
+    how: Delivery,
+}
+
+/// How a body is sent, for the tests of misbehaving servers.
+#[derive(Clone, Copy, Debug)]
+pub enum Delivery {
+    /// All at once.
+    Whole,
+    /// `Transfer-Encoding: chunked` *and* a Content-Length of `declared` bytes (smaller than the
+    /// body): the chunked body wins, so more arrives than the length said.
+    ChunkedWithShortLength { declared: usize },
+    /// The first `after` bytes, then nothing at all (the connection stays open for a minute).
+    Stall { after: usize },
+    /// One byte every `every`.
+    Drip { every: std::time::Duration },
 }
 
 /// A tiny HTTP/1.1 server: GET only, one response per connection.
@@ -59,19 +74,28 @@ impl Server {
     }
 
     pub fn serve(&self, path: &str, body: impl Into<Vec<u8>>) {
-        self.route(path, body.into(), true);
+        self.route(path, body.into(), true, Delivery::Whole);
     }
 
     /// Serve without Content-Length, so only counting the bytes can enforce a size cap.
     pub fn serve_unsized(&self, path: &str, body: impl Into<Vec<u8>>) {
-        self.route(path, body.into(), false);
+        self.route(path, body.into(), false, Delivery::Whole);
     }
 
-    fn route(&self, path: &str, body: Vec<u8>, with_length: bool) {
-        self.routes
-            .lock()
-            .unwrap()
-            .insert(path.to_string(), Route { body, with_length });
+    /// Serve (with a true Content-Length unless `how` says otherwise) the way `how` says.
+    pub fn serve_as(&self, path: &str, body: impl Into<Vec<u8>>, how: Delivery) {
+        self.route(path, body.into(), true, how);
+    }
+
+    fn route(&self, path: &str, body: Vec<u8>, with_length: bool, how: Delivery) {
+        self.routes.lock().unwrap().insert(
+            path.to_string(),
+            Route {
+                body,
+                with_length,
+                how,
+            },
+        );
     }
 
     /// The paths requested so far.
@@ -123,21 +147,52 @@ fn answer(stream: TcpStream, routes: &Mutex<HashMap<String, Route>>, requests: &
     let mut stream = reader.into_inner();
     let _ = match route {
         Some(route) => {
-            let length = if route.with_length {
-                format!("Content-Length: {}\r\n", route.body.len())
-            } else {
-                String::new()
+            let length = match route.how {
+                Delivery::ChunkedWithShortLength { declared } => {
+                    format!("Transfer-Encoding: chunked\r\nContent-Length: {declared}\r\n")
+                }
+                _ if route.with_length => format!("Content-Length: {}\r\n", route.body.len()),
+                _ => String::new(),
             };
             let head = format!(
                 "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n{length}Connection: close\r\n\r\n"
             );
             stream
                 .write_all(head.as_bytes())
-                .and_then(|_| stream.write_all(&route.body))
+                .and_then(|_| send_body(&mut stream, &route.body, route.how))
         }
         None => stream.write_all(b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
     };
     let _ = stream.flush();
+}
+
+fn send_body(stream: &mut TcpStream, body: &[u8], how: Delivery) -> std::io::Result<()> {
+    match how {
+        Delivery::Whole => stream.write_all(body),
+        Delivery::ChunkedWithShortLength { .. } => {
+            for chunk in body.chunks(16 * 1024) {
+                write!(stream, "{:x}\r\n", chunk.len())?;
+                stream.write_all(chunk)?;
+                stream.write_all(b"\r\n")?;
+                stream.flush()?;
+            }
+            stream.write_all(b"0\r\n\r\n")
+        }
+        Delivery::Stall { after } => {
+            stream.write_all(&body[..after.min(body.len())])?;
+            stream.flush()?;
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            Ok(())
+        }
+        Delivery::Drip { every } => {
+            for byte in body {
+                stream.write_all(std::slice::from_ref(byte))?;
+                stream.flush()?;
+                std::thread::sleep(every);
+            }
+            Ok(())
+        }
+    }
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {

@@ -150,3 +150,54 @@ pub(crate) fn xss(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>
     ));
     agent.say("xss done");
 }
+
+/// Text a terminal would obey, one of each escape class: OSC 52 (writes the clipboard), a
+/// screen clear and a colour (CSI), a retitle (OSC 0), the 8-bit CSI (C1), backspace and DEL,
+/// a lone carriage return that overwrites the line, a right-to-left override and a zero-width
+/// space. The CLI test keeps its own copy of this string (`tests/cli.rs`).
+pub(crate) const HOSTILE_TEXT: &str = "m\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}[2J\u{1b}[31mred\u{1b}]0;title\u{1b}\\\u{9b}1m\u{8}\u{7f}x\rfake\u{202E}evil\u{200B}";
+
+/// `hostile-text`: every agent string the CLI prints, carrying [`HOSTILE_TEXT`] (with a line
+/// break in the one-line ones, which could start a line that looks like Porthole's): message,
+/// thought, tool title and output, plan, command, permission, form, terminal output, stdout noise.
+pub(crate) fn hostile_text(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    let x = HOSTILE_TEXT;
+    let forged = format!("{x}\n[turn ended: end_turn]");
+    agent.say(&format!("message {x}\n"));
+    agent.update(json!({"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":format!("thought {x}")}}));
+    agent.update(json!({"sessionUpdate":"tool_call","toolCallId":"h-1","title":format!("tool {forged}"),"kind":"execute",
+        "status":"in_progress","content":[{"type":"content","content":{"type":"text","text":format!("output {x}")}}]}));
+    agent.update(json!({"sessionUpdate":"tool_call_update","toolCallId":"h-1","status":"completed","title":format!("update {forged}")}));
+    agent.update(json!({"sessionUpdate":"plan","entries":[{"content":format!("plan {forged}"),"priority":"high","status":"pending"}]}));
+    agent.update(
+        json!({"sessionUpdate":"available_commands_update","availableCommands":[
+        {"name":"cmd","description":format!("command {forged}")}]}),
+    );
+    write_line(&format!("noise {x}"));
+    results.push(agent.call(
+        "session/request_permission",
+        json!({"sessionId":agent.session,
+            "toolCall":{"toolCallId":"h-perm","title":format!("permission {forged}"),"kind":"execute"},
+            "options":[{"optionId":"yes","name":format!("allow {x}"),"kind":"allow_once"},
+                       {"optionId":"no","name":"Reject","kind":"reject_once"}]}),
+    ));
+    results.push(agent.call(
+        "elicitation/create",
+        agent.form(json!({"message": format!("form {forged}")})),
+    ));
+    // Terminal output: the command prints the escapes itself.
+    let t = agent.call(
+        "terminal/create",
+        json!({"sessionId":agent.session,"command":"/bin/sh",
+            "args":["-c","printf 'terminal \\033]52;c;cHduZWQ=\\007\\033[2J\\r\\n'"]}),
+    );
+    let id = t["result"]["terminalId"].clone();
+    agent.call(
+        "terminal/wait_for_exit",
+        json!({"sessionId":agent.session,"terminalId":id}),
+    );
+    agent.call(
+        "terminal/release",
+        json!({"sessionId":agent.session,"terminalId":id}),
+    );
+}

@@ -41,6 +41,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("kill-turn", faults::kill_turn),
     ("endless-line", faults::endless_line),
     ("xss", faults::xss),
+    ("hostile-text", faults::hostile_text),
     ("stderr-flood", floods::stderr_flood),
     ("elicit-flood", floods::elicit_flood),
     ("permission-flood", floods::permission_flood),

@@ -39,6 +39,7 @@ export const COMMAND_NAMES = [
   "registry_agents",
   "registry_icon",
   "install_agent",
+  "cancel_install",
   "remove_agent",
   "save_sign_in",
   "forget_sign_in",
