@@ -301,8 +301,12 @@ fn main() {
                 auth_methods.push(json!({"id":"api-key","name":"API key","type":"env_var",
                     "link":"https://example.com/test-agent/keys",
                     "vars":[{"name":API_KEY_VAR,"label":"Test agent API key"}]}));
+                // PORTHOLE_TEST_AGENT_NAME: present as another agent (`gemini-cli`), whose
+                // known quirks the client works around.
                 let (name, title) = if hostile() {
                     (payloads()[1].clone(), payloads()[50].clone())
+                } else if let Ok(name) = std::env::var("PORTHOLE_TEST_AGENT_NAME") {
+                    (name.clone(), name)
                 } else {
                     ("porthole-test-agent".to_string(), "Test Agent".to_string())
                 };

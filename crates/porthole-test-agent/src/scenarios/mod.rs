@@ -27,6 +27,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("withdraw", elicitation::withdraw),
     ("huge", elicitation::huge),
     ("fs", tools::fs),
+    ("new-file", tools::new_file),
     ("permission", tools::permission),
     ("permission-always", tools::permission_always),
     ("terminal", tools::terminal),
