@@ -32,6 +32,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("permission-always", tools::permission_always),
     ("terminal", tools::terminal),
     ("updates", tools::updates),
+    ("cancel-count", tools::cancel_count),
     ("current-model", tools::current_model),
     ("env", tools::env),
     ("noise", faults::noise),

@@ -206,3 +206,29 @@ pub(crate) fn new_file(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<V
         json!({"sessionId":agent.session,"path":"/porthole-no-such-dir/missing.txt"}),
     ));
 }
+
+/// `cancel-count`: updates that are not the turn's own (commands, a mode notice, the user's
+/// message echoed, usage), then up to 10 message chunks, each followed by a wait for
+/// `session/cancel` (700 ms, far longer than a client needs to answer a chunk it counted).
+/// Reports how many chunks were sent when the cancel came, and ends the turn `cancelled`.
+pub(crate) fn cancel_count(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    agent.update(
+        json!({"sessionUpdate":"available_commands_update","availableCommands":[
+        {"name":"test","description":"Run tests"}]}),
+    );
+    agent.update(json!({"sessionUpdate":"current_mode_update","currentModeId":"code"}));
+    agent.update(
+        json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"cancel-count"}}),
+    );
+    agent.update(json!({"sessionUpdate":"usage_update","used":10,"size":1000}));
+    agent.update(json!({"sessionUpdate":"session_info_update","title":"Counting"}));
+    for chunk in 1..=10u64 {
+        agent.say(&format!("chunk {chunk} "));
+        if agent.wait_for_cancel(std::time::Duration::from_millis(700)) {
+            agent.stop_reason = "cancelled";
+            results.push(json!({"chunksBeforeCancel": chunk}));
+            return;
+        }
+    }
+    results.push(json!({"chunksBeforeCancel": null}));
+}
