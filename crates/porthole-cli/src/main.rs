@@ -158,7 +158,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut command = match resolve_agent(&args) {
+    let (mut command, profile) = match resolve_agent(&args) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("porthole-cli: --agent: {e}");
@@ -173,17 +173,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(args, command, cwd, answers))
+    runtime.block_on(run(args, command, profile, cwd, answers))
 }
 
 /// A configured or installed agent by id or name (with the sign-in values the window saved for
-/// it in the OS keyring), else the value as a command line.
-fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
+/// it in the OS keyring) and its id, else the value as a command line.
+fn resolve_agent(args: &Args) -> Result<(AgentCommand, Option<String>), String> {
     let (mut command, profile_id) = resolve_agent_command(args)?;
-    if let Some(id) = profile_id {
-        add_saved_sign_in(&id, &mut command);
+    if let Some(id) = &profile_id {
+        add_saved_sign_in(id, &mut command);
     }
-    Ok(command)
+    Ok((command, profile_id))
 }
 
 /// Values saved in the OS keyring by the window's sign-in for agent `id`, added to its
@@ -250,7 +250,8 @@ fn which(program: &str) -> Option<PathBuf> {
 /// the user runs in a terminal (the CLI is not one). `used` is the method this run already
 /// signed in with (`--auth`): telling the user to run again with it would send them in a
 /// circle, so it is named for what it is.
-fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, used: Option<&str>) {
+fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, signed_in: Option<&SignedIn>) {
+    let used = signed_in.map(|s| s.method.as_str());
     use porthole_core::acp::v1::schema::AuthMethod;
     let methods = client.auth_methods();
     if methods.is_empty() {
@@ -258,10 +259,15 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, used: Option
         return;
     }
     if let Some(used) = used {
-        let what = if client.api_key_method(used).is_some() {
-            "the API key sent with it was not accepted (check the key, or set another in ".to_string()
-                + API_KEY_VAR
-                + ")"
+        let what = if let Some(source) = signed_in.and_then(|s| s.key_source) {
+            match source {
+                KeySource::Env => format!("the API key from {API_KEY_VAR} was not accepted"),
+                KeySource::Typed => "the API key typed was not accepted".to_string(),
+                KeySource::Saved => format!(
+                    "the API key saved in the OS keyring was not accepted; run with {API_KEY_VAR} set \
+                     to the right key (it replaces the saved one once the agent accepts it)"
+                ),
+            }
         } else if client.env_var_methods().iter().any(|m| m.id == used) {
             "the values set in the environment were not accepted".to_string()
         } else {
@@ -340,6 +346,7 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, used: Option
 async fn run(
     args: Args,
     command: AgentCommand,
+    profile: Option<String>,
     cwd: PathBuf,
     answers: serde_json::Map<String, serde_json::Value>,
 ) -> ExitCode {
@@ -361,8 +368,33 @@ async fn run(
         }
     };
     out.initialized(&client);
-    match open_session(&args, &client, &out, cwd, &command).await {
-        Ok(Some(id)) => run_prompts(args, client, events, out, id, answers, &command).await,
+    let mut signed_in = None;
+    let opened = open_session(
+        &args,
+        &client,
+        &out,
+        cwd,
+        &command,
+        profile.as_deref(),
+        &mut signed_in,
+    )
+    .await;
+    if let (Ok(Some(_)), Some(signed_in), Some(profile)) = (&opened, &signed_in, &profile) {
+        signed_in.save(profile);
+    }
+    match opened {
+        Ok(Some(id)) => {
+            run_prompts(
+                args,
+                client,
+                events,
+                out,
+                id,
+                answers,
+                (&command, signed_in.as_ref()),
+            )
+            .await
+        }
         Ok(None) => {
             client.shutdown().await;
             ExitCode::SUCCESS
@@ -383,7 +415,7 @@ async fn run(
                 }
             }
             if e.contains("auth_required") || e.contains("uthentication required") {
-                print_sign_in_hint(&client, &command, args.auth.as_deref());
+                print_sign_in_hint(&client, &command, signed_in.as_ref());
             }
             client.shutdown().await;
             ExitCode::FAILURE
@@ -391,10 +423,83 @@ async fn run(
     }
 }
 
+/// Where an API key came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeySource {
+    /// `PORTHOLE_API_KEY`.
+    Env,
+    /// The OS keyring, where an earlier run saved it for this agent.
+    Saved,
+    /// Typed at the terminal.
+    Typed,
+}
+
+/// The `--auth` method this run signed in with, and for an API-key method where its key came
+/// from.
+struct SignedIn {
+    method: String,
+    key_source: Option<KeySource>,
+    /// A key to keep in the OS keyring once the agent has accepted it (the session opened): a
+    /// typed one, or one from the environment that replaces a saved key.
+    to_save: Option<String>,
+}
+
+impl SignedIn {
+    fn save(&self, agent_id: &str) {
+        use porthole_core::secrets::AgentSecrets;
+        let Some(key) = &self.to_save else { return };
+        let saved = AgentSecrets::default_index_path()
+            .ok_or_else(|| "no config folder".to_string())
+            .and_then(|index| AgentSecrets::os(index).map_err(|e| e.to_string()))
+            .and_then(|s| {
+                s.set_api_key(agent_id, &self.method, key)
+                    .map_err(|e| e.to_string())
+            });
+        match saved {
+            Ok(()) => eprintln!(
+                "porthole-cli: the API key of `{}` is saved in the OS keyring for `{agent_id}`",
+                self.method
+            ),
+            Err(e) => eprintln!("porthole-cli: the API key was not saved: {e}"),
+        }
+    }
+}
+
+/// The API key saved in the OS keyring for agent `profile`'s `method`, if any (no keyring is
+/// opened when the index lists none).
+fn saved_api_key(profile: &str, method: &str) -> Option<String> {
+    use porthole_core::secrets::{self, AgentSecrets};
+    let index = AgentSecrets::default_index_path()?;
+    let name = format!("{}{method}", secrets::API_KEY_PREFIX);
+    let listed = secrets::stored_names(&index)
+        .is_ok_and(|all| all.get(profile).is_some_and(|names| names.contains(&name)));
+    if !listed {
+        return None;
+    }
+    match AgentSecrets::os(index).and_then(|s| s.api_key(profile, method)) {
+        Ok(key) => key,
+        Err(e) => {
+            eprintln!("porthole-cli: the saved API key of `{profile}` is not used: {e}");
+            None
+        }
+    }
+}
+
 /// `--auth METHOD`. An `env_var` method is the CLI's own environment (nothing is sent); an
 /// API-key method sends the key in `authenticate`'s `_meta["api-key"]`; any other method is
-/// plain `authenticate`.
-async fn sign_in(client: &AgentClient, command: &AgentCommand, method: &str) -> Result<(), OpenError> {
+/// plain `authenticate`. `profile`: the configured agent's id, under which keys are saved.
+async fn sign_in(
+    client: &AgentClient,
+    command: &AgentCommand,
+    method: &str,
+    profile: Option<&str>,
+    signed_in: &mut Option<SignedIn>,
+) -> Result<(), OpenError> {
+    *signed_in = Some(SignedIn {
+        method: method.to_string(),
+        key_source: None,
+        to_save: None,
+    });
     if let Some(env_method) = client.env_var_methods().iter().find(|m| m.id == method) {
         // The agent was started with the CLI's own environment, so signing in means those
         // variables are set there.
@@ -415,7 +520,18 @@ async fn sign_in(client: &AgentClient, command: &AgentCommand, method: &str) -> 
         return Ok(());
     }
     if client.api_key_method(method).is_some() {
-        let key = api_key(client, method)?;
+        let saved = profile.and_then(|p| saved_api_key(p, method));
+        let (key, source) = api_key(client, method, saved.clone())?;
+        let to_save = match source {
+            KeySource::Typed => profile.map(|_| key.clone()),
+            KeySource::Env if saved.is_some_and(|s| s != key) => Some(key.clone()),
+            _ => None,
+        };
+        *signed_in = Some(SignedIn {
+            method: method.to_string(),
+            key_source: Some(source),
+            to_save,
+        });
         return client
             .authenticate_with_api_key(method, &key)
             .await
@@ -427,10 +543,18 @@ async fn sign_in(client: &AgentClient, command: &AgentCommand, method: &str) -> 
         .map_err(|e| OpenError::Failed(e.to_string()))
 }
 
-/// The API key for `method`: from `PORTHOLE_API_KEY`, else typed at the terminal (not echoed).
-fn api_key(client: &AgentClient, method: &str) -> Result<String, OpenError> {
+/// The API key for `method`: from `PORTHOLE_API_KEY`, else the one saved in the OS keyring,
+/// else typed at the terminal (not echoed).
+fn api_key(
+    client: &AgentClient,
+    method: &str,
+    saved: Option<String>,
+) -> Result<(String, KeySource), OpenError> {
     if let Some(key) = std::env::var(API_KEY_VAR).ok().filter(|k| !k.trim().is_empty()) {
-        return Ok(key.trim().to_string());
+        return Ok((key.trim().to_string(), KeySource::Env));
+    }
+    if let Some(key) = saved {
+        return Ok((key, KeySource::Saved));
     }
     let name = client
         .auth_methods()
@@ -439,7 +563,7 @@ fn api_key(client: &AgentClient, method: &str) -> Result<String, OpenError> {
         .map(|m| m.name().to_string())
         .unwrap_or_else(|| method.to_string());
     match terminal::read_hidden(&format!("{name} (input hidden): ")) {
-        Some(Ok(key)) if !key.trim().is_empty() => Ok(key.trim().to_string()),
+        Some(Ok(key)) if !key.trim().is_empty() => Ok((key.trim().to_string(), KeySource::Typed)),
         Some(Ok(_)) => Err(OpenError::Usage(format!("--auth {method}: no API key was typed"))),
         Some(Err(e)) => Err(OpenError::Failed(format!(
             "--auth {method}: cannot read the API key from the terminal: {e}"
@@ -459,9 +583,11 @@ async fn open_session(
     out: &output::Output,
     cwd: PathBuf,
     command: &AgentCommand,
+    profile: Option<&str>,
+    signed_in: &mut Option<SignedIn>,
 ) -> Result<Option<String>, OpenError> {
     if let Some(method) = &args.auth {
-        sign_in(client, command, method).await?;
+        sign_in(client, command, method, profile, signed_in).await?;
     }
     if args.list_sessions {
         let mut cursor = None;
@@ -693,7 +819,8 @@ async fn run_prompts(
     out: output::Output,
     session_id: String,
     answers: serde_json::Map<String, serde_json::Value>,
-    command: &AgentCommand,
+    // For the sign-in hint after `auth_required` at a turn.
+    (command, signed_in): (&AgentCommand, Option<&SignedIn>),
 ) -> ExitCode {
     let policy = policy::Policy {
         elicit: args.elicit,
@@ -742,7 +869,7 @@ async fn run_prompts(
                             error.message, error.code
                         );
                         if error.code == porthole_core::sessions::AUTH_REQUIRED {
-                            print_sign_in_hint(&client, command, args.auth.as_deref());
+                            print_sign_in_hint(&client, command, signed_in);
                         }
                         client.shutdown().await;
                         return ExitCode::FAILURE;

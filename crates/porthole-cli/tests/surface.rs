@@ -442,7 +442,10 @@ fn api_key_sign_in_sends_the_key_in_authenticate_meta_and_words_a_refusal_truthf
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("signed in with --auth gemini-api-key, yet the agent still asks you to sign in: the API key sent with it was not accepted"),
+        stderr.contains(
+            "signed in with --auth gemini-api-key, yet the agent still asks you to sign in: \
+             the API key from PORTHOLE_API_KEY was not accepted"
+        ),
         "{stderr}"
     );
     assert!(
