@@ -68,13 +68,24 @@ pub struct Args {
     /// Print the agent's sessions (`session/list`, all pages) and exit.
     #[arg(long, conflicts_with_all = ["load", "resume"])]
     list_sessions: bool,
-    /// Switch the session to this mode (`session/set_mode`) before the prompts.
+    /// Switch the session to this mode (`session/set_mode`) before the prompts; it must be one
+    /// of the modes the agent advertised.
     #[arg(long, value_name = "MODE_ID")]
     mode: Option<String>,
-    /// Cancel each turn (`session/cancel`) after its N-th session update; the turn must still
-    /// end, with stop reason `cancelled`. For testing an agent's cancellation.
+    /// Set a session config option (`session/set_config_option`) after the session opens;
+    /// repeatable. ID and VALUE must be an option and one of its values the agent advertised
+    /// (`true` or `false` for a boolean option).
+    #[arg(long = "config", value_name = "ID=VALUE", value_parser = parse_config)]
+    config: Vec<(String, String)>,
+    /// Cancel each turn (`session/cancel`) after its N-th update of the turn's own content
+    /// (message and thought chunks, tool calls, plans, after the prompt was sent); the turn must
+    /// still end, with stop reason `cancelled`. For testing an agent's cancellation.
     #[arg(long, value_name = "N")]
     cancel_after_updates: Option<u64>,
+    /// After `--load`, print the replayed history until the agent has been quiet this long
+    /// (milliseconds): agents may send it after answering `session/load`.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    load_quiet_ms: u64,
     /// Seconds to wait for the agent's answer to `initialize`.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     init_timeout: u64,
@@ -103,6 +114,29 @@ fn parse_modes(s: &str) -> Result<Modes, String> {
     Modes::parse(s)
 }
 
+fn parse_config(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((id, value)) if !id.is_empty() => Ok((id.to_string(), value.to_string())),
+        _ => Err(format!("expected ID=VALUE, got `{s}`")),
+    }
+}
+
+/// The variable an API key is read from for `--auth` with an API-key method.
+const API_KEY_VAR: &str = "PORTHOLE_API_KEY";
+
+/// Why the session could not be opened: a request the agent did not advertise, or a bad flag
+/// (exit 2, nothing sent), or a failure (exit 1).
+enum OpenError {
+    Usage(String),
+    Failed(String),
+}
+
+impl From<String> for OpenError {
+    fn from(e: String) -> Self {
+        OpenError::Failed(e)
+    }
+}
+
 fn main() -> ExitCode {
     // `agents ...` is its own command line; anything else is the agent runner's.
     if std::env::args_os().nth(1).is_some_and(|a| a == "agents") {
@@ -129,7 +163,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut command = match resolve_agent(&args) {
+    let (mut command, profile) = match resolve_agent(&args) {
         Ok(c) => c,
         Err(e) => {
             note!("porthole-cli: --agent: {e}");
@@ -144,17 +178,17 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run(args, command, cwd, answers))
+    runtime.block_on(run(args, command, profile, cwd, answers))
 }
 
 /// A configured or installed agent by id or name (with the sign-in values the window saved for
-/// it in the OS keyring), else the value as a command line.
-fn resolve_agent(args: &Args) -> Result<AgentCommand, String> {
+/// it in the OS keyring) and its id, else the value as a command line.
+fn resolve_agent(args: &Args) -> Result<(AgentCommand, Option<String>), String> {
     let (mut command, profile_id) = resolve_agent_command(args)?;
-    if let Some(id) = profile_id {
-        add_saved_sign_in(&id, &mut command);
+    if let Some(id) = &profile_id {
+        add_saved_sign_in(id, &mut command);
     }
-    Ok(command)
+    Ok((command, profile_id))
 }
 
 /// Values saved in the OS keyring by the window's sign-in for agent `id`, added to its
@@ -218,16 +252,42 @@ fn which(program: &str) -> Option<PathBuf> {
 
 /// After `auth_required` (when opening a session, or at a turn): how to sign in with each
 /// method the agent advertised. A terminal method is the agent's own login command, which
-/// the user runs in a terminal (the CLI is not one).
-fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
+/// the user runs in a terminal (the CLI is not one). `used` is the method this run already
+/// signed in with (`--auth`): telling the user to run again with it would send them in a
+/// circle, so it is named for what it is.
+fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, signed_in: Option<&SignedIn>) {
+    let used = signed_in.map(|s| s.method.as_str());
     use porthole_core::acp::v1::schema::AuthMethod;
     let methods = client.auth_methods();
     if methods.is_empty() {
         note!("porthole-cli: the agent needs you to sign in, and advertises no sign-in method");
         return;
     }
-    note!("porthole-cli: the agent needs you to sign in; its methods:");
+    if let Some(used) = used {
+        let what = if let Some(source) = signed_in.and_then(|s| s.key_source) {
+            match source {
+                KeySource::Env => format!("the API key from {API_KEY_VAR} was not accepted"),
+                KeySource::Typed => "the API key typed was not accepted".to_string(),
+                KeySource::Saved => format!(
+                    "the API key saved in the OS keyring was not accepted; run with {API_KEY_VAR} set \
+                     to the right key (it replaces the saved one once the agent accepts it)"
+                ),
+            }
+        } else if client.env_var_methods().iter().any(|m| m.id == used) {
+            "the values set in the environment were not accepted".to_string()
+        } else {
+            "the agent answered `authenticate` but did not sign you in".to_string()
+        };
+        note!("porthole-cli: signed in with --auth {used}, yet the agent still asks you to sign in: {what}");
+    }
+    note!(
+        "porthole-cli: the agent needs you to sign in; its {}methods:",
+        if used.is_some() { "other " } else { "" }
+    );
     for m in methods {
+        if Some(m.id().0.as_ref()) == used {
+            continue;
+        }
         if let Some(env_method) = client
             .env_var_methods()
             .iter()
@@ -244,6 +304,15 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
                 term::line(&env_method.name),
                 vars.join(", "),
                 term::line(&env_method.id)
+            );
+            continue;
+        }
+        if client.api_key_method(m.id().0.as_ref()).is_some() {
+            note!(
+                "  {} ({}): an API key; run again with --auth {} (the key from {API_KEY_VAR}, or typed when asked)",
+                m.id().0,
+                m.name(),
+                m.id().0
             );
             continue;
         }
@@ -280,6 +349,7 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand) {
 async fn run(
     args: Args,
     command: AgentCommand,
+    profile: Option<String>,
     cwd: PathBuf,
     answers: serde_json::Map<String, serde_json::Value>,
 ) -> ExitCode {
@@ -305,13 +375,43 @@ async fn run(
         }
     };
     out.initialized(&client);
-    match open_session(&args, &client, &out, cwd, &command).await {
-        Ok(Some(id)) => run_prompts(args, client, events, out, id, answers, &command).await,
+    let mut signed_in = None;
+    let opened = open_session(
+        &args,
+        &client,
+        &out,
+        cwd,
+        &command,
+        profile.as_deref(),
+        &mut signed_in,
+    )
+    .await;
+    if let (Ok(Some(_)), Some(signed_in), Some(profile)) = (&opened, &signed_in, &profile) {
+        signed_in.save(profile);
+    }
+    match opened {
+        Ok(Some(id)) => {
+            run_prompts(
+                args,
+                client,
+                events,
+                out,
+                id,
+                answers,
+                (&command, signed_in.as_ref()),
+            )
+            .await
+        }
         Ok(None) => {
             client.shutdown().await;
             ExitCode::SUCCESS
         }
-        Err(e) => {
+        Err(OpenError::Usage(e)) => {
+            note!("porthole-cli: {}", term::line(&e));
+            client.shutdown().await;
+            ExitCode::from(2)
+        }
+        Err(OpenError::Failed(e)) => {
             note!("porthole-cli: {}", term::line(&e));
             let tail = client.stderr_tail();
             let lines: Vec<&str> = tail.trim().lines().collect();
@@ -322,7 +422,7 @@ async fn run(
                 }
             }
             if e.contains("auth_required") || e.contains("uthentication required") {
-                print_sign_in_hint(&client, &command);
+                print_sign_in_hint(&client, &command, signed_in.as_ref());
             }
             client.shutdown().await;
             ExitCode::FAILURE
@@ -330,37 +430,171 @@ async fn run(
     }
 }
 
-/// Authenticate if asked, then list, load, resume or create the session. `None`: nothing to
-/// prompt (the listing was the whole job).
+/// Where an API key came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeySource {
+    /// `PORTHOLE_API_KEY`.
+    Env,
+    /// The OS keyring, where an earlier run saved it for this agent.
+    Saved,
+    /// Typed at the terminal.
+    Typed,
+}
+
+/// The `--auth` method this run signed in with, and for an API-key method where its key came
+/// from.
+struct SignedIn {
+    method: String,
+    key_source: Option<KeySource>,
+    /// A key to keep in the OS keyring once the agent has accepted it (the session opened): a
+    /// typed one, or one from the environment that replaces a saved key.
+    to_save: Option<String>,
+}
+
+impl SignedIn {
+    fn save(&self, agent_id: &str) {
+        use porthole_core::secrets::AgentSecrets;
+        let Some(key) = &self.to_save else { return };
+        let saved = AgentSecrets::default_index_path()
+            .ok_or_else(|| "no config folder".to_string())
+            .and_then(|index| AgentSecrets::os(index).map_err(|e| e.to_string()))
+            .and_then(|s| {
+                s.set_api_key(agent_id, &self.method, key)
+                    .map_err(|e| e.to_string())
+            });
+        match saved {
+            Ok(()) => note!(
+                "porthole-cli: the API key of `{}` is saved in the OS keyring for `{agent_id}`",
+                self.method
+            ),
+            Err(e) => note!("porthole-cli: the API key was not saved: {e}"),
+        }
+    }
+}
+
+/// The API key saved in the OS keyring for agent `profile`'s `method`, if any (no keyring is
+/// opened when the index lists none).
+fn saved_api_key(profile: &str, method: &str) -> Option<String> {
+    use porthole_core::secrets::{self, AgentSecrets};
+    let index = AgentSecrets::default_index_path()?;
+    let name = format!("{}{method}", secrets::API_KEY_PREFIX);
+    let listed = secrets::stored_names(&index)
+        .is_ok_and(|all| all.get(profile).is_some_and(|names| names.contains(&name)));
+    if !listed {
+        return None;
+    }
+    match AgentSecrets::os(index).and_then(|s| s.api_key(profile, method)) {
+        Ok(key) => key,
+        Err(e) => {
+            note!("porthole-cli: the saved API key of `{profile}` is not used: {e}");
+            None
+        }
+    }
+}
+
+/// `--auth METHOD`. An `env_var` method is the CLI's own environment (nothing is sent); an
+/// API-key method sends the key in `authenticate`'s `_meta["api-key"]`; any other method is
+/// plain `authenticate`. `profile`: the configured agent's id, under which keys are saved.
+async fn sign_in(
+    client: &AgentClient,
+    command: &AgentCommand,
+    method: &str,
+    profile: Option<&str>,
+    signed_in: &mut Option<SignedIn>,
+) -> Result<(), OpenError> {
+    *signed_in = Some(SignedIn {
+        method: method.to_string(),
+        key_source: None,
+        to_save: None,
+    });
+    if let Some(env_method) = client.env_var_methods().iter().find(|m| m.id == method) {
+        // The agent was started with the CLI's own environment, so signing in means those
+        // variables are set there.
+        let missing: Vec<String> = env_method
+            .vars
+            .iter()
+            .filter(|v| !v.optional && std::env::var_os(&v.name).is_none_or(|x| x.is_empty()))
+            // Saved in the OS keyring by the window and set at spawn (add_saved_sign_in).
+            .filter(|v| !command.env.iter().any(|(name, _)| name == &v.name))
+            .map(|v| format!("{} ({})", v.name, v.label))
+            .collect();
+        if !missing.is_empty() {
+            return Err(OpenError::Failed(format!(
+                "sign-in method `{method}` needs these variables set in the environment: {}",
+                missing.join(", ")
+            )));
+        }
+        return Ok(());
+    }
+    if client.api_key_method(method).is_some() {
+        let saved = profile.and_then(|p| saved_api_key(p, method));
+        let (key, source) = api_key(client, method, saved.clone())?;
+        let to_save = match source {
+            KeySource::Typed => profile.map(|_| key.clone()),
+            KeySource::Env if saved.is_some_and(|s| s != key) => Some(key.clone()),
+            _ => None,
+        };
+        *signed_in = Some(SignedIn {
+            method: method.to_string(),
+            key_source: Some(source),
+            to_save,
+        });
+        return client
+            .authenticate_with_api_key(method, &key)
+            .await
+            .map_err(|e| OpenError::Failed(e.to_string()));
+    }
+    client
+        .authenticate(method)
+        .await
+        .map_err(|e| OpenError::Failed(e.to_string()))
+}
+
+/// The API key for `method`: from `PORTHOLE_API_KEY`, else the one saved in the OS keyring,
+/// else typed at the terminal (not echoed).
+fn api_key(
+    client: &AgentClient,
+    method: &str,
+    saved: Option<String>,
+) -> Result<(String, KeySource), OpenError> {
+    if let Some(key) = std::env::var(API_KEY_VAR).ok().filter(|k| !k.trim().is_empty()) {
+        return Ok((key.trim().to_string(), KeySource::Env));
+    }
+    if let Some(key) = saved {
+        return Ok((key, KeySource::Saved));
+    }
+    let name = client
+        .auth_methods()
+        .iter()
+        .find(|m| m.id().0.as_ref() == method)
+        .map(|m| m.name().to_string())
+        .unwrap_or_else(|| method.to_string());
+    match terminal::read_hidden(&format!("{name} (input hidden): ")) {
+        Some(Ok(key)) if !key.trim().is_empty() => Ok((key.trim().to_string(), KeySource::Typed)),
+        Some(Ok(_)) => Err(OpenError::Usage(format!("--auth {method}: no API key was typed"))),
+        Some(Err(e)) => Err(OpenError::Failed(format!(
+            "--auth {method}: cannot read the API key from the terminal: {e}"
+        ))),
+        None => Err(OpenError::Usage(format!(
+            "--auth {method} signs in with an API key: set {API_KEY_VAR}, or run porthole-cli in a terminal to type it"
+        ))),
+    }
+}
+
+/// Authenticate if asked, then list, load, resume or create the session, and apply `--model`,
+/// `--config` and `--mode`, each checked against what the agent advertised before anything is
+/// sent. `None`: nothing to prompt (the listing was the whole job).
 async fn open_session(
     args: &Args,
     client: &AgentClient,
     out: &output::Output,
     cwd: PathBuf,
     command: &AgentCommand,
-) -> Result<Option<String>, String> {
+    profile: Option<&str>,
+    signed_in: &mut Option<SignedIn>,
+) -> Result<Option<String>, OpenError> {
     if let Some(method) = &args.auth {
-        match client.env_var_methods().iter().find(|m| m.id == *method) {
-            // An env_var method: the agent was started with the CLI's own environment, so
-            // signing in means those variables are set there; nothing is sent.
-            Some(env_method) => {
-                let missing: Vec<String> = env_method
-                    .vars
-                    .iter()
-                    .filter(|v| !v.optional && std::env::var_os(&v.name).is_none_or(|x| x.is_empty()))
-                    // Saved in the OS keyring by the window and set at spawn (add_saved_sign_in).
-                    .filter(|v| !command.env.iter().any(|(name, _)| name == &v.name))
-                    .map(|v| format!("{} ({})", term::line(&v.name), term::line(&v.label)))
-                    .collect();
-                if !missing.is_empty() {
-                    return Err(format!(
-                        "sign-in method `{method}` needs these variables set in the environment: {}",
-                        missing.join(", ")
-                    ));
-                }
-            }
-            None => client.authenticate(method).await.map_err(|e| e.to_string())?,
-        }
+        sign_in(client, command, method, profile, signed_in).await?;
     }
     if args.list_sessions {
         let mut cursor = None;
@@ -390,7 +624,14 @@ async fn open_session(
         _ => client.open_session(cwd).await.map_err(auth_hint)?,
     };
     let session_id = opened.session_id.clone();
-    let mut models = opened.models;
+    // Checked before any of them is sent.
+    if let Some(mode) = &args.mode {
+        check_mode(&opened, mode).map_err(OpenError::Usage)?;
+    }
+    for (id, value) in &args.config {
+        config_value(&opened.config_options, id, value).map_err(OpenError::Usage)?;
+    }
+    let mut models = opened.models.clone();
     if let Some(model) = &args.model {
         models = Some(
             client
@@ -400,6 +641,18 @@ async fn open_session(
         );
     }
     out.session(&session_id, models.as_ref());
+    if !args.config.is_empty() {
+        let mut options = opened.config_options.clone();
+        for (id, value) in &args.config {
+            // Against the latest list: setting one option may change the others.
+            let value = config_value(&options, id, value).map_err(OpenError::Usage)?;
+            options = client
+                .set_config_option(&session_id, id, value)
+                .await
+                .map_err(|e| format!("--config {id}: {e}"))?;
+        }
+        out.config_options(&session_id, &options);
+    }
     if let Some(mode) = &args.mode {
         client
             .set_mode(&session_id, mode)
@@ -409,14 +662,172 @@ async fn open_session(
     Ok(Some(session_id))
 }
 
+/// `--mode` must be one of the session's advertised modes.
+fn check_mode(opened: &porthole_core::OpenedSession, mode: &str) -> Result<(), String> {
+    use porthole_core::acp::v1::schema::SessionConfigOptionCategory;
+    let available: Vec<&str> = opened
+        .modes
+        .iter()
+        .flat_map(|m| m.available_modes.iter().map(|m| m.id.0.as_ref()))
+        .collect();
+    if available.contains(&mode) {
+        return Ok(());
+    }
+    if available.is_empty() {
+        let as_option = opened
+            .config_options
+            .iter()
+            .find(|o| o.category == Some(SessionConfigOptionCategory::Mode))
+            .map(|o| {
+                format!(
+                    "; its mode is the config option `{0}` (--config {0}=VALUE)",
+                    o.id.0
+                )
+            })
+            .unwrap_or_default();
+        return Err(format!(
+            "--mode {mode}: the agent advertises no session modes{as_option}"
+        ));
+    }
+    Err(format!(
+        "--mode {mode}: the agent does not offer this mode; its modes: {}",
+        available.join(", ")
+    ))
+}
+
+/// `--config ID=VALUE` checked against the advertised options: the value to send.
+fn config_value(
+    options: &[porthole_core::acp::v1::schema::SessionConfigOption],
+    id: &str,
+    value: &str,
+) -> Result<porthole_core::sessions::ConfigValue, String> {
+    use porthole_core::acp::v1::schema::{SessionConfigKind, SessionConfigSelectOptions};
+    use porthole_core::sessions::ConfigValue;
+    let Some(option) = options.iter().find(|o| o.id.0.as_ref() == id) else {
+        if options.is_empty() {
+            return Err(format!("--config {id}: the agent advertises no config options"));
+        }
+        let ids: Vec<&str> = options.iter().map(|o| o.id.0.as_ref()).collect();
+        return Err(format!(
+            "--config {id}: the agent has no such config option; its options: {}",
+            ids.join(", ")
+        ));
+    };
+    match &option.kind {
+        SessionConfigKind::Select(select) => {
+            let values: Vec<&str> = match &select.options {
+                SessionConfigSelectOptions::Ungrouped(o) => o.iter().map(|o| o.value.0.as_ref()).collect(),
+                SessionConfigSelectOptions::Grouped(groups) => groups
+                    .iter()
+                    .flat_map(|g| g.options.iter().map(|o| o.value.0.as_ref()))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            if values.contains(&value) {
+                Ok(ConfigValue::Select(value.to_string()))
+            } else {
+                Err(format!(
+                    "--config {id}={value}: not one of the option's values: {}",
+                    values.join(", ")
+                ))
+            }
+        }
+        SessionConfigKind::Boolean(_) => match value {
+            "true" => Ok(ConfigValue::Boolean(true)),
+            "false" => Ok(ConfigValue::Boolean(false)),
+            _ => Err(format!(
+                "--config {id}={value}: a boolean option takes true or false"
+            )),
+        },
+        _ => Err(format!(
+            "--config {id}: an option of a kind porthole-cli does not know"
+        )),
+    }
+}
+
+/// A session update that is the turn's own content (what `--cancel-after-updates` counts):
+/// not commands, mode or config notices, session info, usage, or the user's message echoed.
+fn is_turn_content(update: &porthole_core::acp::v1::schema::SessionUpdate) -> bool {
+    use porthole_core::acp::v1::schema::SessionUpdate as U;
+    matches!(
+        update,
+        U::AgentMessageChunk(_)
+            | U::AgentThoughtChunk(_)
+            | U::ToolCall(_)
+            | U::ToolCallUpdate(_)
+            | U::Plan(_)
+    )
+}
+
+/// How long the CLI goes on reading a replay that never falls quiet.
+const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Events outside a turn (a replay, notices): answered by the policy and printed.
+struct Reader<'a> {
+    client: &'a AgentClient,
+    events: tokio::sync::mpsc::Receiver<Event>,
+    out: &'a output::Output,
+    policy: &'a policy::Policy,
+}
+
+impl Reader<'_> {
+    /// Print an event and answer it if it is a dialog. `Err` when the agent is gone.
+    fn passive(&self, event: &Event, during: &str) -> Result<(), ExitCode> {
+        if let Event::AgentExited(info) = event {
+            self.out.event(event, None);
+            note!(
+                "porthole-cli: the agent exited {during}: {}",
+                porthole_core::client::describe_exit(info)
+            );
+            return Err(ExitCode::FAILURE);
+        }
+        let decision = self.policy.decide(self.client, event);
+        self.out.event(event, decision.as_ref());
+        Ok(())
+    }
+
+    /// Read until the agent has sent nothing for `quiet` (replays may come after the answer
+    /// to `session/load`).
+    async fn settle(&mut self, quiet: std::time::Duration) -> Result<(), ExitCode> {
+        let deadline = tokio::time::Instant::now() + SETTLE_LIMIT;
+        loop {
+            let wait = quiet.min(deadline.saturating_duration_since(tokio::time::Instant::now()));
+            if wait.is_zero() {
+                note!(
+                    "porthole-cli: the agent was still sending updates after {}s; going on",
+                    SETTLE_LIMIT.as_secs()
+                );
+                return Ok(());
+            }
+            match tokio::time::timeout(wait, self.events.recv()).await {
+                Ok(Some(event)) => self.passive(&event, "while replaying the session")?,
+                Ok(None) => {
+                    note!("porthole-cli: the connection closed unexpectedly");
+                    return Err(ExitCode::FAILURE);
+                }
+                Err(_) => return Ok(()),
+            }
+        }
+    }
+
+    /// What has arrived and not been read yet, printed (before a prompt is sent).
+    fn drain_pending(&mut self) -> Result<(), ExitCode> {
+        while let Ok(event) = self.events.try_recv() {
+            self.passive(&event, "between turns")?;
+        }
+        Ok(())
+    }
+}
+
 async fn run_prompts(
     args: Args,
     client: AgentClient,
-    mut events: tokio::sync::mpsc::Receiver<Event>,
+    events: tokio::sync::mpsc::Receiver<Event>,
     out: output::Output,
     session_id: String,
     answers: serde_json::Map<String, serde_json::Value>,
-    command: &AgentCommand,
+    // For the sign-in hint after `auth_required` at a turn.
+    (command, signed_in): (&AgentCommand, Option<&SignedIn>),
 ) -> ExitCode {
     let policy = policy::Policy {
         elicit: args.elicit,
@@ -424,8 +835,25 @@ async fn run_prompts(
         files_outside: args.allow_files_outside,
         answers,
     };
+    let mut reader = Reader {
+        client: &client,
+        events,
+        out: &out,
+        policy: &policy,
+    };
+    if args.load.is_some()
+        && let Err(code) = reader
+            .settle(std::time::Duration::from_millis(args.load_quiet_ms))
+            .await
+    {
+        return code;
+    }
 
     for prompt in &args.prompts {
+        // Whatever came before this turn (a late replay, notices) is not the turn's.
+        if let Err(code) = reader.drain_pending() {
+            return code;
+        }
         if let Err(e) = client.prompt_text(&session_id, prompt) {
             note!(
                 "porthole-cli: session/prompt failed: {}",
@@ -436,7 +864,7 @@ async fn run_prompts(
         }
         let mut updates_seen = 0u64;
         loop {
-            let Some(event) = events.recv().await else {
+            let Some(event) = reader.events.recv().await else {
                 note!("porthole-cli: the connection closed unexpectedly");
                 return ExitCode::FAILURE;
             };
@@ -452,25 +880,24 @@ async fn run_prompts(
                             error.code
                         );
                         if error.code == porthole_core::sessions::AUTH_REQUIRED {
-                            print_sign_in_hint(&client, command);
+                            print_sign_in_hint(&client, command, signed_in);
                         }
                         client.shutdown().await;
                         return ExitCode::FAILURE;
                     }
                     break;
                 }
-                Event::AgentExited(info) => {
-                    out.event(&event, None);
-                    note!(
-                        "porthole-cli: the agent exited before the turn ended: {}",
-                        porthole_core::client::describe_exit(info)
-                    );
-                    return ExitCode::FAILURE;
-                }
                 _ => {
-                    let decision = policy.decide(&client, &event);
-                    out.event(&event, decision.as_ref());
-                    if matches!(&event, Event::SessionUpdate { session_id: s, .. } if *s == session_id) {
+                    if let Err(code) = reader.passive(&event, "before the turn ended") {
+                        return code;
+                    }
+                    if let Event::SessionUpdate {
+                        session_id: s,
+                        update,
+                    } = &event
+                        && *s == session_id
+                        && is_turn_content(update)
+                    {
                         updates_seen += 1;
                         if args.cancel_after_updates == Some(updates_seen)
                             && let Err(e) = client.cancel(&session_id)
@@ -487,4 +914,58 @@ async fn run_prompts(
     }
     client.shutdown().await;
     ExitCode::SUCCESS
+}
+
+/// Reading a secret at the terminal without echoing it.
+mod terminal {
+    use std::io::{BufRead, IsTerminal, Write};
+
+    /// `None` when stdin is not a terminal; the line typed otherwise.
+    pub fn read_hidden(prompt: &str) -> Option<std::io::Result<String>> {
+        let stdin = std::io::stdin();
+        if !stdin.is_terminal() {
+            return None;
+        }
+        Some((|| {
+            let mut stderr = std::io::stderr();
+            write!(stderr, "{prompt}")?;
+            stderr.flush()?;
+            let _echo_off = EchoOff::new()?;
+            let mut line = String::new();
+            stdin.lock().read_line(&mut line)?;
+            writeln!(stderr)?;
+            Ok(line.trim_end_matches(['\r', '\n']).to_string())
+        })())
+    }
+
+    /// Terminal echo turned off until dropped.
+    struct EchoOff(libc::termios);
+
+    impl EchoOff {
+        fn new() -> std::io::Result<Self> {
+            // SAFETY: tcgetattr/tcsetattr on stdin with a termios we own.
+            unsafe {
+                let mut term: libc::termios = std::mem::zeroed();
+                if libc::tcgetattr(libc::STDIN_FILENO, &mut term) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let saved = term;
+                term.c_lflag &= !libc::ECHO;
+                term.c_lflag |= libc::ECHONL;
+                if libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &term) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(EchoOff(saved))
+            }
+        }
+    }
+
+    impl Drop for EchoOff {
+        fn drop(&mut self) {
+            // SAFETY: restores the settings read in `new`.
+            unsafe {
+                libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &self.0);
+            }
+        }
+    }
 }

@@ -77,6 +77,34 @@ impl Output {
         }
     }
 
+    /// The session's config options after `--config` set them (the agent's full answer).
+    pub fn config_options(
+        &self,
+        session_id: &str,
+        options: &[porthole_core::acp::v1::schema::SessionConfigOption],
+    ) {
+        if self.json {
+            self.line(json!({"type": "config_options", "sessionId": session_id, "configOptions": options}));
+        } else {
+            for option in options {
+                let value = match &option.kind {
+                    porthole_core::acp::v1::schema::SessionConfigKind::Select(s) => {
+                        s.current_value.0.to_string()
+                    }
+                    porthole_core::acp::v1::schema::SessionConfigKind::Boolean(b) => {
+                        b.current_value.to_string()
+                    }
+                    _ => "?".to_string(),
+                };
+                crate::term::note!(
+                    "[session {session_id}] {} ({}) = {value}",
+                    option.id.0,
+                    option.name
+                );
+            }
+        }
+    }
+
     pub fn event(&self, event: &Event, decision: Option<&Decision>) {
         if self.json {
             self.line(json_event(event, decision));

@@ -258,3 +258,210 @@ fn env_var_sign_in_uses_the_environment_and_never_prints_the_value() {
     assert!(!String::from_utf8_lossy(&out.stdout).contains(secret));
     assert!(!String::from_utf8_lossy(&out.stderr).contains(secret));
 }
+
+fn texts(lines: &[Value]) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["type"] == "session_update")
+        .filter_map(|l| {
+            l["update"]["content"]["text"]
+                .as_str()
+                .or(l["update"]["title"].as_str())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+/// The lines the CLI sent to the agent (`PORTHOLE_TEST_AGENT_LOG`).
+fn sent(args: &[&str], env: &[(&str, &str)]) -> (Output, Vec<Value>) {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let path = log.path().to_str().unwrap().to_string();
+    let mut env = env.to_vec();
+    env.push(("PORTHOLE_TEST_AGENT_LOG", &path));
+    let out = cli_env(args, &env);
+    let sent = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (out, sent)
+}
+
+fn methods(sent: &[Value]) -> Vec<&str> {
+    sent.iter().filter_map(|l| l["method"].as_str()).collect()
+}
+
+#[test]
+fn load_with_no_prompt_prints_the_history_replayed_after_the_answer_too() {
+    // The test agent replays one message before answering session/load and the rest after it,
+    // 50 ms later (as Gemini CLI does); the CLI reads until the agent has been quiet for 3 s.
+    let out = cli(&["--load", "old-1", "--load-quiet-ms", "3000"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    assert_eq!(texts(&l), vec!["earlier question", "earlier answer", "Read file"]);
+    assert!(
+        l.iter()
+            .all(|l| l["type"] != "session_update" || l["sessionId"] == "old-1")
+    );
+}
+
+#[test]
+fn cancel_after_updates_counts_only_the_turns_own_content() {
+    // Five updates that are not the turn's content come first (commands, a mode notice, the
+    // user's message echoed, usage, session info): the cancel still comes after chunk 4.
+    let out = cli(&["--cancel-after-updates", "4", "cancel-count"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    assert_eq!(
+        report(&l)["results"][0]["chunksBeforeCancel"],
+        4,
+        "{:?}",
+        texts(&l)
+    );
+    let end = l.iter().find(|l| l["type"] == "turn_end").unwrap();
+    assert_eq!(end["stopReason"], "cancelled");
+}
+
+#[test]
+fn mode_must_be_advertised_or_nothing_is_sent() {
+    let (out, sent_lines) = sent(&["--mode", "turbo", "updates"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--mode turbo: the agent does not offer this mode; its modes: ask, code"),
+        "{stderr}"
+    );
+    let m = methods(&sent_lines);
+    assert!(
+        !m.contains(&"session/set_mode") && !m.contains(&"session/prompt"),
+        "{m:?}"
+    );
+    // An advertised one is sent.
+    let (out, sent_lines) = sent(&["--mode", "code", "updates"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(methods(&sent_lines).contains(&"session/set_mode"));
+}
+
+#[test]
+fn config_sets_advertised_options_and_refuses_anything_else_unsent() {
+    let (out, sent_lines) = sent(
+        &["--config", "model=deep", "--config", "web=true", "updates"],
+        &[],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let set: Vec<&Value> = sent_lines
+        .iter()
+        .filter(|l| l["method"] == "session/set_config_option")
+        .collect();
+    assert_eq!(set.len(), 2);
+    assert_eq!(
+        (&set[0]["params"]["configId"], &set[0]["params"]["value"]),
+        (&Value::from("model"), &Value::from("deep"))
+    );
+    assert_eq!(
+        (&set[1]["params"]["configId"], &set[1]["params"]["value"]),
+        (&Value::from("web"), &Value::Bool(true))
+    );
+    let l = lines(&out);
+    let options = l.iter().find(|l| l["type"] == "config_options").unwrap();
+    assert_eq!(options["configOptions"][0]["currentValue"], "deep", "{options}");
+    assert_eq!(options["configOptions"][1]["currentValue"], true, "{options}");
+
+    for (flag, expected) in [
+        (
+            "model=huge",
+            "--config model=huge: not one of the option's values: fast, deep",
+        ),
+        (
+            "colour=red",
+            "--config colour: the agent has no such config option; its options: model, web",
+        ),
+        (
+            "web=maybe",
+            "--config web=maybe: a boolean option takes true or false",
+        ),
+    ] {
+        let (out, sent_lines) = sent(&["--config", "model=deep", "--config", flag, "updates"], &[]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(expected), "{flag}: {stderr}");
+        // Checked before anything is sent, the valid one included.
+        let m = methods(&sent_lines);
+        assert!(
+            !m.contains(&"session/set_config_option") && !m.contains(&"session/prompt"),
+            "{flag}: {m:?}"
+        );
+    }
+    let out = cli(&["--config", "model", "updates"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected ID=VALUE"));
+}
+
+#[test]
+fn api_key_sign_in_sends_the_key_in_authenticate_meta_and_words_a_refusal_truthfully() {
+    let gemini = [
+        ("PORTHOLE_TEST_AGENT_AUTH", "1"),
+        ("PORTHOLE_TEST_AGENT_NAME", "gemini-cli"),
+    ];
+    // Without --auth: the method is named, with where the key comes from.
+    let out = cli_env(&["env"], &gemini);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("gemini-api-key (Gemini API key): an API key; run again with --auth gemini-api-key"),
+        "{stderr}"
+    );
+    // No key and no terminal: a clear usage error, nothing sent.
+    let (out, sent_lines) = sent(&["--auth", "gemini-api-key", "env"], &gemini);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("set PORTHOLE_API_KEY, or run porthole-cli in a terminal"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!methods(&sent_lines).contains(&"authenticate"));
+
+    // The right key: sent as Gemini reads it, and never printed.
+    let key = "test-key-accepted";
+    let mut env = gemini.to_vec();
+    env.push(("PORTHOLE_API_KEY", key));
+    let (out, sent_lines) = sent(&["--auth", "gemini-api-key", "env"], &env);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let auth = sent_lines.iter().find(|l| l["method"] == "authenticate").unwrap();
+    assert_eq!(auth["params"]["methodId"], "gemini-api-key");
+    assert_eq!(auth["params"]["_meta"]["api-key"], key);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(key));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains(key));
+
+    // A key the agent does not accept: authenticate succeeds, session/new still asks. The
+    // hint says so instead of "run again with --auth gemini-api-key", which was just done.
+    let mut env = gemini.to_vec();
+    env.push(("PORTHOLE_API_KEY", "wrong-key"));
+    let out = cli_env(&["--auth", "gemini-api-key", "env"], &env);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "signed in with --auth gemini-api-key, yet the agent still asks you to sign in: \
+             the API key from PORTHOLE_API_KEY was not accepted"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("run again with --auth gemini-api-key"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("wrong-key"), "{stderr}");
+
+    // Codex's `api-key` method: the key as `{apiKey}`.
+    let codex = [
+        ("PORTHOLE_TEST_AGENT_AUTH", "1"),
+        ("PORTHOLE_TEST_AGENT_NAME", "@agentclientprotocol/codex-acp"),
+        ("PORTHOLE_API_KEY", key),
+    ];
+    let (out, sent_lines) = sent(&["--auth", "api-key", "env"], &codex);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let auth = sent_lines.iter().find(|l| l["method"] == "authenticate").unwrap();
+    assert_eq!(auth["params"]["_meta"]["api-key"]["apiKey"], key);
+}

@@ -54,13 +54,56 @@ fn inside(resolved: &Path, roots: &[PathBuf]) -> bool {
 }
 
 /// Resolve an existing file for reading.
+///
+/// A file that does not exist is [`FsError::NotFound`] only when it would be inside the
+/// workspace (its nearest existing folder, resolved, is inside a root); otherwise it is
+/// [`FsError::OutsideWorkspace`] like any other path outside, so the agent learns nothing
+/// about what exists outside the workspace without the user's consent.
 pub fn resolve_for_read(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, FsError> {
     check_absolute(path)?;
-    let resolved = path.canonicalize().map_err(|e| FsError::io(path, e))?;
-    if !inside(&resolved, &canonical_roots(roots)) {
+    let roots = canonical_roots(roots);
+    let resolved = match path.canonicalize() {
+        Ok(resolved) => resolved,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let would_be = resolve_missing(path).map_err(|e| FsError::io(path, e))?;
+            return Err(if inside(&would_be, &roots) {
+                FsError::NotFound(path.display().to_string())
+            } else {
+                FsError::OutsideWorkspace(path.display().to_string())
+            });
+        }
+        Err(e) => return Err(FsError::io(path, e)),
+    };
+    if !inside(&resolved, &roots) {
         return Err(FsError::OutsideWorkspace(path.display().to_string()));
     }
     Ok(resolved)
+}
+
+/// Where a path that does not exist would be: its nearest existing ancestor resolved through
+/// symlinks, with the missing components after it. A dangling symlink on the way leads
+/// nowhere that can be checked, so it is refused (`NotFound` would call it inside).
+fn resolve_missing(path: &Path) -> std::io::Result<PathBuf> {
+    let mut missing = Vec::new();
+    let mut current = path;
+    loop {
+        if current.symlink_metadata().is_ok() {
+            let base = current.canonicalize().map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "a symbolic link on the way leads nowhere",
+                )
+            })?;
+            return Ok(missing.iter().rev().fold(base, |p, name| p.join(name)));
+        }
+        match (current.file_name(), current.parent()) {
+            (Some(name), Some(parent)) => {
+                missing.push(name.to_os_string());
+                current = parent;
+            }
+            _ => return Err(std::io::Error::from(std::io::ErrorKind::NotFound)),
+        }
+    }
 }
 
 /// Resolve a file for writing: its directory must exist inside a root; an existing target
@@ -101,7 +144,14 @@ pub fn resolve_anywhere(path: &Path, for_write: bool) -> Result<PathBuf, FsError
         return Err(FsError::NotAbsolute(path.display().to_string()));
     }
     if !for_write {
-        return path.canonicalize().map_err(|e| FsError::io(path, e));
+        return match path.canonicalize() {
+            Ok(p) => Ok(p),
+            // Shown to the user before anything is read: where it would be.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                resolve_missing(path).map_err(|e| FsError::io(path, e))
+            }
+            Err(e) => Err(FsError::io(path, e)),
+        };
     }
     match path.canonicalize() {
         Ok(p) => Ok(p),
@@ -287,6 +337,64 @@ mod tests {
             Err(FsError::OutsideWorkspace(_))
         ));
         assert_eq!(std::fs::read_to_string(&secret).unwrap(), "s");
+    }
+
+    #[test]
+    fn a_missing_file_is_not_found_inside_and_outside_the_workspace_otherwise() {
+        let (ws, outside, roots) = setup();
+        for missing in [ws.path().join("new.txt"), ws.path().join("new/dir/new.txt")] {
+            assert!(
+                matches!(read_text(&missing, &roots, None, None), Err(FsError::NotFound(_))),
+                "{}",
+                missing.display()
+            );
+        }
+        let real_outside = outside.path().canonicalize().unwrap();
+        for (missing, would_be) in [
+            (outside.path().join("new.txt"), real_outside.join("new.txt")),
+            (
+                outside.path().join("no/such/dir.txt"),
+                real_outside.join("no/such/dir.txt"),
+            ),
+            (
+                PathBuf::from("/porthole-no-such-dir/x.txt"),
+                PathBuf::from("/porthole-no-such-dir/x.txt"),
+            ),
+        ] {
+            assert!(
+                matches!(
+                    read_text(&missing, &roots, None, None),
+                    Err(FsError::OutsideWorkspace(_))
+                ),
+                "{}",
+                missing.display()
+            );
+            // What the user is shown: where it would be.
+            assert_eq!(resolve_anywhere(&missing, false).unwrap(), would_be);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_missing_file_behind_a_link_out_of_the_workspace_is_outside() {
+        let (ws, outside, roots) = setup();
+        let dir_link = ws.path().join("out");
+        std::os::unix::fs::symlink(outside.path(), &dir_link).unwrap();
+        assert!(matches!(
+            read_text(&dir_link.join("new.txt"), &roots, None, None),
+            Err(FsError::OutsideWorkspace(_))
+        ));
+        // A dangling link is not taken as a missing file inside.
+        let dangling = ws.path().join("dangling");
+        std::os::unix::fs::symlink(outside.path().join("nope"), &dangling).unwrap();
+        assert!(!matches!(
+            read_text(&dangling.join("x.txt"), &roots, None, None),
+            Err(FsError::NotFound(_))
+        ));
+        assert!(!matches!(
+            read_text(&dangling, &roots, None, None),
+            Err(FsError::NotFound(_))
+        ));
     }
 
     #[cfg(unix)]

@@ -56,6 +56,8 @@ impl Inspector {
     }
 
     fn record(&self, direction: Direction, line: &str) {
+        let line = redact_api_keys(line);
+        let line = line.as_ref();
         let (text, cut) = match line.char_indices().nth(MAX_LINE_CHARS) {
             Some((i, _)) => (redact_url_queries(&line[..i]), true),
             None => (redact_url_queries(line), false),
@@ -94,6 +96,32 @@ impl WireTap for Inspector {
         self.record(direction, line);
     }
     fn note(&self, _: TransportNote) {}
+}
+
+/// An API key sent with `authenticate` (`params._meta["api-key"]`, a string or an object of
+/// strings, see [`crate::api_key`]) replaced with `…`. Other lines are returned as they are.
+pub fn redact_api_keys(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains("\"api-key\"") {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let Ok(mut message) = serde_json::from_str::<serde_json::Value>(line) else {
+        return std::borrow::Cow::Borrowed(line);
+    };
+    fn blank(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::String(s) => *s = "…".to_string(),
+            serde_json::Value::Object(o) => o.values_mut().for_each(blank),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(blank),
+            _ => {}
+        }
+    }
+    match message.pointer_mut("/params/_meta/api-key") {
+        Some(key) => {
+            blank(key);
+            std::borrow::Cow::Owned(message.to_string())
+        }
+        None => std::borrow::Cow::Borrowed(line),
+    }
 }
 
 /// Replace the value of every query parameter of every `http(s)://` URL in `text` with `…`.
@@ -146,6 +174,32 @@ fn redact_one(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_keys_sent_with_authenticate_are_redacted() {
+        let inspector = Inspector::new(1 << 20);
+        for line in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"methodId":"gemini-api-key","_meta":{"api-key":"sk-SECRET-1"}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"authenticate","params":{"methodId":"api-key","_meta":{"api-key":{"apiKey":"sk-SECRET-2"}}}}"#,
+        ] {
+            inspector.record(Direction::Outgoing, line);
+        }
+        // What an agent advertises is kept as it is.
+        let advertised = r#"{"jsonrpc":"2.0","id":0,"result":{"authMethods":[{"id":"gemini-api-key","_meta":{"api-key":{"provider":"google"}}}]}}"#;
+        inspector.record(Direction::Incoming, advertised);
+        let entries = inspector.since(0);
+        assert!(
+            !entries[0].text.contains("SECRET") && entries[0].text.contains(r#""api-key":"…""#),
+            "{}",
+            entries[0].text
+        );
+        assert!(
+            !entries[1].text.contains("SECRET") && entries[1].text.contains(r#""apiKey":"…""#),
+            "{}",
+            entries[1].text
+        );
+        assert_eq!(entries[2].text, advertised);
+    }
 
     #[test]
     fn query_values_and_fragments_are_redacted_keys_kept() {

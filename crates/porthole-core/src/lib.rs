@@ -4,6 +4,7 @@
 //! Front ends (the desktop app, the CLI) consume [`events::Event`]s and answer dialogs.
 
 pub mod agents_config;
+pub mod api_key;
 pub mod auth_env;
 pub mod broker;
 pub mod client;

@@ -103,6 +103,42 @@ impl AgentSecrets {
         self.write_index(&index)
     }
 
+    /// Store the API key of `agent_id`'s sign-in method `method_id` (an API-key method, whose
+    /// key is sent in `authenticate`, see [`crate::api_key`]), replacing an earlier one. It is
+    /// listed among the agent's names as `api-key:<method id>`, which is not a variable name:
+    /// it is never set in the agent's environment, and [`AgentSecrets::forget`] deletes it too.
+    pub fn set_api_key(&self, agent_id: &str, method_id: &str, key: &str) -> Result<(), SecretError> {
+        let name = api_key_name(method_id)?;
+        if key.is_empty() {
+            return Err(SecretError::Empty(name));
+        }
+        if key.len() > MAX_VALUE_BYTES {
+            return Err(SecretError::TooLong(name));
+        }
+        self.entry(agent_id, &name)?.set_password(key)?;
+        let mut index = self.read_index()?;
+        let names = index.agents.entry(agent_id.to_string()).or_default();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+        names.sort();
+        self.write_index(&index)
+    }
+
+    /// The API key stored for `agent_id`'s method `method_id`, if any. The keyring is opened
+    /// only when the index lists one.
+    pub fn api_key(&self, agent_id: &str, method_id: &str) -> Result<Option<String>, SecretError> {
+        let name = api_key_name(method_id)?;
+        if !self.names(agent_id).contains(&name) {
+            return Ok(None);
+        }
+        match self.entry(agent_id, &name)?.get_password() {
+            Ok(key) => Ok(Some(key)),
+            Err(keyring_core::Error::NoEntry) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
     /// The variable names stored for `agent_id` (from the index; values are not read).
     pub fn names(&self, agent_id: &str) -> Vec<String> {
         self.read_index()
@@ -117,7 +153,8 @@ impl AgentSecrets {
         let names = self.read_index()?.agents.remove(agent_id).unwrap_or_default();
         let mut env = Vec::new();
         let mut gone = Vec::new();
-        for name in names {
+        // API keys (`api-key:<method>`) are sent in `authenticate`, never set in the environment.
+        for name in names.into_iter().filter(|n| crate::auth_env::valid_name(n)) {
             match self.entry(agent_id, &name)?.get_password() {
                 Ok(value) => env.push((name, value)),
                 Err(keyring_core::Error::NoEntry) => gone.push(name),
@@ -177,6 +214,23 @@ impl AgentSecrets {
             .map_err(|e| index_error(path, "cannot write", e))
     }
 }
+
+/// The index name of an API-key method's key.
+fn api_key_name(method_id: &str) -> Result<String, SecretError> {
+    let fine = !method_id.is_empty()
+        && method_id.len() <= 128
+        && method_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if fine {
+        Ok(format!("{API_KEY_PREFIX}{method_id}"))
+    } else {
+        Err(SecretError::BadName(method_id.to_string()))
+    }
+}
+
+/// How an API-key method's key is listed among an agent's stored names.
+pub const API_KEY_PREFIX: &str = "api-key:";
 
 /// The variable names stored per agent, read from the index alone (no keyring is opened): for
 /// showing what is stored, and for not touching the keyring for agents with nothing stored.
@@ -283,6 +337,44 @@ mod tests {
             s.entry("a", "K2").unwrap().get_password(),
             Err(keyring_core::Error::NoEntry)
         ));
+    }
+
+    #[test]
+    fn api_keys_are_kept_beside_the_variables_and_never_reach_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = secrets(dir.path());
+        assert_eq!(s.api_key("gemini", "gemini-api-key").unwrap(), None);
+        s.set("gemini", &[("GOOGLE_CLOUD_PROJECT".into(), "p".into())])
+            .unwrap();
+        s.set_api_key("gemini", "gemini-api-key", "key-1").unwrap();
+        s.set_api_key("gemini", "gemini-api-key", "key-2").unwrap();
+        assert_eq!(
+            s.api_key("gemini", "gemini-api-key").unwrap().as_deref(),
+            Some("key-2")
+        );
+        assert_eq!(s.api_key("gemini", "other").unwrap(), None);
+        assert_eq!(s.api_key("codex", "gemini-api-key").unwrap(), None);
+        assert_eq!(
+            s.names("gemini"),
+            vec![
+                "GOOGLE_CLOUD_PROJECT".to_string(),
+                "api-key:gemini-api-key".to_string()
+            ]
+        );
+        // Only real variables go into the agent's environment.
+        assert_eq!(
+            s.env_for("gemini").unwrap(),
+            vec![("GOOGLE_CLOUD_PROJECT".into(), "p".into())]
+        );
+        assert_eq!(s.names("gemini").len(), 2, "an API key is not taken as gone");
+        let file = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+        assert!(!file.contains("key-2"), "{file}");
+        for bad in ["", "a:b", "a b", "../x"] {
+            assert!(s.set_api_key("gemini", bad, "k").is_err(), "{bad:?}");
+        }
+        assert!(s.set_api_key("gemini", "m", "").is_err());
+        assert_eq!(s.forget("gemini").unwrap().len(), 2);
+        assert_eq!(s.api_key("gemini", "gemini-api-key").unwrap(), None);
     }
 
     #[test]

@@ -326,6 +326,27 @@ impl AgentClient {
             .map(|_| ())
     }
 
+    /// Whether `method_id` is one of the agent's methods that sign in with an API key sent in
+    /// `authenticate`'s `_meta["api-key"]` (see [`crate::api_key`]), and in which shape.
+    pub fn api_key_method(&self, method_id: &str) -> Option<crate::api_key::ApiKeyShape> {
+        let agent = self.agent();
+        self.auth_methods()
+            .iter()
+            .find(|m| m.id().0.as_ref() == method_id)
+            .and_then(|m| crate::api_key::api_key_shape(&agent.name, m))
+    }
+
+    /// `authenticate` with an API-key method (see [`AgentClient::api_key_method`]), the key in
+    /// `_meta["api-key"]` in the shape the agent reads.
+    pub async fn authenticate_with_api_key(&self, method_id: &str, key: &str) -> Result<(), ClientError> {
+        let shape = self
+            .api_key_method(method_id)
+            .ok_or_else(|| ClientError::UnknownAuthMethod(method_id.to_string()))?;
+        let request = AuthenticateRequest::new(method_id.to_string())
+            .meta(crate::api_key::authenticate_meta(shape, key));
+        self.call("authenticate", request).await.map(|_| ())
+    }
+
     /// `logout`, when the agent advertises it.
     pub async fn logout(&self) -> Result<(), ClientError> {
         let supported = self.agent_capabilities().auth.logout.is_some();

@@ -458,6 +458,76 @@ async fn fs_outside_the_workspace_asks_the_user_and_shows_where_it_leads() {
     h.check_schema();
 }
 
+/// Gemini CLI reads a file before writing it and fails on any error for a missing one; it gets
+/// what Zed answers for a new file in the project (empty content). A missing file outside the
+/// workspace is still refused (the user is asked, and the CLI/test denies), for every agent.
+#[tokio::test]
+async fn new_files_work_for_gemini_and_missing_files_outside_are_still_refused() {
+    use porthole_core::events::FileOperation;
+    for (name, gemini) in [("gemini-cli", true), ("porthole-test-agent", false)] {
+        let env = vec![("PORTHOLE_TEST_AGENT_NAME".to_string(), name.to_string())];
+        let mut h = start_with(ClientOptions::default(), env).await;
+        let outside = h
+            .dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .parent()
+            .unwrap()
+            .join("porthole-missing-outside.txt");
+        let mut asked = Vec::new();
+        let (_, report) = h
+            .turn("new-file", |client, e| {
+                if let Event::FileAccess(p) = e {
+                    asked.push((p.path.clone(), p.operation));
+                    client.respond_file_access(p.dialog_id, false).unwrap();
+                }
+            })
+            .await;
+        let r = report["results"].as_array().unwrap();
+        let created = h.dir.path().join("created.txt");
+        if gemini {
+            assert_eq!(
+                r[0]["result"]["content"], "",
+                "{name}: missing file inside: {}",
+                r[0]
+            );
+            assert!(r[1]["result"].is_object(), "{name}: the write: {}", r[1]);
+            assert_eq!(std::fs::read_to_string(&created).unwrap(), "new file\n");
+        } else {
+            assert_eq!(
+                r[0]["error"]["code"], -32002,
+                "{name}: missing file inside: {}",
+                r[0]
+            );
+            assert!(r[1]["toolError"].is_string(), "{name}: {}", r[1]);
+            assert!(!created.exists());
+        }
+        // Outside: the user is asked (and here denies) whether or not the file exists, so the
+        // agent learns nothing about files outside the workspace without consent.
+        for (i, what) in [(2, "missing file outside"), (3, "missing folder outside")] {
+            assert_eq!(r[i]["error"]["code"], -32602, "{name}: {what}: {}", r[i]);
+            assert!(
+                r[i]["error"].to_string().contains("did not allow"),
+                "{name}: {}",
+                r[i]
+            );
+        }
+        assert_eq!(
+            asked,
+            vec![
+                (outside.display().to_string(), FileOperation::Read),
+                (
+                    "/porthole-no-such-dir/missing.txt".to_string(),
+                    FileOperation::Read
+                )
+            ],
+            "{name}"
+        );
+        h.check_schema();
+    }
+}
+
 #[tokio::test]
 async fn noise_unknown_methods_and_unknown_updates_are_not_fatal() {
     let mut h = start().await;

@@ -24,6 +24,8 @@ struct Agent {
     prompt_id: Value,
     /// The session's model (`session/set_model`).
     model: String,
+    /// How the current turn ends (a scenario that honours `session/cancel` sets `cancelled`).
+    stop_reason: &'static str,
 }
 
 fn write_line(line: &str) {
@@ -104,6 +106,28 @@ impl Agent {
         got
     }
 
+    /// Whether `session/cancel` arrives within `wait`; everything else is kept for later.
+    fn wait_for_cancel(&mut self, wait: std::time::Duration) -> bool {
+        if let Some(i) = self
+            .backlog
+            .iter()
+            .position(|v| v.get("method") == Some(&json!("session/cancel")))
+        {
+            self.backlog.remove(i);
+            return true;
+        }
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.incoming.recv_timeout(left) {
+                Ok(v) if v.get("method") == Some(&json!("session/cancel")) => return true,
+                Ok(v) => self.backlog.push_back(v),
+                Err(mpsc::RecvTimeoutError::Timeout) => return false,
+                Err(mpsc::RecvTimeoutError::Disconnected) => std::process::exit(0),
+            }
+        }
+    }
+
     fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.request(method, params);
         let r = self.response(id);
@@ -176,6 +200,17 @@ fn config_options(model: &str, web: bool) -> Value {
             "options":[{"value":"fast","name":"Fast"},{"value":"deep","name":"Deep"}]},
            {"id":"web","name":"Web search","type":"boolean","currentValue":web}])
 }
+
+/// `PORTHOLE_TEST_AGENT_NAME`: present as another agent (`gemini-cli`, a `codex-acp`), with
+/// its sign-in methods and the quirks the client works around for it.
+fn agent_name() -> Option<String> {
+    std::env::var("PORTHOLE_TEST_AGENT_NAME")
+        .ok()
+        .filter(|n| !n.is_empty())
+}
+
+/// The one API key the Gemini- and Codex-like `_meta["api-key"]` methods accept.
+const ACCEPTED_API_KEY: &str = "test-key-accepted";
 
 /// The variable of the test agent's `env_var` sign-in method.
 const API_KEY_VAR: &str = "PORTHOLE_TEST_API_KEY";
@@ -270,6 +305,7 @@ fn main() {
         cwd: String::new(),
         prompt_id: Value::Null,
         model: MODELS[0].0.to_string(),
+        stop_reason: "end_turn",
     };
     if std::env::var("PORTHOLE_TEST_AGENT_MUTE").is_ok() {
         // Never answers initialize.
@@ -282,6 +318,8 @@ fn main() {
     let needs_auth = std::env::var("PORTHOLE_TEST_AGENT_AUTH").is_ok();
     let mut authenticated = std::env::var_os(API_KEY_VAR).is_some_and(|v| !v.is_empty());
     let mut forks = 0u32;
+    // The session's config options: model and web search.
+    let mut config = ("fast".to_string(), false);
     loop {
         let msg = agent.recv();
         let (Some(method), id) = (msg.get("method").and_then(Value::as_str), msg.get("id").cloned()) else {
@@ -297,12 +335,25 @@ fn main() {
                     auth_methods.push(json!({"id":"terminal-login","name":"Log in from the terminal",
                         "type":"terminal","args":["--login"],"env":{"ACP_INTERACTIVE_LOGIN":"1"}}));
                 }
-                // Signed in when the client started it with this variable set.
-                auth_methods.push(json!({"id":"api-key","name":"API key","type":"env_var",
-                    "link":"https://example.com/test-agent/keys",
-                    "vars":[{"name":API_KEY_VAR,"label":"Test agent API key"}]}));
+                // Presenting as Gemini CLI or Codex: their API-key methods, which take the key
+                // in `authenticate`'s `_meta["api-key"]`.
+                match agent_name().as_deref() {
+                    Some("gemini-cli") => auth_methods.push(json!({"id":"gemini-api-key",
+                        "name":"Gemini API key","description":"Use an API key with Gemini Developer API",
+                        "_meta":{"api-key":{"provider":"google"}}})),
+                    Some(name) if name.contains("codex-acp") => auth_methods.push(json!({"id":"api-key",
+                        "name":"API Key","description":"Use an API key to authenticate"})),
+                    // Signed in when the client started it with this variable set.
+                    _ => auth_methods.push(json!({"id":"api-key","name":"API key","type":"env_var",
+                        "link":"https://example.com/test-agent/keys",
+                        "vars":[{"name":API_KEY_VAR,"label":"Test agent API key"}]})),
+                }
+                // PORTHOLE_TEST_AGENT_NAME: present as another agent (`gemini-cli`), whose
+                // known quirks the client works around.
                 let (name, title) = if hostile() {
                     (payloads()[1].clone(), payloads()[50].clone())
+                } else if let Some(name) = agent_name() {
+                    (name.clone(), name)
                 } else {
                     ("porthole-test-agent".to_string(), "Test Agent".to_string())
                 };
@@ -318,7 +369,20 @@ fn main() {
                 )
             }
             ("authenticate", Some(id)) => {
-                if params["methodId"] == json!("agent-login") {
+                // Like Gemini CLI, an API-key method answers success whatever the key; only
+                // the right key signs in (session/new says whether it did).
+                let key = match (params["methodId"].as_str(), &params["_meta"]["api-key"]) {
+                    (Some("gemini-api-key"), Value::String(key)) => Some(key.as_str()),
+                    (Some("api-key"), key) if key.is_object() => key["apiKey"].as_str(),
+                    _ => None,
+                };
+                let api_key_method = matches!(params["methodId"].as_str(), Some("gemini-api-key"))
+                    || (params["methodId"] == json!("api-key")
+                        && agent_name().is_some_and(|n| n.contains("codex-acp")));
+                if api_key_method {
+                    authenticated = key == Some(ACCEPTED_API_KEY);
+                    reply(id, json!({}));
+                } else if params["methodId"] == json!("agent-login") {
                     authenticated = true;
                     reply(id, json!({}));
                 } else {
@@ -377,12 +441,14 @@ fn main() {
                 agent.session = sid;
                 agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
                 agent.update(json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"earlier question"}}));
-                agent.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"earlier answer"}}));
-                agent.update(json!({"sessionUpdate":"tool_call","toolCallId":"old-tc","title":"Read file","kind":"read","status":"completed"}));
                 reply(
                     id,
                     json!({"modes":modes("code"),"configOptions":config_options("deep", true)}),
                 );
+                // The rest of the history after the answer, as Gemini CLI sends most of it.
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                agent.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"earlier answer"}}));
+                agent.update(json!({"sessionUpdate":"tool_call","toolCallId":"old-tc","title":"Read file","kind":"read","status":"completed"}));
             }
             ("session/resume", Some(id)) => {
                 agent.session = params["sessionId"].as_str().unwrap_or("").to_string();
@@ -411,22 +477,23 @@ fn main() {
                 agent.update(json!({"sessionUpdate":"current_mode_update","currentModeId":mode}));
             }
             ("session/set_config_option", Some(id)) => {
-                let (model, web) = match (params["configId"].as_str(), &params["value"]) {
-                    (Some("model"), Value::String(v)) => (v.clone(), false),
-                    (Some("web"), Value::Bool(b)) => ("fast".to_string(), *b),
+                match (params["configId"].as_str(), &params["value"]) {
+                    (Some("model"), Value::String(v)) if v == "fast" || v == "deep" => config.0 = v.clone(),
+                    (Some("web"), Value::Bool(b)) => config.1 = *b,
                     _ => {
                         reply_error(id, -32602, "bad config option");
                         continue;
                     }
                 };
-                reply(id, json!({"configOptions":config_options(&model, web)}));
+                reply(id, json!({"configOptions":config_options(&config.0, config.1)}));
             }
             ("session/prompt", Some(id)) => {
                 agent.prompt_id = id.clone();
+                agent.stop_reason = "end_turn";
                 let text = params["prompt"][0]["text"].as_str().unwrap_or("").to_string();
                 let results = agent.run(&text);
                 agent.say(&json!({"scenario": text, "results": results}).to_string());
-                send(json!({"jsonrpc":"2.0","id":id,"result":{"stopReason":"end_turn"}}));
+                send(json!({"jsonrpc":"2.0","id":id,"result":{"stopReason":agent.stop_reason}}));
             }
             (_, Some(id)) => {
                 send(json!({"jsonrpc":"2.0","id":id,"error":{"code":-32601,"message":"method not found"}}))

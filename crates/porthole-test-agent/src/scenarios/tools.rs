@@ -171,3 +171,64 @@ pub(crate) fn env(_agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value
     let set = std::env::var_os(super::super::API_KEY_VAR).is_some_and(|v| !v.is_empty());
     results.push(json!({"apiKeySet": set}));
 }
+
+/// `new-file`: what Gemini CLI's `write_file` does through ACP. It reads the file first; a
+/// read that fails in any way is "Error checking existing file" and nothing is written
+/// (Gemini's SDK hands a JSON-RPC error on as a plain object, which its "not found" check never
+/// recognises). Then two reads of missing files outside the workspace: one in a folder that
+/// exists, one in a folder that does not.
+pub(crate) fn new_file(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    let path = format!("{}/created.txt", agent.cwd);
+    let read = agent.call(
+        "fs/read_text_file",
+        json!({"sessionId":agent.session,"path":path}),
+    );
+    results.push(read.clone());
+    if read.get("error").is_some() {
+        results.push(json!({"toolError": format!("Error checking existing file: {}",
+            read["error"]["message"].as_str().unwrap_or(""))}));
+    } else {
+        results.push(agent.call(
+            "fs/write_text_file",
+            json!({"sessionId":agent.session,"path":path,"content":"new file\n"}),
+        ));
+    }
+    let parent = std::path::Path::new(&agent.cwd)
+        .parent()
+        .unwrap_or(std::path::Path::new("/"))
+        .join("porthole-missing-outside.txt");
+    results.push(agent.call(
+        "fs/read_text_file",
+        json!({"sessionId":agent.session,"path":parent}),
+    ));
+    results.push(agent.call(
+        "fs/read_text_file",
+        json!({"sessionId":agent.session,"path":"/porthole-no-such-dir/missing.txt"}),
+    ));
+}
+
+/// `cancel-count`: updates that are not the turn's own (commands, a mode notice, the user's
+/// message echoed, usage), then up to 10 message chunks, each followed by a wait for
+/// `session/cancel` (700 ms, far longer than a client needs to answer a chunk it counted).
+/// Reports how many chunks were sent when the cancel came, and ends the turn `cancelled`.
+pub(crate) fn cancel_count(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    agent.update(
+        json!({"sessionUpdate":"available_commands_update","availableCommands":[
+        {"name":"test","description":"Run tests"}]}),
+    );
+    agent.update(json!({"sessionUpdate":"current_mode_update","currentModeId":"code"}));
+    agent.update(
+        json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"cancel-count"}}),
+    );
+    agent.update(json!({"sessionUpdate":"usage_update","used":10,"size":1000}));
+    agent.update(json!({"sessionUpdate":"session_info_update","title":"Counting"}));
+    for chunk in 1..=10u64 {
+        agent.say(&format!("chunk {chunk} "));
+        if agent.wait_for_cancel(std::time::Duration::from_millis(700)) {
+            agent.stop_reason = "cancelled";
+            results.push(json!({"chunksBeforeCancel": chunk}));
+            return;
+        }
+    }
+    results.push(json!({"chunksBeforeCancel": null}));
+}

@@ -59,12 +59,30 @@ pub(crate) async fn handle_read(shared: &Arc<Shared>, params: Value, responder: 
             };
             ask(shared, session_id, &request.path, op, responder).await
         }
+        // A file inside the workspace that does not exist yet, for an agent that takes only
+        // content as "you may create it" (see `new_file_reads_as_empty`).
+        Err(FsError::NotFound(_)) if new_file_reads_as_empty(&shared.agent().name) => {
+            let _ = responder
+                .cast::<ReadTextFileResponse>()
+                .respond_with_result(Ok(ReadTextFileResponse::new(String::new())));
+        }
         result => {
             let _ = responder
                 .cast::<ReadTextFileResponse>()
                 .respond_with_result(result.map(ReadTextFileResponse::new).map_err(fs_error));
         }
     }
+}
+
+/// Agents (by their `agentInfo.name`) that read a file before writing it and cannot tell a
+/// missing file from a failure: ACP's answer for a missing file is the error `-32002`
+/// (resource not found), which Gemini CLI checks by its message on an `Error` object, while its
+/// TypeScript SDK rejects with the plain JSON-RPC error object; so `write_file` of a new file
+/// fails ("Error checking existing file: Resource not found"). For these agents a missing file
+/// inside the workspace reads as empty, which is what Zed (the reference client) answers for a
+/// new file in the project. Outside the workspace nothing changes. docs/interop.md.
+pub(crate) fn new_file_reads_as_empty(agent_name: &str) -> bool {
+    matches!(agent_name, "gemini-cli")
 }
 
 pub(crate) async fn handle_write(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
