@@ -9,6 +9,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
+/** Third-party ACP clients the suite drives agents with (companion.test.mjs: acpx through the proxy). */
+export const CLIENTS = [{ id: "acpx", package: "acpx", version: "0.19.1" }];
+
 export const AGENTS = [
   {
     id: "claude",

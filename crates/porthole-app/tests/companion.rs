@@ -38,6 +38,16 @@ impl Shell for FakeShell {
 }
 
 impl FakeShell {
+    /// The dialogs delivered so far.
+    fn dialog_ids(&self) -> std::collections::HashSet<u64> {
+        let events = self.events.lock().unwrap();
+        events
+            .iter()
+            .filter(|e| e["type"] == "elicitation")
+            .filter_map(|e| e["dialogId"].as_u64())
+            .collect()
+    }
+
     async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
         for _ in 0..750 {
             if let Some(e) = self.events.lock().unwrap().iter().rev().find(|e| matches(e)) {
@@ -316,11 +326,131 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let end = editor.answer(turn).await;
     assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
 
+    // --- A flood of updates passes in order, with the live view copying, in bounded memory. ---
+    let flood = 100_000u64;
+    let turn = editor.prompt(&session, &format!("update-flood {flood}")).await;
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    let texts: Vec<u64> = editor
+        .seen
+        .iter()
+        .filter(|v| v["method"] == "session/update")
+        .filter_map(|v| v["params"]["update"]["content"]["text"].as_str())
+        .filter_map(|t| t.trim().parse().ok())
+        .collect();
+    let tail = &texts[texts.len() - flood as usize..];
+    assert!(
+        tail.iter().copied().eq(0..flood),
+        "the flood arrived out of order or incomplete"
+    );
+    let peak_kb = vm_hwm_kb(editor.child.id().unwrap());
+    println!(
+        "proxy peak RSS after a {flood}-update flood: {} MB",
+        peak_kb / 1024
+    );
+    assert!(
+        peak_kb < 64 * 1024,
+        "the proxy's memory grew with the flood: {peak_kb} kB"
+    );
+    editor.seen.clear();
+
+    // --- Two editors with two agents at once: each question reaches the right agent. ---
+    let log2 = home.path().join("agent2.log");
+    let mut second = Editor::start(&run_dir, &log2, &[]);
+    let session2 = second.open_session(home.path()).await;
+    // The test agent names every session alike: the connections tell the editors apart.
+    let both = shell
+        .wait_for("two proxied connections", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["connections"]
+                    .as_array()
+                    .is_some_and(|c| c.len() == 2)
+        })
+        .await;
+    let agent_id2 = both["snapshot"]["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["agentId"].as_str().unwrap().to_string())
+        .find(|id| *id != agent_id)
+        .unwrap();
+    let before = shell.dialog_ids();
+    let (turn1, turn2) = (
+        editor.prompt(&session, "form").await,
+        second.prompt(&session2, "form").await,
+    );
+    let mut asked = Vec::new();
+    for a in [&agent_id, &agent_id2] {
+        let e = shell
+            .wait_for("a form of each editor", |e| {
+                e["type"] == "elicitation"
+                    && e["agentId"] == a.as_str()
+                    && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
+            })
+            .await;
+        asked.push(e["dialogId"].as_u64().unwrap());
+    }
+    assert_ne!(asked[0], asked[1]);
+    for (dialog, name) in asked.iter().zip(["first", "second"]) {
+        let content = json!({"name": name, "port": 1, "fast": true});
+        backend
+            .answer_elicitation(*dialog, "accept", Some(content.as_object().unwrap().clone()))
+            .unwrap();
+    }
+    editor.answer(turn1).await;
+    second.answer(turn2).await;
+    assert_eq!(
+        editor.report()["results"][0]["result"]["content"]["name"],
+        "first"
+    );
+    assert_eq!(
+        second.report()["results"][0]["result"]["content"]["name"],
+        "second"
+    );
+
+    // --- The second agent crashes mid-question: its editor sees what it would see without the
+    // proxy (the output ends, exit status 3), and the app's dialog closes with the reason. ---
+    let before = shell.dialog_ids();
+    let _ = second.prompt(&session2, "crash").await;
+    let crashed = shell
+        .wait_for("a dialog of the crashing agent", |e| {
+            e["type"] == "elicitation"
+                && e["agentId"] == agent_id2.as_str()
+                && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
+        })
+        .await;
+    let dismissed = shell
+        .wait_for("its dismissal", |e| {
+            e["type"] == "elicitation_dismissed" && e["dialogId"] == crashed["dialogId"]
+        })
+        .await;
+    assert_eq!(dismissed["reason"], "agent_exited", "{dismissed}");
+    let eof = tokio::time::timeout(Duration::from_secs(15), second.lines.next_line()).await;
+    assert!(
+        matches!(eof, Ok(Ok(None))),
+        "the editor's input did not end: {eof:?}"
+    );
+    let status = tokio::time::timeout(Duration::from_secs(15), second.child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.code(), Some(3), "the proxy exits as the agent did");
+    assert!(!second.saw_elicitation_traffic());
+    shell
+        .wait_for("the crashed agent gone from the window", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["connections"]
+                    .as_array()
+                    .is_some_and(|c| c.len() == 1)
+        })
+        .await;
+
     // --- The app closes mid-dialog: the agent gets `cancel`, the session goes on. ---
+    let before = shell.dialog_ids();
     let turn = editor.prompt(&session, "form").await;
     let asked = shell
-        .wait_for("a second proxied form", |e| {
-            e["type"] == "elicitation" && e["dialogId"].as_u64() != Some(dialog)
+        .wait_for("another proxied form", |e| {
+            e["type"] == "elicitation" && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
         })
         .await;
     assert_eq!(asked["mode"], "form");
@@ -361,6 +491,16 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         "one line for the outage: {stderr}"
     );
     assert!(!alive(agent_pid), "the agent outlived its editor");
+}
+
+/// A process's peak resident memory (VmHWM), in kB.
+fn vm_hwm_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
 }
 
 /// The proxy's child: the agent.

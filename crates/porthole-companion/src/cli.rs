@@ -60,7 +60,11 @@ pub fn main(args: &[String], launcher: Option<Launcher>) -> i32 {
             return 1;
         }
     };
-    runtime.block_on(run_proxy(opts, tokio::io::stdin(), tokio::io::stdout()))
+    let code = runtime.block_on(run_proxy(opts, tokio::io::stdin(), tokio::io::stdout()));
+    // The read of the editor's stdin blocks a thread until the editor writes or closes it;
+    // when the agent ended first, the proxy exits without waiting for that.
+    runtime.shutdown_background();
+    code
 }
 
 #[cfg(test)]

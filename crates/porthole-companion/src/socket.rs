@@ -130,6 +130,53 @@ mod tests {
         assert!(listen(&path).await.unwrap().is_some());
     }
 
+    /// Run as root (CI is), a process of another user (nobody) tries the app's socket: the
+    /// 0700 directory keeps it out, and where a socket is reachable at all, the app sees it is
+    /// another user's. Run as another user, there is no second user to try with.
+    #[tokio::test]
+    async fn a_process_of_another_user_cannot_connect() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("not root: no other user to try with; the peer check is covered by the uid comparison");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let private = tmp.path().join("run");
+        let listener = listen(&private.join("companion.sock")).await.unwrap().unwrap();
+        let try_as_nobody = |path: &Path| {
+            use std::os::unix::process::CommandExt;
+            let script = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1]); print('connected')\nexcept OSError as e:\n print(type(e).__name__)";
+            let out = std::process::Command::new("python3")
+                .args(["-c", script])
+                .arg(path)
+                .uid(65534)
+                .gid(65534)
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).trim().to_string()
+        };
+        assert_eq!(try_as_nobody(&private.join("companion.sock")), "PermissionError");
+        drop(listener);
+
+        // A socket in a directory anyone may enter: the connection is made, and refused by uid.
+        let open = tmp.path().join("open");
+        std::fs::create_dir(&open).unwrap();
+        std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let path = open.join("s.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let (accepted, said) = tokio::join!(
+            listener.accept(),
+            tokio::task::spawn_blocking({
+                let path = path.clone();
+                move || try_as_nobody(&path)
+            })
+        );
+        assert_eq!(said.unwrap(), "connected");
+        assert!(!peer_is_same_user(&accepted.unwrap().0).unwrap());
+    }
+
     #[test]
     fn a_shared_directory_is_not_used() {
         let tmp = tempfile::tempdir().unwrap();
