@@ -464,4 +464,8 @@ fn api_key_sign_in_sends_the_key_in_authenticate_meta_and_words_a_refusal_truthf
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let auth = sent_lines.iter().find(|l| l["method"] == "authenticate").unwrap();
     assert_eq!(auth["params"]["_meta"]["api-key"]["apiKey"], key);
+    assert_eq!(
+        auth["params"]["_meta"]["apiKey"], key,
+        "for codex-acp versions that read _meta.apiKey"
+    );
 }
