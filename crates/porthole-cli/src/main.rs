@@ -495,11 +495,12 @@ async fn sign_in(
     profile: Option<&str>,
     signed_in: &mut Option<SignedIn>,
 ) -> Result<(), OpenError> {
-    *signed_in = Some(SignedIn {
+    // Recorded only once the method was used without error (the hint then says so).
+    let mut done = SignedIn {
         method: method.to_string(),
         key_source: None,
         to_save: None,
-    });
+    };
     if let Some(env_method) = client.env_var_methods().iter().find(|m| m.id == method) {
         // The agent was started with the CLI's own environment, so signing in means those
         // variables are set there.
@@ -517,6 +518,7 @@ async fn sign_in(
                 missing.join(", ")
             )));
         }
+        *signed_in = Some(done);
         return Ok(());
     }
     if client.api_key_method(method).is_some() {
@@ -527,20 +529,20 @@ async fn sign_in(
             KeySource::Env if saved.is_some_and(|s| s != key) => Some(key.clone()),
             _ => None,
         };
-        *signed_in = Some(SignedIn {
-            method: method.to_string(),
-            key_source: Some(source),
-            to_save,
-        });
-        return client
+        client
             .authenticate_with_api_key(method, &key)
             .await
-            .map_err(|e| OpenError::Failed(e.to_string()));
+            .map_err(|e| OpenError::Failed(e.to_string()))?;
+        done.key_source = Some(source);
+        done.to_save = to_save;
+    } else {
+        client
+            .authenticate(method)
+            .await
+            .map_err(|e| OpenError::Failed(e.to_string()))?;
     }
-    client
-        .authenticate(method)
-        .await
-        .map_err(|e| OpenError::Failed(e.to_string()))
+    *signed_in = Some(done);
+    Ok(())
 }
 
 /// The API key for `method`: from `PORTHOLE_API_KEY`, else the one saved in the OS keyring,
