@@ -216,7 +216,8 @@ impl Backend {
     /// Store the values the user typed for an `env_var` sign-in method in the OS keyring, then
     /// restart the agent with them in its environment (that is how such a method signs in).
     /// For an API-key method the one value (`api-key`) is sent in `authenticate` at once, and
-    /// kept in the OS keyring for the next start.
+    /// kept in the OS keyring for the next start; with none, `authenticate` goes without a key
+    /// (the agent may have its own).
     pub async fn save_sign_in(
         &self,
         agent_id: &str,
@@ -274,16 +275,23 @@ impl Backend {
                 "`{extra}` is not asked for by this method"
             )));
         }
-        let key = match values.get(API_KEY_FIELD).map(|v| v.trim()) {
-            Some(key) if !key.is_empty() => key.to_string(),
-            _ => return Err(AnswerError::msg("API key is required")),
-        };
-        client.authenticate_with_api_key(method_id, &key).await?;
+        let key = values
+            .get(API_KEY_FIELD)
+            .map(|v| v.trim().to_string())
+            .filter(|k| !k.is_empty());
+        match &key {
+            Some(key) => client.authenticate_with_api_key(method_id, key).await?,
+            None => client.authenticate(method_id).await?,
+        }
         if let Some(conn) = self.state().conns.get_mut(agent_id) {
             conn.needs_auth = false;
             conn.error = None;
             conn.sign_in_problem = None;
         }
+        let Some(key) = key else {
+            self.push_snapshot();
+            return Ok(());
+        };
         // Signed in for this run whatever happens; the keyring keeps the key for the next.
         let (id, method) = (agent_id.to_string(), method_id.to_string());
         let saved = blocking(move || {

@@ -174,7 +174,9 @@ fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
                         name: super::agents::API_KEY_FIELD.into(),
                         label: "API key".into(),
                         secret: true,
-                        optional: false,
+                        // Empty: `authenticate` without a key, for an agent that has its own
+                        // (Gemini reads GEMINI_API_KEY from its environment).
+                        optional: true,
                     }]),
                     link: None,
                 };

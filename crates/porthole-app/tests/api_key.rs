@@ -113,6 +113,7 @@ async fn an_api_key_method_is_a_key_field_that_signs_in_through_authenticate() {
     assert_eq!(method["kind"], "api_key");
     assert_eq!(method["vars"][0]["name"], "api-key");
     assert_eq!(method["vars"][0]["secret"], true);
+    assert_eq!(method["vars"][0]["optional"], true, "empty: the agent's own key");
 
     let values = |k: &str, v: &str| std::collections::BTreeMap::from([(k.to_string(), v.to_string())]);
     assert!(
@@ -121,11 +122,20 @@ async fn an_api_key_method_is_a_key_field_that_signs_in_through_authenticate() {
             .await
             .is_err()
     );
+    // No key: authenticate without one (this agent has none of its own, so no session yet).
+    backend
+        .save_sign_in(&agent_id, "gemini-api-key", values("api-key", " "))
+        .await
+        .unwrap();
     assert!(
         backend
-            .save_sign_in(&agent_id, "gemini-api-key", values("api-key", " "))
+            .new_session(&agent_id, home.path().to_path_buf())
             .await
             .is_err()
+    );
+    assert_eq!(
+        backend.app_state()["snapshot"]["connections"][0]["needsAuth"],
+        true
     );
     backend
         .save_sign_in(
