@@ -216,6 +216,35 @@ describe("sign-in", () => {
     );
     expect(backend.callsOf("authenticate")).toEqual([]);
   });
+
+  it("an api_key method asks for the key in a password field, signs in with save_sign_in and opens a session", async () => {
+    const snap = snapshotWith({ sessions: [] }, {
+      needsAuth: true,
+      authMethods: [
+        { id: "gemini-api-key", name: "Gemini API key", description: "Use an API key with Gemini Developer API", kind: "api_key",
+          vars: [{ name: "api-key", label: "API key", secret: true, optional: false }] },
+      ],
+    });
+    const backend = new FakeBackend({
+      new_session: () => ({ sessionId: "demo-2", agentId: "demo", cwd: "/tmp", title: null, modes: null, models: null,
+        configOptions: [], availableCommands: [], turnRunning: false, usage: null }),
+    });
+    render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    const help = document.querySelector(".env-var-help")!;
+    expect(help.textContent).toContain("Sent to the agent to sign in");
+    const key = document.querySelector<HTMLInputElement>("input[data-var=api-key]")!;
+    expect(key.type).toBe("password");
+    // No separate "Sign in" button that would call authenticate without the key.
+    expect(screen.queryByRole("button", { name: "Sign in" })).toBeNull();
+    await fireEvent.input(key, { target: { value: "sk-typed" } });
+    await fireEvent.click(screen.getByRole("button", { name: "Save and sign in" }));
+    await waitFor(() => expect(backend.callsOf("new_session").length).toBe(1));
+    expect(backend.callsOf("save_sign_in")).toEqual([
+      { agentId: "demo", methodId: "gemini-api-key", values: { "api-key": "sk-typed" } },
+    ]);
+    expect(backend.callsOf("authenticate")).toEqual([]);
+    expect(document.querySelector(".signin .completed")?.textContent).toContain("Signed in with Gemini API key");
+  });
 });
 
 describe("prompt box command completion", () => {

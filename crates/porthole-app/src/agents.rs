@@ -40,6 +40,44 @@ pub(super) async fn sign_in_env(agent_id: &str) -> Result<Vec<(String, String)>,
     .await
 }
 
+/// The one field of an API-key method's form (see `snapshot::auth_methods`).
+pub(super) const API_KEY_FIELD: &str = "api-key";
+
+/// The API keys saved for `agent_id`'s API-key methods: (method id, key). An agent with none
+/// saved never touches the keyring.
+pub(super) async fn saved_api_keys(
+    agent_id: &str,
+    methods: Vec<String>,
+) -> Result<Vec<(String, String)>, String> {
+    let agent_id = agent_id.to_string();
+    blocking(move || {
+        let index = index_path()?;
+        let stored = secrets::stored_names(&index).map_err(|e| e.to_string())?;
+        let Some(names) = stored.get(&agent_id) else {
+            return Ok(Vec::new());
+        };
+        let methods: Vec<String> = methods
+            .into_iter()
+            .filter(|m| names.contains(&format!("{}{m}", secrets::API_KEY_PREFIX)))
+            .collect();
+        if methods.is_empty() {
+            return Ok(Vec::new());
+        }
+        let store = AgentSecrets::os(index).map_err(|e| e.to_string())?;
+        let mut keys = Vec::new();
+        for method in methods {
+            if let Some(key) = store
+                .api_key(&agent_id, &method)
+                .map_err(|e| format!("the saved API key could not be read: {e}"))?
+            {
+                keys.push((method, key));
+            }
+        }
+        Ok(keys)
+    })
+    .await
+}
+
 /// The variable names stored per shown agent (the snapshot's `storedSignIn`).
 pub(super) fn stored_names(profiles: &[launch::Profile]) -> BTreeMap<String, Vec<String>> {
     let Some(Ok(mut all)) = AgentSecrets::default_index_path().map(|p| secrets::stored_names(&p)) else {
@@ -242,6 +280,9 @@ impl Backend {
 
     /// Store the values the user typed for an `env_var` sign-in method in the OS keyring, then
     /// restart the agent with them in its environment (that is how such a method signs in).
+    /// For an API-key method the one value (`api-key`) is sent in `authenticate` at once, and
+    /// kept in the OS keyring for the next start; with none, `authenticate` goes without a key
+    /// (the agent may have its own).
     pub async fn save_sign_in(
         &self,
         agent_id: &str,
@@ -249,6 +290,11 @@ impl Backend {
         values: BTreeMap<String, String>,
     ) -> Result<(), AnswerError> {
         let client = self.client_of_agent(agent_id)?;
+        if client.api_key_method(method_id).is_some() {
+            return self
+                .sign_in_with_api_key(agent_id, &client, method_id, values)
+                .await;
+        }
         let method = client
             .env_var_methods()
             .iter()
@@ -279,6 +325,52 @@ impl Backend {
         .await
         .map_err(AnswerError::msg)?;
         self.connect(agent_id, Some(self.0.launch.cwd.clone()));
+        Ok(())
+    }
+
+    async fn sign_in_with_api_key(
+        &self,
+        agent_id: &str,
+        client: &porthole_core::AgentClient,
+        method_id: &str,
+        values: BTreeMap<String, String>,
+    ) -> Result<(), AnswerError> {
+        if let Some(extra) = values.keys().find(|k| k.as_str() != API_KEY_FIELD) {
+            return Err(AnswerError::msg(format!(
+                "`{extra}` is not asked for by this method"
+            )));
+        }
+        let key = values
+            .get(API_KEY_FIELD)
+            .map(|v| v.trim().to_string())
+            .filter(|k| !k.is_empty());
+        match &key {
+            Some(key) => client.authenticate_with_api_key(method_id, key).await?,
+            None => client.authenticate(method_id).await?,
+        }
+        if let Some(conn) = self.state().conns.get_mut(agent_id) {
+            conn.needs_auth = false;
+            conn.error = None;
+            conn.sign_in_problem = None;
+        }
+        let Some(key) = key else {
+            self.push_snapshot();
+            return Ok(());
+        };
+        // Signed in for this run whatever happens; the keyring keeps the key for the next.
+        let (id, method) = (agent_id.to_string(), method_id.to_string());
+        let saved = blocking(move || {
+            AgentSecrets::os(index_path()?)
+                .and_then(|s| s.set_api_key(&id, &method, &key))
+                .map_err(|e| e.to_string())
+        })
+        .await;
+        if let (Err(problem), Some(conn)) = (saved, self.state().conns.get_mut(agent_id)) {
+            conn.sign_in_problem = Some(format!(
+                "Signed in for now; the key was not kept for the next start: {problem}"
+            ));
+        }
+        self.push_snapshot();
         Ok(())
     }
 

@@ -91,6 +91,27 @@ impl Backend {
                 return;
             }
             this.push_snapshot();
+            // API keys the user gave earlier (kept in the OS keyring): sent in `authenticate`
+            // before the first session, as env_var values are set at spawn.
+            let key_methods: Vec<String> = client
+                .auth_methods()
+                .iter()
+                .map(|m| m.id().0.to_string())
+                .filter(|m| client.api_key_method(m).is_some())
+                .collect();
+            if !key_methods.is_empty() {
+                match super::agents::saved_api_keys(&agent_id, key_methods).await {
+                    Ok(keys) => {
+                        for (method, key) in keys {
+                            if let Err(e) = client.authenticate_with_api_key(&method, &key).await {
+                                let problem = format!("Signing in with the saved API key failed: {e}");
+                                this.set_sign_in_problem(&agent_id, generation, Some(problem));
+                            }
+                        }
+                    }
+                    Err(problem) => this.set_sign_in_problem(&agent_id, generation, Some(problem)),
+                }
+            }
             if let Some(session_cwd) = open_session_in {
                 let this = this.clone();
                 let agent_id = agent_id.clone();

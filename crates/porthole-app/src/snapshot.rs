@@ -165,6 +165,25 @@ fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
                     link: e.link.clone(),
                 };
             }
+            // API-key methods (the key goes in `authenticate`'s `_meta["api-key"]`): one secret
+            // field, `api-key`, answered through `save_sign_in` like an env_var method's values.
+            if client.api_key_method(m.id().0.as_ref()).is_some() {
+                return AuthMethodView {
+                    id: m.id().0.to_string(),
+                    name: m.name().to_string(),
+                    description: m.description().map(str::to_string),
+                    kind: "api_key".into(),
+                    vars: Some(vec![EnvVarSpec {
+                        name: super::agents::API_KEY_FIELD.into(),
+                        label: "API key".into(),
+                        secret: true,
+                        // Empty: `authenticate` without a key, for an agent that has its own
+                        // (Gemini reads GEMINI_API_KEY from its environment).
+                        optional: true,
+                    }]),
+                    link: None,
+                };
+            }
             let kind = serde_json::to_value(m)
                 .ok()
                 .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))

@@ -268,6 +268,10 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, signed_in: O
             match source {
                 KeySource::Env => format!("the API key from {API_KEY_VAR} was not accepted"),
                 KeySource::Typed => "the API key typed was not accepted".to_string(),
+                KeySource::NotGiven => format!(
+                    "no API key was given (set {API_KEY_VAR}, or run porthole-cli in a terminal to \
+                     type it), and the agent found none of its own"
+                ),
                 KeySource::Saved => format!(
                     "the API key saved in the OS keyring was not accepted; run with {API_KEY_VAR} set \
                      to the right key (it replaces the saved one once the agent accepts it)"
@@ -439,6 +443,9 @@ enum KeySource {
     Saved,
     /// Typed at the terminal.
     Typed,
+    /// None given (no variable, none saved, no terminal or an empty line): `authenticate` is sent
+    /// without a key, for an agent that finds one itself (Gemini reads `GEMINI_API_KEY`).
+    NotGiven,
 }
 
 /// The `--auth` method this run signed in with, and for an API-key method where its key came
@@ -502,11 +509,12 @@ async fn sign_in(
     profile: Option<&str>,
     signed_in: &mut Option<SignedIn>,
 ) -> Result<(), OpenError> {
-    *signed_in = Some(SignedIn {
+    // Recorded only once the method was used without error (the hint then says so).
+    let mut done = SignedIn {
         method: method.to_string(),
         key_source: None,
         to_save: None,
-    });
+    };
     if let Some(env_method) = client.env_var_methods().iter().find(|m| m.id == method) {
         // The agent was started with the CLI's own environment, so signing in means those
         // variables are set there.
@@ -524,30 +532,33 @@ async fn sign_in(
                 missing.join(", ")
             )));
         }
+        *signed_in = Some(done);
         return Ok(());
     }
     if client.api_key_method(method).is_some() {
         let saved = profile.and_then(|p| saved_api_key(p, method));
         let (key, source) = api_key(client, method, saved.clone())?;
-        let to_save = match source {
-            KeySource::Typed => profile.map(|_| key.clone()),
-            KeySource::Env if saved.is_some_and(|s| s != key) => Some(key.clone()),
+        let to_save = match (source, &key) {
+            (KeySource::Typed, Some(key)) => profile.map(|_| key.clone()),
+            (KeySource::Env, Some(key)) if saved.is_some_and(|s| s != *key) => Some(key.clone()),
             _ => None,
         };
-        *signed_in = Some(SignedIn {
-            method: method.to_string(),
-            key_source: Some(source),
-            to_save,
-        });
-        return client
-            .authenticate_with_api_key(method, &key)
+        match &key {
+            Some(key) => client.authenticate_with_api_key(method, key).await,
+            // Nothing to send: the agent may find its key itself.
+            None => client.authenticate(method).await,
+        }
+        .map_err(|e| OpenError::Failed(e.to_string()))?;
+        done.key_source = Some(source);
+        done.to_save = to_save;
+    } else {
+        client
+            .authenticate(method)
             .await
-            .map_err(|e| OpenError::Failed(e.to_string()));
+            .map_err(|e| OpenError::Failed(e.to_string()))?;
     }
-    client
-        .authenticate(method)
-        .await
-        .map_err(|e| OpenError::Failed(e.to_string()))
+    *signed_in = Some(done);
+    Ok(())
 }
 
 /// The API key for `method`: from `PORTHOLE_API_KEY`, else the one saved in the OS keyring,
@@ -556,12 +567,12 @@ fn api_key(
     client: &AgentClient,
     method: &str,
     saved: Option<String>,
-) -> Result<(String, KeySource), OpenError> {
+) -> Result<(Option<String>, KeySource), OpenError> {
     if let Some(key) = std::env::var(API_KEY_VAR).ok().filter(|k| !k.trim().is_empty()) {
-        return Ok((key.trim().to_string(), KeySource::Env));
+        return Ok((Some(key.trim().to_string()), KeySource::Env));
     }
     if let Some(key) = saved {
-        return Ok((key, KeySource::Saved));
+        return Ok((Some(key), KeySource::Saved));
     }
     let name = client
         .auth_methods()
@@ -569,14 +580,12 @@ fn api_key(
         .find(|m| m.id().0.as_ref() == method)
         .map(|m| m.name().to_string())
         .unwrap_or_else(|| method.to_string());
-    match terminal::read_hidden(&format!("{name} (input hidden): ")) {
-        Some(Ok(key)) if !key.trim().is_empty() => Ok((key.trim().to_string(), KeySource::Typed)),
-        Some(Ok(_)) => Err(OpenError::Usage(format!("--auth {method}: no API key was typed"))),
+    let prompt = format!("{name} (input hidden; empty: the agent's own, e.g. from its environment): ");
+    match terminal::read_hidden(&prompt) {
+        Some(Ok(key)) if !key.trim().is_empty() => Ok((Some(key.trim().to_string()), KeySource::Typed)),
+        Some(Ok(_)) | None => Ok((None, KeySource::NotGiven)),
         Some(Err(e)) => Err(OpenError::Failed(format!(
             "--auth {method}: cannot read the API key from the terminal: {e}"
-        ))),
-        None => Err(OpenError::Usage(format!(
-            "--auth {method} signs in with an API key: set {API_KEY_VAR}, or run porthole-cli in a terminal to type it"
         ))),
     }
 }

@@ -7,7 +7,7 @@
 //!   and reads `authenticate`'s `_meta["api-key"]` as the key itself (a string). Any method
 //!   that advertises `_meta["api-key"]` is taken to work this way.
 //! - Codex (`codex-acp`) advertises a plain `api-key` method and reads
-//!   `_meta["api-key"]["apiKey"]`.
+//!   `_meta["api-key"]["apiKey"]`; earlier versions read `_meta["apiKey"]`, so both are sent.
 
 use agent_client_protocol::v1::schema::{AuthMethod, Meta};
 use serde_json::{Value, json};
@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 pub enum ApiKeyShape {
     /// `{"api-key": "KEY"}` (Gemini CLI, and methods that advertise `_meta["api-key"]`).
     Text,
-    /// `{"api-key": {"apiKey": "KEY"}}` (Codex's `api-key` method).
+    /// `{"api-key": {"apiKey": "KEY"}, "apiKey": "KEY"}` (Codex's `api-key` method; the second
+    /// for codex-acp versions that read `_meta.apiKey`).
     Object,
 }
 
@@ -41,11 +42,13 @@ pub fn api_key_shape(agent_name: &str, method: &AuthMethod) -> Option<ApiKeyShap
 
 /// The `_meta` of an `authenticate` request carrying `key`.
 pub fn authenticate_meta(shape: ApiKeyShape, key: &str) -> Meta {
-    let value = match shape {
-        ApiKeyShape::Text => Value::String(key.to_string()),
-        ApiKeyShape::Object => json!({ "apiKey": key }),
-    };
-    Meta::from_iter([("api-key".to_string(), value)])
+    match shape {
+        ApiKeyShape::Text => Meta::from_iter([("api-key".to_string(), Value::String(key.to_string()))]),
+        ApiKeyShape::Object => Meta::from_iter([
+            ("api-key".to_string(), json!({ "apiKey": key })),
+            ("apiKey".to_string(), Value::String(key.to_string())),
+        ]),
+    }
 }
 
 #[cfg(test)]
@@ -86,7 +89,7 @@ mod tests {
         );
         assert_eq!(
             Value::Object(authenticate_meta(ApiKeyShape::Object, "k2")),
-            json!({"api-key": {"apiKey": "k2"}})
+            json!({"api-key": {"apiKey": "k2"}, "apiKey": "k2"})
         );
     }
 }

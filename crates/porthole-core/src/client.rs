@@ -24,9 +24,10 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AuthCapabilities, CancelNotification, ClientCapabilities, ContentBlock, ElicitationCapabilities,
-    ElicitationFormCapabilities, ElicitationUrlCapabilities, FileSystemCapabilities, Implementation,
-    InitializeRequest, InitializeResponse, PromptRequest, SessionId,
+    AuthCapabilities, BooleanConfigOptionCapabilities, CancelNotification, ClientCapabilities,
+    ClientSessionCapabilities, ContentBlock, ElicitationCapabilities, ElicitationFormCapabilities,
+    ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
+    InitializeResponse, PromptRequest, SessionConfigOptionsCapabilities, SessionId,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
@@ -434,6 +435,12 @@ impl AgentClient {
             .terminal(self.shared.opts.terminals)
             .auth(AuthCapabilities::new().terminal(self.shared.opts.terminal_auth))
             .elicitation(elicitation)
+            // Boolean config options: agents may offer them only to clients that opt in, and a
+            // client may set them only then. The window and porthole-cli (`--config ID=true`)
+            // both handle them.
+            .session(ClientSessionCapabilities::new().config_options(
+                SessionConfigOptionsCapabilities::new().boolean(BooleanConfigOptionCapabilities::new()),
+            ))
     }
 
     async fn initialize(

@@ -99,7 +99,8 @@ impl WireTap for Inspector {
 }
 
 /// An API key sent with `authenticate` (`params._meta["api-key"]`, a string or an object of
-/// strings, see [`crate::api_key`]) replaced with `…`. Other lines are returned as they are.
+/// strings, and Codex's older `params._meta.apiKey`, see [`crate::api_key`]) replaced with `…`.
+/// Other lines are returned as they are.
 pub fn redact_api_keys(line: &str) -> std::borrow::Cow<'_, str> {
     if !line.contains("\"api-key\"") {
         return std::borrow::Cow::Borrowed(line);
@@ -115,12 +116,17 @@ pub fn redact_api_keys(line: &str) -> std::borrow::Cow<'_, str> {
             _ => {}
         }
     }
-    match message.pointer_mut("/params/_meta/api-key") {
-        Some(key) => {
+    let mut found = false;
+    for pointer in ["/params/_meta/api-key", "/params/_meta/apiKey"] {
+        if let Some(key) = message.pointer_mut(pointer) {
             blank(key);
-            std::borrow::Cow::Owned(message.to_string())
+            found = true;
         }
-        None => std::borrow::Cow::Borrowed(line),
+    }
+    if found {
+        std::borrow::Cow::Owned(message.to_string())
+    } else {
+        std::borrow::Cow::Borrowed(line)
     }
 }
 
@@ -180,7 +186,7 @@ mod tests {
         let inspector = Inspector::new(1 << 20);
         for line in [
             r#"{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"methodId":"gemini-api-key","_meta":{"api-key":"sk-SECRET-1"}}}"#,
-            r#"{"jsonrpc":"2.0","id":2,"method":"authenticate","params":{"methodId":"api-key","_meta":{"api-key":{"apiKey":"sk-SECRET-2"}}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"authenticate","params":{"methodId":"api-key","_meta":{"api-key":{"apiKey":"sk-SECRET-2"},"apiKey":"sk-SECRET-2"}}}"#,
         ] {
             inspector.record(Direction::Outgoing, line);
         }

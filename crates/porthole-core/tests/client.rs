@@ -44,6 +44,11 @@ async fn initialize_advertises_exactly_the_configured_modes() {
         assert_eq!(init["params"]["clientCapabilities"]["elicitation"], expected);
         assert_eq!(init["params"]["clientCapabilities"]["terminal"], true);
         assert_eq!(init["params"]["clientCapabilities"]["auth"]["terminal"], false);
+        // Boolean config options are opted into (the window and the CLI set them).
+        assert_eq!(
+            init["params"]["clientCapabilities"]["session"]["configOptions"]["boolean"],
+            json!({})
+        );
         assert_eq!(init["params"]["clientInfo"]["name"], "porthole");
         assert_eq!(h.client.agent().name, "porthole-test-agent");
         assert_eq!(h.client.agent().version.as_deref(), Some("0.0.1"));

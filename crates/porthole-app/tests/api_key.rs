@@ -1,0 +1,161 @@
+//! API-key sign-in in the app model (its own process: it sets the environment). The test agent
+//! presents as Gemini CLI: its `gemini-api-key` method becomes a one-field form (`api_key`);
+//! the key typed is sent in `authenticate`'s `_meta["api-key"]` and the session opens.
+//! There is no OS keyring here, so keeping the key fails, which is shown without failing the
+//! sign-in.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use porthole_app::{Backend, Launch, Shell};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// Records every batch; counts the waiting dialogs and attention requests.
+#[derive(Default)]
+struct FakeShell {
+    events: Mutex<Vec<Value>>,
+    waiting: Mutex<usize>,
+    attention: Mutex<Vec<String>>,
+}
+
+impl Shell for FakeShell {
+    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
+        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
+        let events = batch["events"].as_array().cloned().unwrap_or_default();
+        self.events.lock().unwrap().extend(events);
+        Ok(())
+    }
+    fn set_waiting_count(&self, waiting: usize) {
+        *self.waiting.lock().unwrap() = waiting;
+    }
+    fn dialog_waiting(&self, _summary: &str, body: &str) {
+        self.attention.lock().unwrap().push(body.to_string());
+    }
+    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
+        Err("no browser in tests".into())
+    }
+}
+
+impl FakeShell {
+    /// Waits until an event matches, and returns it.
+    async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        for _ in 0..500 {
+            if let Some(e) = self.events.lock().unwrap().iter().find(|e| matches(e)) {
+                return e.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("no {what} in {:#?}", self.events.lock().unwrap());
+    }
+}
+
+/// Path of a workspace binary, built on demand (it belongs to another package).
+fn workspace_bin(package: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--target-dir"])
+        .arg(profile_dir.parent().unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p {package} failed");
+    profile_dir.join(package)
+}
+
+fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
+    // Everything the app reads or writes stays in the throwaway home.
+    // SAFETY: set before any thread of this test reads the environment; one test per process
+    // touches it (the tests below run in one function).
+    unsafe {
+        std::env::set_var("HOME", home);
+        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
+        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
+        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
+        std::env::remove_var("PORTHOLE_AGENT");
+        // The test agent: Gemini CLI's API-key method, no session before signing in; no
+        // Secret Service (keeping the key fails, which must not fail the sign-in).
+        std::env::set_var("PORTHOLE_TEST_AGENT_NAME", "gemini-cli");
+        std::env::set_var("PORTHOLE_TEST_AGENT_AUTH", "1");
+        std::env::set_var(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        );
+    }
+    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
+    let shell = Arc::new(FakeShell::default());
+    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    backend.start();
+    (backend, shell)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_api_key_method_is_a_key_field_that_signs_in_through_authenticate() {
+    let home = tempfile::tempdir().unwrap();
+    let (backend, shell) = start(home.path());
+
+    // Start-up cannot open a session: the agent wants a key.
+    let refused = shell
+        .wait_for("the sign-in panel", |e| {
+            e["type"] == "connection" && e["snapshot"]["connections"][0]["needsAuth"] == true
+        })
+        .await;
+    let conn = &refused["snapshot"]["connections"][0];
+    let agent_id = conn["agentId"].as_str().unwrap().to_string();
+    let method = conn["authMethods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == "gemini-api-key")
+        .unwrap_or_else(|| panic!("{conn:#}"));
+    assert_eq!(method["kind"], "api_key");
+    assert_eq!(method["vars"][0]["name"], "api-key");
+    assert_eq!(method["vars"][0]["secret"], true);
+    assert_eq!(method["vars"][0]["optional"], true, "empty: the agent's own key");
+
+    let values = |k: &str, v: &str| std::collections::BTreeMap::from([(k.to_string(), v.to_string())]);
+    assert!(
+        backend
+            .save_sign_in(&agent_id, "gemini-api-key", values("API_KEY", "x"))
+            .await
+            .is_err()
+    );
+    // No key: authenticate without one (this agent has none of its own, so no session yet).
+    backend
+        .save_sign_in(&agent_id, "gemini-api-key", values("api-key", " "))
+        .await
+        .unwrap();
+    assert!(
+        backend
+            .new_session(&agent_id, home.path().to_path_buf())
+            .await
+            .is_err()
+    );
+    assert_eq!(
+        backend.app_state()["snapshot"]["connections"][0]["needsAuth"],
+        true
+    );
+    backend
+        .save_sign_in(
+            &agent_id,
+            "gemini-api-key",
+            values("api-key", "test-key-accepted"),
+        )
+        .await
+        .unwrap();
+    let state = backend.app_state();
+    let conn = &state["snapshot"]["connections"][0];
+    assert_eq!(conn["needsAuth"], false, "{conn:#}");
+    assert!(
+        conn["signInProblem"]
+            .as_str()
+            .is_some_and(|p| p.contains("not kept")),
+        "no keyring here: {conn:#}"
+    );
+    // Signed in: a session opens.
+    let view = backend.new_session(&agent_id, home.path().to_path_buf()).await;
+    assert!(view.is_ok(), "{:?}", view.err());
+    backend.stop().await;
+}
