@@ -390,6 +390,8 @@ fn hostile_registry_entries_are_shown_inert_and_never_run() {
                "distribution": {"uvx": {"package": format!("--index-url={}", sandbox.server.url("/simple"))}}}),
         json!({"id": "uvx-with", "name": "A", "version": "1.0.0",
                "distribution": {"uvx": {"package": "--with=evil", "args": ["--acp"]}}}),
+        json!({"id": "npx-env", "name": "A", "version": "1.0.0",
+               "distribution": {"npx": {"package": "agent", "env": {"npm_config_registry": sandbox.server.url("/npm")}}}}),
         json!({"id": "esc\u{1b}[2J", "name": "A", "version": "1.0.0",
                "distribution": {"npx": {"package": "a"}}}),
     ];
@@ -421,7 +423,7 @@ fn hostile_registry_entries_are_shown_inert_and_never_run() {
         "{line}"
     );
     assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
-    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with"] {
+    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with", "npx-env"] {
         assert!(
             stderr(&out).contains(&format!("registry entry skipped: agent `{id}`")),
             "{id}: {}",
@@ -430,7 +432,7 @@ fn hostile_registry_entries_are_shown_inert_and_never_run() {
     }
     assert!(stderr(&out).contains("esc⟨U+001B⟩[2J"), "{}", stderr(&out));
 
-    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with"] {
+    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with", "npx-env"] {
         let out = sandbox.cli_with_path(&["agents", "install", id], Some(&bin));
         assert_eq!(out.status.code(), Some(1), "{id}: {}", stdout(&out));
         assert!(stderr(&out).contains("in the registry"), "{id}: {}", stderr(&out));
