@@ -425,7 +425,7 @@ fn hostile_registry() -> Hostile {
         script(
             &bin.join(tool),
             &format!(
-                "echo \"{tool} $*\" >> '{}'\n[ -n \"$npm_config_registry\" ] && touch '{}'\nfor a in \"$@\"; do case \"$a\" in --call=*) sh -c \"${{a#--call=}}\";; --index-url=*|--with=*) touch '{}';; esac; done\nexit 1",
+                "PATH=/usr/bin:/bin:$PATH\necho \"{tool} $*\" >> '{}'\n[ -n \"$npm_config_registry\" ] && touch '{}'\nfor a in \"$@\"; do case \"$a\" in --call=*) sh -c \"${{a#--call=}}\";; --index-url=*|--with=*) touch '{}';; esac; done\nexit 1",
                 log.display(),
                 marker.display(),
                 marker.display()
@@ -480,21 +480,18 @@ fn registry_packages_that_are_tool_options_are_listed_as_problems_never_installe
         marker,
         log,
     } = hostile_registry();
-    let out = ok(sandbox.cli_with_path(&["agents", "available"], Some(&bin)));
-    for id in TOOL_OPTION_IDS {
-        assert!(
-            stderr(&out).contains(&format!("registry entry skipped: agent `{id}`")),
-            "{id}: {}",
-            stderr(&out)
-        );
-        assert!(line_of_opt(&stdout(&out), id).is_none(), "{id} is listed");
-    }
+    // The marker, also as `pwned@1.0.0` (the version npx's package gets appended).
+    let pwned = || {
+        std::fs::read_dir(marker.parent().unwrap())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().starts_with("pwned"))
+    };
     for id in TOOL_OPTION_IDS {
         // Install, then start it by id, as a user would; judged after both.
         let install = sandbox.cli_with_path(&["agents", "install", id], Some(&bin));
         let start = sandbox.cli_with_path(&["--agent", id, "hello"], Some(&bin));
         assert!(
-            !marker.exists(),
+            !pwned(),
             "{id}: a registry value ran as a tool option (install: {}, start: {})",
             stdout(&install),
             stderr(&start)
@@ -513,6 +510,15 @@ fn registry_packages_that_are_tool_options_are_listed_as_problems_never_installe
         "npx or uvx was run: {:?}",
         std::fs::read_to_string(&log)
     );
+    let out = ok(sandbox.cli_with_path(&["agents", "available"], Some(&bin)));
+    for id in TOOL_OPTION_IDS {
+        assert!(
+            stderr(&out).contains(&format!("registry entry skipped: agent `{id}`")),
+            "{id}: {}",
+            stderr(&out)
+        );
+        assert!(line_of_opt(&stdout(&out), id).is_none(), "{id} is listed");
+    }
 }
 
 #[test]
