@@ -210,8 +210,9 @@ fn install(id: &str, registry: &RegistryArg) -> Result<(), String> {
         .agent(id)
         .ok_or_else(|| RegistryError::UnknownAgent(id.to_string()).to_string())?;
     let installer = installer()?;
+    let mut interrupts = Interrupts::new().map_err(|e| e.to_string())?;
     let mut bar = ProgressBar::new(&agent.id);
-    let outcome = install_interruptibly(&installer, agent, &mut bar);
+    let outcome = install_interruptibly(&installer, agent, &mut bar, &mut interrupts);
     bar.finish();
     let outcome = outcome.map_err(|e| format!("cannot install `{}`: {e}", term::line(id)))?;
     report(&outcome);
@@ -224,6 +225,56 @@ const INTERRUPTED: i32 = 130;
 /// How long Ctrl-C waits for the install to stop by itself before cleaning up after it.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Ctrl-C during `agents install` / `update`: one runtime and one listener for the whole command,
+/// so a press between two installs of an update is not lost (it ends the next one at once).
+struct Interrupts {
+    runtime: tokio::runtime::Runtime,
+    #[cfg(unix)]
+    signal: tokio::signal::unix::Signal,
+}
+
+impl Interrupts {
+    fn new() -> Result<Self, RegistryError> {
+        let io = |context: &str| {
+            let context = context.to_string();
+            move |error| RegistryError::Io { context, error }
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(io("cannot start the async runtime"))?;
+        #[cfg(unix)]
+        let signal = {
+            let _inside = runtime.enter();
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+                .map_err(io("cannot listen for Ctrl-C"))?
+        };
+        Ok(Self {
+            runtime,
+            #[cfg(unix)]
+            signal,
+        })
+    }
+
+    /// Run `work` to its end, or until Ctrl-C (`true`).
+    fn until_pressed(&mut self, work: impl std::future::Future<Output = ()>) -> bool {
+        #[cfg(unix)]
+        let pressed = async {
+            self.signal.recv().await;
+        };
+        #[cfg(not(unix))]
+        let pressed = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        self.runtime.block_on(async {
+            tokio::select! {
+                _ = work => false,
+                _ = pressed => true,
+            }
+        })
+    }
+}
+
 /// Install on a worker thread while this one waits for Ctrl-C. Ctrl-C cancels the install:
 /// it stops at its next step and leaves what was installed before; one blocked in a read (a
 /// stalled server) is not waited for: what it created so far (its temporary files, a new empty
@@ -232,14 +283,8 @@ fn install_interruptibly(
     installer: &Installer,
     agent: &RegistryAgent,
     bar: &mut ProgressBar,
+    interrupts: &mut Interrupts,
 ) -> Result<InstallOutcome, RegistryError> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| RegistryError::Io {
-            context: "cannot start the async runtime".into(),
-            error,
-        })?;
     let cancel = Cancel::new();
     std::thread::scope(|scope| {
         let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<()>();
@@ -248,11 +293,8 @@ fn install_interruptibly(
             let _ = done_tx.send(());
             result
         });
-        let interrupted = runtime.block_on(async {
-            tokio::select! {
-                _ = &mut done_rx => false,
-                signal = tokio::signal::ctrl_c() => signal.is_ok(),
-            }
+        let interrupted = interrupts.until_pressed(async {
+            let _ = (&mut done_rx).await;
         });
         if !interrupted {
             return worker
@@ -260,7 +302,9 @@ fn install_interruptibly(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
         cancel.cancel();
-        let stopped = runtime.block_on(async { tokio::time::timeout(CANCEL_GRACE, done_rx).await.is_ok() });
+        let stopped = interrupts
+            .runtime
+            .block_on(async { tokio::time::timeout(CANCEL_GRACE, done_rx).await.is_ok() });
         if !stopped {
             cancel.clean_up();
         }
@@ -314,6 +358,7 @@ fn update(id: Option<&str>, registry: &RegistryArg) -> Result<(), String> {
         return Ok(());
     }
     let fetched = registry.load().map_err(|e| e.to_string())?;
+    let mut interrupts = Interrupts::new().map_err(|e| e.to_string())?;
     let mut failed = Vec::new();
     for current in chosen {
         let Some(agent) = fetched.registry.agent(&current.id) else {
@@ -335,7 +380,7 @@ fn update(id: Option<&str>, registry: &RegistryArg) -> Result<(), String> {
             continue;
         }
         let mut bar = ProgressBar::new(&agent.id);
-        match install_interruptibly(&installer, agent, &mut bar) {
+        match install_interruptibly(&installer, agent, &mut bar, &mut interrupts) {
             Ok(outcome) => {
                 bar.finish();
                 report(&outcome);

@@ -103,6 +103,14 @@ fn ok(out: Output) -> Output {
     out
 }
 
+/// The line of `id` in a listing, if there is one.
+fn line_of_opt(listing: &str, id: &str) -> Option<String> {
+    listing
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id))
+        .map(String::from)
+}
+
 /// The line of `id` in a listing.
 fn line_of(listing: &str, id: &str) -> String {
     listing
@@ -365,8 +373,20 @@ fn assert_inert(what: &str, text: &str) {
     }
 }
 
-#[test]
-fn hostile_registry_entries_are_shown_inert_and_never_run() {
+/// A registry with hostile entries, stand-in npx and uvx on a `bin` folder, and the marker file
+/// they create when they act on an option (`--call` runs a shell command, `--index-url` and
+/// `--with` are the tool's own), logging every run.
+struct Hostile {
+    sandbox: Sandbox,
+    bin: PathBuf,
+    marker: PathBuf,
+    log: PathBuf,
+}
+
+/// The entries whose package, command or environment would reach npx or uvx as an option.
+const TOOL_OPTION_IDS: [&str; 5] = ["npx-flag", "npx-cmd", "uvx-index", "uvx-with", "npx-env"];
+
+fn hostile_registry() -> Hostile {
     let sandbox = Sandbox::new();
     let marker = sandbox.path("pwned");
     let touch = format!("--call=touch {}", marker.display());
@@ -390,14 +410,14 @@ fn hostile_registry_entries_are_shown_inert_and_never_run() {
                "distribution": {"uvx": {"package": format!("--index-url={}", sandbox.server.url("/simple"))}}}),
         json!({"id": "uvx-with", "name": "A", "version": "1.0.0",
                "distribution": {"uvx": {"package": "--with=evil", "args": ["--acp"]}}}),
+        json!({"id": "npx-env", "name": "A", "version": "1.0.0",
+               "distribution": {"npx": {"package": "agent", "env": {"npm_config_registry": sandbox.server.url("/npm")}}}}),
         json!({"id": "esc\u{1b}[2J", "name": "A", "version": "1.0.0",
                "distribution": {"npx": {"package": "a"}}}),
     ];
     sandbox
         .server
         .serve("/registry.json", registry_support::registry(entries));
-    // Stand-in npx and uvx that do what the real ones do with these options: `--call` runs a
-    // shell command, any other option is taken (and logged) as the tool's own.
     let bin = sandbox.path("bin");
     std::fs::create_dir(&bin).unwrap();
     let log = sandbox.path("tool-log");
@@ -405,13 +425,24 @@ fn hostile_registry_entries_are_shown_inert_and_never_run() {
         script(
             &bin.join(tool),
             &format!(
-                "echo \"{tool} $*\" >> '{}'\nfor a in \"$@\"; do case \"$a\" in --call=*) sh -c \"${{a#--call=}}\";; --index-url=*|--with=*) touch '{}';; esac; done\nexit 1",
+                "PATH=/usr/bin:/bin:$PATH\necho \"{tool} $*\" >> '{}'\n[ -n \"$npm_config_registry\" ] && touch '{}'\nfor a in \"$@\"; do case \"$a\" in --call=*) sh -c \"${{a#--call=}}\";; --index-url=*|--with=*) touch '{}';; esac; done\nexit 1",
                 log.display(),
+                marker.display(),
                 marker.display()
             ),
         );
     }
+    Hostile {
+        sandbox,
+        bin,
+        marker,
+        log,
+    }
+}
 
+#[test]
+fn hostile_registry_text_is_shown_inert_in_available_install_list_and_a_start() {
+    let Hostile { sandbox, bin, .. } = hostile_registry();
     let out = ok(sandbox.cli_with_path(&["agents", "available"], Some(&bin)));
     assert_inert("stdout", &stdout(&out));
     assert_inert("stderr", &stderr(&out));
@@ -420,37 +451,74 @@ fn hostile_registry_entries_are_shown_inert_and_never_run() {
         line.contains("Evil⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩⟨U+001B⟩[2J⟨U+202E⟩ - desc⟨U+001B⟩]0;title⟨U+0007⟩⟨U+000A⟩fixture"),
         "{line}"
     );
+    // The forged line stays inside the real one.
     assert_eq!(stdout(&out).lines().count(), 1, "{}", stdout(&out));
-    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with"] {
-        assert!(
-            stderr(&out).contains(&format!("registry entry skipped: agent `{id}`")),
-            "{id}: {}",
-            stderr(&out)
-        );
-    }
+    // Problems quote registry values; those are shown inert too.
     assert!(stderr(&out).contains("esc⟨U+001B⟩[2J"), "{}", stderr(&out));
-
-    for id in ["npx-flag", "npx-cmd", "uvx-index", "uvx-with"] {
-        let out = sandbox.cli_with_path(&["agents", "install", id], Some(&bin));
-        assert_eq!(out.status.code(), Some(1), "{id}: {}", stdout(&out));
-        assert!(stderr(&out).contains("in the registry"), "{id}: {}", stderr(&out));
-        // And a start by that id finds no installed agent: it is not a program either.
-        let out = sandbox.cli_with_path(&["--agent", id, "hello"], Some(&bin));
-        assert_eq!(out.status.code(), Some(1), "{id}");
-    }
-    assert!(!marker.exists(), "a registry value ran as a tool option");
-    assert!(
-        !log.exists(),
-        "npx or uvx was run: {:?}",
-        std::fs::read_to_string(&log)
-    );
 
     let out = ok(sandbox.cli_with_path(&["agents", "install", "evil-name"], Some(&bin)));
     assert_inert("install", &stdout(&out));
     let out = ok(sandbox.cli(&["agents", "list"]));
     assert_inert("list", &stdout(&out));
     assert!(stdout(&out).contains("Evil⟨U+001B⟩]52"), "{}", stdout(&out));
+    let out = ok(sandbox.cli(&[
+        "--agent",
+        "evil-name",
+        "--cwd",
+        sandbox.dir.path().to_str().unwrap(),
+        "hello",
+    ]));
+    assert_inert("a start's stderr", &stderr(&out));
     full_turn(&sandbox, "evil-name", None);
+}
+
+#[test]
+fn registry_packages_that_are_tool_options_are_listed_as_problems_never_installed_or_run() {
+    let Hostile {
+        sandbox,
+        bin,
+        marker,
+        log,
+    } = hostile_registry();
+    // The marker, also as `pwned@1.0.0` (the version npx's package gets appended).
+    let pwned = || {
+        std::fs::read_dir(marker.parent().unwrap())
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().starts_with("pwned"))
+    };
+    for id in TOOL_OPTION_IDS {
+        // Install, then start it by id, as a user would; judged after both.
+        let install = sandbox.cli_with_path(&["agents", "install", id], Some(&bin));
+        let start = sandbox.cli_with_path(&["--agent", id, "hello"], Some(&bin));
+        assert!(
+            !pwned(),
+            "{id}: a registry value ran as a tool option (install: {}, start: {})",
+            stdout(&install),
+            stderr(&start)
+        );
+        assert_eq!(install.status.code(), Some(1), "{id}: {}", stdout(&install));
+        assert!(
+            stderr(&install).contains("in the registry"),
+            "{id}: {}",
+            stderr(&install)
+        );
+        // No installed agent by that id: it is taken as a program, which does not exist.
+        assert_eq!(start.status.code(), Some(1), "{id}");
+    }
+    assert!(
+        !log.exists(),
+        "npx or uvx was run: {:?}",
+        std::fs::read_to_string(&log)
+    );
+    let out = ok(sandbox.cli_with_path(&["agents", "available"], Some(&bin)));
+    for id in TOOL_OPTION_IDS {
+        assert!(
+            stderr(&out).contains(&format!("registry entry skipped: agent `{id}`")),
+            "{id}: {}",
+            stderr(&out)
+        );
+        assert!(line_of_opt(&stdout(&out), id).is_none(), "{id} is listed");
+    }
 }
 
 #[test]

@@ -272,10 +272,16 @@ fn check(agent: &RegistryAgent) -> Result<(), String> {
     if let Some(npx) = &d.npx {
         super::package::check_npm(&npx.package)?;
         npx.cmd.as_deref().map_or(Ok(()), super::package::check_command)?;
+        for name in npx.env.keys() {
+            super::package::check_tool_env("npx", name)?;
+        }
     }
     if let Some(uvx) = &d.uvx {
         super::package::check_pep508(&uvx.package)?;
         uvx.cmd.as_deref().map_or(Ok(()), super::package::check_command)?;
+        for name in uvx.env.keys() {
+            super::package::check_tool_env("uvx", name)?;
+        }
     }
     if d.binary.is_empty() && d.npx.is_none() && d.uvx.is_none() {
         return Err("no distribution this client knows (binary, npx, uvx)".into());
@@ -353,18 +359,26 @@ mod tests {
              "distribution": {"uvx": {"package": "--index-url=http://127.0.0.1:1/simple"}}},
             {"id": "uvx-with", "name": "A", "version": "1.0.0",
              "distribution": {"uvx": {"package": "agent", "cmd": "--with=evil"}}},
+            {"id": "npx-env", "name": "A", "version": "1.0.0",
+             "distribution": {"npx": {"package": "agent", "env": {"npm_config_registry": "http://127.0.0.1:1/"}}}},
+            {"id": "uvx-env", "name": "A", "version": "1.0.0",
+             "distribution": {"uvx": {"package": "agent", "env": {"UV_INDEX_URL": "http://127.0.0.1:1/simple"}}}},
             {"id": "good", "name": "A", "version": "1.0.0",
              "distribution": {"npx": {"package": "@scope/agent@1.0.0", "args": ["--acp", "-v"]}}}
         ]});
         let r = parse(doc.to_string().as_bytes()).unwrap();
         let ids: Vec<&str> = r.agents.iter().map(|a| a.id.as_str()).collect();
         assert_eq!(ids, ["good"]);
-        assert_eq!(r.problems.len(), 4, "{:?}", r.problems);
-        for (problem, id) in r
-            .problems
-            .iter()
-            .zip(["npx-flag", "npx-cmd", "uvx-index", "uvx-with"])
-        {
+        assert_eq!(r.problems.len(), 6, "{:?}", r.problems);
+        let ids = [
+            "npx-flag",
+            "npx-cmd",
+            "uvx-index",
+            "uvx-with",
+            "npx-env",
+            "uvx-env",
+        ];
+        for (problem, id) in r.problems.iter().zip(ids) {
             assert!(problem.contains(&format!("`{id}`")), "{problem}");
         }
     }

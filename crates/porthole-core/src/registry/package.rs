@@ -165,6 +165,28 @@ pub(crate) fn check_command(cmd: &str) -> Result<(), String> {
     }
 }
 
+/// A variable a package distribution sets for its tool: not one that configures npx or uvx
+/// themselves (that would swap the package source as `--index-url` does: `npm_config_registry`,
+/// `UV_INDEX_URL`), nor one that changes how programs are found or loaded (`PATH`, `LD_PRELOAD`,
+/// `NODE_OPTIONS`; the list sign-in values are held to, `auth_env`).
+pub(crate) fn check_tool_env(tool: &str, name: &str) -> Result<(), String> {
+    let upper = name.to_ascii_uppercase();
+    let configures_tool = match tool {
+        "npx" => upper.starts_with("NPM_CONFIG_") || matches!(upper.as_str(), "NODE_OPTIONS" | "NODE_PATH"),
+        _ => {
+            upper.starts_with("UV_")
+                || upper.starts_with("PIP_")
+                || matches!(upper.as_str(), "PYTHONPATH" | "PYTHONHOME" | "PYTHONSTARTUP")
+        }
+    };
+    if configures_tool || !crate::auth_env::valid_name(name) {
+        return Err(format!(
+            "the {tool} environment variable `{name}` would configure {tool} or how programs load"
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +268,27 @@ mod tests {
             "",
         ] {
             assert!(check_pep508(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tool_variables_are_not_the_tools_own() {
+        assert_eq!(check_tool_env("npx", "ANTHROPIC_BASE_URL"), Ok(()));
+        assert_eq!(check_tool_env("uvx", "FAST_AGENT_MODE"), Ok(()));
+        for (tool, bad) in [
+            ("npx", "npm_config_registry"),
+            ("npx", "NPM_CONFIG_REGISTRY"),
+            ("npx", "NODE_OPTIONS"),
+            ("npx", "LD_PRELOAD"),
+            ("npx", "PATH"),
+            ("uvx", "UV_INDEX_URL"),
+            ("uvx", "uv_extra_index_url"),
+            ("uvx", "PIP_INDEX_URL"),
+            ("uvx", "PYTHONPATH"),
+            ("uvx", "DYLD_INSERT_LIBRARIES"),
+            ("uvx", "BAD NAME"),
+        ] {
+            assert!(check_tool_env(tool, bad).is_err(), "{tool} {bad}");
         }
     }
 
