@@ -4,65 +4,12 @@
 //! There is no OS keyring here, so keeping the key fails, which is shown without failing the
 //! sign-in.
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use porthole_app::{Backend, Launch, Shell};
-use serde_json::Value;
-use serde_json::value::RawValue;
+mod common;
 
-/// Records every batch; counts the waiting dialogs and attention requests.
-#[derive(Default)]
-struct FakeShell {
-    events: Mutex<Vec<Value>>,
-    waiting: Mutex<usize>,
-    attention: Mutex<Vec<String>>,
-}
-
-impl Shell for FakeShell {
-    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
-        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
-        let events = batch["events"].as_array().cloned().unwrap_or_default();
-        self.events.lock().unwrap().extend(events);
-        Ok(())
-    }
-    fn set_waiting_count(&self, waiting: usize) {
-        *self.waiting.lock().unwrap() = waiting;
-    }
-    fn dialog_waiting(&self, _summary: &str, body: &str) {
-        self.attention.lock().unwrap().push(body.to_string());
-    }
-    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
-        Err("no browser in tests".into())
-    }
-}
-
-impl FakeShell {
-    /// Waits until an event matches, and returns it.
-    async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..500 {
-            if let Some(e) = self.events.lock().unwrap().iter().find(|e| matches(e)) {
-                return e.clone();
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!("no {what} in {:#?}", self.events.lock().unwrap());
-    }
-}
-
-/// Path of a workspace binary, built on demand (it belongs to another package).
-fn workspace_bin(package: &str) -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", package, "--target-dir"])
-        .arg(profile_dir.parent().unwrap())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p {package} failed");
-    profile_dir.join(package)
-}
+use common::{FakeShell, workspace_bin};
+use porthole_app::{Backend, Launch};
 
 fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
     // Everything the app reads or writes stays in the throwaway home.
@@ -83,7 +30,9 @@ fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
             "unix:path=/nonexistent/porthole-test-bus",
         );
     }
-    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
+        .display()
+        .to_string();
     let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
     let shell = Arc::new(FakeShell::default());
     let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);

@@ -3,65 +3,14 @@
 //! waiting dialog (in the batches and in `app_state`), the answer reaches the agent, and the
 //! dialog leaves the waiting list; a form is validated by core before it is answered.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use porthole_app::{Backend, Launch, Shell};
+mod common;
+
+use common::{FakeShell, workspace_bin};
+use porthole_app::{Backend, Launch};
 use serde_json::Value;
-use serde_json::value::RawValue;
-
-/// Records every batch; counts the waiting dialogs and attention requests.
-#[derive(Default)]
-struct FakeShell {
-    events: Mutex<Vec<Value>>,
-    waiting: Mutex<usize>,
-    attention: Mutex<Vec<String>>,
-}
-
-impl Shell for FakeShell {
-    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
-        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
-        let events = batch["events"].as_array().cloned().unwrap_or_default();
-        self.events.lock().unwrap().extend(events);
-        Ok(())
-    }
-    fn set_waiting_count(&self, waiting: usize) {
-        *self.waiting.lock().unwrap() = waiting;
-    }
-    fn dialog_waiting(&self, _summary: &str, body: &str) {
-        self.attention.lock().unwrap().push(body.to_string());
-    }
-    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
-        Err("no browser in tests".into())
-    }
-}
-
-impl FakeShell {
-    /// Waits until an event matches, and returns it.
-    async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..500 {
-            if let Some(e) = self.events.lock().unwrap().iter().find(|e| matches(e)) {
-                return e.clone();
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!("no {what} in {:#?}", self.events.lock().unwrap());
-    }
-}
-
-/// Path of a workspace binary, built on demand (it belongs to another package).
-fn workspace_bin(package: &str) -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", package, "--target-dir"])
-        .arg(profile_dir.parent().unwrap())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p {package} failed");
-    profile_dir.join(package)
-}
 
 fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
     // Everything the app reads or writes stays in the throwaway home.
@@ -74,7 +23,9 @@ fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
         std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
         std::env::remove_var("PORTHOLE_AGENT");
     }
-    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
+        .display()
+        .to_string();
     let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
     let shell = Arc::new(FakeShell::default());
     let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);

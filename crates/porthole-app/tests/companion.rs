@@ -4,73 +4,18 @@
 //! the faults of a companion (the app closing mid-dialog, the editor leaving, garbage and huge
 //! lines) leave the relay and the editor's session unharmed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use porthole_app::{Backend, Launch, Shell};
-use serde_json::value::RawValue;
+mod common;
+
+use common::{FakeShell, workspace_bin};
+use porthole_app::{Backend, Launch};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-
-#[derive(Default)]
-struct FakeShell {
-    events: Mutex<Vec<Value>>,
-    waiting: Mutex<usize>,
-}
-
-impl Shell for FakeShell {
-    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
-        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
-        let events = batch["events"].as_array().cloned().unwrap_or_default();
-        self.events.lock().unwrap().extend(events);
-        Ok(())
-    }
-    fn set_waiting_count(&self, waiting: usize) {
-        *self.waiting.lock().unwrap() = waiting;
-    }
-    fn dialog_waiting(&self, _summary: &str, _body: &str) {}
-    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
-        Err("no browser in tests".into())
-    }
-}
-
-impl FakeShell {
-    /// The dialogs delivered so far.
-    fn dialog_ids(&self) -> std::collections::HashSet<u64> {
-        let events = self.events.lock().unwrap();
-        events
-            .iter()
-            .filter(|e| e["type"] == "elicitation")
-            .filter_map(|e| e["dialogId"].as_u64())
-            .collect()
-    }
-
-    async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..750 {
-            if let Some(e) = self.events.lock().unwrap().iter().rev().find(|e| matches(e)) {
-                return e.clone();
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!("no {what} in {:#?}", self.events.lock().unwrap());
-    }
-}
-
-fn workspace_bin(package: &str, bin: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", package, "--target-dir"])
-        .arg(profile_dir.parent().unwrap())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p {package} failed");
-    profile_dir.join(bin)
-}
 
 /// A scripted ACP editor without elicitation, speaking JSON lines to the proxy.
 struct Editor {
@@ -258,7 +203,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     assert_eq!(init["params"]["clientInfo"]["name"], "test-editor");
 
     let proxied = shell
-        .wait_for("the proxied session in a snapshot", |e| {
+        .wait_for_latest("the proxied session in a snapshot", |e| {
             e["type"] == "connection"
                 && e["snapshot"]["sessions"]
                     .as_array()
@@ -273,7 +218,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
 
     let turn = editor.prompt(&session, "form").await;
     let asked = shell
-        .wait_for("a proxied form", |e| {
+        .wait_for_latest("a proxied form", |e| {
             e["type"] == "elicitation" && e["mode"] == "form"
         })
         .await;
@@ -299,7 +244,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     assert!(!editor.saw_elicitation_traffic(), "{:#?}", editor.seen);
     // The live view: the agent's updates reached the app too.
     shell
-        .wait_for("the agent's report in the live view", |e| {
+        .wait_for_latest("the agent's report in the live view", |e| {
             e["type"] == "session_update" && e["sessionId"] == session.as_str()
         })
         .await;
@@ -307,7 +252,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     // --- A URL consent, with its completion; and a withdrawn question. ---
     let turn = editor.prompt(&session, "withdraw").await;
     let withdrawn = shell
-        .wait_for("a dismissed proxied dialog", |e| {
+        .wait_for_latest("a dismissed proxied dialog", |e| {
             e["type"] == "elicitation_dismissed"
         })
         .await;
@@ -360,7 +305,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let session2 = second.open_session(home.path()).await;
     // The test agent names every session alike: the connections tell the editors apart.
     let both = shell
-        .wait_for("two proxied connections", |e| {
+        .wait_for_latest("two proxied connections", |e| {
             e["type"] == "connection"
                 && e["snapshot"]["connections"]
                     .as_array()
@@ -382,7 +327,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let mut asked = Vec::new();
     for a in [&agent_id, &agent_id2] {
         let e = shell
-            .wait_for("a form of each editor", |e| {
+            .wait_for_latest("a form of each editor", |e| {
                 e["type"] == "elicitation"
                     && e["agentId"] == a.as_str()
                     && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
@@ -413,14 +358,14 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let before = shell.dialog_ids();
     let _ = second.prompt(&session2, "crash").await;
     let crashed = shell
-        .wait_for("a dialog of the crashing agent", |e| {
+        .wait_for_latest("a dialog of the crashing agent", |e| {
             e["type"] == "elicitation"
                 && e["agentId"] == agent_id2.as_str()
                 && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
         })
         .await;
     let dismissed = shell
-        .wait_for("its dismissal", |e| {
+        .wait_for_latest("its dismissal", |e| {
             e["type"] == "elicitation_dismissed" && e["dialogId"] == crashed["dialogId"]
         })
         .await;
@@ -437,7 +382,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     assert_eq!(status.code(), Some(3), "the proxy exits as the agent did");
     assert!(!second.saw_elicitation_traffic());
     shell
-        .wait_for("the crashed agent gone from the window", |e| {
+        .wait_for_latest("the crashed agent gone from the window", |e| {
             e["type"] == "connection"
                 && e["snapshot"]["connections"]
                     .as_array()
@@ -449,7 +394,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let before = shell.dialog_ids();
     let turn = editor.prompt(&session, "form").await;
     let asked = shell
-        .wait_for("another proxied form", |e| {
+        .wait_for_latest("another proxied form", |e| {
             e["type"] == "elicitation" && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
         })
         .await;

@@ -1,0 +1,85 @@
+//! What the app model's integration tests share: a fake shell that records what the window
+//! would receive, and workspace binaries built on demand.
+
+#![allow(dead_code)] // each test binary uses its own part of this
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use porthole_app::Shell;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// Records every batch; counts the waiting dialogs and attention requests.
+#[derive(Default)]
+pub struct FakeShell {
+    pub events: Mutex<Vec<Value>>,
+    pub waiting: Mutex<usize>,
+    pub attention: Mutex<Vec<String>>,
+}
+
+impl Shell for FakeShell {
+    fn deliver(&self, batch: Box<RawValue>) -> Result<(), String> {
+        let batch: Value = serde_json::from_str(batch.get()).map_err(|e| e.to_string())?;
+        let events = batch["events"].as_array().cloned().unwrap_or_default();
+        self.events.lock().unwrap().extend(events);
+        Ok(())
+    }
+    fn set_waiting_count(&self, waiting: usize) {
+        *self.waiting.lock().unwrap() = waiting;
+    }
+    fn dialog_waiting(&self, _summary: &str, body: &str) {
+        self.attention.lock().unwrap().push(body.to_string());
+    }
+    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
+        Err("no browser in tests".into())
+    }
+}
+
+impl FakeShell {
+    /// Waits until an event matches, and returns the first that does.
+    pub async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        self.wait(what, |events| events.iter().find(|e| matches(e)).cloned())
+            .await
+    }
+
+    /// Waits until an event matches, and returns the latest that does.
+    pub async fn wait_for_latest(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        self.wait(what, |events| events.iter().rev().find(|e| matches(e)).cloned())
+            .await
+    }
+
+    /// The elicitation dialogs delivered so far.
+    pub fn dialog_ids(&self) -> std::collections::HashSet<u64> {
+        let events = self.events.lock().unwrap();
+        events
+            .iter()
+            .filter(|e| e["type"] == "elicitation")
+            .filter_map(|e| e["dialogId"].as_u64())
+            .collect()
+    }
+
+    async fn wait(&self, what: &str, look: impl Fn(&[Value]) -> Option<Value>) -> Value {
+        for _ in 0..750 {
+            if let Some(e) = look(&self.events.lock().unwrap()) {
+                return e;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("no {what} in {:#?}", self.events.lock().unwrap());
+    }
+}
+
+/// Path of binary `bin` of workspace package `package`, built on demand.
+pub fn workspace_bin(package: &str, bin: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--quiet", "-p", package, "--target-dir"])
+        .arg(profile_dir.parent().unwrap())
+        .status()
+        .unwrap();
+    assert!(status.success(), "cargo build -p {package} failed");
+    profile_dir.join(bin)
+}
