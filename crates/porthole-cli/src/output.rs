@@ -31,6 +31,7 @@ impl Output {
             self.line(json!({
                 "type": "initialized",
                 "agent": agent,
+                "protocolVersion": client.init_response().protocol_version,
                 "agentCapabilities": client.init_response().agent_capabilities,
                 "authMethods": client.init_response().auth_methods,
             }));

@@ -186,6 +186,7 @@ fn several_prompts_run_in_order_and_exit_0() {
         of_type(&l, "initialized")[0]["agent"]["name"],
         "porthole-test-agent"
     );
+    assert_eq!(of_type(&l, "initialized")[0]["protocolVersion"], 1);
 }
 
 #[test]
