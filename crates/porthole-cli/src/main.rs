@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event, Modes};
+use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event, Modes, Workspace};
 use term::note;
 
 #[derive(Parser, Debug)]
@@ -31,9 +31,13 @@ pub struct Args {
     /// The agents settings file (Zed's `agent_servers` shape); default ~/.config/porthole/agents.json.
     #[arg(long, value_name = "FILE")]
     agents_file: Option<PathBuf>,
-    /// Working directory of the session (and the only folder fs requests may touch).
+    /// Working directory of the session (with --add-dir, the only folders fs requests may touch).
     #[arg(long)]
     cwd: Option<PathBuf>,
+    /// Another folder the session works in (`additionalDirectories`, when the agent advertises
+    /// it); repeatable. fs requests may touch it as they may --cwd.
+    #[arg(long = "add-dir", value_name = "DIR", conflicts_with = "fork")]
+    add_dirs: Vec<PathBuf>,
     /// Elicitation modes to advertise: form,url | form | url | none.
     #[arg(long, default_value = "form,url", value_parser = parse_modes)]
     modes: Modes,
@@ -46,7 +50,7 @@ pub struct Args {
     /// How to answer permission requests (reject is the fallback when an option is missing).
     #[arg(long, value_enum, default_value_t = PermissionPolicy::Reject)]
     permission: PermissionPolicy,
-    /// Allow fs requests for files outside --cwd (denied by default).
+    /// Allow fs requests for files outside --cwd and --add-dir (denied by default).
     #[arg(long)]
     allow_files_outside: bool,
     /// Call `authenticate` with this advertised method before opening the session.
@@ -68,6 +72,12 @@ pub struct Args {
     /// Print the agent's sessions (`session/list`, all pages) and exit.
     #[arg(long, conflicts_with_all = ["load", "resume"])]
     list_sessions: bool,
+    /// Delete one of the agent's stored sessions (`session/delete`, when advertised) and exit.
+    #[arg(long, value_name = "SESSION_ID", conflicts_with_all = ["load", "resume", "fork", "list_sessions"])]
+    delete_session: Option<String>,
+    /// Sign out of the agent (`logout`, when advertised) and exit.
+    #[arg(long, conflicts_with_all = ["load", "resume", "fork", "list_sessions", "delete_session", "auth"])]
+    logout: bool,
     /// Switch the session to this mode (`session/set_mode`) before the prompts; it must be one
     /// of the modes the agent advertised.
     #[arg(long, value_name = "MODE_ID")]
@@ -142,7 +152,17 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "agents") {
         return agents::main(std::env::args_os().skip(1));
     }
-    let args = Args::parse();
+    let mut args = Args::parse();
+    // Absolute and real, as the spec wants each additional folder; a missing one is a usage error.
+    for dir in &mut args.add_dirs {
+        match dir.canonicalize() {
+            Ok(real) if real.is_dir() => *dir = real,
+            _ => {
+                note!("porthole-cli: --add-dir {} is not a directory", dir.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
     let answers = match policy::load_answers(args.answers.as_deref()) {
         Ok(a) => a,
         Err(e) => {
@@ -605,6 +625,23 @@ async fn open_session(
     if let Some(method) = &args.auth {
         sign_in(client, command, method, profile, signed_in).await?;
     }
+    // Requests the agent did not advertise are never sent: a usage error (exit 2) instead.
+    let unsupported = |e: porthole_core::ClientError| match e {
+        porthole_core::ClientError::Unsupported(what) => {
+            OpenError::Usage(format!("the agent does not advertise `{what}`"))
+        }
+        e => OpenError::Failed(e.to_string()),
+    };
+    if args.logout {
+        client.logout().await.map_err(unsupported)?;
+        out.done("logout");
+        return Ok(None);
+    }
+    if let Some(id) = &args.delete_session {
+        client.delete_session(id).await.map_err(unsupported)?;
+        out.done("session/delete");
+        return Ok(None);
+    }
     if args.list_sessions {
         let mut cursor = None;
         loop {
@@ -619,18 +656,17 @@ async fn open_session(
             }
         }
     }
-    let auth_hint = |e: porthole_core::ClientError| {
-        if e.is_auth_required() {
-            format!("{e} (auth_required)")
-        } else {
-            e.to_string()
-        }
+    let auth_hint = |e: porthole_core::ClientError| match e {
+        porthole_core::ClientError::Unsupported(_) => unsupported(e),
+        e if e.is_auth_required() => OpenError::Failed(format!("{e} (auth_required)")),
+        e => OpenError::Failed(e.to_string()),
     };
+    let workspace = Workspace::new(cwd.clone(), args.add_dirs.clone());
     let opened = match (&args.load, &args.resume, &args.fork) {
-        (Some(id), _, _) => client.load_session(id, cwd).await.map_err(auth_hint)?,
-        (_, Some(id), _) => client.resume_session(id, cwd).await.map_err(auth_hint)?,
+        (Some(id), _, _) => client.load_session(id, workspace).await.map_err(auth_hint)?,
+        (_, Some(id), _) => client.resume_session(id, workspace).await.map_err(auth_hint)?,
         (_, _, Some(id)) => client.fork_session(id, cwd).await.map_err(auth_hint)?,
-        _ => client.open_session(cwd).await.map_err(auth_hint)?,
+        _ => client.open_session(workspace).await.map_err(auth_hint)?,
     };
     let session_id = opened.session_id.clone();
     // Checked before any of them is sent.

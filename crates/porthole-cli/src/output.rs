@@ -44,6 +44,15 @@ impl Output {
         }
     }
 
+    /// A request the run was for (`--logout`, `--delete-session`) succeeded.
+    pub fn done(&self, request: &str) {
+        if self.json {
+            self.line(json!({"type": "done", "request": request}));
+        } else {
+            note!("{request}: done");
+        }
+    }
+
     pub fn session_listing(&self, page: &porthole_core::SessionListing) {
         for s in &page.sessions {
             if self.json {

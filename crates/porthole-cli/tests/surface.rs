@@ -220,9 +220,10 @@ fn fork_is_refused_for_an_agent_that_does_not_advertise_it() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    // Not advertised: a usage error, and nothing is sent.
+    assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("does not support `session/fork`"),
+        String::from_utf8_lossy(&out.stderr).contains("does not advertise `session/fork`"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -476,4 +477,101 @@ fn api_key_sign_in_sends_the_key_in_authenticate_meta_and_words_a_refusal_truthf
         auth["params"]["_meta"]["apiKey"], key,
         "for codex-acp versions that read _meta.apiKey"
     );
+}
+
+/// The demo agent advertises none of session/delete, logout or additionalDirectories.
+fn demo(args: &[&str]) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = workspace_bin("porthole-demo-agent").display().to_string();
+    Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", dir.path().to_str().unwrap(), "--agent", &demo])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn add_dir_makes_another_root_the_agent_may_write_in() {
+    let ws = tempfile::tempdir().unwrap();
+    let extra = tempfile::tempdir().unwrap();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["--cwd", ws.path().to_str().unwrap(), "--agent", &agent, "--json"])
+        .args(["--add-dir", extra.path().to_str().unwrap(), "roots"])
+        .env("PORTHOLE_TEST_AGENT_LOG", log.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let extra_real = extra.path().canonicalize().unwrap();
+    let sent: Vec<Value> = std::fs::read_to_string(log.path())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let new = sent.iter().find(|l| l["method"] == "session/new").unwrap();
+    assert_eq!(new["params"]["additionalDirectories"], serde_json::json!([extra_real]));
+    let results = &report(&lines(&out))["results"];
+    assert_eq!(results[0]["additionalDirectories"][0], extra_real.to_str().unwrap());
+    // Inside the additional folder: written. Beside it: refused like any path outside.
+    assert!(results[1]["result"].is_object(), "{results}");
+    assert_eq!(
+        std::fs::read_to_string(extra.path().join("from-agent.txt")).unwrap(),
+        "written by the agent\n"
+    );
+    assert!(results[2]["error"].is_object(), "{results}");
+    assert!(!extra_real.parent().unwrap().join("beside-root.txt").exists());
+}
+
+#[test]
+fn add_dir_load_and_resume_send_the_folders_again() {
+    let extra = tempfile::tempdir().unwrap();
+    let extra = extra.path().to_str().unwrap();
+    for how in ["--load", "--resume"] {
+        let (out, log) = sent(&[how, "old-1", "--add-dir", extra, "roots"], &[]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let method = if how == "--load" { "session/load" } else { "session/resume" };
+        let request = log.iter().find(|l| l["method"] == method).unwrap();
+        assert_eq!(request["params"]["additionalDirectories"].as_array().unwrap().len(), 1);
+    }
+    // No --add-dir: the field is left out.
+    let (_, log) = sent(&["roots"], &[]);
+    let new = log.iter().find(|l| l["method"] == "session/new").unwrap();
+    assert!(new["params"].get("additionalDirectories").is_none(), "{new}");
+}
+
+#[test]
+fn add_dir_is_a_usage_error_for_an_agent_without_it_or_a_missing_folder() {
+    let extra = tempfile::tempdir().unwrap();
+    let out = demo(&["--add-dir", extra.path().to_str().unwrap(), "hello"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("does not advertise `additionalDirectories`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = cli(&["--add-dir", "/no/such/folder", "roots"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--add-dir /no/such/folder is not a directory"));
+}
+
+#[test]
+fn delete_session_and_logout_are_sent_when_advertised_and_refused_unsent_otherwise() {
+    let (out, log) = sent(&["--delete-session", "old-2"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let delete = log.iter().find(|l| l["method"] == "session/delete").unwrap();
+    assert_eq!(delete["params"]["sessionId"], "old-2");
+    assert!(lines(&out).iter().any(|l| l["type"] == "done" && l["request"] == "session/delete"));
+    assert!(!methods(&log).contains(&"session/new"), "nothing else is opened");
+
+    let (out, log) = sent(&["--logout"], &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(methods(&log).contains(&"logout"));
+
+    for (flag, what) in [(&["--logout"][..], "logout"), (&["--delete-session", "x"][..], "session/delete")] {
+        let out = demo(flag);
+        assert_eq!(out.status.code(), Some(2), "{flag:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("does not advertise `{what}`")), "{stderr}");
+    }
 }

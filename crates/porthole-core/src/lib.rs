@@ -29,4 +29,4 @@ pub use events::Event;
 /// so core and its front ends name them as before.
 pub use porthole_elicitation::{form, url_safety};
 pub use process::AgentCommand;
-pub use sessions::{OpenedSession, SessionListing};
+pub use sessions::{OpenedSession, SessionListing, Workspace};

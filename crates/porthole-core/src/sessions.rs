@@ -2,7 +2,7 @@
 //! config options, authentication. Each is sent only when the agent advertised it; otherwise
 //! the caller gets [`ClientError::Unsupported`] without anything going on the wire.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use agent_client_protocol::JsonRpcRequest;
 use agent_client_protocol::v1::schema::{
@@ -16,12 +16,48 @@ use serde::Serialize;
 use crate::client::{AgentClient, ClientError, SessionState};
 use crate::models::{ForkSession, LoadSession, NewSession, ResumeSession, SessionModels, SetModelRequest};
 
+/// Where a session works: `cwd`, the primary folder and the base of relative paths, and the
+/// additional folders (`additionalDirectories`) the agent may also work in. fs requests are
+/// confined to all of them. A `PathBuf` is a workspace of one folder.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Workspace {
+    pub cwd: PathBuf,
+    pub additional: Vec<PathBuf>,
+}
+
+impl Workspace {
+    pub fn new(cwd: PathBuf, additional: Vec<PathBuf>) -> Self {
+        Self { cwd, additional }
+    }
+
+    /// Every root, `cwd` first.
+    pub fn roots(&self) -> Vec<PathBuf> {
+        std::iter::once(self.cwd.clone())
+            .chain(self.additional.iter().cloned())
+            .collect()
+    }
+}
+
+impl From<PathBuf> for Workspace {
+    fn from(cwd: PathBuf) -> Self {
+        Self::new(cwd, Vec::new())
+    }
+}
+
+impl From<&Path> for Workspace {
+    fn from(cwd: &Path) -> Self {
+        Self::new(cwd.to_path_buf(), Vec::new())
+    }
+}
+
 /// What the agent told us about a session it opened, loaded or resumed.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OpenedSession {
     pub session_id: String,
     pub cwd: PathBuf,
+    /// The additional folders sent with the request (empty when none were).
+    pub additional_directories: Vec<PathBuf>,
     pub modes: Option<SessionModeState>,
     pub config_options: Vec<SessionConfigOption>,
     /// The models the agent offers (`session/set_model`); `None` when it offers no choice.
@@ -95,8 +131,29 @@ impl AgentClient {
         }
     }
 
-    fn register(&self, session_id: &str, cwd: &std::path::Path, models: Option<&SessionModels>) {
-        let mut state = SessionState::new(cwd.to_path_buf());
+    /// The additional folders of `workspace`, checked: sent only to an agent that advertises
+    /// `sessionCapabilities.additionalDirectories` (the spec's MUST), and each absolute.
+    fn additional(&self, workspace: &Workspace) -> Result<Vec<PathBuf>, ClientError> {
+        if workspace.additional.is_empty() {
+            return Ok(Vec::new());
+        }
+        let supported = self
+            .agent_capabilities()
+            .session_capabilities
+            .additional_directories
+            .is_some();
+        self.require(supported, "additionalDirectories")?;
+        if let Some(relative) = workspace.additional.iter().find(|p| !p.is_absolute()) {
+            return Err(ClientError::Start(format!(
+                "an additional folder must be an absolute path, not `{}`",
+                relative.display()
+            )));
+        }
+        Ok(workspace.additional.clone())
+    }
+
+    fn register(&self, session_id: &str, workspace: &Workspace, models: Option<&SessionModels>) {
+        let mut state = SessionState::new(workspace.roots());
         state.models = models.cloned();
         self.shared.lock().sessions.insert(session_id.to_string(), state);
     }
@@ -106,7 +163,7 @@ impl AgentClient {
     fn opened(
         &self,
         session_id: &str,
-        cwd: PathBuf,
+        workspace: Workspace,
         modes: Option<SessionModeState>,
         config: Option<Vec<SessionConfigOption>>,
         models: Option<SessionModels>,
@@ -116,28 +173,30 @@ impl AgentClient {
         }
         OpenedSession {
             session_id: session_id.to_string(),
-            cwd,
+            cwd: workspace.cwd,
+            additional_directories: workspace.additional,
             modes,
             config_options: config.unwrap_or_default(),
             models,
         }
     }
 
-    /// `session/new` in `cwd` (also the session's workspace root for fs requests).
-    pub async fn new_session(&self, cwd: PathBuf) -> Result<String, ClientError> {
-        Ok(self.open_session(cwd).await?.session_id)
+    /// `session/new` in `workspace` (its folders are the session's roots for fs requests).
+    pub async fn new_session(&self, workspace: impl Into<Workspace>) -> Result<String, ClientError> {
+        Ok(self.open_session(workspace).await?.session_id)
     }
 
     /// `session/new`, with the modes, config options and models the agent offers.
-    pub async fn open_session(&self, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
-        let r = self
-            .call("session/new", NewSession(NewSessionRequest::new(cwd.clone())))
-            .await?;
+    pub async fn open_session(&self, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
+        let workspace = workspace.into();
+        let request = NewSessionRequest::new(workspace.cwd.clone()).additional_directories(self.additional(&workspace)?);
+        let r = self.call("session/new", NewSession(request)).await?;
         let session_id = r.response.session_id.0.to_string();
-        self.register(&session_id, &cwd, r.models.as_ref());
+        self.register(&session_id, &workspace, r.models.as_ref());
         Ok(OpenedSession {
             session_id,
-            cwd,
+            cwd: workspace.cwd,
+            additional_directories: workspace.additional,
             modes: r.response.modes,
             config_options: r.response.config_options.unwrap_or_default(),
             models: r.models,
@@ -145,15 +204,23 @@ impl AgentClient {
     }
 
     /// `session/load`: the agent replays the history as `session/update`s before answering.
-    pub async fn load_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+    /// The additional folders are sent again in full (the spec: nothing is restored implicitly).
+    pub async fn load_session(
+        &self,
+        session_id: &str,
+        workspace: impl Into<Workspace>,
+    ) -> Result<OpenedSession, ClientError> {
+        let workspace = workspace.into();
         self.require(self.agent_capabilities().load_session, "session/load")?;
+        let additional = self.additional(&workspace)?;
         // Registered first: the replay and any requests during it name this session.
-        self.register(session_id, &cwd, None);
-        let request = LoadSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
+        self.register(session_id, &workspace, None);
+        let request = LoadSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
+            .additional_directories(additional);
         match self.call("session/load", LoadSession(request)).await {
             Ok(r) => Ok(self.opened(
                 session_id,
-                cwd,
+                workspace,
                 r.response.modes,
                 r.response.config_options,
                 r.models,
@@ -166,15 +233,22 @@ impl AgentClient {
     }
 
     /// `session/resume`: reconnect to a session without replaying its history.
-    pub async fn resume_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+    pub async fn resume_session(
+        &self,
+        session_id: &str,
+        workspace: impl Into<Workspace>,
+    ) -> Result<OpenedSession, ClientError> {
+        let workspace = workspace.into();
         let supported = self.agent_capabilities().session_capabilities.resume.is_some();
         self.require(supported, "session/resume")?;
-        self.register(session_id, &cwd, None);
-        let request = ResumeSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
+        let additional = self.additional(&workspace)?;
+        self.register(session_id, &workspace, None);
+        let request = ResumeSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
+            .additional_directories(additional);
         match self.call("session/resume", ResumeSession(request)).await {
             Ok(r) => Ok(self.opened(
                 session_id,
-                cwd,
+                workspace,
                 r.response.modes,
                 r.response.config_options,
                 r.models,
@@ -195,10 +269,11 @@ impl AgentClient {
         let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
         let r = self.call("session/fork", ForkSession(request)).await?;
         let forked = r.response.session_id.0.to_string();
-        self.register(&forked, &cwd, r.models.as_ref());
+        self.register(&forked, &Workspace::from(cwd.clone()), r.models.as_ref());
         Ok(OpenedSession {
             session_id: forked,
             cwd,
+            additional_directories: Vec::new(),
             modes: r.response.modes,
             config_options: r.response.config_options.unwrap_or_default(),
             models: r.models,
@@ -369,7 +444,7 @@ impl AgentClient {
 impl AgentClient {
     /// A session the driving client opened (or loaded) in `cwd`.
     pub fn observe_session(&self, session_id: &str, cwd: &std::path::Path) {
-        self.register(session_id, cwd, None);
+        self.register(session_id, &Workspace::from(cwd), None);
     }
 
     /// The driving client closed a session: its dialogs go, as for a session of our own.

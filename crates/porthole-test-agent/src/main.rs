@@ -14,6 +14,14 @@ use serde_json::{Value, json};
 mod bench;
 mod scenarios;
 
+/// `additionalDirectories` of a session/new, load or resume (absent: none).
+fn additional_directories(params: &Value) -> Vec<String> {
+    params["additionalDirectories"]
+        .as_array()
+        .map(|dirs| dirs.iter().filter_map(|d| d.as_str().map(String::from)).collect())
+        .unwrap_or_default()
+}
+
 struct Agent {
     incoming: mpsc::Receiver<Value>,
     /// Messages read while waiting for something else.
@@ -21,6 +29,8 @@ struct Agent {
     next_id: i64,
     session: String,
     cwd: String,
+    /// The session's `additionalDirectories`, as the client sent them.
+    additional: Vec<String>,
     prompt_id: Value,
     /// The session's model (`session/set_model`).
     model: String,
@@ -303,6 +313,7 @@ fn main() {
         next_id: 1000,
         session: String::new(),
         cwd: String::new(),
+        additional: Vec::new(),
         prompt_id: Value::Null,
         model: MODELS[0].0.to_string(),
         stop_reason: "end_turn",
@@ -363,7 +374,8 @@ fn main() {
                 "protocolVersion":1,
                 "agentInfo":{"name":name,"title":title,"version":"0.0.1"},
                 "agentCapabilities":{"loadSession":true,"promptCapabilities":{"image":true,"embeddedContext":true},
-                    "sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{},"fork":{}},
+                    "sessionCapabilities":{"list":{},"resume":{},"close":{},"delete":{},"fork":{},
+                        "additionalDirectories":{}},
                     "auth":{"logout":{}}},
                 "authMethods":auth_methods}),
                 )
@@ -403,6 +415,7 @@ fn main() {
                     .and_then(Value::as_str)
                     .unwrap_or("/")
                     .to_string();
+                agent.additional = additional_directories(&params);
                 reply(
                     id,
                     json!({"sessionId":agent.session,"modes":modes("ask"),
@@ -440,6 +453,7 @@ fn main() {
                 }
                 agent.session = sid;
                 agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
+                agent.additional = additional_directories(&params);
                 agent.update(json!({"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"earlier question"}}));
                 reply(
                     id,
@@ -453,6 +467,7 @@ fn main() {
             ("session/resume", Some(id)) => {
                 agent.session = params["sessionId"].as_str().unwrap_or("").to_string();
                 agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
+                agent.additional = additional_directories(&params);
                 reply(id, json!({"modes":modes("ask")}));
             }
             ("session/list", Some(id)) => match params.get("cursor").and_then(Value::as_str) {

@@ -27,9 +27,10 @@ pub(crate) struct SessionState {
 }
 
 impl SessionState {
-    pub(crate) fn new(cwd: PathBuf) -> Self {
+    /// `roots`: the session's folders, its cwd first.
+    pub(crate) fn new(roots: Vec<PathBuf>) -> Self {
         Self {
-            roots: vec![cwd],
+            roots,
             models: None,
             tool_kinds: HashMap::new(),
         }

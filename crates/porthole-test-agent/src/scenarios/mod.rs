@@ -28,6 +28,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("huge", elicitation::huge),
     ("fs", tools::fs),
     ("new-file", tools::new_file),
+    ("roots", tools::roots),
     ("permission", tools::permission),
     ("permission-always", tools::permission_always),
     ("terminal", tools::terminal),

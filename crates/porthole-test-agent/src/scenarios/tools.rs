@@ -27,6 +27,22 @@ pub(crate) fn fs(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>)
     ));
 }
 
+/// `roots`: what the session's folders are, then a file written in each additional folder
+/// (allowed: they are the session's roots too) and one beside them (refused).
+pub(crate) fn roots(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
+    results.push(json!({"cwd":agent.cwd,"additionalDirectories":agent.additional}));
+    for dir in agent.additional.clone() {
+        results.push(agent.call(
+            "fs/write_text_file",
+            json!({"sessionId":agent.session,"path":format!("{dir}/from-agent.txt"),"content":"written by the agent\n"}),
+        ));
+        results.push(agent.call(
+            "fs/write_text_file",
+            json!({"sessionId":agent.session,"path":format!("{dir}/../beside-root.txt"),"content":"x"}),
+        ));
+    }
+}
+
 /// `permission`
 pub(crate) fn permission(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
     results.push(agent.call("session/request_permission", json!({"sessionId":agent.session,
