@@ -30,8 +30,14 @@ async fn restart_agent(backend: State<'_, Backend>, agent_id: String) -> Result<
 }
 
 #[tauri::command]
-async fn new_session(backend: State<'_, Backend>, agent_id: String, cwd: String) -> Result<Value> {
-    to_json(backend.new_session_in(&agent_id, &cwd).await?)
+async fn new_session(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    cwd: String,
+    additional_directories: Option<Vec<String>>,
+) -> Result<Value> {
+    let additional = additional_directories.unwrap_or_default();
+    to_json(backend.new_session_in(&agent_id, &cwd, &additional).await?)
 }
 
 #[tauri::command]
@@ -50,8 +56,14 @@ async fn load_session(
     agent_id: String,
     session_id: String,
     cwd: String,
+    additional_directories: Option<Vec<String>>,
 ) -> Result<Value> {
-    to_json(backend.load_session(&agent_id, &session_id, &cwd).await?)
+    let additional = additional_directories.unwrap_or_default();
+    to_json(
+        backend
+            .load_session(&agent_id, &session_id, &cwd, &additional)
+            .await?,
+    )
 }
 
 #[tauri::command]
@@ -60,8 +72,24 @@ async fn resume_session(
     agent_id: String,
     session_id: String,
     cwd: String,
+    additional_directories: Option<Vec<String>>,
 ) -> Result<Value> {
-    to_json(backend.resume_session(&agent_id, &session_id, &cwd).await?)
+    let additional = additional_directories.unwrap_or_default();
+    to_json(
+        backend
+            .resume_session(&agent_id, &session_id, &cwd, &additional)
+            .await?,
+    )
+}
+
+#[tauri::command]
+async fn delete_session(backend: State<'_, Backend>, agent_id: String, session_id: String) -> Result<()> {
+    backend.delete_session(&agent_id, &session_id).await
+}
+
+#[tauri::command]
+async fn logout(backend: State<'_, Backend>, agent_id: String) -> Result<()> {
+    backend.logout(&agent_id).await
 }
 
 #[tauri::command]

@@ -168,7 +168,7 @@ describe("models and fork (only when the agent offers them)", () => {
   });
 
   it("Fork opens the forked session", async () => {
-    const snap = snapshotWith({}, { capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: true, promptImage: false, promptAudio: false, promptEmbeddedContext: false } });
+    const snap = snapshotWith({}, { capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: true, deleteSession: false, additionalDirectories: false, logout: false, promptImage: false, promptAudio: false, promptEmbeddedContext: false } });
     const store = storeWith([{ type: "connection", snapshot: snap }]);
     const forked = { ...snap.sessions[0], sessionId: "demo-fork-1" };
     const backend = new FakeBackend({
@@ -181,6 +181,106 @@ describe("models and fork (only when the agent offers them)", () => {
     await fireEvent.click(screen.getByRole("button", { name: /^Fork session/ }));
     await waitFor(() => expect(store.activeSessionId).toBe("demo-fork-1"));
     expect(backend.callsOf("fork_session")).toEqual([{ sessionId: "demo-1" }]);
+  });
+});
+
+describe("v1 session surface: more folders, delete, sign out", () => {
+  const caps = { loadSession: true, listSessions: true, resumeSession: false, closeSession: true, forkSession: false, deleteSession: true, additionalDirectories: true, logout: true, promptImage: false, promptAudio: false, promptEmbeddedContext: false };
+
+  it("a new session over more than one folder sends additionalDirectories, and the header shows them", async () => {
+    const snap = snapshotWith({}, { capabilities: caps });
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
+    const opened = { ...snap.sessions[0], sessionId: "demo-2", cwd: "/work/app", additionalDirectories: ["/work/lib", "/work/docs"] };
+    const backend = new FakeBackend({
+      new_session: () => {
+        store.apply([{ type: "connection", snapshot: { ...snap, sessions: [...snap.sessions, opened] } }]);
+        return opened;
+      },
+    });
+    render(App, { props: { backend, store } });
+    await fireEvent.click(screen.getByRole("button", { name: "New session" }));
+    await fireEvent.input(screen.getByLabelText("Working directory"), { target: { value: "/work/app" } });
+    await fireEvent.input(screen.getByLabelText(/Other folders/), { target: { value: "/work/lib\n\n  /work/docs \n" } });
+    await fireEvent.click(screen.getByRole("button", { name: "Open session" }));
+    await waitFor(() => expect(store.activeSessionId).toBe("demo-2"));
+    expect(backend.callsOf("new_session")).toEqual([{ agentId: "demo", cwd: "/work/app", additionalDirectories: ["/work/lib", "/work/docs"] }]);
+    expect(document.querySelector(".header .cwd")!.textContent!.replace(/\s+/g, " ").trim()).toBe("in /work/app + /work/lib + /work/docs");
+  });
+
+  it("an agent without additionalDirectories gets no folder field and none are sent", async () => {
+    const snap = snapshotWith({}, { capabilities: { ...caps, additionalDirectories: false } });
+    const backend = new FakeBackend({ new_session: () => snap.sessions[0] });
+    render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    await fireEvent.click(screen.getByRole("button", { name: "New session" }));
+    expect(screen.queryByLabelText(/Other folders/)).toBeNull();
+    await fireEvent.click(screen.getByRole("button", { name: "Open session" }));
+    await waitFor(() => expect(backend.callsOf("new_session").length).toBe(1));
+    expect(backend.callsOf("new_session")[0]).not.toHaveProperty("additionalDirectories");
+  });
+
+  it("deleting a past session asks once more, then sends session/delete and drops the row", async () => {
+    const snap = snapshotWith({}, { capabilities: caps });
+    const backend = new FakeBackend({
+      list_sessions: () => ({ sessions: [{ sessionId: "old-1", cwd: "/w", additionalDirectories: [], title: "First", updatedAt: null }, { sessionId: "old-2", cwd: "/w", additionalDirectories: [], title: "Second", updatedAt: null }], nextCursor: null }),
+      delete_session: () => undefined,
+    });
+    render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    await fireEvent.click(screen.getByRole("button", { name: "Past sessions" }));
+    await fireEvent.click(await screen.findByRole("button", { name: "Delete session First" }));
+    expect(backend.callsOf("delete_session")).toEqual([]);
+    expect(screen.getByText("Delete for good?")).toBeTruthy();
+    await fireEvent.click(screen.getByRole("button", { name: "Delete" }));
+    await waitFor(() => expect(screen.queryByText("First")).toBeNull());
+    expect(backend.callsOf("delete_session")).toEqual([{ agentId: "demo", sessionId: "old-1" }]);
+    expect(screen.getByText("Second")).toBeTruthy();
+  });
+
+  it("Keep leaves the session alone; agents without delete or logout show neither button", async () => {
+    const snap = snapshotWith({}, { capabilities: { ...caps, deleteSession: false, logout: false } });
+    const backend = new FakeBackend({ list_sessions: () => ({ sessions: [{ sessionId: "old-1", cwd: "/w", additionalDirectories: [], title: "First", updatedAt: null }], nextCursor: null }) });
+    render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    await fireEvent.click(screen.getByRole("button", { name: "Past sessions" }));
+    await screen.findByText("First");
+    expect(screen.queryByRole("button", { name: /^Delete/ })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Sign out" })).toBeNull();
+  });
+
+  it("Sign out sends logout for that agent", async () => {
+    const snap = snapshotWith({}, { capabilities: caps });
+    const backend = new FakeBackend({ logout: () => undefined });
+    render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    await fireEvent.click(screen.getByRole("button", { name: "Sign out" }));
+    await waitFor(() => expect(backend.callsOf("logout")).toEqual([{ agentId: "demo" }]));
+  });
+});
+
+describe("empty conversation", () => {
+  const many = Array.from({ length: 22 }, (_, i) => ({ name: `cmd${i}`, description: `command number ${i}` }));
+
+  it("suggests a few of many commands, shows the rest on request, and / still lists them all", async () => {
+    const base = snapshotWith({});
+    const snap = { ...base, sessions: [{ ...base.sessions[0], availableCommands: many }] };
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
+    render(App, { props: { backend: new FakeBackend(), store } });
+    const shown = () => document.querySelectorAll(".suggestions .suggestion").length;
+    expect(shown()).toBe(6);
+    const more = screen.getByRole("button", { name: "Show all 22 commands" });
+    expect(more.getAttribute("aria-expanded")).toBe("false");
+    await fireEvent.click(more);
+    expect(shown()).toBe(22);
+    await fireEvent.click(screen.getByRole("button", { name: "Show fewer" }));
+    expect(shown()).toBe(6);
+    await fireEvent.input(prompt(), { target: { value: "/" } });
+    const list = await screen.findByRole("listbox");
+    expect(list.querySelectorAll("[role=option]").length).toBe(22);
+  });
+
+  it("a handful of commands are all shown, with no button", async () => {
+    const base = snapshotWith({});
+    const snap = { ...base, sessions: [{ ...base.sessions[0], availableCommands: many.slice(0, 4) }] };
+    render(App, { props: { backend: new FakeBackend(), store: storeWith([{ type: "connection", snapshot: snap }]) } });
+    expect(document.querySelectorAll(".suggestions .suggestion").length).toBe(4);
+    expect(screen.queryByRole("button", { name: /Show all/ })).toBeNull();
   });
 });
 
@@ -226,7 +326,7 @@ describe("sign-in", () => {
       ],
     });
     const backend = new FakeBackend({
-      new_session: () => ({ sessionId: "demo-2", agentId: "demo", cwd: "/tmp", title: null, modes: null, models: null,
+      new_session: () => ({ sessionId: "demo-2", agentId: "demo", cwd: "/tmp", additionalDirectories: [], title: null, modes: null, models: null,
         configOptions: [], availableCommands: [], turnRunning: false, usage: null }),
     });
     render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });

@@ -150,6 +150,8 @@ pub struct SessionView {
     session_id: String,
     agent_id: String,
     cwd: String,
+    /// The session's other folders (`additionalDirectories`), empty when it has none.
+    additional_directories: Vec<String>,
     title: Option<String>,
     #[cfg_attr(
         test,

@@ -269,6 +269,8 @@ impl Backend {
                     session_id: session_id.clone(),
                     agent_id: agent_id.to_string(),
                     cwd,
+                    // Shown for the app's own sessions; an editor's extra folders are its own.
+                    additional_directories: Vec::new(),
                     title: None,
                     modes: None,
                     models: None,

@@ -8,7 +8,7 @@ use porthole_core::acp::v1::schema::{
     TextResourceContents,
 };
 use porthole_core::sessions::ConfigValue;
-use porthole_core::{AgentClient, OpenedSession};
+use porthole_core::{AgentClient, OpenedSession, Workspace};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -27,6 +27,17 @@ const MAX_EMBED_BYTES: u64 = 1024 * 1024;
 /// Largest image sent.
 const MAX_IMAGE_BYTES: u64 = 10 * 1024 * 1024;
 
+/// A session's folders from the window: `cwd` and the additional ones, each resolved.
+fn workspace(cwd: &str, additional: &[String]) -> Result<Workspace, AnswerError> {
+    let additional = additional
+        .iter()
+        .map(|d| d.trim())
+        .filter(|d| !d.is_empty())
+        .map(cwd_path)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Workspace::new(cwd_path(cwd)?, additional))
+}
+
 fn cwd_path(cwd: &str) -> Result<PathBuf, AnswerError> {
     let path = PathBuf::from(cwd);
     let path = path
@@ -44,6 +55,11 @@ impl Backend {
             session_id: opened.session_id.clone(),
             agent_id: agent_id.to_string(),
             cwd: opened.cwd.display().to_string(),
+            additional_directories: opened
+                .additional_directories
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect(),
             title: None,
             modes: opened.modes.as_ref().and_then(|m| serde_json::to_value(m).ok()),
             models: opened.models.as_ref().and_then(|m| serde_json::to_value(m).ok()),
@@ -64,9 +80,13 @@ impl Backend {
         view
     }
 
-    pub async fn new_session(&self, agent_id: &str, cwd: PathBuf) -> Result<SessionView, AnswerError> {
+    pub async fn new_session(
+        &self,
+        agent_id: &str,
+        workspace: impl Into<Workspace>,
+    ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
-        match client.open_session(cwd).await {
+        match client.open_session(workspace).await {
             Ok(opened) => Ok(self.register(agent_id, &opened)),
             Err(e) => {
                 self.session_failed(agent_id, "session/new", &e);
@@ -75,8 +95,15 @@ impl Backend {
         }
     }
 
-    pub async fn new_session_in(&self, agent_id: &str, cwd: &str) -> Result<SessionView, AnswerError> {
-        self.new_session(agent_id, cwd_path(cwd)?).await
+    /// A new session in `cwd` and the `additional` folders (sent only when the agent
+    /// advertises them; otherwise core refuses before anything is sent).
+    pub async fn new_session_in(
+        &self,
+        agent_id: &str,
+        cwd: &str,
+        additional: &[String],
+    ) -> Result<SessionView, AnswerError> {
+        self.new_session(agent_id, workspace(cwd, additional)?).await
     }
 
     pub async fn list_sessions(
@@ -93,6 +120,7 @@ impl Backend {
             .iter()
             .map(|s| {
                 json!({"sessionId": s.session_id.0, "cwd": s.cwd.display().to_string(),
+                       "additionalDirectories": s.additional_directories,
                        "title": s.title, "updatedAt": s.updated_at})
             })
             .collect();
@@ -105,19 +133,21 @@ impl Backend {
         agent_id: &str,
         session_id: &str,
         cwd: &str,
+        additional: &[String],
     ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
-        let cwd = cwd_path(cwd)?;
+        let workspace = workspace(cwd, additional)?;
         // Registered first so the replayed updates land in a session the window knows.
         let placeholder = OpenedSession {
             session_id: session_id.to_string(),
-            cwd: cwd.clone(),
+            cwd: workspace.cwd.clone(),
+            additional_directories: workspace.additional.clone(),
             modes: None,
             config_options: Vec::new(),
             models: None,
         };
         self.register(agent_id, &placeholder);
-        match client.load_session(session_id, cwd).await {
+        match client.load_session(session_id, workspace).await {
             Ok(opened) => Ok(self.register(agent_id, &opened)),
             Err(e) => {
                 self.state().sessions.shift_remove(session_id);
@@ -132,9 +162,13 @@ impl Backend {
         agent_id: &str,
         session_id: &str,
         cwd: &str,
+        additional: &[String],
     ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
-        match client.resume_session(session_id, cwd_path(cwd)?).await {
+        match client
+            .resume_session(session_id, workspace(cwd, additional)?)
+            .await
+        {
             Ok(opened) => Ok(self.register(agent_id, &opened)),
             Err(e) => {
                 self.session_failed(agent_id, "session/resume", &e);
@@ -175,6 +209,27 @@ impl Backend {
         self.state().sessions.shift_remove(session_id);
         self.push_snapshot();
         result.map_err(Into::into)
+    }
+
+    /// `session/delete` of one of the agent's stored sessions (when advertised); an open one
+    /// closes here too.
+    pub async fn delete_session(&self, agent_id: &str, session_id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        client.delete_session(session_id).await?;
+        self.state().sessions.shift_remove(session_id);
+        self.push_snapshot();
+        Ok(())
+    }
+
+    /// `logout` (when advertised), then the sign-in values Porthole keeps for the agent are
+    /// forgotten too: signing out must not sign in again at the next start.
+    pub async fn logout(&self, agent_id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_agent(agent_id)?;
+        client.logout().await?;
+        if let Some(conn) = self.state().conns.get_mut(agent_id) {
+            conn.needs_auth = true;
+        }
+        self.forget_sign_in(agent_id).await
     }
 
     pub fn send_prompt(

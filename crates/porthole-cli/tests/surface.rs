@@ -510,9 +510,15 @@ fn add_dir_makes_another_root_the_agent_may_write_in() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let new = sent.iter().find(|l| l["method"] == "session/new").unwrap();
-    assert_eq!(new["params"]["additionalDirectories"], serde_json::json!([extra_real]));
+    assert_eq!(
+        new["params"]["additionalDirectories"],
+        serde_json::json!([extra_real])
+    );
     let results = &report(&lines(&out))["results"];
-    assert_eq!(results[0]["additionalDirectories"][0], extra_real.to_str().unwrap());
+    assert_eq!(
+        results[0]["additionalDirectories"][0],
+        extra_real.to_str().unwrap()
+    );
     // Inside the additional folder: written. Beside it: refused like any path outside.
     assert!(results[1]["result"].is_object(), "{results}");
     assert_eq!(
@@ -530,9 +536,19 @@ fn add_dir_load_and_resume_send_the_folders_again() {
     for how in ["--load", "--resume"] {
         let (out, log) = sent(&[how, "old-1", "--add-dir", extra, "roots"], &[]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let method = if how == "--load" { "session/load" } else { "session/resume" };
+        let method = if how == "--load" {
+            "session/load"
+        } else {
+            "session/resume"
+        };
         let request = log.iter().find(|l| l["method"] == method).unwrap();
-        assert_eq!(request["params"]["additionalDirectories"].as_array().unwrap().len(), 1);
+        assert_eq!(
+            request["params"]["additionalDirectories"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
+        );
     }
     // No --add-dir: the field is left out.
     let (_, log) = sent(&["roots"], &[]);
@@ -561,17 +577,27 @@ fn delete_session_and_logout_are_sent_when_advertised_and_refused_unsent_otherwi
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let delete = log.iter().find(|l| l["method"] == "session/delete").unwrap();
     assert_eq!(delete["params"]["sessionId"], "old-2");
-    assert!(lines(&out).iter().any(|l| l["type"] == "done" && l["request"] == "session/delete"));
+    assert!(
+        lines(&out)
+            .iter()
+            .any(|l| l["type"] == "done" && l["request"] == "session/delete")
+    );
     assert!(!methods(&log).contains(&"session/new"), "nothing else is opened");
 
     let (out, log) = sent(&["--logout"], &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(methods(&log).contains(&"logout"));
 
-    for (flag, what) in [(&["--logout"][..], "logout"), (&["--delete-session", "x"][..], "session/delete")] {
+    for (flag, what) in [
+        (&["--logout"][..], "logout"),
+        (&["--delete-session", "x"][..], "session/delete"),
+    ] {
         let out = demo(flag);
         assert_eq!(out.status.code(), Some(2), "{flag:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains(&format!("does not advertise `{what}`")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("does not advertise `{what}`")),
+            "{stderr}"
+        );
     }
 }

@@ -189,7 +189,8 @@ impl AgentClient {
     /// `session/new`, with the modes, config options and models the agent offers.
     pub async fn open_session(&self, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
         let workspace = workspace.into();
-        let request = NewSessionRequest::new(workspace.cwd.clone()).additional_directories(self.additional(&workspace)?);
+        let request = NewSessionRequest::new(workspace.cwd.clone())
+            .additional_directories(self.additional(&workspace)?);
         let r = self.call("session/new", NewSession(request)).await?;
         let session_id = r.response.session_id.0.to_string();
         self.register(&session_id, &workspace, r.models.as_ref());
@@ -243,8 +244,9 @@ impl AgentClient {
         self.require(supported, "session/resume")?;
         let additional = self.additional(&workspace)?;
         self.register(session_id, &workspace, None);
-        let request = ResumeSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
-            .additional_directories(additional);
+        let request =
+            ResumeSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
+                .additional_directories(additional);
         match self.call("session/resume", ResumeSession(request)).await {
             Ok(r) => Ok(self.opened(
                 session_id,

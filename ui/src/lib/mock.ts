@@ -106,12 +106,12 @@ export class MockBackend implements Backend {
           authMethods: [],
           needsAuth: false,
           signInProblem: null,
-          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
+          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, deleteSession: false, additionalDirectories: false, logout: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
           proxy: null,
         },
       ],
       sessions: st.sessionOpen
-        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, title: null, modes: null, models: null, configOptions: [], availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
+        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: [], availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
         : [],
       settingsPath: "/home/user/.config/porthole/agents.json",
       settingsError: null,
@@ -187,6 +187,12 @@ export class MockBackend implements Backend {
     },
     fork_session: () => {
       throw new Error("the agent does not support `session/fork`");
+    },
+    delete_session: () => {
+      throw new Error("the agent does not support `session/delete`");
+    },
+    logout: () => {
+      throw new Error("the agent does not support `logout`");
     },
     set_config_option: () => undefined,
     revoke_permission_rule: () => undefined,

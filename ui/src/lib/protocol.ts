@@ -315,14 +315,19 @@ export interface Commands {
   app_state(): { snapshot: AppSnapshot; pending: Dialog[] };
   connect_agent(args: { agentId: string }): void;
   restart_agent(args: { agentId: string }): void;
-  new_session(args: { agentId: string; cwd: string }): SessionView;
+  /** `additionalDirectories`: more folders, only for an agent that advertises them. */
+  new_session(args: { agentId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
   list_sessions(args: { agentId: string; cwd?: string | null; cursor?: string | null }): {
-    sessions: { sessionId: string; cwd: string; title: string | null; updatedAt: string | null }[];
+    sessions: { sessionId: string; cwd: string; additionalDirectories: string[]; title: string | null; updatedAt: string | null }[];
     nextCursor: string | null;
   };
-  load_session(args: { agentId: string; sessionId: string; cwd: string }): SessionView;
-  resume_session(args: { agentId: string; sessionId: string; cwd: string }): SessionView;
+  load_session(args: { agentId: string; sessionId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
+  resume_session(args: { agentId: string; sessionId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
   close_session(args: { sessionId: string }): void;
+  /** `session/delete` of a stored session (when the agent advertises it). */
+  delete_session(args: { agentId: string; sessionId: string }): void;
+  /** `logout` (when advertised); the sign-in values kept for the agent are forgotten too. */
+  logout(args: { agentId: string }): void;
   authenticate(args: { agentId: string; methodId: string }): void;
   /** Runs the agent's login command in a terminal; returns its terminal id. */
   start_terminal_auth(args: { agentId: string; methodId: string }): string;

@@ -25,7 +25,11 @@ vars?: { name: string; label: string; secret: boolean; optional: boolean }[],
  */
 link?: string, };
 
-export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolean, resumeSession: boolean, closeSession: boolean, forkSession: boolean, promptImage: boolean, promptAudio: boolean, promptEmbeddedContext: boolean, };
+export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolean, resumeSession: boolean, closeSession: boolean, forkSession: boolean, deleteSession: boolean, 
+/**
+ * Sessions over more than one folder (`additionalDirectories`).
+ */
+additionalDirectories: boolean, logout: boolean, promptImage: boolean, promptAudio: boolean, promptEmbeddedContext: boolean, };
 
 export type ConnectionError = { message: string, stderrTail: string, };
 
@@ -53,7 +57,11 @@ signInProblem: string | null, capabilities: AgentCapabilitiesView,
  */
 proxy: ProxyView | null, };
 
-export type SessionView = { sessionId: string, agentId: string, cwd: string, title: string | null, modes: { currentModeId: string; availableModes: SessionMode[] } | null, 
+export type SessionView = { sessionId: string, agentId: string, cwd: string, 
+/**
+ * The session's other folders (`additionalDirectories`), empty when it has none.
+ */
+additionalDirectories: Array<string>, title: string | null, modes: { currentModeId: string; availableModes: SessionMode[] } | null, 
 /**
  * The models the agent offers (`session/set_model`), `null` when it offers no choice.
  */
