@@ -6,7 +6,7 @@
 // the environment to run it with; `mcp` ({ name, command, args }) adds an MCP stdio server
 // through the agent's own configuration (ACP's session/new mcpServers is not used: the CLI
 // sends none).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Third-party ACP clients the suite drives agents with (companion.test.mjs: acpx through the proxy). */
@@ -88,6 +88,68 @@ export const AGENTS = [
       const tmp = join(home, "tmp");
       mkdirSync(tmp, { recursive: true });
       return { HOME: home, CODEX_HOME: codexHome, TMPDIR: tmp };
+    },
+  },
+  {
+    id: "gemini",
+    name: "Gemini CLI",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    entry: "@google/gemini-cli/bundle/gemini.js",
+    args: ["--acp"],
+    /** Its ask_user tool is excluded in ACP mode (`if (!interactive || isAcpMode) extraExcludes.push(ASK_USER_TOOL_NAME)`). */
+    questionTool: { absent: "Gemini CLI leaves its ask_user tool out in ACP mode" },
+    /** Its MCP client declares no capabilities (no `elicitation`), so servers cannot elicit. */
+    mcpElicitation: { unsupported: "Gemini CLI's MCP client advertises no elicitation capability" },
+    /** The shell tool's display (an ANSI output object, not a string) becomes no ACP content. */
+    shellOutputHidden: "Gemini's ACP layer turns only string or file-diff displays into tool call content, and the shell's is neither",
+    /** `authenticate` reads the key from `_meta["api-key"]` (a string). */
+    apiKeyMethod: "gemini-api-key",
+    /** Gemini names a stored session's file by the minute it was opened in
+     * (`session-2026-12-04T16-18-<id8>.jsonl`), and `session/load` first opens a fresh recording
+     * with the same id: within the same minute that is the same file, whose history the fresh
+     * recording replaces, and the load fails ("No previous sessions found for this project").
+     * Loading a session from an earlier minute, as a person would, works: move it a minute back. */
+    /** A session loaded twice is lost: the second `session/load` answers "No previous sessions
+     * found for this project" and its stored file is gone (seen by hand; the suite loads each
+     * stored session once). */
+    loadOnce: true,
+    beforeLoad(home) {
+      const tmp = join(home, ".gemini", "tmp");
+      let moved = 0;
+      for (const project of readdirSync(tmp)) {
+        const chats = join(tmp, project, "chats");
+        for (const f of readdirSync(chats).filter((n) => /^session-\d{4}-\d\d-\d\dT\d\d-\d\d-.*\.jsonl$/.test(n))) {
+          const stamp = f.slice(8, 24);
+          const earlier = new Date(Date.parse(`${stamp.slice(0, 13)}:${stamp.slice(14)}:00Z`) - 60_000).toISOString().slice(0, 16).replace(/:/g, "-");
+          renameSync(join(chats, f), join(chats, `session-${earlier}${f.slice(24)}`));
+          moved++;
+        }
+      }
+      return `${moved} stored session file(s) moved a minute back: Gemini overwrites a session loaded in the minute it was recorded`;
+    },
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      // The Gemini API key method, chosen in the settings (as `authenticate` would store it),
+      // with telemetry, usage statistics and update checks off.
+      mkdirSync(join(home, ".gemini"), { recursive: true });
+      const settings = {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, trust: false } } } : {}),
+      };
+      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings));
+      return {
+        HOME: home,
+        GOOGLE_GEMINI_BASE_URL: baseUrl,
+        ...(signedIn ? { GEMINI_API_KEY: "porthole-fake-gemini-key" } : {}),
+        // Gemini CLI relaunches itself in a child process for a bigger heap; one process is enough.
+        GEMINI_CLI_NO_RELAUNCH: "true",
+        // Without a terminal it counts as headless and the folder as untrusted, and then starts
+        // no MCP server at all (McpClientManager.startConfiguredMcpServers).
+        GEMINI_CLI_TRUST_WORKSPACE: "true",
+      };
     },
   },
 ];

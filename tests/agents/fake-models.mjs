@@ -213,6 +213,140 @@ async function responses(req, res, body) {
   res.end();
 }
 
+// ---------- Gemini API (generateContent, streamGenerateContent) ----------
+
+/** The text parts of a Gemini content, without the context Gemini CLI adds to the first turn
+ * (`<session_context>`: date, OS, the folder's files). */
+const geminiText = (content) =>
+  (content?.parts ?? [])
+    .filter((p) => typeof p.text === "string" && !p.thought)
+    .map((p) => p.text.replace(/<session_context>[\s\S]*?<\/session_context>/g, "").trim())
+    .filter(Boolean)
+    .join("\n");
+
+/** The tool for `kind` among Gemini CLI's function declarations. */
+function geminiTool(decls, kind, mcpName) {
+  const names = decls.map((d) => d.name);
+  if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`_${mcpName}`) || n.endsWith(`__${mcpName}`)) ?? null;
+  const want = { write: ["write_file"], shell: ["run_shell_command"], ask: ["ask_user", "ask_user_question"] }[kind];
+  return names.find((n) => want.includes(n)) ?? null;
+}
+
+/** A JSON value that fits `schema` (Gemini CLI asks side questions in JSON mode: which model
+ * should answer, who speaks next); the first enum value, or "user" where that is one. */
+function fitSchema(schema) {
+  if (!schema) return {};
+  const type = String(schema.type ?? "").toLowerCase();
+  if (schema.enum) return schema.enum.includes("user") ? "user" : schema.enum[0];
+  if (type === "object") return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fitSchema(v)]));
+  if (type === "array") return [];
+  if (type === "boolean") return false;
+  if (type === "number" || type === "integer") return 0;
+  return "fake";
+}
+
+async function gemini(req, res, body, model, stream) {
+  const contents = body.contents ?? [];
+  const last = contents[contents.length - 1];
+  const response = (last?.parts ?? []).find((p) => p.functionResponse)?.functionResponse;
+  // Gemini CLI wraps a command's output: "<untrusted_context>\nOutput: ...\nProcess Group PGID: N\n</untrusted_context>".
+  const output = (o) =>
+    String(o)
+      .replace(/<\/?untrusted_context>/g, "")
+      .replace(/^Process Group PGID: .*$/gm, "")
+      .replace(/^Output: /gm, "");
+  const result = response ? (typeof response.response?.output === "string" ? output(response.response.output) : JSON.stringify(response.response ?? {})) : null;
+  const prompt = currentTurnText(contents.map((c) => ({ ...c, role: c.role === "model" ? "assistant" : c.role })), geminiText);
+  const config = body.generationConfig ?? body.config ?? {};
+  const decls = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []);
+  let p;
+  let parts;
+  if (config.responseMimeType === "application/json") {
+    p = { json: true };
+    parts = [{ text: JSON.stringify(fitSchema(config.responseJsonSchema ?? config.responseSchema)) }];
+  } else {
+    p = plan(prompt, result);
+    if (p.tool) {
+      const name = geminiTool(decls, p.tool, p.name);
+      const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, type: "choice", multiSelect: false }] } : p.input;
+      parts = name ? [{ functionCall: { name, args } }] : [{ text: `no ${p.tool} tool offered` }];
+    } else {
+      parts = null; // streamed below
+    }
+  }
+  log?.write(JSON.stringify({ api: "gemini", model, stream, tail: contents.slice(-2).map((c) => ({ role: c.role, parts: (c.parts ?? []).map((x) => JSON.stringify(x).slice(0, 300)) })), plan: p }) + "\n");
+  const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
+  const candidate = (ps, finish) => ({ candidates: [{ content: { role: "model", parts: ps }, index: 0, ...(finish ? { finishReason: "STOP" } : {}) }], usageMetadata, modelVersion: model });
+  if (!stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(candidate(parts ?? [{ text: p.text }], true)));
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  if (parts) {
+    send(candidate(parts, true));
+  } else {
+    const words = chunks(p.text);
+    for (const [i, c] of words.entries()) {
+      if (res.destroyed) return;
+      send(candidate([{ text: c }], i === words.length - 1));
+      if (p.delay) await sleep(p.delay);
+    }
+  }
+  res.end();
+}
+
+// ---------- OpenAI Chat Completions (Qwen Code) ----------
+
+const chatText = (m) => (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n"));
+
+function chatTool(tools, kind, mcpName) {
+  const names = tools.map((t) => t.function?.name ?? t.name);
+  if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`_${mcpName}`) || n.endsWith(`__${mcpName}`)) ?? null;
+  const want = { write: ["write_file"], shell: ["run_shell_command"], ask: ["ask_user_question", "ask_user"] }[kind];
+  return names.find((n) => want.includes(n)) ?? null;
+}
+
+async function chat(req, res, body) {
+  const messages = body.messages ?? [];
+  const last = messages[messages.length - 1] ?? {};
+  const result = last.role === "tool" ? chatText(last) : null;
+  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system"), chatText), result);
+  const tools = body.tools ?? [];
+  let call = null;
+  if (p.tool) {
+    const name = chatTool(tools, p.tool, p.name);
+    const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, is_background: false, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, multiSelect: false }] } : p.input;
+    if (name) call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } };
+    else p.text = `no ${p.tool} tool offered`;
+  }
+  log?.write(JSON.stringify({ api: "chat", model: body.model, tail: messages.slice(-2).map((m) => ({ role: m.role, text: chatText(m).slice(0, 300), tool_calls: m.tool_calls })), plan: p }) + "\n");
+  const id = `chatcmpl_${Date.now()}`;
+  const base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model };
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    const message = call ? { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: call.function }] } : { role: "assistant", content: p.text };
+    return res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: call ? "tool_calls" : "stop" }], usage }));
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (delta, finish = null) => res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+  if (call) {
+    send({ role: "assistant", content: null, tool_calls: [call] });
+    send({}, "tool_calls");
+  } else {
+    for (const c of chunks(p.text)) {
+      if (res.destroyed) return;
+      send({ role: "assistant", content: c });
+      if (p.delay) await sleep(p.delay);
+    }
+    send({}, "stop");
+  }
+  res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+  res.write("data: [DONE]\n\n");
+  res.end();
+}
+
 // ---------- server ----------
 
 export function startFakeModels(port = 0) {
@@ -220,11 +354,15 @@ export function startFakeModels(port = 0) {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", async () => {
+      // The keys agents send (Gemini: x-goog-api-key; OpenAI-style: a bearer token), so a test
+      // can check that a key given at sign-in reached the model API.
+      const key = req.headers["x-goog-api-key"] ?? req.headers["x-api-key"] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      if (key) server.keysSeen.add(key);
       let body = {};
       try {
         body = raw ? JSON.parse(raw) : {};
       } catch {}
-      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).map((t) => (t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type)), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
+      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type])), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
       try {
         const path = req.url.split("?")[0];
         if (req.method === "POST" && path.endsWith("/messages/count_tokens")) {
@@ -233,6 +371,13 @@ export function startFakeModels(port = 0) {
         }
         if (req.method === "POST" && path.endsWith("/messages")) return await anthropic(req, res, body);
         if (req.method === "POST" && path.endsWith("/responses")) return await responses(req, res, body);
+        if (req.method === "POST" && path.endsWith("/chat/completions")) return await chat(req, res, body);
+        const g = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+        if (req.method === "POST" && g && g[2] === "countTokens") {
+          res.writeHead(200, { "content-type": "application/json" });
+          return res.end(JSON.stringify({ totalTokens: 10 }));
+        }
+        if (req.method === "POST" && g) return await gemini(req, res, body, g[1], g[2] === "streamGenerateContent");
         if (req.method === "GET" && path.endsWith("/models")) {
           res.writeHead(200, { "content-type": "application/json" });
           return res.end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "porthole" }] }));
@@ -245,6 +390,7 @@ export function startFakeModels(port = 0) {
       }
     });
   });
+  server.keysSeen = new Set();
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
 
