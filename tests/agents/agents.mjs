@@ -152,4 +152,52 @@ export const AGENTS = [
       };
     },
   },
+  {
+    id: "qwen",
+    name: "Qwen Code",
+    package: "@qwen-code/qwen-code",
+    version: "0.24.4",
+    /** cli.js itself: the bin (cli-entry.js) may run a managed npm update and relaunch. */
+    entry: "@qwen-code/qwen-code/cli.js",
+    args: ["--acp"],
+    /** ask_user_question becomes a session/request_permission (options Submit / Cancel) whose
+     * tool call carries `_meta.qwenInteractionKind: "user_question"` and `_meta.qwenQuestions`;
+     * the answers must come back in a non-standard top-level `answers` field of the permission
+     * response, which ACP's RequestPermissionResponse has no place for. */
+    questionTool: {
+      viaPermission: "Qwen Code asks through session/request_permission with its questions in _meta.qwenQuestions and reads the answers from a non-standard `answers` field of the response; Porthole answers with an option only, so the tool reports \"No valid answers were provided.\"",
+    },
+    /** Its MCP client declares only `roots` and the MCP-apps UI extension. */
+    mcpElicitation: { unsupported: "Qwen Code's MCP client advertises no elicitation capability (only roots and the MCP apps extension)" },
+    /** MCP servers from the settings are discovered in the background: the first model request of
+     * a session may go out before their tools are registered. */
+    mcpWarmup: true,
+    /** Its default mode is "auto" (a classifier may approve); "default" asks before edits. */
+    mode: "default",
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      // An OpenAI-compatible provider on 127.0.0.1 (chat completions), chosen in the settings.
+      mkdirSync(join(home, ".qwen"), { recursive: true });
+      const settings = {
+        security: { auth: { selectedType: "openai" } },
+        model: { name: "fake-model" },
+        // Two models of one provider, so that the session offers a choice (session/set_model).
+        modelProviders: {
+          openai: ["fake-model", "fake-model-large"].map((id) => ({ id, name: id, baseUrl: `${baseUrl}/v1`, envKey: "OPENAI_API_KEY" })),
+        },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false },
+        // MCP tools are otherwise deferred behind tool_search, which a scripted model cannot drive.
+        ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, alwaysLoadTools: true } } } : {}),
+      };
+      writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify(settings));
+      return {
+        HOME: home,
+        OPENAI_BASE_URL: `${baseUrl}/v1`,
+        OPENAI_MODEL: "fake-model",
+        ...(signedIn ? { OPENAI_API_KEY: "sk-porthole-fake-qwen-key" } : {}),
+        QWEN_CODE_NO_RELAUNCH: "true",
+      };
+    },
+  },
 ];

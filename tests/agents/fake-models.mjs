@@ -29,7 +29,11 @@ const QUESTION = { id: "color", header: "Color", question: "Which color?", optio
 
 export function plan(prompt, toolResult) {
   if (toolResult !== null) {
-    const last = String(toolResult).split("\n").filter((l) => l.trim()).pop() ?? "";
+    // A command's result may be framed (Gemini CLI: "<untrusted_context>\nOutput: ...\nProcess
+    // Group PGID: N"; Qwen Code adds "Exit Code: 0" and more): the "Output:" line is the output.
+    const result = String(toolResult).replace(/<\/?untrusted_context>/g, "");
+    const output = /^Output: (.*)$/m.exec(result)?.[1];
+    const last = output ?? result.split("\n").filter((l) => l.trim()).pop() ?? "";
     return { text: `Tool finished: ${last.trim()}` };
   }
   let m = /\[\[edit (\S+) ([^\]]*)\]\]/.exec(prompt);
@@ -249,13 +253,7 @@ async function gemini(req, res, body, model, stream) {
   const contents = body.contents ?? [];
   const last = contents[contents.length - 1];
   const response = (last?.parts ?? []).find((p) => p.functionResponse)?.functionResponse;
-  // Gemini CLI wraps a command's output: "<untrusted_context>\nOutput: ...\nProcess Group PGID: N\n</untrusted_context>".
-  const output = (o) =>
-    String(o)
-      .replace(/<\/?untrusted_context>/g, "")
-      .replace(/^Process Group PGID: .*$/gm, "")
-      .replace(/^Output: /gm, "");
-  const result = response ? (typeof response.response?.output === "string" ? output(response.response.output) : JSON.stringify(response.response ?? {})) : null;
+  const result = response ? (typeof response.response?.output === "string" ? response.response.output : JSON.stringify(response.response ?? {})) : null;
   const prompt = currentTurnText(contents.map((c) => ({ ...c, role: c.role === "model" ? "assistant" : c.role })), geminiText);
   const config = body.generationConfig ?? body.config ?? {};
   const decls = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []);
@@ -298,23 +296,31 @@ async function gemini(req, res, body, model, stream) {
 
 // ---------- OpenAI Chat Completions (Qwen Code) ----------
 
-const chatText = (m) => (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n"));
+/** A chat message's text, without the `<system-reminder>`s Qwen Code adds to the user's turn. */
+const chatText = (m) =>
+  (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n")).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").trim();
 
 function chatTool(tools, kind, mcpName) {
   const names = tools.map((t) => t.function?.name ?? t.name);
   if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`_${mcpName}`) || n.endsWith(`__${mcpName}`)) ?? null;
-  const want = { write: ["write_file"], shell: ["run_shell_command"], ask: ["ask_user_question", "ask_user"] }[kind];
+  const want = { write: ["write_file"], read: ["read_file"], shell: ["run_shell_command"], ask: ["ask_user_question", "ask_user"] }[kind];
   return names.find((n) => want.includes(n)) ?? null;
 }
 
 async function chat(req, res, body) {
   const messages = body.messages ?? [];
   const last = messages[messages.length - 1] ?? {};
-  const result = last.role === "tool" ? chatText(last) : null;
-  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system"), chatText), result);
+  // Qwen Code's write_file refuses to overwrite a file the model has not read in the session:
+  // the model reads it first (read_file), then writes.
+  const lastCall = [...messages].reverse().find((m) => m.role === "assistant")?.tool_calls?.[0]?.function?.name;
+  const afterRead = last.role === "tool" && lastCall === "read_file";
+  const result = last.role === "tool" && !afterRead ? chatText(last) : null;
+  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls), chatText), result);
   const tools = body.tools ?? [];
   let call = null;
-  if (p.tool) {
+  if (p.tool === "write" && !afterRead && fs.existsSync(p.input.path) && chatTool(tools, "read", null)) {
+    call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ file_path: p.input.path }) } };
+  } else if (p.tool) {
     const name = chatTool(tools, p.tool, p.name);
     const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, is_background: false, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, multiSelect: false }] } : p.input;
     if (name) call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } };

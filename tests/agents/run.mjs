@@ -236,7 +236,9 @@ const FLOWS = [
     if (agent.mcpElicitation?.unsupported) {
       // The agent's MCP client does not offer elicitation: the server's tool must say so, and
       // nothing may reach the client.
-      const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "[[mcp pick_color]]"], { mcp: ELICIT_MCP });
+      // Qwen Code registers MCP tools in the background: a first turn gives it the time.
+      const warmup = agent.mcpWarmup ? ["hello"] : [];
+      const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, ...warmup, "[[mcp pick_color]]"], { mcp: ELICIT_MCP });
       ok(r);
       expect(r.events.filter((e) => e.type === "elicitation").length === 0, "an elicitation reached the client: update agents.mjs");
       expect(text(r.events).includes("elicitation answered: unsupported"), `the MCP tool did not run or did elicit: ${text(r.events).slice(-160)}`);
@@ -259,6 +261,19 @@ const FLOWS = [
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input):
     // the fake model asks "Which color?" (Teal / Orange); the answer must come back to it.
     if (agent.questionTool?.skip) return { skip: agent.questionTool.skip };
+    if (agent.questionTool?.viaPermission) {
+      // The question comes as a permission request marked in _meta; choosing its "Submit" option
+      // sends no answers (ACP's permission response has no place for them).
+      const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "[[ask]]"]);
+      ok(r);
+      expect(r.events.filter((e) => e.type === "elicitation").length === 0, "an elicitation reached the client: update agents.mjs");
+      const asked = r.events.filter((e) => e.type === "permission");
+      expect(asked.length === 1, `${asked.length} permission requests; reply: ${text(r.events).slice(-160)}`);
+      const meta = asked[0].toolCall?._meta ?? {};
+      expect(meta.qwenInteractionKind === "user_question" && JSON.stringify(meta.qwenQuestions ?? null).includes("Which color?"), `the permission carries no question: ${JSON.stringify(asked[0].toolCall).slice(0, 300)}`);
+      expect(text(r.events).includes("No valid answers were provided"), `reply: ${text(r.events).slice(-160)}`);
+      return { skip: `checked: a permission request (${asked[0].options.map((o) => o.name).join(" / ")}) with the question in _meta; ${agent.questionTool.viaPermission}` };
+    }
     if (agent.questionTool?.absent) {
       // Not offered to the model at all: the fake model says so when asked to use it.
       const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "[[ask]]"]);
