@@ -55,6 +55,8 @@ export const AGENTS = [
     /** Permission requests for edits: "read-only" asks before every edit ("agent", the default,
      * lets a reviewer model decide; "workspace-write" edits the workspace without asking). */
     mode: "read-only",
+    /** `authenticate` reads the key from `_meta["api-key"]["apiKey"]`. */
+    apiKeyMethod: "api-key",
     questionTool: {
       skip: "request_user_input answers \"unavailable in Default mode\": it needs the Plan collaboration mode, a config option porthole-cli cannot set",
     },
