@@ -369,6 +369,8 @@ export function startFakeModels(port = 0) {
         body = raw ? JSON.parse(raw) : {};
       } catch {}
       log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type])), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
+      // The models asked for (in the body, or Gemini's URL), so a test can check a model switch.
+      server.modelsSeen.add(body.model ?? /\/models\/([^/:]+):/.exec(req.url)?.[1]);
       try {
         const path = req.url.split("?")[0];
         if (req.method === "POST" && path.endsWith("/messages/count_tokens")) {
@@ -397,6 +399,7 @@ export function startFakeModels(port = 0) {
     });
   });
   server.keysSeen = new Set();
+  server.modelsSeen = new Set();
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
 

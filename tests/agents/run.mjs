@@ -303,7 +303,10 @@ const FLOWS = [
     ok(r);
     const now = r.events.find((e) => e.type === "session").models.currentModelId;
     expect(now === other, `current model ${now}, not ${other}`);
-    return `${models.availableModels.length} models offered; switched to ${other}`;
+    // The turn must then go to that model (agents decorate ids: "fake-model-large(openai)").
+    const wire = [...server.modelsSeen].filter((m) => m && other.includes(m));
+    expect(wire.length > 0, `the model API never saw ${other} (saw ${[...server.modelsSeen].join(", ").slice(0, 200)})`);
+    return `${models.availableModels.length} models offered; switched to ${other}, and the model API was asked for ${wire.sort((a, b) => b.length - a.length)[0]}`;
   }],
   ["sign-in (auth_required, methods named)", async (agent) => {
     const r = await runCli(agent, ["hello"], { signedIn: false });
@@ -311,7 +314,11 @@ const FLOWS = [
     expect(/needs you to sign in/.test(r.stderr), "no sign-in explanation");
     const methods = r.stderr.split("\n").filter((l) => /^ {2}\S+ \(/.test(l)).map((l) => l.trim().split(" ")[0]);
     expect(methods.length > 0, "no method named");
-    return `methods: ${methods.join(", ")}`;
+    // Which request the agent refused (ACP's auth_required is -32000).
+    const refusal = r.acp.find((m) => m.dir === "from-agent" && m.msg.error?.code === -32000);
+    const refused = refusal && r.acp.find((m) => m.dir === "to-agent" && m.msg.id === refusal.msg.id)?.msg.method;
+    expect(refused, "no request was answered with auth_required (-32000)");
+    return `${refused} answered auth_required; methods: ${methods.join(", ")}`;
   }],
   ["sign-in with an API key (authenticate _meta)", async (agent) => {
     if (!agent.apiKeyMethod) return { skip: "the agent advertises no API-key method" };
