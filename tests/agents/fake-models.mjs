@@ -1,6 +1,8 @@
 // A fake model API on 127.0.0.1 that real agents talk to instead of a provider: the Anthropic
-// Messages API (streaming SSE) for Claude Code, and the OpenAI Responses API (streaming) for
-// Codex. What the "model" answers is scripted by the user's prompt:
+// Messages API (streaming SSE) for Claude Code, the OpenAI Responses API (streaming) for Codex,
+// the Gemini API (generateContent, streamGenerateContent?alt=sse) for Gemini CLI, and OpenAI
+// Chat Completions (streaming) for Qwen Code. What the "model" answers is scripted by the
+// user's prompt:
 //
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
@@ -11,7 +13,8 @@
 //
 // After a tool result comes back, the model answers "Tool finished: <last line of result>"
 // (the command's output, the MCP tool's answer), so a test sees what reached the model.
-// Every request is appended as one JSON line to $FAKE_MODELS_LOG when set. No dependencies.
+// Every request is appended as one JSON line to $FAKE_MODELS_LOG when set; the server records
+// the API keys (`keysSeen`) and models (`modelsSeen`) it was sent. No dependencies.
 import http from "node:http";
 import fs from "node:fs";
 
@@ -23,10 +26,10 @@ export function chunks(text) {
   return text.match(/\S+\s*/g) ?? [text];
 }
 
-/** What the scripted model does with `prompt` (the latest user text) or a tool result. */
-/** The question of [[ask]], in the shape both agents' question tools take. */
+/** The question of [[ask]], in the shape the agents' question tools take. */
 const QUESTION = { id: "color", header: "Color", question: "Which color?", options: [{ label: "Teal", description: "a blue green" }, { label: "Orange", description: "a warm one" }] };
 
+/** What the scripted model does with `prompt` (the latest user text) or a tool result. */
 export function plan(prompt, toolResult) {
   if (toolResult !== null) {
     // A command's result may be framed (Gemini CLI: "<untrusted_context>\nOutput: ...\nProcess
