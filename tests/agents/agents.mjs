@@ -112,10 +112,13 @@ export const AGENTS = [
      * with the same id: within the same minute that is the same file, whose history the fresh
      * recording replaces, and the load fails ("No previous sessions found for this project").
      * Loading a session from an earlier minute, as a person would, works: move it a minute back. */
-    /** A session loaded twice is lost: the second `session/load` answers "No previous sessions
-     * found for this project" and its stored file is gone (seen by hand; the suite loads each
-     * stored session once). */
-    loadOnce: true,
+    /** A session can be loaded once. `session/load` leaves a second file under the session's
+     * id holding only Gemini's context (the fresh recording above), and the session cleanup that
+     * runs at every start (`cleanupExpiredSessions`, `general.sessionRetention`, on by default)
+     * deletes each file without resumable content *and every file with the same 8-character short
+     * id*, the stored session included: the next load answers this error. With
+     * `general.sessionRetention.enabled: false` repeated loads work (checked by hand). */
+    loadOnce: { error: "No previous sessions found for this project" },
     beforeLoad(home) {
       const tmp = join(home, ".gemini", "tmp");
       let moved = 0;
