@@ -6,7 +6,7 @@
 // the environment to run it with; `mcp` ({ name, command, args }) adds an MCP stdio server
 // through the agent's own configuration (ACP's session/new mcpServers is not used: the CLI
 // sends none).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Third-party ACP clients the suite drives agents with (companion.test.mjs: acpx through the proxy). */
@@ -55,6 +55,8 @@ export const AGENTS = [
     /** Permission requests for edits: "read-only" asks before every edit ("agent", the default,
      * lets a reviewer model decide; "workspace-write" edits the workspace without asking). */
     mode: "read-only",
+    /** `authenticate` reads the key from `_meta["api-key"]["apiKey"]`. */
+    apiKeyMethod: "api-key",
     questionTool: {
       skip: "request_user_input answers \"unavailable in Default mode\": it needs the Plan collaboration mode, a config option porthole-cli cannot set",
     },
@@ -88,6 +90,119 @@ export const AGENTS = [
       const tmp = join(home, "tmp");
       mkdirSync(tmp, { recursive: true });
       return { HOME: home, CODEX_HOME: codexHome, TMPDIR: tmp };
+    },
+  },
+  {
+    id: "gemini",
+    name: "Gemini CLI",
+    package: "@google/gemini-cli",
+    version: "0.61.0",
+    entry: "@google/gemini-cli/bundle/gemini.js",
+    args: ["--acp"],
+    /** Its ask_user tool is excluded in ACP mode (`if (!interactive || isAcpMode) extraExcludes.push(ASK_USER_TOOL_NAME)`). */
+    questionTool: { absent: "Gemini CLI leaves its ask_user tool out in ACP mode" },
+    /** Its MCP client declares no capabilities (no `elicitation`), so servers cannot elicit. */
+    mcpElicitation: { unsupported: "Gemini CLI's MCP client advertises no elicitation capability" },
+    /** The shell tool's display (an ANSI output object, not a string) becomes no ACP content. */
+    shellOutputHidden: "Gemini's ACP layer turns only string or file-diff displays into tool call content, and the shell's is neither",
+    /** `authenticate` reads the key from `_meta["api-key"]` (a string). */
+    apiKeyMethod: "gemini-api-key",
+    /** Gemini names a stored session's file by the minute it was opened in
+     * (`session-2026-12-04T16-18-<id8>.jsonl`), and `session/load` first opens a fresh recording
+     * with the same id: within the same minute that is the same file, whose history the fresh
+     * recording replaces, and the load fails ("No previous sessions found for this project").
+     * Loading a session from an earlier minute, as a person would, works: move it a minute back. */
+    /** A session can be loaded once. `session/load` leaves a second file under the session's
+     * id holding only Gemini's context (the fresh recording above), and the session cleanup that
+     * runs at every start (`cleanupExpiredSessions`, `general.sessionRetention`, on by default)
+     * deletes each file without resumable content *and every file with the same 8-character short
+     * id*, the stored session included: the next load answers this error. With
+     * `general.sessionRetention.enabled: false` repeated loads work (checked by hand). */
+    loadOnce: { error: "No previous sessions found for this project" },
+    beforeLoad(home) {
+      const tmp = join(home, ".gemini", "tmp");
+      let moved = 0;
+      for (const project of readdirSync(tmp)) {
+        const chats = join(tmp, project, "chats");
+        for (const f of readdirSync(chats).filter((n) => /^session-\d{4}-\d\d-\d\dT\d\d-\d\d-.*\.jsonl$/.test(n))) {
+          const stamp = f.slice(8, 24);
+          const earlier = new Date(Date.parse(`${stamp.slice(0, 13)}:${stamp.slice(14)}:00Z`) - 60_000).toISOString().slice(0, 16).replace(/:/g, "-");
+          renameSync(join(chats, f), join(chats, `session-${earlier}${f.slice(24)}`));
+          moved++;
+        }
+      }
+      return `${moved} stored session file(s) moved a minute back: Gemini overwrites a session loaded in the minute it was recorded`;
+    },
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      // The Gemini API key method, chosen in the settings (as `authenticate` would store it),
+      // with telemetry, usage statistics and update checks off.
+      mkdirSync(join(home, ".gemini"), { recursive: true });
+      const settings = {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, trust: false } } } : {}),
+      };
+      writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify(settings));
+      return {
+        HOME: home,
+        GOOGLE_GEMINI_BASE_URL: baseUrl,
+        ...(signedIn ? { GEMINI_API_KEY: "porthole-fake-gemini-key" } : {}),
+        // Gemini CLI relaunches itself in a child process for a bigger heap; one process is enough.
+        GEMINI_CLI_NO_RELAUNCH: "true",
+        // Without a terminal it counts as headless and the folder as untrusted, and then starts
+        // no MCP server at all (McpClientManager.startConfiguredMcpServers).
+        GEMINI_CLI_TRUST_WORKSPACE: "true",
+      };
+    },
+  },
+  {
+    id: "qwen",
+    name: "Qwen Code",
+    package: "@qwen-code/qwen-code",
+    version: "0.24.4",
+    /** cli.js itself: the bin (cli-entry.js) may run a managed npm update and relaunch. */
+    entry: "@qwen-code/qwen-code/cli.js",
+    args: ["--acp"],
+    /** ask_user_question becomes a session/request_permission (options Submit / Cancel) whose
+     * tool call carries `_meta.qwenInteractionKind: "user_question"` and `_meta.qwenQuestions`;
+     * the answers must come back in a non-standard top-level `answers` field of the permission
+     * response, which ACP's RequestPermissionResponse has no place for. */
+    questionTool: {
+      viaPermission: "Qwen Code asks through session/request_permission with its questions in _meta.qwenQuestions and reads the answers from a non-standard `answers` field of the response; Porthole answers with an option only, so the tool reports \"No valid answers were provided.\"",
+    },
+    /** Its MCP client declares only `roots` and the MCP-apps UI extension. */
+    mcpElicitation: { unsupported: "Qwen Code's MCP client advertises no elicitation capability (only roots and the MCP apps extension)" },
+    /** MCP servers from the settings are discovered in the background: the first model request of
+     * a session may go out before their tools are registered. */
+    mcpWarmup: true,
+    /** Its default mode is "auto" (a classifier may approve); "default" asks before edits. */
+    mode: "default",
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      // An OpenAI-compatible provider on 127.0.0.1 (chat completions), chosen in the settings.
+      mkdirSync(join(home, ".qwen"), { recursive: true });
+      const settings = {
+        security: { auth: { selectedType: "openai" } },
+        model: { name: "fake-model" },
+        // Two models of one provider, so that the session offers a choice (session/set_model).
+        modelProviders: {
+          openai: ["fake-model", "fake-model-large"].map((id) => ({ id, name: id, baseUrl: `${baseUrl}/v1`, envKey: "OPENAI_API_KEY" })),
+        },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false },
+        // MCP tools are otherwise deferred behind tool_search, which a scripted model cannot drive.
+        ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, alwaysLoadTools: true } } } : {}),
+      };
+      writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify(settings));
+      return {
+        HOME: home,
+        OPENAI_BASE_URL: `${baseUrl}/v1`,
+        OPENAI_MODEL: "fake-model",
+        ...(signedIn ? { OPENAI_API_KEY: "sk-porthole-fake-qwen-key" } : {}),
+        QWEN_CODE_NO_RELAUNCH: "true",
+      };
     },
   },
 ];

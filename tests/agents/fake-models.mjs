@@ -1,6 +1,8 @@
 // A fake model API on 127.0.0.1 that real agents talk to instead of a provider: the Anthropic
-// Messages API (streaming SSE) for Claude Code, and the OpenAI Responses API (streaming) for
-// Codex. What the "model" answers is scripted by the user's prompt:
+// Messages API (streaming SSE) for Claude Code, the OpenAI Responses API (streaming) for Codex,
+// the Gemini API (generateContent, streamGenerateContent?alt=sse) for Gemini CLI, and OpenAI
+// Chat Completions (streaming) for Qwen Code. What the "model" answers is scripted by the
+// user's prompt:
 //
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
@@ -11,7 +13,8 @@
 //
 // After a tool result comes back, the model answers "Tool finished: <last line of result>"
 // (the command's output, the MCP tool's answer), so a test sees what reached the model.
-// Every request is appended as one JSON line to $FAKE_MODELS_LOG when set. No dependencies.
+// Every request is appended as one JSON line to $FAKE_MODELS_LOG when set; the server records
+// the API keys (`keysSeen`) and models (`modelsSeen`) it was sent. No dependencies.
 import http from "node:http";
 import fs from "node:fs";
 
@@ -23,13 +26,17 @@ export function chunks(text) {
   return text.match(/\S+\s*/g) ?? [text];
 }
 
-/** What the scripted model does with `prompt` (the latest user text) or a tool result. */
-/** The question of [[ask]], in the shape both agents' question tools take. */
+/** The question of [[ask]], in the shape the agents' question tools take. */
 const QUESTION = { id: "color", header: "Color", question: "Which color?", options: [{ label: "Teal", description: "a blue green" }, { label: "Orange", description: "a warm one" }] };
 
+/** What the scripted model does with `prompt` (the latest user text) or a tool result. */
 export function plan(prompt, toolResult) {
   if (toolResult !== null) {
-    const last = String(toolResult).split("\n").filter((l) => l.trim()).pop() ?? "";
+    // A command's result may be framed (Gemini CLI: "<untrusted_context>\nOutput: ...\nProcess
+    // Group PGID: N"; Qwen Code adds "Exit Code: 0" and more): the "Output:" line is the output.
+    const result = String(toolResult).replace(/<\/?untrusted_context>/g, "");
+    const output = /^Output: (.*)$/m.exec(result)?.[1];
+    const last = output ?? result.split("\n").filter((l) => l.trim()).pop() ?? "";
     return { text: `Tool finished: ${last.trim()}` };
   }
   let m = /\[\[edit (\S+) ([^\]]*)\]\]/.exec(prompt);
@@ -213,6 +220,142 @@ async function responses(req, res, body) {
   res.end();
 }
 
+// ---------- Gemini API (generateContent, streamGenerateContent) ----------
+
+/** The text parts of a Gemini content, without the context Gemini CLI adds to the first turn
+ * (`<session_context>`: date, OS, the folder's files). */
+const geminiText = (content) =>
+  (content?.parts ?? [])
+    .filter((p) => typeof p.text === "string" && !p.thought)
+    .map((p) => p.text.replace(/<session_context>[\s\S]*?<\/session_context>/g, "").trim())
+    .filter(Boolean)
+    .join("\n");
+
+/** The tool for `kind` among Gemini CLI's function declarations. */
+function geminiTool(decls, kind, mcpName) {
+  const names = decls.map((d) => d.name);
+  if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`_${mcpName}`) || n.endsWith(`__${mcpName}`)) ?? null;
+  const want = { write: ["write_file"], shell: ["run_shell_command"], ask: ["ask_user", "ask_user_question"] }[kind];
+  return names.find((n) => want.includes(n)) ?? null;
+}
+
+/** A JSON value that fits `schema` (Gemini CLI asks side questions in JSON mode: which model
+ * should answer, who speaks next); the first enum value, or "user" where that is one. */
+function fitSchema(schema) {
+  if (!schema) return {};
+  const type = String(schema.type ?? "").toLowerCase();
+  if (schema.enum) return schema.enum.includes("user") ? "user" : schema.enum[0];
+  if (type === "object") return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, fitSchema(v)]));
+  if (type === "array") return [];
+  if (type === "boolean") return false;
+  if (type === "number" || type === "integer") return 0;
+  return "fake";
+}
+
+async function gemini(req, res, body, model, stream) {
+  const contents = body.contents ?? [];
+  const last = contents[contents.length - 1];
+  const response = (last?.parts ?? []).find((p) => p.functionResponse)?.functionResponse;
+  const result = response ? (typeof response.response?.output === "string" ? response.response.output : JSON.stringify(response.response ?? {})) : null;
+  const prompt = currentTurnText(contents.map((c) => ({ ...c, role: c.role === "model" ? "assistant" : c.role })), geminiText);
+  const config = body.generationConfig ?? body.config ?? {};
+  const decls = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []);
+  let p;
+  let parts;
+  if (config.responseMimeType === "application/json") {
+    p = { json: true };
+    parts = [{ text: JSON.stringify(fitSchema(config.responseJsonSchema ?? config.responseSchema)) }];
+  } else {
+    p = plan(prompt, result);
+    if (p.tool) {
+      const name = geminiTool(decls, p.tool, p.name);
+      const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, type: "choice", multiSelect: false }] } : p.input;
+      parts = name ? [{ functionCall: { name, args } }] : [{ text: `no ${p.tool} tool offered` }];
+    } else {
+      parts = null; // streamed below
+    }
+  }
+  log?.write(JSON.stringify({ api: "gemini", model, stream, tail: contents.slice(-2).map((c) => ({ role: c.role, parts: (c.parts ?? []).map((x) => JSON.stringify(x).slice(0, 300)) })), plan: p }) + "\n");
+  const usageMetadata = { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 };
+  const candidate = (ps, finish) => ({ candidates: [{ content: { role: "model", parts: ps }, index: 0, ...(finish ? { finishReason: "STOP" } : {}) }], usageMetadata, modelVersion: model });
+  if (!stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    return res.end(JSON.stringify(candidate(parts ?? [{ text: p.text }], true)));
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (data) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+  if (parts) {
+    send(candidate(parts, true));
+  } else {
+    const words = chunks(p.text);
+    for (const [i, c] of words.entries()) {
+      if (res.destroyed) return;
+      send(candidate([{ text: c }], i === words.length - 1));
+      if (p.delay) await sleep(p.delay);
+    }
+  }
+  res.end();
+}
+
+// ---------- OpenAI Chat Completions (Qwen Code) ----------
+
+/** A chat message's text, without the `<system-reminder>`s Qwen Code adds to the user's turn. */
+const chatText = (m) =>
+  (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n")).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").trim();
+
+function chatTool(tools, kind, mcpName) {
+  const names = tools.map((t) => t.function?.name ?? t.name);
+  if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`_${mcpName}`) || n.endsWith(`__${mcpName}`)) ?? null;
+  const want = { write: ["write_file"], read: ["read_file"], shell: ["run_shell_command"], ask: ["ask_user_question", "ask_user"] }[kind];
+  return names.find((n) => want.includes(n)) ?? null;
+}
+
+async function chat(req, res, body) {
+  const messages = body.messages ?? [];
+  const last = messages[messages.length - 1] ?? {};
+  // Qwen Code's write_file refuses to overwrite a file the model has not read in the session:
+  // the model reads it first (read_file), then writes.
+  const lastCall = [...messages].reverse().find((m) => m.role === "assistant")?.tool_calls?.[0]?.function?.name;
+  const afterRead = last.role === "tool" && lastCall === "read_file";
+  const result = last.role === "tool" && !afterRead ? chatText(last) : null;
+  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls), chatText), result);
+  const tools = body.tools ?? [];
+  let call = null;
+  if (p.tool === "write" && !afterRead && fs.existsSync(p.input.path) && chatTool(tools, "read", null)) {
+    call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ file_path: p.input.path }) } };
+  } else if (p.tool) {
+    const name = chatTool(tools, p.tool, p.name);
+    const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, is_background: false, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, multiSelect: false }] } : p.input;
+    if (name) call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } };
+    else p.text = `no ${p.tool} tool offered`;
+  }
+  log?.write(JSON.stringify({ api: "chat", model: body.model, tail: messages.slice(-2).map((m) => ({ role: m.role, text: chatText(m).slice(0, 300), tool_calls: m.tool_calls })), plan: p }) + "\n");
+  const id = `chatcmpl_${Date.now()}`;
+  const base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model };
+  const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    const message = call ? { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: call.function }] } : { role: "assistant", content: p.text };
+    return res.end(JSON.stringify({ ...base, object: "chat.completion", choices: [{ index: 0, message, finish_reason: call ? "tool_calls" : "stop" }], usage }));
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (delta, finish = null) => res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+  if (call) {
+    send({ role: "assistant", content: null, tool_calls: [call] });
+    send({}, "tool_calls");
+  } else {
+    for (const c of chunks(p.text)) {
+      if (res.destroyed) return;
+      send({ role: "assistant", content: c });
+      if (p.delay) await sleep(p.delay);
+    }
+    send({}, "stop");
+  }
+  res.write(`data: ${JSON.stringify({ ...base, choices: [], usage })}\n\n`);
+  res.write("data: [DONE]\n\n");
+  res.end();
+}
+
 // ---------- server ----------
 
 export function startFakeModels(port = 0) {
@@ -220,11 +363,17 @@ export function startFakeModels(port = 0) {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", async () => {
+      // The keys agents send (Gemini: x-goog-api-key; OpenAI-style: a bearer token), so a test
+      // can check that a key given at sign-in reached the model API.
+      const key = req.headers["x-goog-api-key"] ?? req.headers["x-api-key"] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
+      if (key) server.keysSeen.add(key);
       let body = {};
       try {
         body = raw ? JSON.parse(raw) : {};
       } catch {}
-      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).map((t) => (t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type)), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
+      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type])), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
+      // The models asked for (in the body, or Gemini's URL), so a test can check a model switch.
+      server.modelsSeen.add(body.model ?? /\/models\/([^/:]+):/.exec(req.url)?.[1]);
       try {
         const path = req.url.split("?")[0];
         if (req.method === "POST" && path.endsWith("/messages/count_tokens")) {
@@ -233,6 +382,13 @@ export function startFakeModels(port = 0) {
         }
         if (req.method === "POST" && path.endsWith("/messages")) return await anthropic(req, res, body);
         if (req.method === "POST" && path.endsWith("/responses")) return await responses(req, res, body);
+        if (req.method === "POST" && path.endsWith("/chat/completions")) return await chat(req, res, body);
+        const g = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+        if (req.method === "POST" && g && g[2] === "countTokens") {
+          res.writeHead(200, { "content-type": "application/json" });
+          return res.end(JSON.stringify({ totalTokens: 10 }));
+        }
+        if (req.method === "POST" && g) return await gemini(req, res, body, g[1], g[2] === "streamGenerateContent");
         if (req.method === "GET" && path.endsWith("/models")) {
           res.writeHead(200, { "content-type": "application/json" });
           return res.end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "porthole" }] }));
@@ -245,6 +401,8 @@ export function startFakeModels(port = 0) {
       }
     });
   });
+  server.keysSeen = new Set();
+  server.modelsSeen = new Set();
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
 
