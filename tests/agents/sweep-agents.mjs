@@ -42,8 +42,8 @@ export const SWEEP = [
       { version: "0.27.4", why: "the snapshot's 0.27.3 is not on the npm registry here; the nearest newer one" },
       { version: "0.61.0", why: "the newest" },
     ],
-    expect: { session: "auth_required" },
-    noTurn: "",
+    // Signed in with an API key from the environment, against the fake Gemini API.
+    expect: { session: "open", turn: "gemini" },
   },
   {
     id: "github-copilot",
@@ -73,7 +73,12 @@ export const SWEEP = [
       { version: "0.10.1", why: "the snapshot's 0.9.1 is not on the npm registry here; the nearest newer one" },
       { version: "0.24.4", why: "the newest" },
     ],
-    expect: { session: "auth_required" },
-    noTurn: "",
+    // Its OpenAI-compatible provider set in its settings, against the fake chat completions API.
+    expect: { session: "open", turn: "qwen" },
   },
 ];
+
+/** Binary-only agents of the snapshot that the suite runs another way, by id. */
+export const ELSEWHERE = {
+  "codex-acp": "the same adapter, published on npm as @agentclientprotocol/codex-acp, runs in scripts/test-agents",
+};

@@ -19,7 +19,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGENTS } from "./agents.mjs";
 import { startFakeModels } from "./fake-models.mjs";
-import { SWEEP } from "./sweep-agents.mjs";
+import { ELSEWHERE, SWEEP } from "./sweep-agents.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = join(here, "..", "fixtures", "acp-registry");
@@ -223,7 +223,8 @@ const notRun = listed
   .filter((l) => !SWEEP.some((s) => s.id === l.agent.id))
   .map((l) => {
     const kinds = Object.keys(l.agent.distribution);
-    const why = kinds.includes("npx") || kinds.includes("uvx") ? "not in sweep-agents.mjs" : "binary only: its download is a GitHub release asset, outside the package registries this machine reaches";
+    let why = kinds.includes("npx") || kinds.includes("uvx") ? "not in sweep-agents.mjs" : "binary only: its download is a GitHub release asset, outside the package registries this machine reaches";
+    if (ELSEWHERE[l.agent.id]) why += `; ${ELSEWHERE[l.agent.id]}`;
     if (why.startsWith("not in")) fail(`${l.agent.id} installs from a package registry but the sweep does not run it`);
     return { agent: l.agent.id, version: l.agent.version, distribution: kinds.join(", "), why };
   });
