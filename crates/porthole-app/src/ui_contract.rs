@@ -2,7 +2,7 @@
 //! the two cannot drift: the test fails when the checked-in `ui/src/lib/generated/app.ts` is
 //! out of date, and `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract` rewrites it. ACP
 //! shapes the app passes through as they came (modes, config options...) are named from
-//! `protocol.ts`.
+//! `acp.ts` (not `protocol.ts`, which re-exports this file: no import circle).
 
 use std::path::PathBuf;
 
@@ -33,7 +33,7 @@ fn generated() -> String {
     let mut ts = String::from(
         "// Generated from porthole-app's snapshot types (ts-rs) by\n\
          // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.\n\
-         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../protocol\";\n\n",
+         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../acp\";\n\n",
     );
     for decl in decls {
         ts.push_str("export ");

@@ -10,6 +10,7 @@
 //! [`AgentProfile`]: porthole_core::agents_config::AgentProfile
 
 mod archive;
+mod cancel;
 mod fetch;
 mod format;
 mod icon;
@@ -19,6 +20,7 @@ mod package;
 use std::path::PathBuf;
 
 pub use archive::ArchiveKind;
+pub use cancel::Cancel;
 pub use fetch::{Fetched, load_registry};
 pub use format::{
     BinaryTarget, Distribution, DistributionKind, PackageDistribution, Registry, RegistryAgent,
@@ -26,8 +28,7 @@ pub use format::{
 };
 pub use icon::icon_data_url;
 pub use install::{
-    Cancel, InstallOutcome, InstalledAgent, Installer, Limits, Progress, Status, installed_profiles,
-    merge_profiles,
+    InstallOutcome, InstalledAgent, Installer, Limits, Progress, Status, installed_profiles, merge_profiles,
 };
 /// The mark an installed agent's profile carries; defined in core, where profiles live.
 pub use porthole_core::agents_config::RegistryMark;

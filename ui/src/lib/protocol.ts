@@ -5,13 +5,10 @@
 // shapes below mirror the serde output of porthole-core's `events::Event`.
 
 // ---------- identity, agents, connections and sessions ----------
-export interface AgentIdentity {
-  name: string;
-  title: string | null;
-  version: string | null;
-}
-
-export type ConnectionState = "starting" | "connected" | "failed" | "exited";
+// The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
+// (so the generated files never import this one back).
+import type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "./acp";
+export type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage };
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
 // structs, see generated/app.ts.
@@ -19,37 +16,6 @@ import type {
   AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView,
 } from "./generated/app";
 export type { AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView };
-
-/** Context use and cost, as the agent reports it (`usage_update`). */
-export type SessionUsage = { used?: number; size?: number; cost?: { amount: number; currency: string } | null };
-
-export interface SessionMode {
-  id: string;
-  name: string;
-  description?: string | null;
-}
-
-export interface ConfigSelectOption {
-  value: string;
-  name: string;
-  description?: string | null;
-}
-
-export interface ConfigOption {
-  id: string;
-  name: string;
-  description?: string | null;
-  category?: string | null;
-  type: "select" | "boolean" | string;
-  currentValue: string | boolean;
-  /** Flat list, or groups `{ group, name, options }`. */
-  options?: (ConfigSelectOption | { group: string; name: string; options: ConfigSelectOption[] })[];
-}
-
-export interface SessionModels {
-  currentModelId: string;
-  availableModels: { modelId: string; name: string; description?: string | null }[];
-}
 
 // ---------- the ACP registry ("Add agent") ----------
 export type RegistryStatus = { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string };

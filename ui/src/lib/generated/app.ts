@@ -1,6 +1,6 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../protocol";
+import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
 
 export type RegistryInfo = { id: string, version: string, };
 
