@@ -10,6 +10,7 @@
 //! `settings` (settings.json).
 
 mod agents;
+mod apply;
 mod coalesce;
 mod connections;
 mod dialogs;
