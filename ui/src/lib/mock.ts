@@ -716,6 +716,8 @@ export function mockValidate(fields: Field[], content: FormContent): Validation 
       }
       case "unsupported":
         continue;
+      default:
+        k satisfies never;
     }
     if (mine.length === 0) out[f.name] = v;
     errors.push(...mine);
