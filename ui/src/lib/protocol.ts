@@ -211,8 +211,8 @@ export type UiEvent =
   /** URL view lifecycle, for a URL elicitation the user opened. */
   | { type: "url_view"; dialogId: number; state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
 
-/** Tauri event name carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
-export const BATCH_EVENT = "porthole://events";
+/** The window event carrying `{ events: UiEvent[] }`: spelled once, in porthole-app (generated). */
+export { BATCH_EVENT } from "./generated/app";
 
 // ---------- consent history ----------
 export interface HistoryEntry {

@@ -104,3 +104,6 @@ historyError: string | null,
  * Names of the sign-in values saved in the OS keyring, per agent id (never the values).
  */
 storedSignIn: { [key in string]: Array<string> }, };
+
+/** The window event carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
+export const BATCH_EVENT = "porthole://events";
