@@ -4,7 +4,6 @@ use porthole_core::acp::v1::schema::AuthMethod;
 use porthole_core::events::{DismissReason, Event};
 use porthole_core::terminal::Spec;
 use porthole_core::{AgentClient, ClientError, ClientOptions};
-use serde_json::json;
 
 use super::apply::{self, Effects};
 use super::{AnswerError, Backend, Conn, coalesce};
@@ -204,7 +203,10 @@ impl Backend {
         }
         for id in consented {
             self.0.sealed.close(id);
-            self.push(json!({"type": "elicitation_dismissed", "dialogId": id, "reason": "agent_exited"}));
+            self.push(super::event_json(&Event::ElicitationDismissed {
+                dialog_id: id,
+                reason: DismissReason::AgentExited,
+            }));
         }
     }
 

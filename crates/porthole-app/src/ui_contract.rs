@@ -29,6 +29,9 @@ fn generated() -> String {
         PermissionRuleView::decl(&cfg),
         Settings::decl(&cfg),
         AppSnapshot::decl(&cfg),
+        crate::Attachment::decl(&cfg),
+        crate::app_event::InstallPhase::decl(&cfg),
+        crate::app_event::AppEvent::decl(&cfg),
     ];
     let mut ts = String::from(
         "// Generated from porthole-app's snapshot types (ts-rs) by\n\

@@ -310,7 +310,7 @@ export class MockBackend implements Backend {
   #prompt(text: string) {
     const t = text.trim();
     const token = ++this.#turnToken;
-    this.emit([{ type: "user_prompt", sessionId: SESSION, text }, this.#setSnapshot({ turnRunning: true })]);
+    this.emit([{ type: "user_prompt", sessionId: SESSION, text, attachments: [] }, this.#setSnapshot({ turnRunning: true })]);
     const [cmd, ...rest] = t.split(/\s+/);
     switch (cmd) {
       case "/configure":

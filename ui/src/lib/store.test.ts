@@ -82,7 +82,7 @@ describe("AppStore", () => {
 
   it("starts a new message after a user prompt", () => {
     const s = withSession();
-    s.apply([chunk("one"), { type: "user_prompt", sessionId: "s", text: "next" }, chunk("two")]);
+    s.apply([chunk("one"), { type: "user_prompt", sessionId: "s", text: "next", attachments: [] }, chunk("two")]);
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["one", "next", "two"]);
   });
 
@@ -234,7 +234,7 @@ describe("AppStore", () => {
 
   it("turn_ended with an error leaves a notice in that session", () => {
     const s = withSession();
-    s.apply([{ type: "user_prompt", sessionId: "s", text: "x" }, { type: "turn_ended", sessionId: "s", stopReason: null, error: { code: -32603, message: "boom" } }]);
+    s.apply([{ type: "user_prompt", sessionId: "s", text: "x", attachments: [] }, { type: "turn_ended", sessionId: "s", stopReason: null, error: { code: -32603, message: "boom" } }]);
     expect(s.items.length).toBe(2);
     expect((s.items[1] as { text: string }).text).toBe("The turn failed: boom");
   });

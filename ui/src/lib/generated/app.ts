@@ -105,5 +105,11 @@ historyError: string | null,
  */
 storedSignIn: { [key in string]: Array<string> }, };
 
+export type Attachment = { kind: "file" | "image", path: string, };
+
+export type InstallProgress = { "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" };
+
+export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+
 /** The window event carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
 export const BATCH_EVENT = "porthole://events";
