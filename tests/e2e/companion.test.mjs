@@ -5,13 +5,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { launch, targetDir } from "./harness.mjs";
+import { launch, targetDir, tempDir } from "./harness.mjs";
 
-const runDir = mkdtempSync(join(tmpdir(), "porthole-e2e-run-"));
+const runDir = tempDir("porthole-e2e-run-");
 let app;
 let editor;
 
@@ -69,7 +67,6 @@ before(async () => {
 after(async () => {
   editor?.proxy.stdin.end();
   await app?.close();
-  rmSync(runDir, { recursive: true, force: true });
 });
 
 test("a proxied form and URL consent are asked in the window, labelled with the editor", async () => {

@@ -1,7 +1,7 @@
 // Starts tauri-driver, opens a WebDriver session on the real app, and cleans up.
 // The app runs with a throwaway HOME and working directory, so each run starts clean.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,26 @@ export const targetDir = process.env.CARGO_TARGET_DIR ?? join(repo, "target");
 export const appBinary = join(targetDir, "debug", "porthole");
 export const shotsDir = join(here, "output");
 mkdirSync(shotsDir, { recursive: true });
+
+/** Temp dirs this test file made, removed when it ends: all of them when every test passed,
+ *  none when one failed (their paths are printed, to look inside). */
+const madeDirs = [];
+process.on("exit", (code) => {
+  if (madeDirs.length === 0) return;
+  if (code === 0) {
+    for (const dir of madeDirs) rmSync(dir, { recursive: true, force: true });
+  } else {
+    console.error(`a test failed: its temp dirs are kept:\n  ${madeDirs.join("\n  ")}`);
+  }
+});
+
+/** A fresh dir under the system temp dir, `prefix` then random characters, removed at the end
+ *  of the test file unless a test failed (see `madeDirs`). */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
 
 /** A port nobody listens on now, chosen by the OS (a fixed or pid-derived port collided in CI). */
 function freePort() {
@@ -116,8 +136,8 @@ export async function waitUntil(what, fn, ms = 20000) {
 /** `binary` defaults to the debug build (the benchmarks pass the release one). */
 export async function launch({ args = [], env: extraEnv = {}, binary = appBinary } = {}) {
   if (!existsSync(binary)) throw new Error(`${binary} is missing: build it with cargo build -p porthole`);
-  const home = mkdtempSync(join(tmpdir(), "porthole-e2e-home-"));
-  const workspace = mkdtempSync(join(tmpdir(), "porthole-e2e-ws-"));
+  const home = tempDir("porthole-e2e-home-");
+  const workspace = tempDir("porthole-e2e-ws-");
   writeFileSync(join(workspace, "notes.txt"), "Original notes.\n");
   const env = {
     ...process.env,

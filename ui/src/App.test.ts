@@ -98,7 +98,7 @@ describe("main window (with the mock agent)", () => {
     const backend = new FakeBackend();
     const running = snapshotWith();
     running.sessions[0].turnRunning = true;
-    const store = storeWith([{ type: "user_prompt", sessionId: "demo-1", text: "hi" }, { type: "connection", snapshot: running }]);
+    const store = storeWith([{ type: "user_prompt", sessionId: "demo-1", text: "hi", attachments: [] }, { type: "connection", snapshot: running }]);
     render(App, { props: { backend, store } });
     await fireEvent.click(screen.getByRole("button", { name: "Stop" }));
     expect(backend.callsOf("cancel_turn")).toEqual([{ sessionId: "demo-1" }]);

@@ -1,7 +1,7 @@
 import "./styles/app.css";
 import { mount } from "svelte";
 import App from "./App.svelte";
-import { createBackend } from "./lib/backend";
+import { createBackend } from "./lib/create-backend";
 import { AppStore } from "./lib/store.svelte";
 import { installPerfHooks } from "./lib/perf.svelte";
 import { warmUpTranscript } from "./lib/warm-up";

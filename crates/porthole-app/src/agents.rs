@@ -4,19 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use porthole_core::registry::{self, Cancel, Installer, Progress, Status};
 use porthole_core::secrets::{self, AgentSecrets};
+use porthole_registry::{self as registry, Cancel, Installer, Progress, Status};
 use serde_json::{Value, json};
 
+use super::app_event::AppEvent;
 use super::{AnswerError, Backend, launch};
-
-/// The Tauri event carrying install progress is a queued event like the others.
-fn progress_event(registry_id: &str, progress: Progress) -> Value {
-    let mut v = serde_json::to_value(progress).unwrap_or(Value::Null);
-    v["type"] = json!("install_progress");
-    v["registryId"] = json!(registry_id);
-    v
-}
 
 fn index_path() -> Result<std::path::PathBuf, String> {
     AgentSecrets::default_index_path()
@@ -228,7 +221,10 @@ impl Backend {
                             matches!(p, Progress::Downloading { done, total: Some(total) } if done == total);
                         if done || last.is_none_or(|t| t.elapsed() >= std::time::Duration::from_millis(33)) {
                             last = Some(std::time::Instant::now());
-                            this.push(progress_event(&id, p));
+                            this.push_app(AppEvent::InstallProgress {
+                                registry_id: id.clone(),
+                                progress: p.into(),
+                            });
                             this.0.flush_now.notify_one();
                         }
                     },

@@ -1,14 +1,12 @@
 //! Starting, stopping and following one agent's connection, and signing in to it.
 
-use std::time::Instant;
-
-use porthole_core::acp::v1::schema::{AuthMethod, SessionUpdate};
+use porthole_core::acp::v1::schema::AuthMethod;
 use porthole_core::events::{DismissReason, Event};
 use porthole_core::terminal::Spec;
 use porthole_core::{AgentClient, ClientError, ClientOptions};
-use serde_json::{Value, json};
 
-use super::{AnswerError, Backend, Conn, Pending, coalesce};
+use super::apply::{self, Effects};
+use super::{AnswerError, Backend, Conn, coalesce};
 
 /// Raw traffic kept per connection for the protocol inspector.
 const INSPECTOR_BYTES: usize = 4 * 1024 * 1024;
@@ -205,96 +203,34 @@ impl Backend {
         }
         for id in consented {
             self.0.sealed.close(id);
-            self.push(json!({"type": "elicitation_dismissed", "dialogId": id, "reason": "agent_exited"}));
+            self.push(super::event_json(&Event::ElicitationDismissed {
+                dialog_id: id,
+                reason: DismissReason::AgentExited,
+            }));
         }
     }
 
     /// Track the event in the app state and queue it for the window. False once stale.
     pub(super) fn apply(&self, agent_id: &str, generation: u64, event: &Event) -> bool {
-        let mut snapshot_changed = false;
-        let mut reconnect = false;
-        // Recorded in the history once the state lock is released.
-        let mut dismissed: Option<(Pending, &DismissReason)> = None;
-        let mut auto_answered_by: Option<String> = None;
         if self.settings().notifications {
             self.notify_if_dialog(event);
         }
-        {
+        let effects = {
             let mut state = self.state();
             if state.conns.get(agent_id).map(|c| c.generation) != Some(generation) {
                 return false;
             }
-            match event {
-                Event::SessionUpdate { session_id, update } => {
-                    if let Some(session) = state.sessions.get_mut(session_id) {
-                        snapshot_changed = apply_update(session, update);
-                    }
-                }
-                Event::Elicitation(p) => {
-                    state.arrived.insert(p.dialog_id, Instant::now());
-                    self.0.metrics.elicitation_delivered(p.dialog_id);
-                    state
-                        .pending
-                        .insert(p.dialog_id, Pending::Elicitation(agent_id.into(), p.clone()));
-                }
-                Event::Permission(p) => {
-                    state
-                        .pending
-                        .insert(p.dialog_id, Pending::Permission(agent_id.into(), p.clone()));
-                }
-                Event::FileAccess(p) => {
-                    state
-                        .pending
-                        .insert(p.dialog_id, Pending::FileAccess(agent_id.into(), p.clone()));
-                }
-                Event::ElicitationDismissed { dialog_id, reason }
-                | Event::PermissionDismissed { dialog_id, reason }
-                | Event::FileAccessDismissed { dialog_id, reason } => {
-                    dismissed = state.pending.shift_remove(dialog_id).map(|p| (p, reason));
-                }
-                Event::PermissionAuto { .. } => {
-                    let agent = state.conns.get(agent_id).and_then(|c| c.agent.as_ref());
-                    auto_answered_by = Some(agent.map(|a| a.display_name()).unwrap_or_default());
-                }
-                Event::TurnEnded {
-                    session_id, error, ..
-                } => {
-                    if let Some(s) = state.sessions.get_mut(session_id) {
-                        s.turn_running = false;
-                    }
-                    // Some agents (Claude Code) open a session and ask for sign-in at the first
-                    // prompt: the sign-in panel shows as when session/new asks.
-                    let auth_required = error
-                        .as_ref()
-                        .is_some_and(|e| e.code == porthole_core::sessions::AUTH_REQUIRED);
-                    if let Some(conn) = state.conns.get_mut(agent_id) {
-                        conn.needs_auth = auth_required || (conn.needs_auth && error.is_some());
-                    }
-                    snapshot_changed = true;
-                }
-                Event::TerminalExited {
-                    terminal_id,
-                    exit_code,
-                    ..
-                } => {
-                    // A successful login: reconnect and initialize again, as the spec's
-                    // terminal-auth flow says.
-                    let was_login = state.auth_terminals.remove(terminal_id).is_some();
-                    reconnect = was_login && *exit_code == Some(0);
-                }
-                Event::AgentExited(info) => {
-                    if let Some(conn) = state.conns.get_mut(agent_id) {
-                        conn.state = if info.requested { "exited" } else { "failed" };
-                        conn.error = Some((
-                            format!("The agent stopped: {}", info.status),
-                            info.stderr_tail.clone(),
-                        ));
-                    }
-                    snapshot_changed = true;
-                }
-                _ => {}
+            if let Event::Elicitation(p) = event {
+                self.0.metrics.elicitation_delivered(p.dialog_id);
             }
-        }
+            apply::apply(&mut state, agent_id, event)
+        };
+        let Effects {
+            snapshot_changed,
+            reconnect,
+            dismissed,
+            auto_answered_by,
+        } = effects;
         if let Some((pending, reason)) = dismissed {
             self.record_dismissal(&pending, reason);
         }
@@ -456,38 +392,5 @@ impl Backend {
             .write_input(terminal_id, text)
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))
-    }
-}
-
-/// Fold a session-level update into the session view. True when the snapshot changed.
-fn apply_update(session: &mut super::SessionView, update: &SessionUpdate) -> bool {
-    let as_json = || serde_json::to_value(update).unwrap_or(Value::Null);
-    match update {
-        SessionUpdate::CurrentModeUpdate(m) => {
-            if let Some(modes) = session.modes.as_mut() {
-                modes["currentModeId"] = json!(m.current_mode_id.0);
-            }
-            true
-        }
-        SessionUpdate::ConfigOptionUpdate(_) => {
-            session.config_options = as_json()["configOptions"].clone();
-            true
-        }
-        SessionUpdate::SessionInfoUpdate(_) => {
-            let v = as_json();
-            if let Some(title) = v.get("title") {
-                session.title = title.as_str().map(str::to_string);
-            }
-            true
-        }
-        SessionUpdate::AvailableCommandsUpdate(_) => {
-            session.available_commands = as_json()["availableCommands"].clone();
-            true
-        }
-        SessionUpdate::UsageUpdate(_) => {
-            session.usage = Some(as_json());
-            true
-        }
-        _ => false,
     }
 }

@@ -10,6 +10,8 @@
 //! `settings` (settings.json).
 
 mod agents;
+mod app_event;
+mod apply;
 mod coalesce;
 mod connections;
 mod dialogs;
@@ -31,6 +33,7 @@ use std::time::{Duration, Instant};
 
 use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
+use app_event::AppEvent;
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
@@ -142,7 +145,7 @@ struct Conn {
 
 /// What the window shows about an open session; updated from the agent's updates. The ACP
 /// shapes it carries as they came (modes, models, config options, commands, usage) are typed in
-/// `ui/src/lib/protocol.ts`.
+/// `ui/src/lib/acp.ts` (re-exported by `protocol.ts`).
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -205,7 +208,7 @@ struct Inner {
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
     /// The consent history; `None` when it could not be opened (`history_problem` says why).
-    history: Option<porthole_core::history::HistoryStore>,
+    history: Option<porthole_history::HistoryStore>,
     /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
     /// was replaced.
     history_problem: Option<String>,
@@ -225,12 +228,11 @@ impl Backend {
             let weak = weak.clone();
             let on_event: sealed::OnEvent = Arc::new(move |dialog_id, state, detail| {
                 if let Some(inner) = weak.upgrade() {
-                    Backend(inner).push(json!({
-                        "type": "url_view",
-                        "dialogId": dialog_id,
-                        "state": state,
-                        "detail": detail,
-                    }));
+                    Backend(inner).push_app(AppEvent::UrlView {
+                        dialog_id,
+                        state: state.to_string(),
+                        detail,
+                    });
                 }
             });
             let settings_path = app_settings::default_path();
@@ -288,6 +290,14 @@ impl Backend {
 
     fn push(&self, event: Value) {
         self.queue().push(coalesce::Queued::Event(event));
+    }
+
+    /// Queue one of the app model's own events for the window.
+    fn push_app(&self, event: AppEvent) {
+        self.push(
+            serde_json::to_value(&event)
+                .unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()})),
+        );
     }
 
     fn queue(&self) -> std::sync::MutexGuard<'_, Vec<coalesce::Queued>> {
@@ -403,7 +413,9 @@ impl Backend {
             let state = self.state();
             self.snapshot(&state)
         };
-        self.push(json!({"type": "connection", "snapshot": snapshot}));
+        self.push_app(AppEvent::Connection {
+            snapshot: Box::new(snapshot),
+        });
     }
 
     /// Everything the window needs after a (re)load: the snapshot and the waiting dialogs.

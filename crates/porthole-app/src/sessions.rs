@@ -12,12 +12,15 @@ use porthole_core::{AgentClient, OpenedSession, Workspace};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::app_event::AppEvent;
 use super::{AnswerError, Backend, SessionView};
 
 /// A file the user attached to a prompt.
 #[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct Attachment {
+    #[cfg_attr(test, ts(type = "\"file\" | \"image\""))]
     pub kind: String,
     pub path: String,
 }
@@ -254,9 +257,11 @@ impl Backend {
         if let Some(s) = self.state().sessions.get_mut(session_id) {
             s.turn_running = true;
         }
-        self.push(
-            json!({"type": "user_prompt", "sessionId": session_id, "text": text, "attachments": attachments}),
-        );
+        self.push_app(AppEvent::UserPrompt {
+            session_id: session_id.to_string(),
+            text: text.to_string(),
+            attachments: attachments.to_vec(),
+        });
         self.push_snapshot();
         Ok(())
     }

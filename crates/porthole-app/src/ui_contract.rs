@@ -2,7 +2,7 @@
 //! the two cannot drift: the test fails when the checked-in `ui/src/lib/generated/app.ts` is
 //! out of date, and `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract` rewrites it. ACP
 //! shapes the app passes through as they came (modes, config options...) are named from
-//! `protocol.ts`.
+//! `acp.ts` (not `protocol.ts`, which re-exports this file: no import circle).
 
 use std::path::PathBuf;
 
@@ -29,17 +29,25 @@ fn generated() -> String {
         PermissionRuleView::decl(&cfg),
         Settings::decl(&cfg),
         AppSnapshot::decl(&cfg),
+        crate::Attachment::decl(&cfg),
+        crate::app_event::InstallPhase::decl(&cfg),
+        crate::app_event::AppEvent::decl(&cfg),
     ];
     let mut ts = String::from(
         "// Generated from porthole-app's snapshot types (ts-rs) by\n\
          // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.\n\
-         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../protocol\";\n\n",
+         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../acp\";\n\n",
     );
     for decl in decls {
         ts.push_str("export ");
         ts.push_str(&decl);
         ts.push_str("\n\n");
     }
+    ts.push_str(&format!(
+        "/** The window event carrying `{{ events: UiEvent[] }}`, coalesced (at most one per ~16 ms). */\n\
+         export const BATCH_EVENT = {};\n",
+        serde_json::to_string(crate::BATCH_EVENT).unwrap()
+    ));
     ts.truncate(ts.trim_end().len());
     ts.push('\n');
     ts

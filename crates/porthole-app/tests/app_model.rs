@@ -109,4 +109,44 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     assert!(backend.app_state()["pending"].as_array().unwrap().is_empty());
 
     backend.stop().await;
+    golden_stream(home.path(), &shell.events.lock().unwrap());
+}
+
+/// What the window received in this run is the UI's golden stream
+/// (`ui/src/test/fixtures/app-model-stream.json`, replayed through the store by
+/// `golden-stream.test.ts`): `PORTHOLE_BLESS=1` rewrites it (the throwaway home written as
+/// `/home/user`, the build dir as `/target/debug`). Otherwise every event type of this run must be in it, so a new kind of event
+/// cannot reach the window without the store's replay seeing it.
+fn golden_stream(home: &std::path::Path, events: &[Value]) {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../ui/src/test/fixtures/app-model-stream.json");
+    let types = |events: &[Value]| -> std::collections::BTreeSet<String> {
+        events
+            .iter()
+            .filter_map(|e| e["type"].as_str().map(str::to_string))
+            .collect()
+    };
+    if std::env::var_os("PORTHOLE_BLESS").is_some() {
+        // The build's own dir (the test agent and this test run from it) as `/target/debug`.
+        let build_dir = workspace_bin("porthole-test-agent", "porthole-test-agent")
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let text = serde_json::to_string_pretty(events)
+            .unwrap()
+            .replace(&home.display().to_string(), "/home/user")
+            .replace(&build_dir, "/target/debug");
+        std::fs::write(&path, text + "\n").unwrap();
+        return;
+    }
+    let golden: Vec<Value> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let missing: Vec<String> = types(events).difference(&types(&golden)).cloned().collect();
+    assert!(
+        missing.is_empty(),
+        "{} lacks the event types {missing:?}; run `PORTHOLE_BLESS=1 cargo test -p porthole-app --test app_model`",
+        path.display()
+    );
 }

@@ -13,6 +13,7 @@
 //! [`AgentClient::respond_file_access`]; taking the responder out of the table under the lock
 //! is what makes every answer exactly-once.
 
+mod barrier;
 mod dialogs;
 pub(crate) mod handlers;
 mod hot_path;

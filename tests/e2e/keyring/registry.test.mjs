@@ -9,10 +9,9 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, readFileSync, readdirSync, statSync, chmodSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync, readFileSync, readdirSync, statSync, chmodSync } from "node:fs";
 import { join } from "node:path";
-import { launch, targetDir, By, notYetIfStale } from "../harness.mjs";
+import { launch, targetDir, tempDir, By, notYetIfStale } from "../harness.mjs";
 
 const SECRET = `sk-e2e-${process.pid}-value`;
 const testAgent = join(targetDir, "debug", "porthole-test-agent");
@@ -23,7 +22,7 @@ let app;
 let base;
 
 function fixtureArchive() {
-  const dir = mkdtempSync(join(tmpdir(), "porthole-registry-"));
+  const dir = tempDir("porthole-e2e-registry-");
   const pkg = join(dir, "pkg");
   mkdirSync(join(pkg, "bin"), { recursive: true });
   // The agent program the archive holds: it execs the test agent (which asks for an API key).

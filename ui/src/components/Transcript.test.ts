@@ -5,7 +5,7 @@ import Transcript from "./Transcript.svelte";
 import { snapshotWith, storeWith } from "../test/fake";
 import type { UiEvent } from "../lib/protocol";
 
-const prompt = (text: string): UiEvent => ({ type: "user_prompt", sessionId: "demo-1", text });
+const prompt = (text: string): UiEvent => ({ type: "user_prompt", sessionId: "demo-1", text, attachments: [] });
 const reply = (text: string): UiEvent => ({
   type: "session_update",
   sessionId: "demo-1",

@@ -57,20 +57,3 @@ export class TauriBackend implements Backend {
 export function inTauri(): boolean {
   return typeof window !== "undefined" && "__TAURI_INTERNALS__" in window;
 }
-
-/** Whether this build carries the demo mock: the dev server and the `mock` build (for the
- * browser tests) do; the app's production build does not, so the bundle never holds it. */
-const MOCK_BUILD = import.meta.env.DEV || import.meta.env.MODE === "mock";
-
-/** Tauri when running inside the app; the demo mock otherwise or with `?mock` (mock builds only). */
-export async function createBackend(): Promise<Backend> {
-  if (MOCK_BUILD) {
-    const wantMock = typeof location !== "undefined" && new URLSearchParams(location.search).has("mock");
-    if (!inTauri() || wantMock) {
-      const { MockBackend } = await import("./mock");
-      return new MockBackend();
-    }
-  }
-  if (!inTauri()) throw new Error("Porthole's window runs inside the app (or the dev server: npm run dev)");
-  return new TauriBackend();
-}

@@ -64,6 +64,9 @@ export function initialRaw(fields: Field[], initial: FormContent): RawValues {
       case "unsupported":
         out[f.name] = null;
         break;
+      default:
+        // A field kind added in Rust (generated/elicitation.ts) must be handled here.
+        f.kind satisfies never;
     }
   }
   return out;
@@ -96,6 +99,8 @@ export function buildContent(fields: Field[], raw: RawValues): FormContent {
         break;
       case "unsupported":
         break;
+      default:
+        f.kind satisfies never;
     }
   }
   return out;

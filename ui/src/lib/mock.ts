@@ -316,7 +316,7 @@ export class MockBackend implements Backend {
   #prompt(text: string) {
     const t = text.trim();
     const token = ++this.#turnToken;
-    this.emit([{ type: "user_prompt", sessionId: SESSION, text }, this.#setSnapshot({ turnRunning: true })]);
+    this.emit([{ type: "user_prompt", sessionId: SESSION, text, attachments: [] }, this.#setSnapshot({ turnRunning: true })]);
     const [cmd, ...rest] = t.split(/\s+/);
     switch (cmd) {
       case "/configure":
@@ -722,6 +722,8 @@ export function mockValidate(fields: Field[], content: FormContent): Validation 
       }
       case "unsupported":
         continue;
+      default:
+        k satisfies never;
     }
     if (mine.length === 0) out[f.name] = v;
     errors.push(...mine);

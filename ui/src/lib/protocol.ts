@@ -5,51 +5,18 @@
 // shapes below mirror the serde output of porthole-core's `events::Event`.
 
 // ---------- identity, agents, connections and sessions ----------
-export interface AgentIdentity {
-  name: string;
-  title: string | null;
-  version: string | null;
-}
-
-export type ConnectionState = "starting" | "connected" | "failed" | "exited";
+// The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
+// (so the generated files never import this one back).
+import type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "./acp";
+export type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage };
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
 // structs, see generated/app.ts.
 import type {
-  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView,
+  AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, InstallProgress,
+  PermissionRuleView, SessionView,
 } from "./generated/app";
 export type { AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView };
-
-/** Context use and cost, as the agent reports it (`usage_update`). */
-export type SessionUsage = { used?: number; size?: number; cost?: { amount: number; currency: string } | null };
-
-export interface SessionMode {
-  id: string;
-  name: string;
-  description?: string | null;
-}
-
-export interface ConfigSelectOption {
-  value: string;
-  name: string;
-  description?: string | null;
-}
-
-export interface ConfigOption {
-  id: string;
-  name: string;
-  description?: string | null;
-  category?: string | null;
-  type: "select" | "boolean" | string;
-  currentValue: string | boolean;
-  /** Flat list, or groups `{ group, name, options }`. */
-  options?: (ConfigSelectOption | { group: string; name: string; options: ConfigSelectOption[] })[];
-}
-
-export interface SessionModels {
-  currentModelId: string;
-  availableModels: { modelId: string; name: string; description?: string | null }[];
-}
 
 // ---------- the ACP registry ("Add agent") ----------
 export type RegistryStatus = { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string };
@@ -76,9 +43,8 @@ export interface RegistryListing {
   agents: RegistryAgentView[];
 }
 
-export type InstallProgress =
-  | { phase: "downloading"; done: number; total: number | null }
-  | { phase: "extracting" };
+/** A registry install's progress (generated from porthole-app's `InstallPhase`). */
+export type { InstallProgress };
 
 // ---------- restricted schema and URL analysis: generated from porthole-elicitation ----------
 import type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis, UrlWarning, Validation } from "./generated/elicitation";
@@ -213,15 +179,12 @@ export type SessionUpdate =
   | { sessionUpdate: string; [k: string]: unknown };
 
 // ---------- the event stream ----------
-export interface Attachment {
-  kind: "file" | "image";
-  path: string;
-}
+// A file attached to a prompt, and the app model's own events: generated (generated/app.ts).
+export type { AppEvent, Attachment };
 
-/** Everything the backend reports, in wire order. Delivered in batches (see BATCH_EVENT). */
+/** Everything the backend reports, in wire order. Delivered in batches (see BATCH_EVENT): the
+ *  core events the app model forwards (typed here by hand), then its own (generated). */
 export type UiEvent =
-  | { type: "connection"; snapshot: AppSnapshot }
-  | { type: "user_prompt"; sessionId: string; text: string; attachments?: Attachment[] }
   | { type: "session_update"; sessionId: string; update: SessionUpdate }
   | { type: "unknown_update"; sessionId: string | null; raw: unknown; error: string }
   | Elicitation
@@ -240,13 +203,11 @@ export type UiEvent =
   | { type: "terminal_output"; terminalId: string; data: string; truncated: boolean }
   | { type: "terminal_exited"; terminalId: string; exitCode: number | null; signal: string | null }
   | { type: "terminal_released"; terminalId: string }
-  /** A registry install is downloading or unpacking (for its progress bar). */
-  | ({ type: "install_progress"; registryId: string } & InstallProgress)
-  /** URL view lifecycle, for a URL elicitation the user opened. */
-  | { type: "url_view"; dialogId: number; state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
+  /** The app model's own: the snapshot, a prompt sent, a URL view's lifecycle, install progress. */
+  | AppEvent;
 
-/** Tauri event name carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
-export const BATCH_EVENT = "porthole://events";
+/** The window event carrying `{ events: UiEvent[] }`: spelled once, in porthole-app (generated). */
+export { BATCH_EVENT } from "./generated/app";
 
 // ---------- consent history ----------
 export interface HistoryEntry {

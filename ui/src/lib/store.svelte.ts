@@ -522,115 +522,102 @@ export class AppStore {
   }
 
   #applyOne(e: UiEvent) {
+    // Exhaustive over `UiEvent`: a new event type is a type error here until it is handled, and
+    // one this build does not know (a newer backend) is logged, never silently dropped.
     switch (e.type) {
       case "connection":
-        this.#setSnapshot((e as { snapshot: AppSnapshot }).snapshot);
+        this.#setSnapshot(e.snapshot);
         return;
       case "user_prompt": {
-        const ev = e as { sessionId: string; text: string; attachments?: { path: string }[] };
-        const names = (ev.attachments ?? []).map((a) => a.path.split("/").pop());
-        const text = names.length ? `${ev.text}${ev.text ? "\n" : ""}📎 ${names.join(", ")}` : ev.text;
-        this.#transcript(ev.sessionId).userPrompt(text);
+        const names = (e.attachments ?? []).map((a) => a.path.split("/").pop());
+        const text = names.length ? `${e.text}${e.text ? "\n" : ""}📎 ${names.join(", ")}` : e.text;
+        this.#transcript(e.sessionId).userPrompt(text);
         return;
       }
-      case "session_update": {
-        const ev = e as { sessionId: string; update: SessionUpdate };
-        this.#transcript(ev.sessionId).apply(ev.update);
+      case "session_update":
+        this.#transcript(e.sessionId).apply(e.update);
         return;
-      }
       case "unknown_update":
         // Forward-compatible: ignored in the transcript (the backend logs it).
         return;
       case "elicitation":
       case "permission":
       case "file_access":
-        this.#addDialog(e as Dialog);
+        this.#addDialog(e);
         return;
       case "elicitation_dismissed":
       case "permission_dismissed":
-      case "file_access_dismissed": {
-        const ev = e as { dialogId: number; reason: DismissReason };
-        this.#dismiss(ev.dialogId, ev.reason);
+      case "file_access_dismissed":
+        this.#dismiss(e.dialogId, e.reason);
         return;
-      }
       case "elicitation_complete": {
-        const ev = e as { elicitationId: string; dialogId: number | null };
         const d =
-          ev.dialogId !== null
-            ? this.find(ev.dialogId)
+          e.dialogId !== null
+            ? this.find(e.dialogId)
             : this.dialogs.find(
-                (x) => x.dialog.type === "elicitation" && x.dialog.mode === "url" && x.dialog.elicitationId === ev.elicitationId,
+                (x) => x.dialog.type === "elicitation" && x.dialog.mode === "url" && x.dialog.elicitationId === e.elicitationId,
               );
         if (d && d.status !== "dismissed") d.status = "completed";
         return;
       }
-      case "elicitation_rejected": {
-        const ev = e as { mode: string | null; sessionId?: string | null; error: { message: string } };
-        this.#notice(`The agent sent a request Porthole could not show (${ev.mode ?? "unknown mode"}): ${ev.error.message}`, "error", ev.sessionId);
+      case "elicitation_rejected":
+        this.#notice(`The agent sent a request Porthole could not show (${e.mode ?? "unknown mode"}): ${e.error.message}`, "error", e.sessionId);
         return;
-      }
-      case "permission_auto": {
-        const ev = e as { sessionId: string; toolCall: { toolCallId: string; title?: string | null }; optionName: string };
-        this.#notice(`Answered “${ev.optionName}” for ${ev.toolCall.title ?? ev.toolCall.toolCallId} (a decision you chose to remember; revoke it in Settings).`, "info", ev.sessionId);
+      case "permission_auto":
+        this.#notice(`Answered “${e.optionName}” for ${e.toolCall.title ?? e.toolCall.toolCallId} (a decision you chose to remember; revoke it in Settings).`, "info", e.sessionId);
         return;
-      }
-      case "turn_ended": {
-        const ev = e as { sessionId: string; stopReason: string | null; error: { code: number; message: string } | null };
-        if (ev.error) this.#notice(`The turn failed: ${ev.error.message}`, "error", ev.sessionId);
-        else if (ev.stopReason && ev.stopReason !== "end_turn") this.#notice(`Turn ended: ${ev.stopReason.replace(/_/g, " ")}`, "info", ev.sessionId);
+      case "turn_ended":
+        if (e.error) this.#notice(`The turn failed: ${e.error.message}`, "error", e.sessionId);
+        else if (e.stopReason && e.stopReason !== "end_turn") this.#notice(`Turn ended: ${e.stopReason.replace(/_/g, " ")}`, "info", e.sessionId);
         return;
-      }
-      case "agent_exited": {
-        const ev = e as { status: string; requested: boolean };
-        if (!ev.requested) this.#notice(`The agent stopped (${ev.status}).`, "error");
+      case "agent_exited":
+        if (!e.requested) this.#notice(`The agent stopped (${e.status}).`, "error");
         return;
-      }
-      case "terminal_created": {
-        const ev = e as { terminalId: string; sessionId: string | null; command: string; args: string[] };
-        this.terminals.set(ev.terminalId, new TerminalState(ev.terminalId, ev.sessionId, ev.command, ev.args));
+      case "terminal_created":
+        this.terminals.set(e.terminalId, new TerminalState(e.terminalId, e.sessionId, e.command, e.args));
         return;
-      }
       case "terminal_output": {
-        const ev = e as { terminalId: string; data: string; truncated: boolean };
-        const t = this.terminals.get(ev.terminalId);
+        const t = this.terminals.get(e.terminalId);
         if (!t) return;
-        let out = t.output + ev.data;
+        let out = t.output + e.data;
         if (out.length > TERMINAL_KEEP) {
           out = out.slice(out.length - TERMINAL_KEEP);
           t.truncated = true;
         }
         t.output = out;
-        if (ev.truncated) t.truncated = true;
+        if (e.truncated) t.truncated = true;
         return;
       }
       case "terminal_exited": {
-        const ev = e as { terminalId: string; exitCode: number | null; signal: string | null };
-        const t = this.terminals.get(ev.terminalId);
+        const t = this.terminals.get(e.terminalId);
         if (!t) return;
         t.exited = true;
-        t.exitCode = ev.exitCode;
-        t.signal = ev.signal;
+        t.exitCode = e.exitCode;
+        t.signal = e.signal;
         return;
       }
       case "terminal_released": {
-        const t = this.terminals.get((e as { terminalId: string }).terminalId);
+        const t = this.terminals.get(e.terminalId);
         if (t) t.released = true;
         return;
       }
       case "url_view": {
-        const ev = e as { dialogId: number } & UrlViewState;
-        const d = this.find(ev.dialogId);
-        if (d) d.urlView = { state: ev.state, detail: ev.detail };
+        const d = this.find(e.dialogId);
+        if (d) d.urlView = { state: e.state, detail: e.detail };
         return;
       }
       case "install_progress": {
-        const { type: _type, registryId, ...progress } = e as { type: string; registryId: string } & InstallProgress;
-        this.installs.set(registryId, progress as InstallProgress);
+        const { type: _type, registryId, ...progress } = e;
+        this.installs.set(registryId, progress);
         return;
       }
       case "stdout_noise":
-      default:
         return;
+      default: {
+        const unknown: never = e;
+        console.error("Porthole: an event this window does not know was dropped", unknown);
+        return;
+      }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { AppStore, COMPACT_MAX, DISMISS_TEXT, PlanItem, TextItem, ToolItem } from "./store.svelte";
 import { TranscriptRows } from "./transcript-rows";
 import type { UiEvent } from "./protocol";
@@ -82,7 +82,7 @@ describe("AppStore", () => {
 
   it("starts a new message after a user prompt", () => {
     const s = withSession();
-    s.apply([chunk("one"), { type: "user_prompt", sessionId: "s", text: "next" }, chunk("two")]);
+    s.apply([chunk("one"), { type: "user_prompt", sessionId: "s", text: "next", attachments: [] }, chunk("two")]);
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["one", "next", "two"]);
   });
 
@@ -234,8 +234,22 @@ describe("AppStore", () => {
 
   it("turn_ended with an error leaves a notice in that session", () => {
     const s = withSession();
-    s.apply([{ type: "user_prompt", sessionId: "s", text: "x" }, { type: "turn_ended", sessionId: "s", stopReason: null, error: { code: -32603, message: "boom" } }]);
+    s.apply([{ type: "user_prompt", sessionId: "s", text: "x", attachments: [] }, { type: "turn_ended", sessionId: "s", stopReason: null, error: { code: -32603, message: "boom" } }]);
     expect(s.items.length).toBe(2);
     expect((s.items[1] as { text: string }).text).toBe("The turn failed: boom");
+  });
+
+  it("logs an event type it does not know instead of dropping it silently, and goes on", () => {
+    const s = withSession();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      // What a newer backend could send: not a UiEvent, so only a cast gets it past the compiler.
+      s.apply([{ type: "from_the_future", sessionId: "s" } as unknown as UiEvent, chunk("still here")]);
+      expect(logged).toHaveBeenCalledTimes(1);
+      expect(logged.mock.calls[0][1]).toEqual({ type: "from_the_future", sessionId: "s" });
+      expect((s.items[0] as TextItem).text).toBe("still here");
+    } finally {
+      logged.mockRestore();
+    }
   });
 });

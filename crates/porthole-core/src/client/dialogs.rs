@@ -4,9 +4,10 @@
 //! A kind of dialog is a type that implements [`Waiting`]: where its table is, which session it
 //! belongs to, and how the agent is answered when it goes away without a decision. Taking a
 //! dialog out of its table under the state lock is what makes every answer exactly-once.
+//! The tables themselves ([`Dialogs`]) are data in the connection's state; their methods are
+//! here, with the trait they need.
 
-use std::collections::HashMap;
-
+pub(crate) use super::state::Dialogs;
 use super::state::{Shared, State};
 use crate::events::{DialogId, DismissReason, Event};
 
@@ -23,19 +24,6 @@ pub(crate) trait Waiting: Sized {
     /// Answer the agent for a dialog that went away without a decision; the event that tells
     /// the front end.
     fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event;
-}
-
-/// One kind's waiting dialogs by id.
-pub(crate) struct Dialogs<T> {
-    waiting: HashMap<DialogId, T>,
-}
-
-impl<T> Default for Dialogs<T> {
-    fn default() -> Self {
-        Self {
-            waiting: HashMap::new(),
-        }
-    }
 }
 
 impl<T: Waiting> Dialogs<T> {

@@ -14,7 +14,6 @@
 //! handlers emit their events before returning, so by then every earlier line's event is in
 //! the stream.
 
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
@@ -22,13 +21,9 @@ use agent_client_protocol::v1::schema::{
 };
 use futures::{Stream, StreamExt};
 use serde::Deserialize;
-use tokio::sync::watch;
 
 use crate::client::handlers::updates::deliver_update;
 use crate::client::state::Shared;
-
-/// The private notification that marks a point in the SDK's dispatch.
-pub(crate) const BARRIER_METHOD: &str = "_porthole/barrier";
 
 /// The JSON-RPC envelope of a hot line. Unknown keys are ignored, as the SDK ignores them.
 #[derive(Deserialize)]
@@ -134,42 +129,6 @@ fn parse_text_chunk(line: &str) -> Option<Hot> {
         session_id: l.params.session_id,
         update: Box::new(update),
     })
-}
-
-/// The connection's barrier: the transport asks, the notification handler acknowledges.
-pub(crate) struct Barrier {
-    /// Unguessable per connection, so an agent cannot acknowledge a barrier early.
-    nonce: String,
-    acked: watch::Sender<u64>,
-}
-
-impl Barrier {
-    pub(crate) fn new() -> Self {
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_usize(&hasher as *const _ as usize);
-        Self {
-            nonce: format!("{:016x}", hasher.finish()),
-            acked: watch::channel(0).0,
-        }
-    }
-
-    fn line(&self, seq: u64) -> String {
-        format!(
-            r#"{{"jsonrpc":"2.0","method":"{BARRIER_METHOD}","params":{{"nonce":"{}","seq":{seq}}}}}"#,
-            self.nonce
-        )
-    }
-
-    /// Called by the notification handler when the SDK dispatches a barrier.
-    pub(crate) fn ack(&self, params: &serde_json::Value) {
-        if params.get("nonce").and_then(|n| n.as_str()) != Some(self.nonce.as_str()) {
-            tracing::debug!("ignoring a {BARRIER_METHOD} notification that is not ours");
-            return;
-        }
-        if let Some(seq) = params.get("seq").and_then(|s| s.as_u64()) {
-            self.acked.send_modify(|acked| *acked = (*acked).max(seq));
-        }
-    }
 }
 
 /// How many lines may go to the SDK before the transport waits for its dispatch loop to
@@ -310,15 +269,5 @@ mod tests {
         for case in cases {
             assert!(parse(&case).is_none(), "{case}");
         }
-    }
-
-    #[test]
-    fn barrier_acks_only_its_own_nonce() {
-        let barrier = Barrier::new();
-        let line: serde_json::Value = serde_json::from_str(&barrier.line(3)).unwrap();
-        barrier.ack(&serde_json::json!({"nonce": "0000", "seq": 9}));
-        assert_eq!(*barrier.acked.borrow(), 0);
-        barrier.ack(&line["params"]);
-        assert_eq!(*barrier.acked.borrow(), 3);
     }
 }

@@ -12,7 +12,6 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::ClientOptions;
-use super::dialogs::Dialogs;
 use crate::broker::{ParsedElicitation, ScopeCheck};
 use crate::events::*;
 use crate::permission_rules::PermissionRules;
@@ -76,6 +75,19 @@ pub(crate) struct UrlOutstanding {
     pub(crate) dialog_id: DialogId,
 }
 
+/// One kind's waiting dialogs by id. Its methods are in `dialogs`, with the trait they need.
+pub(crate) struct Dialogs<T> {
+    pub(super) waiting: HashMap<DialogId, T>,
+}
+
+impl<T> Default for Dialogs<T> {
+    fn default() -> Self {
+        Self {
+            waiting: HashMap::new(),
+        }
+    }
+}
+
 #[derive(Default)]
 pub(crate) struct State {
     pub(crate) sessions: HashMap<String, SessionState>,
@@ -99,7 +111,7 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     pub(crate) exit: watch::Sender<Option<ExitInfo>>,
     /// Orders the fast path's updates after the SDK's earlier events (see `hot_path`).
-    pub(crate) barrier: crate::client::hot_path::Barrier,
+    pub(crate) barrier: super::barrier::Barrier,
 }
 
 /// Dialog ids are unique in the process, not per connection: a front end with several agents
@@ -126,7 +138,7 @@ impl Shared {
             events: events_tx,
             state: Mutex::new(State::default()),
             exit: exit_tx,
-            barrier: crate::client::hot_path::Barrier::new(),
+            barrier: super::barrier::Barrier::new(),
         });
         (shared, events_rx, exit_rx)
     }

@@ -77,7 +77,7 @@ pub(crate) async fn handle_notification(shared: &Arc<Shared>, note: UntypedMessa
     match method.as_str() {
         "session/update" => updates::handle(shared, params).await,
         "elicitation/complete" => elicitation::complete(shared, &params).await,
-        crate::client::hot_path::BARRIER_METHOD => shared.barrier.ack(&params),
+        crate::client::barrier::BARRIER_METHOD => shared.barrier.ack(&params),
         "$/cancel_request" => {} // recorded on the responder by the SDK before we see it
         other => tracing::debug!("ignoring notification `{other}`"),
     }

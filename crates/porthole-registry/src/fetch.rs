@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use super::install::Cancel;
+use super::cancel::Cancel;
 use super::{Registry, RegistryError, format};
 
 /// A registry is a few hundred KiB; anything far larger is not one.

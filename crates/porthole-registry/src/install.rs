@@ -12,9 +12,10 @@ use serde::{Deserialize, Serialize};
 
 use super::RegistryError;
 use super::archive::{self, ArchiveKind, ExtractLimits};
+use super::cancel::{Cancel, Made};
 use super::fetch::{self, Timeouts};
 use super::format::{self, DistributionKind, PackageDistribution, RegistryAgent};
-use crate::agents_config::{AgentProfile, AgentsConfig};
+use porthole_core::agents_config::{AgentProfile, AgentsConfig, RegistryMark};
 
 /// One installed agent, as recorded in `installed.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,14 +57,6 @@ impl InstalledAgent {
             None => true,
         }
     }
-}
-
-/// On an [`AgentProfile`] installed from the registry: which version, installed how.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RegistryMark {
-    pub version: String,
-    pub kind: DistributionKind,
 }
 
 #[derive(Default, Serialize, Deserialize)]
@@ -115,71 +108,6 @@ pub enum Progress {
         total: Option<u64>,
     },
     Extracting,
-}
-
-/// Cancels an install from another thread (the window's Cancel, the CLI's Ctrl-C). The install
-/// stops at its next step (a download at its next read, at the latest after the idle timeout)
-/// and leaves what was installed before. [`Cancel::clean_up`] is for a front end that cannot
-/// wait that long (a process about to exit): it deletes what this install created so far.
-#[derive(Debug, Clone, Default)]
-pub struct Cancel(std::sync::Arc<CancelState>);
-
-#[derive(Debug, Default)]
-struct CancelState {
-    cancelled: std::sync::atomic::AtomicBool,
-    /// What the install created, in order: removed in reverse by `clean_up`.
-    made: std::sync::Mutex<Vec<Made>>,
-}
-
-#[derive(Debug)]
-enum Made {
-    /// The agent's folder, created by this install: removed only if empty.
-    Folder(PathBuf),
-    /// A temporary file or folder of this install: removed whole.
-    Temporary(PathBuf),
-}
-
-impl Cancel {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn cancel(&self) {
-        self.0.cancelled.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    pub fn is_cancelled(&self) -> bool {
-        self.0.cancelled.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    fn made(&self, what: Made) {
-        self.0.made.lock().unwrap_or_else(|p| p.into_inner()).push(what);
-    }
-
-    fn check(&self) -> Result<(), RegistryError> {
-        if self.is_cancelled() {
-            Err(RegistryError::Cancelled)
-        } else {
-            Ok(())
-        }
-    }
-
-    /// Cancel, and delete the temporary files and the (empty) agent folder this install
-    /// created. Nothing else: the installed versions and the record are untouched.
-    pub fn clean_up(&self) {
-        self.cancel();
-        let made = std::mem::take(&mut *self.0.made.lock().unwrap_or_else(|p| p.into_inner()));
-        for what in made.into_iter().rev() {
-            match what {
-                Made::Temporary(path) => {
-                    let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
-                }
-                Made::Folder(path) => {
-                    let _ = std::fs::remove_dir(&path);
-                }
-            }
-        }
-    }
 }
 
 /// A file Porthole puts in each version folder it unpacks: a folder at `<id>/<version>/`

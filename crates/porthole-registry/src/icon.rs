@@ -38,7 +38,7 @@ pub fn icon_data_url(url: &str, registry_source: &str) -> Result<String, Registr
             MAX_ICON_BYTES,
             &timeouts,
             &mut |_, _| {},
-            &super::install::Cancel::default(),
+            &super::cancel::Cancel::default(),
         )?;
         bytes
     } else {

@@ -1,0 +1,111 @@
+//! The events the app model itself sends the window, besides the core events it forwards:
+//! typed here, and their TypeScript generated from these types (`ui_contract.rs`), so the
+//! window's `UiEvent` cannot drift from what is sent.
+
+use porthole_registry::Progress;
+use serde::Serialize;
+
+use crate::snapshot::AppSnapshot;
+
+/// One of the app model's own events, as the window receives it (`type` names the kind).
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) enum AppEvent {
+    /// The whole snapshot, after anything in it changed.
+    Connection { snapshot: Box<AppSnapshot> },
+    /// The user's prompt, as sent (the transcript shows it before the agent answers).
+    #[serde(rename_all = "camelCase")]
+    UserPrompt {
+        session_id: String,
+        text: String,
+        attachments: Vec<crate::sessions::Attachment>,
+    },
+    /// The sealed URL view of a URL elicitation the user opened: its lifecycle.
+    #[serde(rename_all = "camelCase")]
+    UrlView {
+        dialog_id: u64,
+        #[cfg_attr(
+            test,
+            ts(type = "\"opened\" | \"closed\" | \"load_failed\" | \"navigation_blocked\" | \"crashed\"")
+        )]
+        state: String,
+        detail: Option<String>,
+    },
+    /// A registry install is downloading or unpacking (for its progress bar).
+    #[serde(rename_all = "camelCase")]
+    InstallProgress {
+        registry_id: String,
+        #[serde(flatten)]
+        progress: InstallPhase,
+    },
+}
+
+/// How far a registry install is: the registry's [`Progress`], typed for the window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "phase", rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "InstallProgress"))]
+pub(crate) enum InstallPhase {
+    /// `total` is unknown when the server does not say.
+    Downloading {
+        done: u64,
+        total: Option<u64>,
+    },
+    Extracting,
+}
+
+impl From<Progress> for InstallPhase {
+    fn from(p: Progress) -> Self {
+        match p {
+            Progress::Downloading { done, total } => Self::Downloading { done, total },
+            Progress::Extracting => Self::Extracting,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The shapes the window read before these were typed (hand-built `json!` values).
+    #[test]
+    fn the_events_keep_their_wire_shapes() {
+        let prompt = AppEvent::UserPrompt {
+            session_id: "s".into(),
+            text: "hi".into(),
+            attachments: vec![crate::sessions::Attachment {
+                kind: "file".into(),
+                path: "/w/a.txt".into(),
+            }],
+        };
+        assert_eq!(
+            serde_json::to_value(&prompt).unwrap(),
+            json!({"type": "user_prompt", "sessionId": "s", "text": "hi",
+                   "attachments": [{"kind": "file", "path": "/w/a.txt"}]})
+        );
+        let view = AppEvent::UrlView {
+            dialog_id: 3,
+            state: "opened".into(),
+            detail: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&view).unwrap(),
+            json!({"type": "url_view", "dialogId": 3, "state": "opened", "detail": null})
+        );
+        let progress = |p| AppEvent::InstallProgress {
+            registry_id: "goose".into(),
+            progress: InstallPhase::from(p),
+        };
+        assert_eq!(
+            serde_json::to_value(progress(Progress::Downloading { done: 5, total: None })).unwrap(),
+            json!({"type": "install_progress", "registryId": "goose", "phase": "downloading", "done": 5, "total": null})
+        );
+        assert_eq!(
+            serde_json::to_value(progress(Progress::Extracting)).unwrap(),
+            json!({"type": "install_progress", "registryId": "goose", "phase": "extracting"})
+        );
+    }
+}

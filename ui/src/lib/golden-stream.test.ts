@@ -1,0 +1,56 @@
+// A stream the real app model delivered to its window (recorded by porthole-app's
+// tests/app_model.rs with PORTHOLE_BLESS=1: the test agent, a permission answered, a form),
+// replayed through the store: every event is one the store knows, and the window ends up
+// showing what the run did.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { AppStore, TextItem } from "./store.svelte";
+import type { UiEvent } from "./protocol";
+import recorded from "../test/fixtures/app-model-stream.json";
+
+const stream = recorded as unknown as UiEvent[];
+
+describe("the app model's recorded stream", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("holds the kinds of event the store must handle", () => {
+    const types = new Set(stream.map((e) => e.type));
+    for (const t of ["connection", "user_prompt", "permission", "session_update", "turn_ended", "elicitation"]) {
+      expect(types.has(t as UiEvent["type"]), t).toBe(true);
+    }
+  });
+
+  it("replays through the store without an unknown event, into the session's transcript and dialogs", () => {
+    const logged = vi.spyOn(console, "error");
+    const s = new AppStore((cb) => cb());
+    // Delivered in batches of any size: one event at a time here, as the smallest batches.
+    for (const e of stream) s.apply([e]);
+    expect(logged).not.toHaveBeenCalled();
+
+    const session = stream.find((e) => e.type === "user_prompt")!.sessionId;
+    expect(s.activeSessionId).toBe(session);
+    expect(s.connected).toBe(true);
+    const texts = s.items.map((i) => (i instanceof TextItem ? i.text : ""));
+    expect(texts[0]).toBe("permission");
+    // The agent's report of the answer it got back: the option the user chose.
+    expect(texts.some((t) => t.includes('"optionId":"yes"'))).toBe(true);
+    expect(texts).toContain("form");
+
+    const permission = stream.find((e) => e.type === "permission")!;
+    const form = stream.find((e) => e.type === "elicitation")!;
+    expect(s.find(permission.dialogId)?.dialog.type).toBe("permission");
+    expect(s.find(form.dialogId)?.dialog.type).toBe("elicitation");
+  });
+
+  it("ends in the same state whatever the batching", () => {
+    const one = new AppStore((cb) => cb());
+    one.apply(stream);
+    const many = new AppStore((cb) => cb());
+    for (const e of stream) many.apply([e]);
+    const shape = (s: AppStore) => ({
+      items: s.items.map((i) => (i instanceof TextItem ? i.text : i.constructor.name)),
+      dialogs: s.dialogs.map((d) => [d.dialogId, d.status]),
+      session: s.activeSessionId,
+    });
+    expect(shape(one)).toEqual(shape(many));
+  });
+});
