@@ -174,6 +174,7 @@ mod tests {
                 session_id: "s".into(),
                 agent_id: "a".into(),
                 cwd: "/w".into(),
+                additional_directories: Vec::new(),
                 title: None,
                 modes: Some(json!({"currentModeId": "ask", "availableModes": []})),
                 models: None,

@@ -291,7 +291,7 @@ async fn unadvertised_methods_are_not_sent() {
     }
     if caps.session_capabilities.resume.is_none() {
         assert!(matches!(
-            client.resume_session("x", "/".into()).await,
+            client.resume_session("x", std::path::PathBuf::from("/")).await,
             Err(ClientError::Unsupported("session/resume"))
         ));
     }
