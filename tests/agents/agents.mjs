@@ -57,9 +57,9 @@ export const AGENTS = [
     mode: "read-only",
     /** `authenticate` reads the key from `_meta["api-key"]["apiKey"]`. */
     apiKeyMethod: "api-key",
-    questionTool: {
-      skip: "request_user_input answers \"unavailable in Default mode\": it needs the Plan collaboration mode, a config option porthole-cli cannot set",
-    },
+    /** request_user_input is offered in the Plan collaboration mode only (a session config
+     * option, set with --config); its question becomes a form whose field is the question's id. */
+    questionTool: { field: "color", config: ["collaboration_mode=plan"], answered: /"color".*Orange/ },
     env({ baseUrl, home, signedIn = true, mcp }) {
       // A model provider of our own on 127.0.0.1; signed out, it requires an OpenAI sign-in
       // (so the agent answers auth_required) while still pointing nowhere but loopback.

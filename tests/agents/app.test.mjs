@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launch } from "../e2e/harness.mjs";
+import { launch, By } from "../e2e/harness.mjs";
 import { AGENTS } from "./agents.mjs";
 import { startFakeModels } from "./fake-models.mjs";
 
@@ -58,6 +58,23 @@ test("Claude Code runs a shell command in the window and its output is shown", a
   await app.waitText("main.transcript section.tool", marker, 60000);
   await app.waitText("main.transcript", `Tool finished: ${marker}`, 60000);
   await app.shot("agents-04-claude-shell");
+});
+
+test("Claude Code's question tool (AskUserQuestion) is a form in the window, and the answer reaches the model", async () => {
+  await app.prompt("[[ask]]");
+  await app.waitFor(`[role=dialog] [data-field=${claude.questionTool.field}]`, 60000);
+  await app.waitText("[role=dialog]", "Which color?");
+  for (const l of await app.d.findElements(By.css(`[data-field=${claude.questionTool.field}] label`))) {
+    if ((await l.getText()).includes("Orange")) await l.click();
+  }
+  await app.shot("agents-06-claude-question");
+  await app.click("Submit…");
+  await app.waitText("[role=dialog]", "exactly what will be sent");
+  await app.click("Send");
+  await app.noDialog();
+  // The fake model ends its turn with the last line of the tool's result: the answer it got.
+  await app.waitText("main.transcript", "Tool finished:", 60000);
+  await app.waitText("main.transcript", "Orange", 60000);
 });
 
 test("Claude Code's turn is cancelled from the window mid-stream", async () => {

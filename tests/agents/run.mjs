@@ -288,15 +288,17 @@ const FLOWS = [
     }
     const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
     writeFileSync(answers, JSON.stringify({ [agent.questionTool.field]: "Orange" }));
-    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "[[ask]]"]);
+    const config = (agent.questionTool.config ?? []).flatMap((c) => ["--config", c]);
+    const r = await runCli(agent, [...modeArgs(agent), ...config, "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "[[ask]]"]);
     ok(r);
     const asked = r.events.filter((e) => e.type === "elicitation");
     expect(asked.length === 1, `${asked.length} elicitations; reply: ${text(r.events).slice(-120)}`);
     const field = asked[0].schema?.fields?.find((f) => f.name === agent.questionTool.field);
     expect(field?.kind?.type === "singleSelect", `no select field ${agent.questionTool.field}: ${JSON.stringify(asked[0].schema).slice(0, 200)}`);
     expect(asked[0].action === "accept", `answered ${asked[0].action}`);
-    expect(/Which color\?.*Orange/.test(text(r.events)), `the answer did not reach the model: ${text(r.events).slice(-160)}`);
-    return `form "${asked[0].message}", field ${field.name} (${field.kind.options.map((o) => o.value).join("/")}), toolCallId ${asked[0].toolCallId ? "set" : "none"}; the answer reached the model`;
+    expect((agent.questionTool.answered ?? /Which color\?.*Orange/).test(text(r.events)), `the answer did not reach the model: ${text(r.events).slice(-160)}`);
+    const how = config.length ? ` (with ${agent.questionTool.config.map((c) => `--config ${c}`).join(" ")})` : "";
+    return `form "${asked[0].message}"${how}, field ${field.name} (${field.kind.options.map((o) => o.value).join("/")}), toolCallId ${asked[0].toolCallId ? "set" : "none"}; the answer reached the model`;
   }],
   ["model choice (session/set_model)", async (agent) => {
     const first = await runCli(agent, ["which model?"]);

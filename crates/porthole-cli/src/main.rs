@@ -399,33 +399,54 @@ async fn run(
         }
     };
     out.initialized(&client);
+    let policy = policy::Policy {
+        elicit: args.elicit,
+        permission: args.permission,
+        files_outside: args.allow_files_outside,
+        answers,
+    };
+    let mut reader = Reader {
+        client: &client,
+        events,
+        out: &out,
+        policy: &policy,
+    };
     let mut signed_in = None;
-    let opened = open_session(
-        &args,
-        &client,
-        &out,
-        cwd,
-        &command,
-        profile.as_deref(),
-        &mut signed_in,
-    )
-    .await;
+    // Dialogs are answered while the session opens too: an agent may ask during `authenticate`
+    // (Codex's device-code sign-in is a URL elicitation scoped to it) or `session/new`, and
+    // waits for the answer before it answers the request.
+    let opened = {
+        let open = open_session(
+            &args,
+            &client,
+            &out,
+            cwd,
+            &command,
+            profile.as_deref(),
+            &mut signed_in,
+        );
+        tokio::pin!(open);
+        let mut events_open = true;
+        loop {
+            tokio::select! {
+                opened = &mut open => break opened,
+                event = reader.events.recv(), if events_open => match event {
+                    Some(event) => {
+                        if let Err(code) = reader.passive(&event, "while the session opened") {
+                            client.shutdown().await;
+                            return code;
+                        }
+                    }
+                    None => events_open = false,
+                },
+            }
+        }
+    };
     if let (Ok(Some(_)), Some(signed_in), Some(profile)) = (&opened, &signed_in, &profile) {
         signed_in.save(profile);
     }
     match opened {
-        Ok(Some(id)) => {
-            run_prompts(
-                args,
-                client,
-                events,
-                out,
-                id,
-                answers,
-                (&command, signed_in.as_ref()),
-            )
-            .await
-        }
+        Ok(Some(id)) => run_prompts(&args, reader, id, (&command, signed_in.as_ref())).await,
         Ok(None) => {
             client.shutdown().await;
             ExitCode::SUCCESS
@@ -865,27 +886,13 @@ impl Reader<'_> {
 }
 
 async fn run_prompts(
-    args: Args,
-    client: AgentClient,
-    events: tokio::sync::mpsc::Receiver<Event>,
-    out: output::Output,
+    args: &Args,
+    mut reader: Reader<'_>,
     session_id: String,
-    answers: serde_json::Map<String, serde_json::Value>,
     // For the sign-in hint after `auth_required` at a turn.
     (command, signed_in): (&AgentCommand, Option<&SignedIn>),
 ) -> ExitCode {
-    let policy = policy::Policy {
-        elicit: args.elicit,
-        permission: args.permission,
-        files_outside: args.allow_files_outside,
-        answers,
-    };
-    let mut reader = Reader {
-        client: &client,
-        events,
-        out: &out,
-        policy: &policy,
-    };
+    let (client, out) = (reader.client, reader.out);
     if args.load.is_some()
         && let Err(code) = reader
             .settle(std::time::Duration::from_millis(args.load_quiet_ms))
@@ -925,7 +932,7 @@ async fn run_prompts(
                             error.code
                         );
                         if error.code == porthole_core::sessions::AUTH_REQUIRED {
-                            print_sign_in_hint(&client, command, signed_in);
+                            print_sign_in_hint(client, command, signed_in);
                         }
                         client.shutdown().await;
                         return ExitCode::FAILURE;

@@ -601,3 +601,28 @@ fn delete_session_and_logout_are_sent_when_advertised_and_refused_unsent_otherwi
         );
     }
 }
+
+#[test]
+fn a_url_elicitation_during_authenticate_is_answered_while_the_sign_in_waits() {
+    // As Codex's device-code sign-in: the agent asks before it answers `authenticate`. The CLI
+    // must answer then (it used to read events only once the session was open, and hung).
+    let needs = [("PORTHOLE_TEST_AGENT_AUTH", "1")];
+    let out = cli_env(&["--auth", "url-login", "--elicit", "accept", "roots"], &needs);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let asked = l
+        .iter()
+        .find(|l| l["type"] == "elicitation")
+        .expect("the elicitation is printed");
+    assert_eq!(asked["mode"], "url");
+    assert_eq!(asked["action"], "accept");
+    assert!(l.iter().any(|l| l["type"] == "elicitation_complete"));
+    assert!(
+        l.iter().any(|l| l["type"] == "turn_end"),
+        "the session opened after the sign-in"
+    );
+
+    let out = cli_env(&["--auth", "url-login", "--elicit", "decline", "roots"], &needs);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Sign-in did not complete"));
+}

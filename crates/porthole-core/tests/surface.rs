@@ -323,8 +323,8 @@ async fn auth_required_leads_to_authenticate_then_a_session() {
         .collect();
     assert_eq!(
         ids,
-        vec!["agent-login", "terminal-login", "api-key"],
-        "terminal methods only when advertised"
+        vec!["agent-login", "url-login", "terminal-login", "api-key"],
+        "terminal methods only when advertised; url-login to a client with URL elicitation"
     );
     let err = client.new_session(dir.path().to_path_buf()).await.unwrap_err();
     assert!(err.is_auth_required(), "{err}");

@@ -342,6 +342,12 @@ fn main() {
                 let terminal_auth = params["clientCapabilities"]["auth"]["terminal"] == json!(true);
                 let mut auth_methods = vec![json!({"id":"agent-login","name":"Agent login",
                     "description":"Sign in with the agent's own flow"})];
+                // Like Codex's device-code sign-in: offered to clients with URL elicitation, and
+                // answered with a URL elicitation scoped to `authenticate`.
+                if params["clientCapabilities"]["elicitation"]["url"].is_object() {
+                    auth_methods.push(json!({"id":"url-login","name":"Sign in on the web",
+                        "description":"Open a page and enter a code"}));
+                }
                 if terminal_auth {
                     auth_methods.push(json!({"id":"terminal-login","name":"Log in from the terminal",
                         "type":"terminal","args":["--login"],"env":{"ACP_INTERACTIVE_LOGIN":"1"}}));
@@ -394,6 +400,22 @@ fn main() {
                 if api_key_method {
                     authenticated = key == Some(ACCEPTED_API_KEY);
                     reply(id, json!({}));
+                } else if params["methodId"] == json!("url-login") {
+                    // The client must answer this while `authenticate` is still waiting.
+                    let answer = agent.call(
+                        "elicitation/create",
+                        json!({"mode":"url","requestId":id,"elicitationId":"login-1",
+                            "url":"https://login.example.com/device","message":"Enter the code TEST-1234"}),
+                    );
+                    send(
+                        json!({"jsonrpc":"2.0","method":"elicitation/complete","params":{"elicitationId":"login-1"}}),
+                    );
+                    authenticated = answer["result"]["action"] == json!("accept");
+                    if authenticated {
+                        reply(id, json!({}));
+                    } else {
+                        reply_error(id, -32000, "Sign-in did not complete");
+                    }
                 } else if params["methodId"] == json!("agent-login") {
                     authenticated = true;
                     reply(id, json!({}));
