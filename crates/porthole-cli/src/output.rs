@@ -266,6 +266,19 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                     note!("[plan] {:?} {}", e.status, term::line(&e.content));
                 }
             }
+            SessionUpdate::UsageUpdate(u) => {
+                let share = (u.used as f64 / u.size.max(1) as f64 * 100.0).round();
+                let cost = u
+                    .cost
+                    .as_ref()
+                    .map(|c| format!(" · {:.2} {}", c.amount, term::line(&c.currency)))
+                    .unwrap_or_default();
+                note!(
+                    "[usage] {} of {} tokens of context ({share}%){cost}",
+                    u.used,
+                    u.size
+                );
+            }
             SessionUpdate::AvailableCommandsUpdate(u) => {
                 for c in &u.available_commands {
                     note!(

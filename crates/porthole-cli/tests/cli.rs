@@ -216,6 +216,17 @@ fn human_output_streams_text() {
 }
 
 #[test]
+fn human_output_reports_context_usage_and_cost() {
+    let out = cli(&["--agent", &test_agent(), "updates"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[usage] 1200 of 200000 tokens of context (1%) · 0.25 USD"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn agent_death_mid_permission_exits_non_zero_with_stderr() {
     let out = cli(&["--agent", &test_agent(), "--json", "crash-permission"]);
     assert_eq!(out.status.code(), Some(1));
