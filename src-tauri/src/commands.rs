@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 use tauri::{Manager, State};
 
-use porthole_app::{AnswerError, Attachment, Backend, Launch};
+use porthole_app::{AnswerError, Attachment, Backend, Launch, WindowState};
 
 type Result<T> = std::result::Result<T, AnswerError>;
 
@@ -15,7 +15,7 @@ fn to_json(value: impl serde::Serialize) -> Result<Value> {
 }
 
 #[tauri::command]
-async fn app_state(backend: State<'_, Backend>) -> Result<Value> {
+async fn app_state(backend: State<'_, Backend>) -> Result<WindowState> {
     Ok(backend.app_state())
 }
 

@@ -53,6 +53,7 @@ impl Backend {
         };
         if let Some(pending) = answered {
             self.record_elicitation_answer(&pending, action, values.as_ref());
+            self.push_dialogs();
         }
         Ok(())
     }
@@ -63,6 +64,7 @@ impl Backend {
         let answered = self.state().pending.shift_remove(&dialog_id);
         if let Some(pending) = answered {
             self.record_permission_answer(&pending, option_id.as_deref());
+            self.push_dialogs();
         }
         // An "always" choice becomes a visible, revocable rule.
         self.push_snapshot();
@@ -72,7 +74,10 @@ impl Backend {
     pub fn answer_file_access(&self, dialog_id: u64, allow: bool) -> Result<(), AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
         client.respond_file_access(dialog_id, allow)?;
-        self.state().pending.shift_remove(&dialog_id);
+        let answered = self.state().pending.shift_remove(&dialog_id);
+        if answered.is_some() {
+            self.push_dialogs();
+        }
         Ok(())
     }
 

@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use porthole_core::events::{DismissReason, ElicitationKind, Event};
+use porthole_core::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event};
 use porthole_history::{
-    ElicitationOutcome, HistoryFilter, HistoryStore, NewEntry, PermissionOutcome, domain_of,
+    DomainMemory, ElicitationOutcome, HistoryFilter, HistoryStore, NewEntry, PermissionOutcome, domain_of,
 };
 use serde_json::{Map, Value, json};
 
@@ -131,37 +131,23 @@ impl Backend {
         }
     }
 
-    /// An event as the window receives it: URL elicitations carry `domainMemory` (how often
-    /// the user consented to this domain for this agent, and whether they trust it), null
-    /// without a history. A dialog that came through `porthole proxy` names the editor it was asked through.
-    pub(super) fn window_event(&self, agent_id: &str, event: &Event) -> Value {
-        let mut value = super::event_json(event);
-        if matches!(
-            event,
-            Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
-        ) {
-            let through = self
-                .state()
-                .conns
-                .get(agent_id)
-                .and_then(|c| c.proxy.as_ref())
-                .map(|p| p.editor.clone());
-            value["through"] = json!(through);
-            value["agentId"] = json!(agent_id);
-        }
+    /// What the URL dialog shows of its domain: how often the user consented to it for this
+    /// agent, and whether they trust it; `Some(None)` without a history, `None` for a form.
+    pub(super) fn domain_memory(
+        &self,
+        agent_id: &str,
+        prompt: &ElicitationPrompt,
+    ) -> Option<Option<DomainMemory>> {
+        let ElicitationKind::Url { url, .. } = &prompt.kind else {
+            return None;
+        };
         let agent_id = history_agent_id(agent_id);
-        if let Event::Elicitation(prompt) = event
-            && let ElicitationKind::Url { url, .. } = &prompt.kind
-        {
-            let memory = self.0.history.as_ref().and_then(|store| {
-                store
-                    .domain_memory(agent_id, &prompt.agent.display_name(), &domain_of(url))
-                    .map_err(|e| tracing::warn!("history: domain memory: {e}"))
-                    .ok()
-            });
-            value["domainMemory"] = json!(memory);
-        }
-        value
+        Some(self.0.history.as_ref().and_then(|store| {
+            store
+                .domain_memory(agent_id, &prompt.agent.display_name(), &domain_of(url))
+                .map_err(|e| tracing::warn!("history: domain memory: {e}"))
+                .ok()
+        }))
     }
 
     /// `{ entries, total }`, newest first.

@@ -14,6 +14,7 @@ mod app_event;
 mod apply;
 mod coalesce;
 mod connections;
+mod dialog_view;
 mod dialogs;
 mod history;
 mod launch;
@@ -34,6 +35,7 @@ use std::time::{Duration, Instant};
 use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
+use dialog_view::{Asked, DialogView};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
@@ -107,11 +109,21 @@ impl Pending {
         }
     }
 
-    fn event(&self) -> Event {
+    /// The dialog as the window shows it; `through` names the editor of a proxied connection.
+    /// `domain_memory` is filled in later, with the state lock released.
+    fn view(&self, through: Option<String>) -> DialogView {
+        fn asked<P: Clone>(agent_id: &str, prompt: &P, through: Option<String>) -> Asked<P> {
+            Asked {
+                prompt: Box::new(prompt.clone()),
+                agent_id: agent_id.to_string(),
+                through,
+                domain_memory: None,
+            }
+        }
         match self {
-            Pending::Elicitation(_, p) => Event::Elicitation(p.clone()),
-            Pending::Permission(_, p) => Event::Permission(p.clone()),
-            Pending::FileAccess(_, p) => Event::FileAccess(p.clone()),
+            Pending::Elicitation(a, p) => DialogView::Elicitation(asked(a, &**p, through)),
+            Pending::Permission(a, p) => DialogView::Permission(asked(a, &**p, through)),
+            Pending::FileAccess(a, p) => DialogView::FileAccess(asked(a, &**p, through)),
         }
     }
 }
@@ -171,6 +183,15 @@ pub struct SessionView {
     turn_running: bool,
     #[cfg_attr(test, ts(type = "SessionUsage | null"))]
     usage: Option<Value>,
+}
+
+/// What the window asks for after a (re)load (`app_state`).
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct WindowState {
+    snapshot: AppSnapshot,
+    /// The dialogs waiting for the user, in arrival order.
+    dialogs: Vec<DialogView>,
 }
 
 #[derive(Default)]
@@ -419,18 +440,48 @@ impl Backend {
     }
 
     /// Everything the window needs after a (re)load: the snapshot and the waiting dialogs.
-    pub fn app_state(&self) -> Value {
-        let (snapshot, pending) = {
+    pub fn app_state(&self) -> WindowState {
+        let snapshot = {
             let state = self.state();
-            let pending: Vec<Pending> = state.pending.values().cloned().collect();
-            (self.snapshot(&state), pending)
+            self.snapshot(&state)
+        };
+        WindowState {
+            snapshot,
+            dialogs: self.dialogs(),
+        }
+    }
+
+    /// The waiting dialogs, in arrival order, as the window shows them.
+    fn dialogs(&self) -> Vec<DialogView> {
+        let mut views: Vec<DialogView> = {
+            let state = self.state();
+            state
+                .pending
+                .values()
+                .map(|p| {
+                    let through = state
+                        .conns
+                        .get(p.agent_id())
+                        .and_then(|c| c.proxy.as_ref())
+                        .map(|proxy| proxy.editor.clone());
+                    p.view(through)
+                })
+                .collect()
         };
         // Domain memory is read from the history with the state lock released.
-        let pending: Vec<Value> = pending
-            .iter()
-            .map(|p| self.window_event(p.agent_id(), &p.event()))
-            .collect();
-        json!({"snapshot": snapshot, "pending": pending})
+        for view in &mut views {
+            if let DialogView::Elicitation(asked) = view {
+                asked.domain_memory = self.domain_memory(&asked.agent_id, &asked.prompt);
+            }
+        }
+        views
+    }
+
+    /// Send the window the list of waiting dialogs (after it changed).
+    fn push_dialogs(&self) {
+        self.push_app(AppEvent::Dialogs {
+            dialogs: self.dialogs(),
+        });
     }
 
     /// Connect the start-up agent and open a session in the start-up directory.

@@ -158,7 +158,7 @@ export class MockBackend implements Backend {
   }
 
   #handlers: Handler = {
-    app_state: () => ({ snapshot: this.#snapshot, pending: [...this.#dialogs.values()] }),
+    app_state: () => ({ snapshot: this.#snapshot, dialogs: [...this.#dialogs.values()] }),
     send_prompt: ({ text }) => this.#prompt(text),
     connect_agent: () => undefined,
     new_session: ({ cwd }) => {
@@ -226,7 +226,7 @@ export class MockBackend implements Backend {
       ]);
       for (const [id, d] of this.#dialogs) {
         this.#dialogs.delete(id);
-        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }]);
+        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }, this.#listed()]);
       }
     },
     restart_agent: () => {
@@ -251,6 +251,7 @@ export class MockBackend implements Backend {
         if (v.errors.length) throw { kind: "invalid", validation: v };
       }
       this.#dialogs.delete(dialogId);
+      this.emit([this.#listed()]);
       this.#record(d, action);
       const summary =
         action === "accept"
@@ -266,6 +267,7 @@ export class MockBackend implements Backend {
       const d = this.#dialogs.get(dialogId);
       if (!d || d.type !== "permission") throw { kind: "error", message: "This request is no longer pending." };
       this.#dialogs.delete(dialogId);
+      this.emit([this.#listed()]);
       this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
       const allowed = optionId !== null && optionId.startsWith("allow");
       const tc = d.toolCall.toolCallId;
@@ -352,7 +354,7 @@ export class MockBackend implements Backend {
         this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(id)));
         this.#later(2200, () => {
           if (!this.#dialogs.delete(id)) return;
-          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }]);
+          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }, this.#listed()]);
           this.#stream("Never mind — I found the settings in `release.toml`.", true);
         });
         return;
@@ -371,9 +373,14 @@ export class MockBackend implements Backend {
     }
   }
 
+  /** As the app model does: a dialog reaches the window in the list of waiting dialogs. */
   #emitDialog(d: Elicitation | PermissionRequest) {
     this.#dialogs.set(d.dialogId, d);
-    this.emit([d]);
+    this.emit([this.#listed()]);
+  }
+
+  #listed(): UiEvent {
+    return { type: "dialogs", dialogs: [...this.#dialogs.values()] };
   }
 
   #editFlow(token: number) {

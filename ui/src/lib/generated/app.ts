@@ -1,6 +1,7 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
 import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
+import type { Elicitation, FileAccessRequest, PermissionRequest } from "../dialogs";
 
 export type RegistryInfo = { id: string, version: string, };
 
@@ -117,7 +118,15 @@ export type Attachment = { kind: "file" | "image", path: string, };
 
 export type InstallProgress = { "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" };
 
-export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+export type DialogView = { "type": "elicitation" } & Elicitation | { "type": "permission" } & PermissionRequest | { "type": "file_access" } & FileAccessRequest;
+
+export type WindowState = { snapshot: AppSnapshot, 
+/**
+ * The dialogs waiting for the user, in arrival order.
+ */
+dialogs: Array<DialogView>, };
+
+export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "dialogs", dialogs: Array<DialogView>, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
 
 /** The window event carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
 export const BATCH_EVENT = "porthole://events";
