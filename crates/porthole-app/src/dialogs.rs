@@ -2,16 +2,20 @@
 
 use porthole_core::Answer;
 use porthole_core::events::ElicitationKind;
+use porthole_core::form::Validation;
 use serde_json::{Map, Value};
 
 use super::{AcceptedUrl, AnswerError, Backend, Pending};
 use crate::sealed::Opened;
 
 impl Backend {
-    pub fn validate_form(&self, dialog_id: u64, content: &Map<String, Value>) -> Result<Value, AnswerError> {
+    pub fn validate_form(
+        &self,
+        dialog_id: u64,
+        content: &Map<String, Value>,
+    ) -> Result<Validation, AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
-        let validation = client.validate_form(dialog_id, content)?;
-        Ok(serde_json::to_value(validation).unwrap_or(Value::Null))
+        Ok(client.validate_form(dialog_id, content)?)
     }
 
     pub fn answer_elicitation(

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 
 use porthole_core::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event};
 use porthole_history::{
-    DomainMemory, ElicitationOutcome, HistoryFilter, HistoryStore, NewEntry, PermissionOutcome, domain_of,
+    DomainMark, DomainMemory, ElicitationOutcome, HistoryFilter, HistoryPage, HistoryStore, NewEntry,
+    PermissionOutcome, domain_of,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::proxied::history_agent_id;
+use super::results::HistoryExport;
 use super::{AnswerError, Backend, Pending};
 
 /// Overrides the history file's location (tests, portable setups).
@@ -151,19 +153,21 @@ impl Backend {
     }
 
     /// `{ entries, total }`, newest first.
-    pub fn history_list(&self, filter: &HistoryFilter) -> Result<Value, AnswerError> {
-        let page = self.history()?.list(filter).map_err(history_error)?;
-        Ok(json!(page))
+    pub fn history_list(&self, filter: &HistoryFilter) -> Result<HistoryPage, AnswerError> {
+        self.history()?.list(filter).map_err(history_error)
     }
 
     /// Write the export to the download dir (else the data dir): `{ path, count }`.
-    pub fn history_export(&self) -> Result<Value, AnswerError> {
+    pub fn history_export(&self) -> Result<HistoryExport, AnswerError> {
         let store = self.history()?;
         let dir = dirs::download_dir()
             .or_else(|| dirs::data_dir().map(|d| d.join("porthole")))
             .ok_or_else(|| AnswerError::msg("no download or data directory to export to"))?;
         let (path, count) = store.export_to_dir(&dir).map_err(history_error)?;
-        Ok(json!({"path": path.display().to_string(), "count": count}))
+        Ok(HistoryExport {
+            path: path.display().to_string(),
+            count,
+        })
     }
 
     /// Remove every entry; returns how many. Trusted domains stay.
@@ -171,9 +175,8 @@ impl Backend {
         self.history()?.clear().map_err(history_error)
     }
 
-    pub fn domain_marks(&self) -> Result<Value, AnswerError> {
-        let marks = self.history()?.domain_marks().map_err(history_error)?;
-        Ok(json!(marks))
+    pub fn domain_marks(&self) -> Result<Vec<DomainMark>, AnswerError> {
+        self.history()?.domain_marks().map_err(history_error)
     }
 
     pub fn set_domain_trust(

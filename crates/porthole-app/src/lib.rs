@@ -20,6 +20,7 @@ mod history;
 mod launch;
 mod metrics;
 mod proxied;
+mod results;
 pub mod sealed;
 mod sessions;
 pub mod settings;
@@ -38,9 +39,11 @@ use app_event::AppEvent;
 use dialog_view::{Asked, DialogView};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
+pub use metrics::PerfStats;
 use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
 use porthole_core::{AgentClient, ClientError, RespondError};
 pub use proxied::ProxyView;
+pub use results::{HistoryExport, ProtocolLog, RegistryListing, SessionList};
 use serde::Serialize;
 use serde_json::{Value, json};
 pub use sessions::Attachment;
@@ -525,14 +528,17 @@ impl Backend {
 
     /// The protocol inspector's view of an agent: redacted wire lines after `since`, and the
     /// agent's stderr tail.
-    pub fn protocol_log(&self, agent_id: &str, since: u64) -> Result<Value, AnswerError> {
+    pub fn protocol_log(&self, agent_id: &str, since: u64) -> Result<ProtocolLog, AnswerError> {
         let state = self.state();
         let conn = state
             .conns
             .get(agent_id)
             .ok_or_else(|| AnswerError::msg(format!("agent `{agent_id}` has not been started")))?;
         let stderr = conn.client.as_ref().map(|c| c.stderr_tail()).unwrap_or_default();
-        Ok(json!({"entries": conn.inspector.since(since), "stderrTail": stderr}))
+        Ok(ProtocolLog {
+            entries: conn.inspector.since(since).into_iter().map(Into::into).collect(),
+            stderr_tail: stderr,
+        })
     }
 
     pub fn dialog_shown(&self, dialog_id: u64) {
@@ -543,7 +549,7 @@ impl Backend {
     }
 
     /// The benchmark counters (IPC batches, dialog and answer latencies).
-    pub fn perf_stats(&self) -> Value {
+    pub fn perf_stats(&self) -> metrics::PerfStats {
         self.0.metrics.snapshot()
     }
 

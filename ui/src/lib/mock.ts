@@ -310,7 +310,13 @@ export class MockBackend implements Backend {
       throw { kind: "error", message: "the mock has no keyring" };
     },
     forget_sign_in: () => undefined,
-    perf_stats: () => ({}),
+    perf_stats: () => ({
+      ipc: { queued: 0, batches: 0, events: 0, bytes: 0, largestBatchEvents: 0, largestBatchBytes: 0 },
+      dialogs: [],
+      answers: [],
+      nowEpochMs: Date.now(),
+      processStartEpochMs: null,
+    }),
   };
 
   #completions = new Set<{ dialogId: number; elicitationId: string }>();

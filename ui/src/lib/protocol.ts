@@ -14,37 +14,17 @@ export type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, 
 // structs, see generated/app.ts.
 import type {
   AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
-  PermissionRuleView, SessionView, WindowState,
+  PermissionRuleView, SessionView, WindowState, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
+  StoredSession, PerfStats,
 } from "./generated/app";
 export type {
   AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogView, PermissionRuleView, SessionView,
   WindowState,
 };
 
-// ---------- the ACP registry ("Add agent") ----------
-export type RegistryStatus = { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string };
-
-export interface RegistryAgentView {
-  id: string;
-  name: string;
-  version: string;
-  description: string;
-  /** URL of an SVG/PNG; shown only through `registry_icon` (a data: URL), never loaded by the page. */
-  icon: string | null;
-  website: string | null;
-  license: string | null;
-  /** How it installs here ("binary", "npx", "uvx"); null when it has no build for this platform. */
-  kind: string | null;
-  status: RegistryStatus;
-}
-
-export interface RegistryListing {
-  source: string;
-  /** Set when the registry could not be read and the cached copy is shown: why, and its age. */
-  offline: string | null;
-  problems: string[];
-  agents: RegistryAgentView[];
-}
+// ---------- the ACP registry ("Add agent"): generated (porthole-app's results.rs) ----------
+export type RegistryStatus = RegistryAgentView["status"];
+export type { RegistryAgentView, RegistryListing };
 
 /** A registry install's progress (generated from porthole-app's `InstallPhase`). */
 export type { InstallProgress };
@@ -165,16 +145,8 @@ export interface DomainMark {
   lastOpened: number | null;
 }
 
-export interface InspectorEntry {
-  seq: number;
-  /** Which way the line went (agent -> client is "in"). */
-  direction: string;
-  /** Milliseconds since the epoch. */
-  atMs: number;
-  /** The line, with URL query values and fragments redacted. */
-  text: string;
-  cut: boolean;
-}
+/** What the other commands return: generated (porthole-app's results.rs). */
+export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };
 
 // ---------- commands (Tauri invoke) ----------
 export type AnswerAction = "accept" | "decline" | "cancel";
@@ -186,10 +158,7 @@ export interface Commands {
   restart_agent(args: { agentId: string }): void;
   /** `additionalDirectories`: more folders, only for an agent that advertises them. */
   new_session(args: { agentId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
-  list_sessions(args: { agentId: string; cwd?: string | null; cursor?: string | null }): {
-    sessions: { sessionId: string; cwd: string; additionalDirectories: string[]; title: string | null; updatedAt: string | null }[];
-    nextCursor: string | null;
-  };
+  list_sessions(args: { agentId: string; cwd?: string | null; cursor?: string | null }): SessionList;
   load_session(args: { agentId: string; sessionId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
   resume_session(args: { agentId: string; sessionId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
   close_session(args: { sessionId: string }): void;
@@ -210,7 +179,7 @@ export interface Commands {
   set_config_option(args: { sessionId: string; configId: string; value: string | boolean }): void;
   revoke_permission_rule(args: { ruleId: number }): void;
   save_settings(args: { settings: AppSettings }): void;
-  protocol_log(args: { agentId: string; since?: number }): { entries: InspectorEntry[]; stderrTail: string };
+  protocol_log(args: { agentId: string; since?: number }): ProtocolLog;
   answer_file_access(args: { dialogId: number; allow: boolean }): void;
   /** Core validates (the one source of truth). */
   validate_form(args: { dialogId: number; content: FormContent }): Validation;
@@ -224,12 +193,12 @@ export interface Commands {
   /** Ack for latency measurement: the UI painted the dialog. */
   dialog_shown(args: { dialogId: number }): void;
   history_list(args: { filter: HistoryFilter }): { entries: HistoryEntry[]; total: number };
-  history_export(): { path: string; count: number };
+  history_export(): HistoryExport;
   history_clear(): number;
   domain_marks(): DomainMark[];
   set_domain_trust(args: { agentId: string; agentName: string; domain: string; trusted: boolean }): void;
   /** Benchmark counters (IPC batches, dialog and answer latencies); read by tests/bench-app. */
-  perf_stats(): Record<string, unknown>;
+  perf_stats(): PerfStats;
   /** The ACP registry's agents, with what is installed here. */
   registry_agents(): RegistryListing;
   /** A registry icon as a data: URL (fetched and checked by the backend). */
