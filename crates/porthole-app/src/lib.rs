@@ -19,6 +19,8 @@ mod dialogs;
 mod history;
 mod launch;
 mod metrics;
+#[cfg(test)]
+mod mock_dialogs;
 mod proxied;
 mod results;
 pub mod sealed;

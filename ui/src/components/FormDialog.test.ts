@@ -54,7 +54,7 @@ describe("form dialog", () => {
     expect(screen.getByLabelText(/License/).tagName).toBe("SELECT");
     expect(screen.getByText("Build targets").closest("fieldset")!.querySelectorAll("input[type=checkbox]").length).toBe(3);
     expect(screen.getByText("Choose 1 to 2.")).toBeTruthy();
-    expect(screen.getByText(/This field type \(object\) is not supported by Porthole: nested objects/)).toBeTruthy();
+    expect(screen.getByText(/This field type \(object\) is not supported by Porthole: properties of type `object` are not supported/)).toBeTruthy();
   });
 
   it("says what each field accepts before the user types, as core words it", () => {
