@@ -1,7 +1,8 @@
 // Core's dialog prompts as the window receives them in the app model's list of waiting dialogs
 // (`DialogView`, generated/app.ts, which names these), with the ACP tool call shapes they carry.
 // Typed by hand from porthole-core's serde output. Imports no file that imports it back.
-import type { AgentIdentity } from "./acp";
+import type { AgentIdentity, PermissionOption, ToolCallLocation, ToolCallStatus } from "./acp";
+export type { PermissionOption };
 import type { FormSchema, UrlAnalysis } from "./generated/elicitation";
 
 export type FormValue = string | number | boolean | string[];
@@ -60,11 +61,6 @@ export interface DomainMemory {
 
 export type Elicitation = FormElicitation | UrlElicitation;
 
-export interface PermissionOption {
-  optionId: string;
-  name: string;
-  kind: "allow_once" | "allow_always" | "reject_once" | "reject_always";
-}
 
 export interface PermissionRequest {
   type: "permission";
@@ -106,8 +102,8 @@ export type ToolCallContent =
 export interface ToolCallFields {
   title?: string | null;
   kind?: string | null;
-  status?: "pending" | "in_progress" | "completed" | "failed" | null;
+  status?: ToolCallStatus | null;
   content?: ToolCallContent[] | null;
-  locations?: { path: string; line?: number | null }[] | null;
+  locations?: ToolCallLocation[] | null;
 }
 

@@ -7,8 +7,12 @@
 // ---------- identity, agents, connections and sessions ----------
 // The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
 // (so the generated files never import this one back).
-import type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "./acp";
-export type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage };
+import type {
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
+} from "./acp";
+export type {
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
+};
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
 // structs, see generated/app.ts.
@@ -52,11 +56,6 @@ export type Dialog = DialogView;
 export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
 
 // ---------- session updates (ACP v1 `session/update` payloads, as sent by the agent) ----------
-export interface PlanEntry {
-  content: string;
-  priority: "high" | "medium" | "low";
-  status: "pending" | "in_progress" | "completed";
-}
 
 export type SessionUpdate =
   | { sessionUpdate: "user_message_chunk"; content: ContentBlock; messageId?: string | null }
