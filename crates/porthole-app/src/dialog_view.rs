@@ -13,9 +13,9 @@ use serde::Serialize;
 #[serde(tag = "type", rename_all = "snake_case")]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub(crate) enum DialogView {
-    Elicitation(#[cfg_attr(test, ts(type = "Elicitation"))] Asked<ElicitationPrompt>),
-    Permission(#[cfg_attr(test, ts(type = "PermissionRequest"))] Asked<PermissionPrompt>),
-    FileAccess(#[cfg_attr(test, ts(type = "FileAccessRequest"))] Asked<FileAccessPrompt>),
+    Elicitation(#[cfg_attr(test, ts(type = "Elicitation & DialogOrigin"))] Asked<ElicitationPrompt>),
+    Permission(#[cfg_attr(test, ts(type = "PermissionRequest & DialogOrigin"))] Asked<PermissionPrompt>),
+    FileAccess(#[cfg_attr(test, ts(type = "FileAccessRequest & DialogOrigin"))] Asked<FileAccessPrompt>),
 }
 
 /// A core prompt with what the app model adds: the connection that asked, the editor it came
@@ -26,14 +26,23 @@ pub(crate) enum DialogView {
 pub(crate) struct Asked<P> {
     #[serde(flatten)]
     pub(crate) prompt: Box<P>,
-    /// The connection that asked (the app model's id).
-    pub(crate) agent_id: String,
-    /// The editor's name, for a connection an editor drives through `porthole proxy`.
-    pub(crate) through: Option<String>,
+    #[serde(flatten)]
+    pub(crate) origin: Origin,
     /// URL elicitations only: earlier consents to this domain for this agent (`null` without a
     /// history); absent for every other dialog.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) domain_memory: Option<Option<DomainMemory>>,
+}
+
+/// Who asked: the same for every kind of dialog.
+#[derive(Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "DialogOrigin"))]
+pub(crate) struct Origin {
+    /// The connection that asked (the app model's id).
+    pub(crate) agent_id: String,
+    /// The editor's name, for a connection an editor drives through `porthole proxy`.
+    pub(crate) through: Option<String>,
 }
 
 #[cfg(test)]
@@ -60,8 +69,10 @@ mod tests {
                 operation: FileOperation::Read,
                 reason: "outside".into(),
             }),
-            agent_id: "a".into(),
-            through: Some("Zed".into()),
+            origin: Origin {
+                agent_id: "a".into(),
+                through: Some("Zed".into()),
+            },
             domain_memory: None,
         });
         assert_eq!(

@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
-use dialog_view::{Asked, DialogView};
+use dialog_view::{Asked, DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 pub use metrics::PerfStats;
@@ -120,8 +120,10 @@ impl Pending {
         fn asked<P: Clone>(agent_id: &str, prompt: &P, through: Option<String>) -> Asked<P> {
             Asked {
                 prompt: Box::new(prompt.clone()),
-                agent_id: agent_id.to_string(),
-                through,
+                origin: Origin {
+                    agent_id: agent_id.to_string(),
+                    through,
+                },
                 domain_memory: None,
             }
         }
@@ -476,7 +478,7 @@ impl Backend {
         // Domain memory is read from the history with the state lock released.
         for view in &mut views {
             if let DialogView::Elicitation(asked) = view {
-                asked.domain_memory = self.domain_memory(&asked.agent_id, &asked.prompt);
+                asked.domain_memory = self.domain_memory(&asked.origin.agent_id, &asked.prompt);
             }
         }
         views

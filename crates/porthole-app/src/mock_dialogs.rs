@@ -11,7 +11,7 @@ use porthole_core::broker::{self, Modes, ScopeCheck};
 use porthole_core::events::{AgentIdentity, ElicitationPrompt};
 use serde_json::{Value, json};
 
-use crate::dialog_view::{Asked, DialogView};
+use crate::dialog_view::{Asked, DialogView, Origin};
 
 /// The mock's world: session `demo-1` is open, and our `authenticate` (id 7) is in flight.
 struct Demo;
@@ -127,8 +127,10 @@ fn generated() -> String {
                 kind: parsed.kind,
                 warnings: parsed.warnings,
             }),
-            agent_id: "demo".into(),
-            through: None,
+            origin: Origin {
+                agent_id: "demo".into(),
+                through: None,
+            },
             // No consent history in the mock.
             domain_memory: is_url.then_some(None),
         });

@@ -31,6 +31,7 @@ fn generated() -> String {
         AppSnapshot::decl(&cfg),
         crate::Attachment::decl(&cfg),
         crate::app_event::InstallPhase::decl(&cfg),
+        crate::dialog_view::Origin::decl(&cfg),
         crate::dialog_view::DialogView::decl(&cfg),
         crate::results::StoredSession::decl(&cfg),
         crate::results::SessionList::decl(&cfg),

@@ -22,10 +22,6 @@ interface ElicitationBase {
   message: string;
   /** "secret-request" first when present, then URL / text warning codes. */
   warnings: string[];
-  /** The editor it was asked through, when the agent runs behind `porthole proxy`. */
-  through?: string | null;
-  /** The connection that asked (the app model's id). */
-  agentId?: string;
 }
 
 export interface FormElicitation extends ElicitationBase {

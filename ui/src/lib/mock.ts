@@ -6,7 +6,7 @@
 // `answer_elicitation`. Nothing outside this file may import `mockValidate`.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
-  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, DomainMark, Elicitation, Field, FieldError,
+  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
   FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./mock-dialogs.json";
@@ -159,7 +159,7 @@ export class MockBackend implements Backend {
   }
 
   #handlers: Handler = {
-    app_state: () => ({ snapshot: this.#snapshot, dialogs: [...this.#dialogs.values()] }),
+    app_state: () => ({ snapshot: this.#snapshot, dialogs: this.#waiting() }),
     send_prompt: ({ text }) => this.#prompt(text),
     connect_agent: () => undefined,
     new_session: ({ cwd }) => {
@@ -386,8 +386,13 @@ export class MockBackend implements Backend {
     this.emit([this.#listed()]);
   }
 
+  /** The waiting dialogs as the app model lists them: asked by the demo agent's connection. */
+  #waiting(): Dialog[] {
+    return [...this.#dialogs.values()].map((d) => ({ ...d, agentId: AGENT_ID, through: null }));
+  }
+
   #listed(): UiEvent {
-    return { type: "dialogs", dialogs: [...this.#dialogs.values()] };
+    return { type: "dialogs", dialogs: this.#waiting() };
   }
 
   #editFlow(token: number) {
@@ -554,25 +559,26 @@ const NEW_FILE = `export const config = {
 /** The mock's dialogs, made by core's own rules (schema parsing, hints, secret detection, URL
  *  analysis) from the requests an agent would send: porthole-app's `mock_dialogs.rs` writes
  *  them. Only the ids are the mock's. */
-const MADE = made as unknown as { configure: FormElicitation; secret: FormElicitation; goodUrl: UrlElicitation; evilUrl: UrlElicitation };
+type Made<T> = T & DialogOrigin;
+const MADE = made as unknown as { configure: Made<FormElicitation>; secret: Made<FormElicitation>; goodUrl: Made<UrlElicitation>; evilUrl: Made<UrlElicitation> };
 
 function withId<T extends { dialogId: number }>(d: T, id: number): T {
   return { ...(JSON.parse(JSON.stringify(d)) as T), dialogId: id };
 }
 
-export function configureForm(id: number): FormElicitation {
+export function configureForm(id: number): Made<FormElicitation> {
   return withId(MADE.configure, id);
 }
 
-export function secretForm(id: number): FormElicitation {
+export function secretForm(id: number): Made<FormElicitation> {
   return withId(MADE.secret, id);
 }
 
-export function goodUrl(id: number): UrlElicitation {
+export function goodUrl(id: number): Made<UrlElicitation> {
   return { ...withId(MADE.goodUrl, id), elicitationId: `github-oauth-${id}` };
 }
 
-export function evilUrl(id: number): UrlElicitation {
+export function evilUrl(id: number): Made<UrlElicitation> {
   return { ...withId(MADE.evilUrl, id), elicitationId: `login-${id}` };
 }
 

@@ -18,12 +18,12 @@ export type {
 // structs, see generated/app.ts.
 import type {
   AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
-  PermissionRuleView, SessionView, WindowState, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
+  PermissionRuleView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats,
 } from "./generated/app";
 export type {
-  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogView, PermissionRuleView, SessionView,
-  WindowState,
+  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
+  SessionView, WindowState,
 };
 
 // ---------- the ACP registry ("Add agent"): generated (porthole-app's results.rs) ----------

@@ -352,7 +352,7 @@ export class AppStore {
 
   /** Dialogs an agent's connection has waiting for the user. */
   waitingOf(agentId: string): number {
-    return this.dialogs.filter((x) => x.status === "pending" && "agentId" in x.dialog && x.dialog.agentId === agentId).length;
+    return this.dialogs.filter((x) => x.status === "pending" && x.dialog.agentId === agentId).length;
   }
 
   connectionOf(agentId: string): Connection | null {

@@ -1,5 +1,5 @@
 import type { Backend, CommandName } from "../lib/backend";
-import type { AppSnapshot, Connection, Dialog, UiEvent } from "../lib/protocol";
+import type { AppSnapshot, Connection, Dialog, Elicitation, FileAccessRequest, PermissionRequest, UiEvent } from "../lib/protocol";
 import { AppStore } from "../lib/store.svelte";
 
 type Impl = Partial<Record<CommandName, (args: any) => unknown>>;
@@ -58,8 +58,9 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
   };
 }
 
-/** An event, or a dialog the agent asks (it joins the model's list of waiting dialogs). */
-export type Fed = UiEvent | Dialog;
+/** An event, or a dialog the agent asks (it joins the model's list of waiting dialogs; asked by
+ *  the demo agent's connection unless it says who asked). */
+export type Fed = UiEvent | Dialog | Elicitation | PermissionRequest | FileAccessRequest;
 
 const modelLists = new WeakMap<AppStore, Dialog[]>();
 
@@ -72,7 +73,7 @@ export function feed(store: AppStore, events: Fed[]) {
   const out: UiEvent[] = [];
   for (const e of events) {
     if (e.type === "elicitation" || e.type === "permission" || e.type === "file_access") {
-      list.push(e);
+      list.push({ agentId: "demo", through: null, ...e } as Dialog);
       out.push({ type: "dialogs", dialogs: [...list] });
       continue;
     }

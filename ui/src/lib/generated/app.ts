@@ -118,7 +118,17 @@ export type Attachment = { kind: "file" | "image", path: string, };
 
 export type InstallProgress = { "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" };
 
-export type DialogView = { "type": "elicitation" } & Elicitation | { "type": "permission" } & PermissionRequest | { "type": "file_access" } & FileAccessRequest;
+export type DialogOrigin = { 
+/**
+ * The connection that asked (the app model's id).
+ */
+agentId: string, 
+/**
+ * The editor's name, for a connection an editor drives through `porthole proxy`.
+ */
+through: string | null, };
+
+export type DialogView = { "type": "elicitation" } & Elicitation & DialogOrigin | { "type": "permission" } & PermissionRequest & DialogOrigin | { "type": "file_access" } & FileAccessRequest & DialogOrigin;
 
 export type StoredSession = { sessionId: string, cwd: string, additionalDirectories: Array<string>, title: string | null, updatedAt: string | null, };
 
