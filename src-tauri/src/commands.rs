@@ -4,18 +4,16 @@
 use serde_json::{Map, Value};
 use tauri::{Manager, State};
 
-use porthole_app::{AnswerError, Attachment, Backend, Launch};
+use porthole_app::{
+    AnswerError, Attachment, Backend, HistoryExport, Launch, PerfStats, ProtocolLog, RegistryListing,
+    SessionList, SessionView, WindowState,
+};
+use porthole_core::form::Validation;
 
 type Result<T> = std::result::Result<T, AnswerError>;
 
-fn to_json(value: impl serde::Serialize) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| AnswerError::Error {
-        message: e.to_string(),
-    })
-}
-
 #[tauri::command]
-async fn app_state(backend: State<'_, Backend>) -> Result<Value> {
+async fn app_state(backend: State<'_, Backend>) -> Result<WindowState> {
     Ok(backend.app_state())
 }
 
@@ -35,9 +33,9 @@ async fn new_session(
     agent_id: String,
     cwd: String,
     additional_directories: Option<Vec<String>>,
-) -> Result<Value> {
+) -> Result<SessionView> {
     let additional = additional_directories.unwrap_or_default();
-    to_json(backend.new_session_in(&agent_id, &cwd, &additional).await?)
+    backend.new_session_in(&agent_id, &cwd, &additional).await
 }
 
 #[tauri::command]
@@ -46,7 +44,7 @@ async fn list_sessions(
     agent_id: String,
     cwd: Option<String>,
     cursor: Option<String>,
-) -> Result<Value> {
+) -> Result<SessionList> {
     backend.list_sessions(&agent_id, cwd, cursor).await
 }
 
@@ -57,13 +55,11 @@ async fn load_session(
     session_id: String,
     cwd: String,
     additional_directories: Option<Vec<String>>,
-) -> Result<Value> {
+) -> Result<SessionView> {
     let additional = additional_directories.unwrap_or_default();
-    to_json(
-        backend
-            .load_session(&agent_id, &session_id, &cwd, &additional)
-            .await?,
-    )
+    backend
+        .load_session(&agent_id, &session_id, &cwd, &additional)
+        .await
 }
 
 #[tauri::command]
@@ -73,13 +69,11 @@ async fn resume_session(
     session_id: String,
     cwd: String,
     additional_directories: Option<Vec<String>>,
-) -> Result<Value> {
+) -> Result<SessionView> {
     let additional = additional_directories.unwrap_or_default();
-    to_json(
-        backend
-            .resume_session(&agent_id, &session_id, &cwd, &additional)
-            .await?,
-    )
+    backend
+        .resume_session(&agent_id, &session_id, &cwd, &additional)
+        .await
 }
 
 #[tauri::command]
@@ -142,8 +136,8 @@ async fn set_model(backend: State<'_, Backend>, session_id: String, model_id: St
 }
 
 #[tauri::command]
-async fn fork_session(backend: State<'_, Backend>, session_id: String) -> Result<Value> {
-    to_json(backend.fork_session(&session_id).await?)
+async fn fork_session(backend: State<'_, Backend>, session_id: String) -> Result<SessionView> {
+    backend.fork_session(&session_id).await
 }
 
 #[tauri::command]
@@ -170,7 +164,11 @@ async fn save_settings(
 }
 
 #[tauri::command]
-async fn protocol_log(backend: State<'_, Backend>, agent_id: String, since: Option<u64>) -> Result<Value> {
+async fn protocol_log(
+    backend: State<'_, Backend>,
+    agent_id: String,
+    since: Option<u64>,
+) -> Result<ProtocolLog> {
     backend.protocol_log(&agent_id, since.unwrap_or(0))
 }
 
@@ -184,7 +182,7 @@ async fn validate_form(
     backend: State<'_, Backend>,
     dialog_id: u64,
     content: Map<String, Value>,
-) -> Result<Value> {
+) -> Result<Validation> {
     backend.validate_form(dialog_id, &content)
 }
 
@@ -228,12 +226,12 @@ async fn dialog_shown(backend: State<'_, Backend>, dialog_id: u64) -> Result<()>
 async fn history_list(
     backend: State<'_, Backend>,
     filter: Option<porthole_history::HistoryFilter>,
-) -> Result<Value> {
+) -> Result<porthole_history::HistoryPage> {
     backend.history_list(&filter.unwrap_or_default())
 }
 
 #[tauri::command]
-async fn history_export(backend: State<'_, Backend>) -> Result<Value> {
+async fn history_export(backend: State<'_, Backend>) -> Result<HistoryExport> {
     backend.history_export()
 }
 
@@ -243,7 +241,7 @@ async fn history_clear(backend: State<'_, Backend>) -> Result<usize> {
 }
 
 #[tauri::command]
-async fn domain_marks(backend: State<'_, Backend>) -> Result<Value> {
+async fn domain_marks(backend: State<'_, Backend>) -> Result<Vec<porthole_history::DomainMark>> {
     backend.domain_marks()
 }
 
@@ -260,12 +258,12 @@ async fn set_domain_trust(
 
 /// Benchmark counters (see docs/benchmarks-app.md).
 #[tauri::command]
-async fn perf_stats(backend: State<'_, Backend>) -> Result<Value> {
+async fn perf_stats(backend: State<'_, Backend>) -> Result<PerfStats> {
     Ok(backend.perf_stats())
 }
 
 #[tauri::command]
-async fn registry_agents(backend: State<'_, Backend>) -> Result<Value> {
+async fn registry_agents(backend: State<'_, Backend>) -> Result<RegistryListing> {
     backend.registry_agents().await
 }
 

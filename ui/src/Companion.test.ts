@@ -14,9 +14,7 @@ function withProxied() {
     proxy: { editor: "acpx", editorVersion: "0.3.0", agentCommand: ["claude-agent-acp"], cwd: "/home/user/web", proxyPid: 4242 },
   });
   snap.sessions.push({ ...snap.sessions[0], sessionId: "p-1", agentId: "proxied:claude-code#1", cwd: "/home/user/web" });
-  const form = configureForm(7);
-  form.through = "acpx";
-  form.agentId = "proxied:claude-code#1";
+  const form = { ...configureForm(7), through: "acpx", agentId: "proxied:claude-code#1" };
   form.scope = { kind: "session", sessionId: "p-1", toolCallId: null };
   const store = storeWith([{ type: "connection", snapshot: snap }, form]);
   const backend = new FakeBackend();

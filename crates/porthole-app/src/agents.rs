@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use porthole_core::secrets::{self, AgentSecrets};
 use porthole_registry::{self as registry, Cancel, Installer, Progress, Status};
-use serde_json::{Value, json};
 
 use super::app_event::AppEvent;
+use super::results::{RegistryAgentView, RegistryListing};
 use super::{AnswerError, Backend, launch};
 
 fn index_path() -> Result<std::path::PathBuf, String> {
@@ -114,7 +114,7 @@ fn installer() -> Result<Installer, String> {
 
 impl Backend {
     /// The registry's agents with whether each is installed here, for the "Add agent" view.
-    pub async fn registry_agents(&self) -> Result<Value, AnswerError> {
+    pub async fn registry_agents(&self) -> Result<RegistryListing, AnswerError> {
         blocking(|| {
             let fetched = registry::load_registry(
                 &registry::registry_source(),
@@ -123,31 +123,28 @@ impl Backend {
             .map_err(|e| e.to_string())?;
             let installed = installer()?.installed().map_err(|e| e.to_string())?;
             let target = registry::current_target();
-            let agents: Vec<Value> = fetched
+            let agents = fetched
                 .registry
                 .agents
                 .iter()
-                .map(|a| {
-                    json!({
-                        "id": a.id,
-                        "name": a.name,
-                        "version": a.version,
-                        "description": a.description,
-                        "icon": a.icon,
-                        "website": a.website,
-                        "license": a.license,
-                        // How it would be installed here; null when it has no build for this platform.
-                        "kind": a.kind_for(target).map(|k| k.to_string()),
-                        "status": Status::of(a, &installed),
-                    })
+                .map(|a| RegistryAgentView {
+                    id: a.id.clone(),
+                    name: a.name.clone(),
+                    version: a.version.clone(),
+                    description: a.description.clone(),
+                    icon: a.icon.clone(),
+                    website: a.website.clone(),
+                    license: a.license.clone(),
+                    kind: a.kind_for(target).map(|k| k.to_string()),
+                    status: Status::of(a, &installed),
                 })
                 .collect();
-            Ok(json!({
-                "source": fetched.source,
-                "offline": fetched.offline,
-                "problems": fetched.registry.problems,
-                "agents": agents,
-            }))
+            Ok(RegistryListing {
+                source: fetched.source,
+                offline: fetched.offline,
+                problems: fetched.registry.problems,
+                agents,
+            })
         })
         .await
         .map_err(AnswerError::msg)

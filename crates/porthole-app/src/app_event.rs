@@ -14,6 +14,11 @@ use crate::snapshot::AppSnapshot;
 pub(crate) enum AppEvent {
     /// The whole snapshot, after anything in it changed.
     Connection { snapshot: Box<AppSnapshot> },
+    /// The dialogs waiting for the user, in arrival order: the whole list, after it changed
+    /// (a dialog asked, answered, withdrawn, or gone with its agent).
+    Dialogs {
+        dialogs: Vec<crate::dialog_view::DialogView>,
+    },
     /// The user's prompt, as sent (the transcript shows it before the agent answers).
     #[serde(rename_all = "camelCase")]
     UserPrompt {

@@ -197,6 +197,7 @@ impl Backend {
             (dialogs, consented)
         };
         // Their sealed windows close with them; the history notes they went unanswered.
+        let listed_changed = !dialogs.is_empty();
         for (id, pending) in dialogs {
             self.0.sealed.close(id);
             self.record_dismissal(&pending, &DismissReason::AgentExited);
@@ -207,6 +208,9 @@ impl Backend {
                 dialog_id: id,
                 reason: DismissReason::AgentExited,
             }));
+        }
+        if listed_changed {
+            self.push_dialogs();
         }
     }
 
@@ -231,6 +235,7 @@ impl Backend {
             dismissed,
             auto_answered_by,
         } = effects;
+        let has_dismissed = dismissed.is_some();
         if let Some((pending, reason)) = dismissed {
             self.record_dismissal(&pending, reason);
         }
@@ -240,14 +245,20 @@ impl Backend {
         if let Event::AgentExited(_) = event {
             self.forget_agent(agent_id);
         }
-        if !coalesce::enqueue_text(&mut self.queue(), event) {
-            self.push(self.window_event(agent_id, event));
-        }
-        // A dialog goes to the window at once rather than at the next flush tick.
-        if matches!(
+        let asked = matches!(
             event,
             Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
-        ) {
+        );
+        // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;
+        // a dismissal goes first, then the list without it (the window shows why it went).
+        if !asked && !coalesce::enqueue_text(&mut self.queue(), event) {
+            self.push(super::event_json(event));
+        }
+        if asked || has_dismissed {
+            self.push_dialogs();
+        }
+        // A dialog goes to the window at once rather than at the next flush tick.
+        if asked {
             self.0.flush_now.notify_one();
         }
         if snapshot_changed {

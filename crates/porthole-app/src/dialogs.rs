@@ -2,16 +2,20 @@
 
 use porthole_core::Answer;
 use porthole_core::events::ElicitationKind;
+use porthole_core::form::Validation;
 use serde_json::{Map, Value};
 
 use super::{AcceptedUrl, AnswerError, Backend, Pending};
 use crate::sealed::Opened;
 
 impl Backend {
-    pub fn validate_form(&self, dialog_id: u64, content: &Map<String, Value>) -> Result<Value, AnswerError> {
+    pub fn validate_form(
+        &self,
+        dialog_id: u64,
+        content: &Map<String, Value>,
+    ) -> Result<Validation, AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
-        let validation = client.validate_form(dialog_id, content)?;
-        Ok(serde_json::to_value(validation).unwrap_or(Value::Null))
+        Ok(client.validate_form(dialog_id, content)?)
     }
 
     pub fn answer_elicitation(
@@ -53,6 +57,7 @@ impl Backend {
         };
         if let Some(pending) = answered {
             self.record_elicitation_answer(&pending, action, values.as_ref());
+            self.push_dialogs();
         }
         Ok(())
     }
@@ -63,6 +68,7 @@ impl Backend {
         let answered = self.state().pending.shift_remove(&dialog_id);
         if let Some(pending) = answered {
             self.record_permission_answer(&pending, option_id.as_deref());
+            self.push_dialogs();
         }
         // An "always" choice becomes a visible, revocable rule.
         self.push_snapshot();
@@ -72,7 +78,10 @@ impl Backend {
     pub fn answer_file_access(&self, dialog_id: u64, allow: bool) -> Result<(), AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
         client.respond_file_access(dialog_id, allow)?;
-        self.state().pending.shift_remove(&dialog_id);
+        let answered = self.state().pending.shift_remove(&dialog_id);
+        if answered.is_some() {
+            self.push_dialogs();
+        }
         Ok(())
     }
 

@@ -4,13 +4,15 @@
 
 use std::path::PathBuf;
 
-use porthole_core::events::{DismissReason, ElicitationKind, Event};
+use porthole_core::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event};
 use porthole_history::{
-    ElicitationOutcome, HistoryFilter, HistoryStore, NewEntry, PermissionOutcome, domain_of,
+    DomainMark, DomainMemory, ElicitationOutcome, HistoryFilter, HistoryPage, HistoryStore, NewEntry,
+    PermissionOutcome, domain_of,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::proxied::history_agent_id;
+use super::results::HistoryExport;
 use super::{AnswerError, Backend, Pending};
 
 /// Overrides the history file's location (tests, portable setups).
@@ -131,53 +133,41 @@ impl Backend {
         }
     }
 
-    /// An event as the window receives it: URL elicitations carry `domainMemory` (how often
-    /// the user consented to this domain for this agent, and whether they trust it), null
-    /// without a history. A dialog that came through `porthole proxy` names the editor it was asked through.
-    pub(super) fn window_event(&self, agent_id: &str, event: &Event) -> Value {
-        let mut value = super::event_json(event);
-        if matches!(
-            event,
-            Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
-        ) {
-            let through = self
-                .state()
-                .conns
-                .get(agent_id)
-                .and_then(|c| c.proxy.as_ref())
-                .map(|p| p.editor.clone());
-            value["through"] = json!(through);
-            value["agentId"] = json!(agent_id);
-        }
+    /// What the URL dialog shows of its domain: how often the user consented to it for this
+    /// agent, and whether they trust it; `Some(None)` without a history, `None` for a form.
+    pub(super) fn domain_memory(
+        &self,
+        agent_id: &str,
+        prompt: &ElicitationPrompt,
+    ) -> Option<Option<DomainMemory>> {
+        let ElicitationKind::Url { url, .. } = &prompt.kind else {
+            return None;
+        };
         let agent_id = history_agent_id(agent_id);
-        if let Event::Elicitation(prompt) = event
-            && let ElicitationKind::Url { url, .. } = &prompt.kind
-        {
-            let memory = self.0.history.as_ref().and_then(|store| {
-                store
-                    .domain_memory(agent_id, &prompt.agent.display_name(), &domain_of(url))
-                    .map_err(|e| tracing::warn!("history: domain memory: {e}"))
-                    .ok()
-            });
-            value["domainMemory"] = json!(memory);
-        }
-        value
+        Some(self.0.history.as_ref().and_then(|store| {
+            store
+                .domain_memory(agent_id, &prompt.agent.display_name(), &domain_of(url))
+                .map_err(|e| tracing::warn!("history: domain memory: {e}"))
+                .ok()
+        }))
     }
 
     /// `{ entries, total }`, newest first.
-    pub fn history_list(&self, filter: &HistoryFilter) -> Result<Value, AnswerError> {
-        let page = self.history()?.list(filter).map_err(history_error)?;
-        Ok(json!(page))
+    pub fn history_list(&self, filter: &HistoryFilter) -> Result<HistoryPage, AnswerError> {
+        self.history()?.list(filter).map_err(history_error)
     }
 
     /// Write the export to the download dir (else the data dir): `{ path, count }`.
-    pub fn history_export(&self) -> Result<Value, AnswerError> {
+    pub fn history_export(&self) -> Result<HistoryExport, AnswerError> {
         let store = self.history()?;
         let dir = dirs::download_dir()
             .or_else(|| dirs::data_dir().map(|d| d.join("porthole")))
             .ok_or_else(|| AnswerError::msg("no download or data directory to export to"))?;
         let (path, count) = store.export_to_dir(&dir).map_err(history_error)?;
-        Ok(json!({"path": path.display().to_string(), "count": count}))
+        Ok(HistoryExport {
+            path: path.display().to_string(),
+            count,
+        })
     }
 
     /// Remove every entry; returns how many. Trusted domains stay.
@@ -185,9 +175,8 @@ impl Backend {
         self.history()?.clear().map_err(history_error)
     }
 
-    pub fn domain_marks(&self) -> Result<Value, AnswerError> {
-        let marks = self.history()?.domain_marks().map_err(history_error)?;
-        Ok(json!(marks))
+    pub fn domain_marks(&self) -> Result<Vec<DomainMark>, AnswerError> {
+        self.history()?.domain_marks().map_err(history_error)
     }
 
     pub fn set_domain_trust(

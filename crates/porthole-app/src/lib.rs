@@ -14,11 +14,15 @@ mod app_event;
 mod apply;
 mod coalesce;
 mod connections;
+mod dialog_view;
 mod dialogs;
 mod history;
 mod launch;
 mod metrics;
+#[cfg(test)]
+mod mock_dialogs;
 mod proxied;
+mod results;
 pub mod sealed;
 mod sessions;
 pub mod settings;
@@ -34,11 +38,14 @@ use std::time::{Duration, Instant};
 use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
+use dialog_view::{Asked, DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
+pub use metrics::PerfStats;
 use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
 use porthole_core::{AgentClient, ClientError, RespondError};
 pub use proxied::ProxyView;
+pub use results::{HistoryExport, ProtocolLog, RegistryListing, SessionList};
 use serde::Serialize;
 use serde_json::{Value, json};
 pub use sessions::Attachment;
@@ -107,11 +114,23 @@ impl Pending {
         }
     }
 
-    fn event(&self) -> Event {
+    /// The dialog as the window shows it; `through` names the editor of a proxied connection.
+    /// `domain_memory` is filled in later, with the state lock released.
+    fn view(&self, through: Option<String>) -> DialogView {
+        fn asked<P: Clone>(agent_id: &str, prompt: &P, through: Option<String>) -> Asked<P> {
+            Asked {
+                prompt: Box::new(prompt.clone()),
+                origin: Origin {
+                    agent_id: agent_id.to_string(),
+                    through,
+                },
+                domain_memory: None,
+            }
+        }
         match self {
-            Pending::Elicitation(_, p) => Event::Elicitation(p.clone()),
-            Pending::Permission(_, p) => Event::Permission(p.clone()),
-            Pending::FileAccess(_, p) => Event::FileAccess(p.clone()),
+            Pending::Elicitation(a, p) => DialogView::Elicitation(asked(a, &**p, through)),
+            Pending::Permission(a, p) => DialogView::Permission(asked(a, &**p, through)),
+            Pending::FileAccess(a, p) => DialogView::FileAccess(asked(a, &**p, through)),
         }
     }
 }
@@ -171,6 +190,15 @@ pub struct SessionView {
     turn_running: bool,
     #[cfg_attr(test, ts(type = "SessionUsage | null"))]
     usage: Option<Value>,
+}
+
+/// What the window asks for after a (re)load (`app_state`).
+#[derive(Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct WindowState {
+    snapshot: AppSnapshot,
+    /// The dialogs waiting for the user, in arrival order.
+    dialogs: Vec<DialogView>,
 }
 
 #[derive(Default)]
@@ -419,18 +447,48 @@ impl Backend {
     }
 
     /// Everything the window needs after a (re)load: the snapshot and the waiting dialogs.
-    pub fn app_state(&self) -> Value {
-        let (snapshot, pending) = {
+    pub fn app_state(&self) -> WindowState {
+        let snapshot = {
             let state = self.state();
-            let pending: Vec<Pending> = state.pending.values().cloned().collect();
-            (self.snapshot(&state), pending)
+            self.snapshot(&state)
+        };
+        WindowState {
+            snapshot,
+            dialogs: self.dialogs(),
+        }
+    }
+
+    /// The waiting dialogs, in arrival order, as the window shows them.
+    fn dialogs(&self) -> Vec<DialogView> {
+        let mut views: Vec<DialogView> = {
+            let state = self.state();
+            state
+                .pending
+                .values()
+                .map(|p| {
+                    let through = state
+                        .conns
+                        .get(p.agent_id())
+                        .and_then(|c| c.proxy.as_ref())
+                        .map(|proxy| proxy.editor.clone());
+                    p.view(through)
+                })
+                .collect()
         };
         // Domain memory is read from the history with the state lock released.
-        let pending: Vec<Value> = pending
-            .iter()
-            .map(|p| self.window_event(p.agent_id(), &p.event()))
-            .collect();
-        json!({"snapshot": snapshot, "pending": pending})
+        for view in &mut views {
+            if let DialogView::Elicitation(asked) = view {
+                asked.domain_memory = self.domain_memory(&asked.origin.agent_id, &asked.prompt);
+            }
+        }
+        views
+    }
+
+    /// Send the window the list of waiting dialogs (after it changed).
+    fn push_dialogs(&self) {
+        self.push_app(AppEvent::Dialogs {
+            dialogs: self.dialogs(),
+        });
     }
 
     /// Connect the start-up agent and open a session in the start-up directory.
@@ -474,14 +532,17 @@ impl Backend {
 
     /// The protocol inspector's view of an agent: redacted wire lines after `since`, and the
     /// agent's stderr tail.
-    pub fn protocol_log(&self, agent_id: &str, since: u64) -> Result<Value, AnswerError> {
+    pub fn protocol_log(&self, agent_id: &str, since: u64) -> Result<ProtocolLog, AnswerError> {
         let state = self.state();
         let conn = state
             .conns
             .get(agent_id)
             .ok_or_else(|| AnswerError::msg(format!("agent `{agent_id}` has not been started")))?;
         let stderr = conn.client.as_ref().map(|c| c.stderr_tail()).unwrap_or_default();
-        Ok(json!({"entries": conn.inspector.since(since), "stderrTail": stderr}))
+        Ok(ProtocolLog {
+            entries: conn.inspector.since(since).into_iter().map(Into::into).collect(),
+            stderr_tail: stderr,
+        })
     }
 
     pub fn dialog_shown(&self, dialog_id: u64) {
@@ -492,7 +553,7 @@ impl Backend {
     }
 
     /// The benchmark counters (IPC batches, dialog and answer latencies).
-    pub fn perf_stats(&self) -> Value {
+    pub fn perf_stats(&self) -> metrics::PerfStats {
         self.0.metrics.snapshot()
     }
 

@@ -40,7 +40,9 @@ struct Data {
 
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct DialogSample {
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct DialogSample {
+    #[cfg_attr(test, ts(type = "number"))]
     dialog_id: u64,
     /// The agent's line read by the transport -> core delivered the event to the backend.
     read_to_delivered_ms: Option<f64>,
@@ -50,7 +52,9 @@ struct DialogSample {
 
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-struct AnswerSample {
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct AnswerSample {
+    #[cfg_attr(test, ts(type = "number"))]
     dialog_id: u64,
     /// The `answer_elicitation` command started -> its response line handed to the writer.
     command_to_written_ms: f64,
@@ -158,23 +162,56 @@ impl Metrics {
     }
 
     /// Everything counted so far, plus this process's start time (for start-up figures).
-    pub fn snapshot(&self) -> Value {
+    pub fn snapshot(&self) -> PerfStats {
         let d = self.data();
-        serde_json::json!({
-            "ipc": {
-                "queued": d.queued,
-                "batches": d.batches,
-                "events": d.events,
-                "bytes": d.bytes,
-                "largestBatchEvents": d.largest_batch_events,
-                "largestBatchBytes": d.largest_batch_bytes,
+        PerfStats {
+            ipc: IpcStats {
+                queued: d.queued,
+                batches: d.batches,
+                events: d.events,
+                bytes: d.bytes,
+                largest_batch_events: d.largest_batch_events,
+                largest_batch_bytes: d.largest_batch_bytes,
             },
-            "dialogs": d.dialogs,
-            "answers": d.answers,
-            "nowEpochMs": epoch_ms(),
-            "processStartEpochMs": process_start_epoch_ms(),
-        })
+            dialogs: d.dialogs.iter().cloned().collect(),
+            answers: d.answers.iter().cloned().collect(),
+            now_epoch_ms: epoch_ms(),
+            process_start_epoch_ms: process_start_epoch_ms(),
+        }
     }
+}
+
+/// The benchmark counters (`perf_stats`), read by tests/bench-app.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct PerfStats {
+    ipc: IpcStats,
+    dialogs: Vec<DialogSample>,
+    answers: Vec<AnswerSample>,
+    now_epoch_ms: f64,
+    /// `null` where the process's start time cannot be read (not Linux).
+    process_start_epoch_ms: Option<f64>,
+}
+
+/// What crossed IPC to the window: events queued, batches sent with the events and JSON bytes
+/// in them, and the largest batch.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct IpcStats {
+    #[cfg_attr(test, ts(type = "number"))]
+    queued: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    batches: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    events: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    bytes: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    largest_batch_events: u64,
+    #[cfg_attr(test, ts(type = "number"))]
+    largest_batch_bytes: u64,
 }
 
 struct TimingTap {
@@ -225,7 +262,7 @@ mod tests {
         let m = Metrics::default();
         let raw = m.encode_batch(3, vec![serde_json::json!({"type": "x"}), serde_json::json!(1)]);
         assert_eq!(raw.get(), r#"{"events":[{"type":"x"},1]}"#);
-        let s = m.snapshot();
+        let s = serde_json::to_value(m.snapshot()).unwrap();
         assert_eq!(s["ipc"]["queued"], 3);
         assert_eq!(s["ipc"]["batches"], 1);
         assert_eq!(s["ipc"]["events"], 2);
@@ -243,7 +280,7 @@ mod tests {
         m.dialog_shown(7, Instant::now());
         m.answer_started(7);
         m.line(Direction::Outgoing, r#"{"id":1,"result":{"action":"accept"}}"#);
-        let s = m.snapshot();
+        let s = serde_json::to_value(m.snapshot()).unwrap();
         assert_eq!(s["dialogs"][0]["dialogId"], 7);
         assert!(s["dialogs"][0]["readToDeliveredMs"].is_number());
         assert_eq!(s["answers"][0]["dialogId"], 7);

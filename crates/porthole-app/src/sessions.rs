@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::app_event::AppEvent;
+use super::results::{SessionList, StoredSession};
 use super::{AnswerError, Backend, SessionView};
 
 /// A file the user attached to a prompt.
@@ -114,20 +115,29 @@ impl Backend {
         agent_id: &str,
         cwd: Option<String>,
         cursor: Option<String>,
-    ) -> Result<Value, AnswerError> {
+    ) -> Result<SessionList, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
         let cwd = cwd.map(PathBuf::from);
         let page = client.list_sessions(cwd, cursor).await?;
-        let sessions: Vec<Value> = page
+        let sessions = page
             .sessions
             .iter()
-            .map(|s| {
-                json!({"sessionId": s.session_id.0, "cwd": s.cwd.display().to_string(),
-                       "additionalDirectories": s.additional_directories,
-                       "title": s.title, "updatedAt": s.updated_at})
+            .map(|s| StoredSession {
+                session_id: s.session_id.0.to_string(),
+                cwd: s.cwd.display().to_string(),
+                additional_directories: s
+                    .additional_directories
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect(),
+                title: s.title.clone(),
+                updated_at: s.updated_at.clone(),
             })
             .collect();
-        Ok(json!({"sessions": sessions, "nextCursor": page.next_cursor}))
+        Ok(SessionList {
+            sessions,
+            next_cursor: page.next_cursor,
+        })
     }
 
     /// `session/load`: the history replays as session_update events before this returns.

@@ -31,12 +31,27 @@ fn generated() -> String {
         AppSnapshot::decl(&cfg),
         crate::Attachment::decl(&cfg),
         crate::app_event::InstallPhase::decl(&cfg),
+        crate::dialog_view::Origin::decl(&cfg),
+        crate::dialog_view::DialogView::decl(&cfg),
+        crate::results::StoredSession::decl(&cfg),
+        crate::results::SessionList::decl(&cfg),
+        crate::results::InspectorEntry::decl(&cfg),
+        crate::results::ProtocolLog::decl(&cfg),
+        crate::results::HistoryExport::decl(&cfg),
+        crate::results::RegistryAgentView::decl(&cfg),
+        crate::results::RegistryListing::decl(&cfg),
+        crate::metrics::IpcStats::decl(&cfg),
+        crate::metrics::DialogSample::decl(&cfg),
+        crate::metrics::AnswerSample::decl(&cfg),
+        crate::metrics::PerfStats::decl(&cfg),
+        crate::WindowState::decl(&cfg),
         crate::app_event::AppEvent::decl(&cfg),
     ];
     let mut ts = String::from(
         "// Generated from porthole-app's snapshot types (ts-rs) by\n\
          // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.\n\
-         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../acp\";\n\n",
+         import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../acp\";\n\
+         import type { Elicitation, FileAccessRequest, PermissionRequest } from \"../dialogs\";\n\n",
     );
     for decl in decls {
         ts.push_str("export ");

@@ -83,7 +83,7 @@ async fn an_api_key_method_is_a_key_field_that_signs_in_through_authenticate() {
             .is_err()
     );
     assert_eq!(
-        backend.app_state()["snapshot"]["connections"][0]["needsAuth"],
+        common::app_state(&backend)["snapshot"]["connections"][0]["needsAuth"],
         true
     );
     backend
@@ -94,7 +94,7 @@ async fn an_api_key_method_is_a_key_field_that_signs_in_through_authenticate() {
         )
         .await
         .unwrap();
-    let state = backend.app_state();
+    let state = common::app_state(&backend);
     let conn = &state["snapshot"]["connections"][0];
     assert_eq!(conn["needsAuth"], false, "{conn:#}");
     assert!(

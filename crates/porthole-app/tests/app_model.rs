@@ -56,11 +56,11 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     // A permission request: delivered to the window, waiting in the model, counted in the title.
     backend.send_prompt(&session_id, "permission", &[]).unwrap();
     let asked = shell
-        .wait_for("a permission event", |e| e["type"] == "permission")
+        .wait_for_dialog("a permission dialog", |d| d["type"] == "permission")
         .await;
     assert_eq!(asked["toolCall"]["title"], "Delete everything");
     let dialog_id = asked["dialogId"].as_u64().unwrap();
-    let pending = backend.app_state()["pending"].clone();
+    let pending = common::app_state(&backend)["dialogs"].clone();
     assert_eq!(pending.as_array().unwrap().len(), 1, "{pending:#}");
     assert_eq!(pending[0]["dialogId"], dialog_id);
     for _ in 0..100 {
@@ -76,7 +76,12 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     );
 
     backend.answer_permission(dialog_id, Some("yes".into())).unwrap();
-    assert!(backend.app_state()["pending"].as_array().unwrap().is_empty());
+    assert!(
+        common::app_state(&backend)["dialogs"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
     // The agent reports what it got back: the chosen option.
     shell
         .wait_for("the agent's report of the answer", |e| {
@@ -98,15 +103,40 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     // dialog keeps waiting.
     backend.send_prompt(&session_id, "form", &[]).unwrap();
     let form = shell
-        .wait_for("a form elicitation", |e| e["type"] == "elicitation")
+        .wait_for_dialog("a form elicitation", |d| d["type"] == "elicitation")
         .await;
     let form_id = form["dialogId"].as_u64().unwrap();
     let invalid = serde_json::Map::from_iter([("no_such_field".to_string(), Value::from(1))]);
     let refused = backend.answer_elicitation(form_id, "accept", Some(invalid));
     assert!(refused.is_err(), "an invalid form answer is refused");
-    assert_eq!(backend.app_state()["pending"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        common::app_state(&backend)["dialogs"].as_array().unwrap().len(),
+        1
+    );
     backend.answer_elicitation(form_id, "decline", None).unwrap();
-    assert!(backend.app_state()["pending"].as_array().unwrap().is_empty());
+    assert!(
+        common::app_state(&backend)["dialogs"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    // The window hears of it too (the list, empty again), before the turn ends.
+    for _ in 0..250 {
+        let turns = shell
+            .events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "turn_ended")
+            .count();
+        if turns == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let events = shell.events.lock().unwrap().clone();
+    let last_list = events.iter().rev().find(|e| e["type"] == "dialogs").unwrap();
+    assert_eq!(last_list["dialogs"], serde_json::json!([]), "{events:#?}");
 
     backend.stop().await;
     golden_stream(home.path(), &shell.events.lock().unwrap());

@@ -218,7 +218,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
 
     let turn = editor.prompt(&session, "form").await;
     let asked = shell
-        .wait_for_latest("a proxied form", |e| {
+        .wait_for_dialog("a proxied form", |e| {
             e["type"] == "elicitation" && e["mode"] == "form"
         })
         .await;
@@ -327,7 +327,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let mut asked = Vec::new();
     for a in [&agent_id, &agent_id2] {
         let e = shell
-            .wait_for_latest("a form of each editor", |e| {
+            .wait_for_dialog("a form of each editor", |e| {
                 e["type"] == "elicitation"
                     && e["agentId"] == a.as_str()
                     && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
@@ -358,7 +358,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let before = shell.dialog_ids();
     let _ = second.prompt(&session2, "crash").await;
     let crashed = shell
-        .wait_for_latest("a dialog of the crashing agent", |e| {
+        .wait_for_dialog("a dialog of the crashing agent", |e| {
             e["type"] == "elicitation"
                 && e["agentId"] == agent_id2.as_str()
                 && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
@@ -394,7 +394,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let before = shell.dialog_ids();
     let turn = editor.prompt(&session, "form").await;
     let asked = shell
-        .wait_for_latest("another proxied form", |e| {
+        .wait_for_dialog("another proxied form", |e| {
             e["type"] == "elicitation" && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
         })
         .await;

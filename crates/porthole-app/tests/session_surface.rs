@@ -75,7 +75,7 @@ async fn more_folders_delete_and_sign_out_go_through_the_app_model() {
     );
     // Beside the folder is outside the session: the user is asked, as for any such file.
     let asked = shell
-        .wait_for("a file-access dialog for the file beside the folder", |e| {
+        .wait_for_dialog("a file-access dialog for the file beside the folder", |e| {
             e["dialogId"].is_u64() && e.to_string().contains("beside-root.txt")
         })
         .await;
@@ -102,21 +102,21 @@ async fn more_folders_delete_and_sign_out_go_through_the_app_model() {
             .iter()
             .any(|s| s["sessionId"] == session_id.as_str())
     };
-    assert!(open(&backend.app_state()));
+    assert!(open(&common::app_state(&backend)));
     backend
         .delete_session(&agent_id, &session_id)
         .await
         .expect("delete");
-    assert!(!open(&backend.app_state()));
+    assert!(!open(&common::app_state(&backend)));
 
     // logout: the agent now needs a sign-in, which the window offers.
     assert_eq!(
-        backend.app_state()["snapshot"]["connections"][0]["needsAuth"],
+        common::app_state(&backend)["snapshot"]["connections"][0]["needsAuth"],
         false
     );
     backend.logout(&agent_id).await.expect("logout");
     assert_eq!(
-        backend.app_state()["snapshot"]["connections"][0]["needsAuth"],
+        common::app_state(&backend)["snapshot"]["connections"][0]["needsAuth"],
         true
     );
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, within } from "@testing-library/svelte";
 import DialogHost from "./DialogHost.svelte";
-import { FakeBackend, flush, storeWith } from "../test/fake";
+import { FakeBackend, feed, flush, storeWith } from "../test/fake";
 import { configureForm, mockValidate, secretForm } from "../lib/mock";
 import type { FormElicitation, Validation } from "../lib/protocol";
 
@@ -54,7 +54,7 @@ describe("form dialog", () => {
     expect(screen.getByLabelText(/License/).tagName).toBe("SELECT");
     expect(screen.getByText("Build targets").closest("fieldset")!.querySelectorAll("input[type=checkbox]").length).toBe(3);
     expect(screen.getByText("Choose 1 to 2.")).toBeTruthy();
-    expect(screen.getByText(/This field type \(object\) is not supported by Porthole: nested objects/)).toBeTruthy();
+    expect(screen.getByText(/This field type \(object\) is not supported by Porthole: properties of type `object` are not supported/)).toBeTruthy();
   });
 
   it("says what each field accepts before the user types, as core words it", () => {
@@ -246,7 +246,7 @@ describe("form dialog", () => {
 
   it("dismissed dialog turns into a notice with the reason and an OK button", async () => {
     const { store } = setup(configureForm(1));
-    store.apply([{ type: "elicitation_dismissed", dialogId: 1, reason: "agent_exited" }]);
+    feed(store, [{ type: "elicitation_dismissed", dialogId: 1, reason: "agent_exited" }]);
     await flush();
     expect(screen.getByText("The agent stopped running.")).toBeTruthy();
     await fireEvent.click(screen.getByRole("button", { name: "OK" }));
@@ -255,7 +255,7 @@ describe("form dialog", () => {
 
   it("shows '1 of N' when several dialogs are queued and acks dialog_shown", async () => {
     const { backend, store } = setup(configureForm(1));
-    store.apply([secretForm(2)]);
+    feed(store, [secretForm(2)]);
     await flush();
     expect(screen.getByText("1 of 2")).toBeTruthy();
     await new Promise((r) => requestAnimationFrame(() => r(null)));
@@ -287,7 +287,7 @@ describe("form dialog", () => {
 
   it("a dismissed notice closes on Esc without answering", async () => {
     const { backend, store } = setup(configureForm(1));
-    store.apply([{ type: "elicitation_dismissed", dialogId: 1, reason: "session_ended" }]);
+    feed(store, [{ type: "elicitation_dismissed", dialogId: 1, reason: "session_ended" }]);
     await flush();
     expect(screen.getByText(/The session ended/)).toBeTruthy();
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });

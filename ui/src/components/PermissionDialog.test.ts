@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen } from "@testing-library/svelte";
 import DialogHost from "./DialogHost.svelte";
-import { FakeBackend, flush, storeWith } from "../test/fake";
+import { FakeBackend, feed, flush, storeWith } from "../test/fake";
 import type { PermissionRequest } from "../lib/protocol";
 
 const req = (): PermissionRequest => ({
@@ -64,7 +64,7 @@ describe("permission dialog", () => {
 
   it("permission_dismissed shows the reason", async () => {
     const { store } = setup();
-    store.apply([{ type: "permission_dismissed", dialogId: 5, reason: "turn_cancelled" }]);
+    feed(store, [{ type: "permission_dismissed", dialogId: 5, reason: "turn_cancelled" }]);
     await flush();
     expect(screen.getByText(/The turn was cancelled/)).toBeTruthy();
   });

@@ -1,6 +1,6 @@
 // ACP shapes the app model passes to the window as the agent sent them (identity, modes, config
 // options, models, usage), and the connection's state. Named by the generated snapshot types
-// (generated/app.ts) and re-exported by protocol.ts; this file imports nothing, so neither
+// (generated/app.ts) and re-exported by protocol.ts; this file imports only the SDK, so neither
 // forms an import circle with it.
 
 export interface AgentIdentity {
@@ -11,31 +11,25 @@ export interface AgentIdentity {
 
 export type ConnectionState = "starting" | "connected" | "failed" | "exited";
 
+// Typed from the official TypeScript SDK's schema types (`@agentclientprotocol/sdk`, the ACP
+// schema's own TypeScript), not copied by hand.
+import type {
+  PermissionOption, PermissionOptionKind, PlanEntry, SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption,
+  SessionMode as AcpSessionMode,
+  ToolCallLocation, ToolCallStatus, UsageUpdate,
+} from "@agentclientprotocol/sdk";
+export type { PermissionOption, PermissionOptionKind, PlanEntry, ToolCallLocation, ToolCallStatus };
+
 /** Context use and cost, as the agent reports it (`usage_update`). */
-export type SessionUsage = { used?: number; size?: number; cost?: { amount: number; currency: string } | null };
+export type SessionUsage = UsageUpdate;
 
-export interface SessionMode {
-  id: string;
-  name: string;
-  description?: string | null;
-}
+export type SessionMode = AcpSessionMode;
 
-export interface ConfigSelectOption {
-  value: string;
-  name: string;
-  description?: string | null;
-}
+export type ConfigSelectOption = SessionConfigSelectOption;
+export type ConfigSelectGroup = SessionConfigSelectGroup;
 
-export interface ConfigOption {
-  id: string;
-  name: string;
-  description?: string | null;
-  category?: string | null;
-  type: "select" | "boolean" | string;
-  currentValue: string | boolean;
-  /** Flat list, or groups `{ group, name, options }`. */
-  options?: (ConfigSelectOption | { group: string; name: string; options: ConfigSelectOption[] })[];
-}
+/** A session setting (`configOptions`): a select (flat, or in groups) or a boolean. */
+export type ConfigOption = SessionConfigOption;
 
 export interface SessionModels {
   currentModelId: string;

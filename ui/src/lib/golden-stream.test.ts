@@ -14,7 +14,7 @@ describe("the app model's recorded stream", () => {
 
   it("holds the kinds of event the store must handle", () => {
     const types = new Set(stream.map((e) => e.type));
-    for (const t of ["connection", "user_prompt", "permission", "session_update", "turn_ended", "elicitation"]) {
+    for (const t of ["connection", "user_prompt", "dialogs", "session_update", "turn_ended"]) {
       expect(types.has(t as UiEvent["type"]), t).toBe(true);
     }
   });
@@ -35,10 +35,11 @@ describe("the app model's recorded stream", () => {
     expect(texts.some((t) => t.includes('"optionId":"yes"'))).toBe(true);
     expect(texts).toContain("form");
 
-    const permission = stream.find((e) => e.type === "permission")!;
-    const form = stream.find((e) => e.type === "elicitation")!;
-    expect(s.find(permission.dialogId)?.dialog.type).toBe("permission");
-    expect(s.find(form.dialogId)?.dialog.type).toBe("elicitation");
+    // Both dialogs reached the window in the model's list, and both were answered: the list is
+    // empty again, and so is the window's.
+    const listed = stream.flatMap((e) => (e.type === "dialogs" ? e.dialogs : []));
+    expect(new Set(listed.map((d) => d.type))).toEqual(new Set(["permission", "elicitation"]));
+    expect(s.dialogs).toEqual([]);
   });
 
   it("ends in the same state whatever the batching", () => {

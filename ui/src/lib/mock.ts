@@ -6,9 +6,10 @@
 // `answer_elicitation`. Nothing outside this file may import `mockValidate`.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
-  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, DomainMark, Elicitation, Field, FieldError,
-  FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlAnalysis, UrlElicitation, Validation,
+  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
+  FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
+import made from "./mock-dialogs.json";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 const SESSION = "demo-1";
@@ -158,7 +159,7 @@ export class MockBackend implements Backend {
   }
 
   #handlers: Handler = {
-    app_state: () => ({ snapshot: this.#snapshot, pending: [...this.#dialogs.values()] }),
+    app_state: () => ({ snapshot: this.#snapshot, dialogs: this.#waiting() }),
     send_prompt: ({ text }) => this.#prompt(text),
     connect_agent: () => undefined,
     new_session: ({ cwd }) => {
@@ -226,7 +227,7 @@ export class MockBackend implements Backend {
       ]);
       for (const [id, d] of this.#dialogs) {
         this.#dialogs.delete(id);
-        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }]);
+        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }, this.#listed()]);
       }
     },
     restart_agent: () => {
@@ -251,6 +252,7 @@ export class MockBackend implements Backend {
         if (v.errors.length) throw { kind: "invalid", validation: v };
       }
       this.#dialogs.delete(dialogId);
+      this.emit([this.#listed()]);
       this.#record(d, action);
       const summary =
         action === "accept"
@@ -266,6 +268,7 @@ export class MockBackend implements Backend {
       const d = this.#dialogs.get(dialogId);
       if (!d || d.type !== "permission") throw { kind: "error", message: "This request is no longer pending." };
       this.#dialogs.delete(dialogId);
+      this.emit([this.#listed()]);
       this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
       const allowed = optionId !== null && optionId.startsWith("allow");
       const tc = d.toolCall.toolCallId;
@@ -308,7 +311,13 @@ export class MockBackend implements Backend {
       throw { kind: "error", message: "the mock has no keyring" };
     },
     forget_sign_in: () => undefined,
-    perf_stats: () => ({}),
+    perf_stats: () => ({
+      ipc: { queued: 0, batches: 0, events: 0, bytes: 0, largestBatchEvents: 0, largestBatchBytes: 0 },
+      dialogs: [],
+      answers: [],
+      nowEpochMs: Date.now(),
+      processStartEpochMs: null,
+    }),
   };
 
   #completions = new Set<{ dialogId: number; elicitationId: string }>();
@@ -352,7 +361,7 @@ export class MockBackend implements Backend {
         this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(id)));
         this.#later(2200, () => {
           if (!this.#dialogs.delete(id)) return;
-          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }]);
+          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }, this.#listed()]);
           this.#stream("Never mind — I found the settings in `release.toml`.", true);
         });
         return;
@@ -371,9 +380,19 @@ export class MockBackend implements Backend {
     }
   }
 
+  /** As the app model does: a dialog reaches the window in the list of waiting dialogs. */
   #emitDialog(d: Elicitation | PermissionRequest) {
     this.#dialogs.set(d.dialogId, d);
-    this.emit([d]);
+    this.emit([this.#listed()]);
+  }
+
+  /** The waiting dialogs as the app model lists them: asked by the demo agent's connection. */
+  #waiting(): Dialog[] {
+    return [...this.#dialogs.values()].map((d) => ({ ...d, agentId: AGENT_ID, through: null }));
+  }
+
+  #listed(): UiEvent {
+    return { type: "dialogs", dialogs: this.#waiting() };
   }
 
   #editFlow(token: number) {
@@ -537,127 +556,30 @@ const NEW_FILE = `export const config = {
   verbose: process.env.PORTHOLE_VERBOSE === "1",
 };`;
 
-function base(id: number, toolCallId: string | null, message: string) {
-  return {
-    type: "elicitation" as const,
-    dialogId: id,
-    agent: AGENT,
-    scope: { kind: "session" as const, sessionId: SESSION, toolCallId },
-    message,
-  };
+/** The mock's dialogs, made by core's own rules (schema parsing, hints, secret detection, URL
+ *  analysis) from the requests an agent would send: porthole-app's `mock_dialogs.rs` writes
+ *  them. Only the ids are the mock's. */
+type Made<T> = T & DialogOrigin;
+const MADE = made as unknown as { configure: Made<FormElicitation>; secret: Made<FormElicitation>; goodUrl: Made<UrlElicitation>; evilUrl: Made<UrlElicitation> };
+
+function withId<T extends { dialogId: number }>(d: T, id: number): T {
+  return { ...(JSON.parse(JSON.stringify(d)) as T), dialogId: id };
 }
 
-export function configureForm(id: number): FormElicitation {
-  const fields: Field[] = [
-    { name: "project", title: "Project name", description: "Letters, digits and dashes; 3–32 characters.", required: true,
-      kind: { type: "text", minLength: 3, maxLength: 32, pattern: "^[a-z0-9-]+$", format: null, default: "porthole" } },
-    { name: "email", title: "Contact email", description: null, required: true,
-      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "email", default: null } },
-    { name: "homepage", title: "Homepage", description: "Shown in the generated README.", required: false,
-      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "uri", default: null } },
-    { name: "release", title: "Release date", description: null, required: false,
-      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "date", default: "2027-01-15" } },
-    { name: "standup", title: "Next stand-up", description: "Local time; sent with your UTC offset.", required: false,
-      kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: "date-time", default: "2026-12-03T09:30:00Z" } },
-    { name: "budget", title: "Token budget", description: "Between 0.5 and 100 (thousands).", required: false,
-      kind: { type: "number", minimum: 0.5, maximum: 100, default: 12.5 } },
-    { name: "workers", title: "Parallel workers", description: null, required: true,
-      kind: { type: "integer", minimum: 1, maximum: 16, default: 4 } },
-    { name: "telemetry", title: "Send anonymous telemetry", description: null, required: false,
-      kind: { type: "boolean", default: false } },
-    { name: "strategy", title: "Refactoring strategy", description: null, required: true,
-      kind: { type: "singleSelect", titled: true, default: null, options: [
-        { value: "conservative", title: "Conservative", description: "Small, safe steps; no public API changes." },
-        { value: "balanced", title: "Balanced", description: "Reasonable renames and extractions." },
-        { value: "aggressive", title: "Aggressive", description: "Restructure freely." },
-      ] } },
-    { name: "license", title: "License", description: null, required: true,
-      kind: { type: "singleSelect", titled: false, default: null, options:
-        ["MIT", "Apache-2.0", "GPL-3.0", "BSD-3-Clause", "MPL-2.0", "ISC", "Unlicense"].map((v) => ({ value: v, title: null, description: null })) } },
-    { name: "targets", title: "Build targets", description: null, required: true,
-      kind: { type: "multiSelect", titled: true, minItems: 1, maxItems: 2, default: ["linux"], options: [
-        { value: "linux", title: "Linux", description: "x86_64 and aarch64" },
-        { value: "macos", title: "macOS", description: "Universal binary" },
-        { value: "windows", title: "Windows", description: "MSVC toolchain" },
-      ] } },
-    { name: "layout", title: "Window layout", description: null, required: false,
-      kind: { type: "unsupported", typeName: "object", reason: "nested objects are outside the restricted schema", raw: { type: "object" } } },
-  ];
-  return {
-    ...base(id, "tc-3", "I'm about to scaffold the release configuration. Please confirm these settings."),
-    mode: "form",
-    warnings: [],
-    schema: { title: "Release configuration", description: "Used to generate release.toml.", fields },
-    initialValues: { project: "porthole", release: "2027-01-15", standup: "2026-12-03T09:30:00Z", budget: 12.5, workers: 4, telemetry: false, targets: ["linux"] },
-    // As core words them (FormSchema::hints).
-    hints: {
-      project: "3 to 32 characters; must match the pattern ^[a-z0-9-]+$.", email: "An email address, like name@example.com.",
-      homepage: "A web address, like https://example.com/.", release: "A date, YYYY-MM-DD.", standup: "A date and time, like 2026-12-31T23:59:00Z.", budget: "A number, 0.5 to 100.", workers: "A whole number, 1 to 16.", targets: "Choose 1 to 2." },
-    canAccept: true,
-    blockingReason: null,
-    secret: false,
-    secretIndicators: [],
-  };
+export function configureForm(id: number): Made<FormElicitation> {
+  return withId(MADE.configure, id);
 }
 
-export function secretForm(id: number): FormElicitation {
-  return {
-    ...base(id, null, "To deploy, enter your GitHub username and a personal access token."),
-    mode: "form",
-    warnings: ["secret-request"],
-    schema: { title: "Deploy credentials", description: null, fields: [
-      { name: "username", title: "GitHub username", description: null, required: true,
-        kind: { type: "text", minLength: null, maxLength: null, pattern: null, format: null, default: null } },
-      { name: "api_token", title: "Personal access token", description: "Needs repo and workflow scopes.", required: true,
-        kind: { type: "text", minLength: 20, maxLength: null, pattern: null, format: null, default: null } },
-    ] },
-    initialValues: {},
-    hints: { api_token: "At least 20 characters." },
-    canAccept: true,
-    blockingReason: null,
-    secret: true,
-    secretIndicators: ["Field “api_token” is named like a token", "Message mentions “access token”"],
-  };
+export function secretForm(id: number): Made<FormElicitation> {
+  return withId(MADE.secret, id);
 }
 
-function urlAnalysis(p: Partial<UrlAnalysis> & { full: string }): UrlAnalysis {
-  return {
-    normalized: p.full, scheme: "https", hostAscii: "", hostUnicode: "", registrableDomain: null,
-    registrableDomainAscii: null, port: null, isLoopback: false, warnings: [], ...p,
-  };
+export function goodUrl(id: number): Made<UrlElicitation> {
+  return { ...withId(MADE.goodUrl, id), elicitationId: `github-oauth-${id}` };
 }
 
-export function goodUrl(id: number): UrlElicitation {
-  return {
-    type: "elicitation", dialogId: id, agent: AGENT, mode: "url",
-    scope: { kind: "request", requestId: 7, during: "authenticate" },
-    message: "Please sign in to GitHub so I can read your private repositories.",
-    warnings: [],
-    elicitationId: `github-oauth-${id}`,
-    url: urlAnalysis({
-      full: "https://auth.agent.example.com/connect/github?elicitationId=github-oauth-001&scope=repo%20read%3Aorg",
-      hostAscii: "auth.agent.example.com", hostUnicode: "auth.agent.example.com",
-      registrableDomain: "example.com", registrableDomainAscii: "example.com",
-    }),
-  };
-}
-
-export function evilUrl(id: number): UrlElicitation {
-  const warnings = ["punycode", "mixed-script", "confusable", "unusual-port"] as const;
-  return {
-    type: "elicitation", dialogId: id, agent: AGENT, mode: "url",
-    scope: { kind: "session", sessionId: SESSION, toolCallId: "tc-9" },
-    message: "Your session expired. Sign in again to continue.",
-    warnings: [...warnings],
-    elicitationId: `login-${id}`,
-    url: urlAnalysis({
-      full: "https://accounts.xn--ggle-55da.com:8443/signin/v2/identifier?continue=https%3A%2F%2Fmail.google.com%2F&flowName=GlifWebSignIn",
-      normalized: "https://accounts.xn--ggle-55da.com:8443/signin/v2/identifier?continue=https%3A%2F%2Fmail.google.com%2F&flowName=GlifWebSignIn",
-      hostAscii: "accounts.xn--ggle-55da.com", hostUnicode: "accounts.gооgle.com",
-      registrableDomain: "gооgle.com", registrableDomainAscii: "xn--ggle-55da.com",
-      port: 8443, warnings: [...warnings],
-    }),
-  };
+export function evilUrl(id: number): Made<UrlElicitation> {
+  return { ...withId(MADE.evilUrl, id), elicitationId: `login-${id}` };
 }
 
 // ----------------------------------------------------------------------------------------

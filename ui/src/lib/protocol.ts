@@ -7,41 +7,28 @@
 // ---------- identity, agents, connections and sessions ----------
 // The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
 // (so the generated files never import this one back).
-import type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "./acp";
-export type { AgentIdentity, ConfigOption, ConfigSelectOption, ConnectionState, SessionMode, SessionModels, SessionUsage };
+import type {
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
+} from "./acp";
+export type {
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
+};
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
 // structs, see generated/app.ts.
 import type {
-  AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, InstallProgress,
-  PermissionRuleView, SessionView,
+  AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
+  PermissionRuleView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
+  StoredSession, PerfStats,
 } from "./generated/app";
-export type { AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, PermissionRuleView, SessionView };
+export type {
+  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
+  SessionView, WindowState,
+};
 
-// ---------- the ACP registry ("Add agent") ----------
-export type RegistryStatus = { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string };
-
-export interface RegistryAgentView {
-  id: string;
-  name: string;
-  version: string;
-  description: string;
-  /** URL of an SVG/PNG; shown only through `registry_icon` (a data: URL), never loaded by the page. */
-  icon: string | null;
-  website: string | null;
-  license: string | null;
-  /** How it installs here ("binary", "npx", "uvx"); null when it has no build for this platform. */
-  kind: string | null;
-  status: RegistryStatus;
-}
-
-export interface RegistryListing {
-  source: string;
-  /** Set when the registry could not be read and the cached copy is shown: why, and its age. */
-  offline: string | null;
-  problems: string[];
-  agents: RegistryAgentView[];
-}
+// ---------- the ACP registry ("Add agent"): generated (porthole-app's results.rs) ----------
+export type RegistryStatus = RegistryAgentView["status"];
+export type { RegistryAgentView, RegistryListing };
 
 /** A registry install's progress (generated from porthole-app's `InstallPhase`). */
 export type { InstallProgress };
@@ -51,122 +38,24 @@ import type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis,
 export type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis, Validation };
 export type UrlWarningCode = UrlWarning;
 
-export type FormValue = string | number | boolean | string[];
-export type FormContent = Record<string, FormValue>;
-
 // ---------- dialogs ----------
-export type Scope =
-  | { kind: "session"; sessionId: string; toolCallId: string | null }
-  /** Outside any session; `during` is the method of our request in flight that the id names. */
-  | { kind: "request"; requestId: string | number; during: string | null };
-
-interface ElicitationBase {
-  type: "elicitation";
-  dialogId: number;
-  agent: AgentIdentity;
-  scope: Scope;
-  /** Plain text from the agent: render as text, never as markdown or HTML. */
-  message: string;
-  /** "secret-request" first when present, then URL / text warning codes. */
-  warnings: string[];
-  /** The editor it was asked through, when the agent runs behind `porthole proxy`. */
-  through?: string | null;
-  /** The connection that asked (the app model's id). */
-  agentId?: string;
-}
-
-export interface FormElicitation extends ElicitationBase {
-  mode: "form";
-  schema: FormSchema;
-  initialValues: FormContent;
-  /** Field name -> what it accepts, in words (worded by core), shown before the user types. */
-  hints: Record<string, string>;
-  canAccept: boolean;
-  blockingReason: string | null;
-  /** Core judged that the form asks for a secret (the protocol forbids it). */
-  secret: boolean;
-  /** Why, in words. */
-  secretIndicators: string[];
-}
-
-export interface UrlElicitation extends ElicitationBase {
-  mode: "url";
-  elicitationId: string;
-  url: UrlAnalysis;
-  /** What the consent history knows of this agent and domain (null without a history). */
-  domainMemory?: DomainMemory | null;
-}
-
-export interface DomainMemory {
-  agentId: string;
-  agentName: string;
-  domain: string;
-  /** Earlier consents to this domain for this agent. */
-  timesOpened: number;
-  trusted: boolean;
-}
-
-export type Elicitation = FormElicitation | UrlElicitation;
-
-export interface PermissionOption {
-  optionId: string;
-  name: string;
-  kind: "allow_once" | "allow_always" | "reject_once" | "reject_always";
-}
-
-export interface PermissionRequest {
-  type: "permission";
-  dialogId: number;
-  agent: AgentIdentity;
-  sessionId: string;
-  /** ACP ToolCallUpdate: toolCallId plus optional title, kind, status, content, locations. */
-  toolCall: ToolCallFields & { toolCallId: string };
-  options: PermissionOption[];
-  /** `bidi-control` / `invisible-char` when the title or an option name hides characters. */
-  warnings: string[];
-}
-
-export interface FileAccessRequest {
-  type: "file_access";
-  dialogId: number;
-  agent: AgentIdentity;
-  sessionId: string;
-  path: string;
-  operation: "read" | "write";
-  reason: string;
-}
-
-export type Dialog = Elicitation | PermissionRequest | FileAccessRequest;
+// Core's dialog prompts as the window receives them, in dialogs.ts (named by the generated
+// `DialogView`, the app model's list of waiting dialogs).
+import type {
+  ContentBlock, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
+  PermissionRequest, Scope, ToolCallContent, ToolCallFields, UrlElicitation,
+} from "./dialogs";
+export type {
+  ContentBlock, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
+  PermissionRequest, Scope, ToolCallContent, ToolCallFields, UrlElicitation,
+};
+/** A dialog waiting for the user: one of the app model's list (generated from porthole-app's
+ *  `DialogView`; a new kind is a type error in DialogHost.svelte until it is rendered). */
+export type Dialog = DialogView;
 
 export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
 
 // ---------- session updates (ACP v1 `session/update` payloads, as sent by the agent) ----------
-export type ContentBlock =
-  | { type: "text"; text: string }
-  | { type: "image"; mimeType: string; data: string }
-  | { type: "resource_link"; uri: string; name: string }
-  | { type: "resource"; resource: unknown }
-  | { type: string; [k: string]: unknown };
-
-export type ToolCallContent =
-  | { type: "content"; content: ContentBlock }
-  /** `oldText` is absent or null for a new file (the SDK leaves it out). */
-  | { type: "diff"; path: string; oldText?: string | null; newText: string }
-  | { type: "terminal"; terminalId: string };
-
-export interface ToolCallFields {
-  title?: string | null;
-  kind?: string | null;
-  status?: "pending" | "in_progress" | "completed" | "failed" | null;
-  content?: ToolCallContent[] | null;
-  locations?: { path: string; line?: number | null }[] | null;
-}
-
-export interface PlanEntry {
-  content: string;
-  priority: "high" | "medium" | "low";
-  status: "pending" | "in_progress" | "completed";
-}
 
 export type SessionUpdate =
   | { sessionUpdate: "user_message_chunk"; content: ContentBlock; messageId?: string | null }
@@ -183,18 +72,16 @@ export type SessionUpdate =
 export type { AppEvent, Attachment };
 
 /** Everything the backend reports, in wire order. Delivered in batches (see BATCH_EVENT): the
- *  core events the app model forwards (typed here by hand), then its own (generated). */
+ *  core events the app model forwards (typed here by hand), then its own (generated), among
+ *  them `dialogs`, the list of waiting dialogs (core's dialog prompts reach the window only in it). */
 export type UiEvent =
   | { type: "session_update"; sessionId: string; update: SessionUpdate }
   | { type: "unknown_update"; sessionId: string | null; raw: unknown; error: string }
-  | Elicitation
   | { type: "elicitation_rejected"; mode: string | null; message: string | null; sessionId?: string | null; error: { code: number; message: string } }
   | { type: "elicitation_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "elicitation_complete"; elicitationId: string; known: boolean; dialogId: number | null }
-  | PermissionRequest
   | { type: "permission_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "permission_auto"; sessionId: string; toolCall: ToolCallFields & { toolCallId: string }; optionId: string; optionName: string; ruleId: number }
-  | FileAccessRequest
   | { type: "file_access_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "turn_ended"; sessionId: string; stopReason: string | null; error: { code: number; message: string } | null }
   | { type: "stdout_noise"; line: string }
@@ -257,31 +144,20 @@ export interface DomainMark {
   lastOpened: number | null;
 }
 
-export interface InspectorEntry {
-  seq: number;
-  /** Which way the line went (agent -> client is "in"). */
-  direction: string;
-  /** Milliseconds since the epoch. */
-  atMs: number;
-  /** The line, with URL query values and fragments redacted. */
-  text: string;
-  cut: boolean;
-}
+/** What the other commands return: generated (porthole-app's results.rs). */
+export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };
 
 // ---------- commands (Tauri invoke) ----------
 export type AnswerAction = "accept" | "decline" | "cancel";
 
 export interface Commands {
-  /** Current state; call once at start, then follow BATCH_EVENT. Also returns dialogs still pending. */
-  app_state(): { snapshot: AppSnapshot; pending: Dialog[] };
+  /** Current state; call once at start, then follow BATCH_EVENT. Also returns the dialogs waiting. */
+  app_state(): WindowState;
   connect_agent(args: { agentId: string }): void;
   restart_agent(args: { agentId: string }): void;
   /** `additionalDirectories`: more folders, only for an agent that advertises them. */
   new_session(args: { agentId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
-  list_sessions(args: { agentId: string; cwd?: string | null; cursor?: string | null }): {
-    sessions: { sessionId: string; cwd: string; additionalDirectories: string[]; title: string | null; updatedAt: string | null }[];
-    nextCursor: string | null;
-  };
+  list_sessions(args: { agentId: string; cwd?: string | null; cursor?: string | null }): SessionList;
   load_session(args: { agentId: string; sessionId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
   resume_session(args: { agentId: string; sessionId: string; cwd: string; additionalDirectories?: string[] }): SessionView;
   close_session(args: { sessionId: string }): void;
@@ -302,7 +178,7 @@ export interface Commands {
   set_config_option(args: { sessionId: string; configId: string; value: string | boolean }): void;
   revoke_permission_rule(args: { ruleId: number }): void;
   save_settings(args: { settings: AppSettings }): void;
-  protocol_log(args: { agentId: string; since?: number }): { entries: InspectorEntry[]; stderrTail: string };
+  protocol_log(args: { agentId: string; since?: number }): ProtocolLog;
   answer_file_access(args: { dialogId: number; allow: boolean }): void;
   /** Core validates (the one source of truth). */
   validate_form(args: { dialogId: number; content: FormContent }): Validation;
@@ -316,12 +192,12 @@ export interface Commands {
   /** Ack for latency measurement: the UI painted the dialog. */
   dialog_shown(args: { dialogId: number }): void;
   history_list(args: { filter: HistoryFilter }): { entries: HistoryEntry[]; total: number };
-  history_export(): { path: string; count: number };
+  history_export(): HistoryExport;
   history_clear(): number;
   domain_marks(): DomainMark[];
   set_domain_trust(args: { agentId: string; agentName: string; domain: string; trusted: boolean }): void;
   /** Benchmark counters (IPC batches, dialog and answer latencies); read by tests/bench-app. */
-  perf_stats(): Record<string, unknown>;
+  perf_stats(): PerfStats;
   /** The ACP registry's agents, with what is installed here. */
   registry_agents(): RegistryListing;
   /** A registry icon as a data: URL (fetched and checked by the backend). */

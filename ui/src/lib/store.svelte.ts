@@ -8,7 +8,7 @@ import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
-  SessionUpdate, SessionView, ToolCallFields, UiEvent,
+  SessionUpdate, SessionView, ToolCallFields, UiEvent, WindowState,
 } from "./protocol";
 
 let nextId = 1;
@@ -352,7 +352,7 @@ export class AppStore {
 
   /** Dialogs an agent's connection has waiting for the user. */
   waitingOf(agentId: string): number {
-    return this.dialogs.filter((x) => x.status === "pending" && "agentId" in x.dialog && x.dialog.agentId === agentId).length;
+    return this.dialogs.filter((x) => x.status === "pending" && x.dialog.agentId === agentId).length;
   }
 
   connectionOf(agentId: string): Connection | null {
@@ -453,9 +453,9 @@ export class AppStore {
     }
   }
 
-  init(state: { snapshot: AppSnapshot; pending: Dialog[] }) {
+  init(state: WindowState) {
     this.#setSnapshot(state.snapshot);
-    for (const d of state.pending) this.#addDialog(d);
+    this.#setDialogs(state.dialogs);
   }
 
   #setSnapshot(s: AppSnapshot) {
@@ -498,9 +498,15 @@ export class AppStore {
     t.push(new NoticeItem(text, tone));
   }
 
-  #addDialog(d: Dialog) {
-    if (this.dialogs.some((x) => x.dialogId === d.dialogId)) return;
-    this.dialogs.push(new DialogEntry(d));
+  /** The app model's list of waiting dialogs is what the window shows as waiting. A dialog
+   *  that left it stays on screen only while the window has more to say of it: why it was
+   *  withdrawn (its dismissal comes before the list without it), or the page the user opened. */
+  #setDialogs(list: Dialog[]) {
+    const listed = new Set(list.map((d) => d.dialogId));
+    const kept = this.dialogs.filter((x) => x.status !== "pending" || listed.has(x.dialogId));
+    const shown = new Set(kept.map((x) => x.dialogId));
+    for (const d of list) if (!shown.has(d.dialogId)) kept.push(new DialogEntry(d));
+    this.dialogs = kept;
   }
 
   find(dialogId: number): DialogEntry | undefined {
@@ -540,10 +546,8 @@ export class AppStore {
       case "unknown_update":
         // Forward-compatible: ignored in the transcript (the backend logs it).
         return;
-      case "elicitation":
-      case "permission":
-      case "file_access":
-        this.#addDialog(e);
+      case "dialogs":
+        this.#setDialogs(e.dialogs);
         return;
       case "elicitation_dismissed":
       case "permission_dismissed":

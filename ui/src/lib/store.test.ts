@@ -3,7 +3,7 @@ import { AppStore, COMPACT_MAX, DISMISS_TEXT, PlanItem, TextItem, ToolItem } fro
 import { TranscriptRows } from "./transcript-rows";
 import type { UiEvent } from "./protocol";
 import { goodUrl } from "./mock";
-import { snapshotWith } from "../test/fake";
+import { feed, snapshotWith } from "../test/fake";
 
 /** A store showing session "s" of the demo agent (and a second session "t"). */
 function withSession(raf: (cb: () => void) => unknown = (cb) => cb()) {
@@ -13,7 +13,7 @@ function withSession(raf: (cb: () => void) => unknown = (cb) => cb()) {
     { ...snap.sessions[0], sessionId: "s" },
     { ...snap.sessions[0], sessionId: "t" },
   ];
-  s.init({ snapshot: snap, pending: [] });
+  s.init({ snapshot: snap, dialogs: [] });
   return s;
 }
 
@@ -176,7 +176,7 @@ describe("AppStore", () => {
 
   it("queues file-access dialogs with the others and dismisses them with a reason", () => {
     const s = withSession();
-    s.apply([
+    feed(s, [
       { type: "file_access", dialogId: 7, agent: { name: "a", title: null, version: null }, sessionId: "s", path: "/etc/passwd", operation: "read", reason: "outside" },
       { type: "file_access_dismissed", dialogId: 7, reason: "session_ended" },
     ]);
@@ -186,14 +186,14 @@ describe("AppStore", () => {
 
   it("queues dialogs in arrival order", () => {
     const s = withSession();
-    s.apply([goodUrl(1), goodUrl(2)]);
+    feed(s, [goodUrl(1), goodUrl(2)]);
     expect(s.dialogs.map((d) => d.dialogId)).toEqual([1, 2]);
     expect(s.active?.dialogId).toBe(1);
   });
 
   it("keeps a dismissed dialog visible with its reason until closed", () => {
     const s = withSession();
-    s.apply([goodUrl(1), { type: "elicitation_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
+    feed(s, [goodUrl(1), { type: "elicitation_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
     expect(s.active?.status).toBe("dismissed");
     expect(s.active?.reason).toBe("agent_cancelled");
     expect(DISMISS_TEXT.agent_cancelled).toBe("The agent withdrew this request.");
@@ -203,7 +203,7 @@ describe("AppStore", () => {
 
   it("marks a URL dialog completed on elicitation_complete", () => {
     const s = withSession();
-    s.apply([goodUrl(3)]);
+    feed(s, [goodUrl(3)]);
     s.active!.status = "waiting";
     s.apply([{ type: "elicitation_complete", elicitationId: "github-oauth-3", known: true, dialogId: 3 }]);
     expect(s.active?.status).toBe("completed");
@@ -211,7 +211,7 @@ describe("AppStore", () => {
 
   it("ignores elicitation_complete for unknown dialogs", () => {
     const s = withSession();
-    s.apply([goodUrl(3), { type: "elicitation_complete", elicitationId: "nope", known: false, dialogId: null }]);
+    feed(s, [goodUrl(3), { type: "elicitation_complete", elicitationId: "nope", known: false, dialogId: null }]);
     expect(s.active?.status).toBe("pending");
   });
 

@@ -1,5 +1,5 @@
 import type { Backend, CommandName } from "../lib/backend";
-import type { AppSnapshot, Connection, UiEvent } from "../lib/protocol";
+import type { AppSnapshot, Connection, Dialog, Elicitation, FileAccessRequest, PermissionRequest, UiEvent } from "../lib/protocol";
 import { AppStore } from "../lib/store.svelte";
 
 type Impl = Partial<Record<CommandName, (args: any) => unknown>>;
@@ -58,9 +58,38 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
   };
 }
 
-export function storeWith(events: UiEvent[]): AppStore {
+/** An event, or a dialog the agent asks (it joins the model's list of waiting dialogs; asked by
+ *  the demo agent's connection unless it says who asked). */
+export type Fed = UiEvent | Dialog | Elicitation | PermissionRequest | FileAccessRequest;
+
+const modelLists = new WeakMap<AppStore, Dialog[]>();
+
+/** Apply events as the app model delivers them: a dialog asked joins the model's list of
+ *  waiting dialogs, which is sent whole (`dialogs`); a dismissal goes first, then the list
+ *  without the dialog. */
+export function feed(store: AppStore, events: Fed[]) {
+  const list = modelLists.get(store) ?? [];
+  modelLists.set(store, list);
+  const out: UiEvent[] = [];
+  for (const e of events) {
+    if (e.type === "elicitation" || e.type === "permission" || e.type === "file_access") {
+      list.push({ agentId: "demo", through: null, ...e } as Dialog);
+      out.push({ type: "dialogs", dialogs: [...list] });
+      continue;
+    }
+    out.push(e);
+    if (e.type === "elicitation_dismissed" || e.type === "permission_dismissed" || e.type === "file_access_dismissed") {
+      const i = list.findIndex((d) => d.dialogId === e.dialogId);
+      if (i >= 0) list.splice(i, 1);
+      out.push({ type: "dialogs", dialogs: [...list] });
+    }
+  }
+  store.apply(out);
+}
+
+export function storeWith(events: Fed[]): AppStore {
   const s = new AppStore((cb) => cb());
-  s.apply([{ type: "connection", snapshot: snapshotWith() }, ...events]);
+  feed(s, [{ type: "connection", snapshot: snapshotWith() }, ...events]);
   return s;
 }
 

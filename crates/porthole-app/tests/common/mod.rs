@@ -49,14 +49,23 @@ impl FakeShell {
             .await
     }
 
-    /// The elicitation dialogs delivered so far.
+    /// The elicitation dialogs listed so far.
     pub fn dialog_ids(&self) -> std::collections::HashSet<u64> {
         let events = self.events.lock().unwrap();
-        events
-            .iter()
-            .filter(|e| e["type"] == "elicitation")
-            .filter_map(|e| e["dialogId"].as_u64())
+        listed(&events)
+            .filter(|d| d["type"] == "elicitation")
+            .filter_map(|d| d["dialogId"].as_u64())
             .collect()
+    }
+
+    /// Waits until a dialog in a list of waiting dialogs (`dialogs` events) matches, and
+    /// returns the latest listing of it.
+    pub async fn wait_for_dialog(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        self.wait(what, |events| {
+            let found: Vec<&Value> = listed(events).filter(|d| matches(d)).collect();
+            found.last().map(|d| (*d).clone())
+        })
+        .await
     }
 
     async fn wait(&self, what: &str, look: impl Fn(&[Value]) -> Option<Value>) -> Value {
@@ -82,4 +91,17 @@ pub fn workspace_bin(package: &str, bin: &str) -> std::path::PathBuf {
         .unwrap();
     assert!(status.success(), "cargo build -p {package} failed");
     profile_dir.join(bin)
+}
+
+/// Every dialog of every list of waiting dialogs delivered, in order.
+pub fn listed(events: &[Value]) -> impl Iterator<Item = &Value> {
+    events
+        .iter()
+        .filter(|e| e["type"] == "dialogs")
+        .flat_map(|e| e["dialogs"].as_array().into_iter().flatten())
+}
+
+/// What `app_state` returns, as the window reads it.
+pub fn app_state(backend: &porthole_app::Backend) -> Value {
+    serde_json::to_value(backend.app_state()).unwrap()
 }

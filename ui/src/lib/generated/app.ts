@@ -1,6 +1,7 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
 import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
+import type { Elicitation, FileAccessRequest, PermissionRequest } from "../dialogs";
 
 export type RegistryInfo = { id: string, version: string, };
 
@@ -117,7 +118,95 @@ export type Attachment = { kind: "file" | "image", path: string, };
 
 export type InstallProgress = { "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" };
 
-export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+export type DialogOrigin = { 
+/**
+ * The connection that asked (the app model's id).
+ */
+agentId: string, 
+/**
+ * The editor's name, for a connection an editor drives through `porthole proxy`.
+ */
+through: string | null, };
+
+export type DialogView = { "type": "elicitation" } & Elicitation & DialogOrigin | { "type": "permission" } & PermissionRequest & DialogOrigin | { "type": "file_access" } & FileAccessRequest & DialogOrigin;
+
+export type StoredSession = { sessionId: string, cwd: string, additionalDirectories: Array<string>, title: string | null, updatedAt: string | null, };
+
+export type SessionList = { sessions: Array<StoredSession>, nextCursor: string | null, };
+
+export type InspectorEntry = { 
+/**
+ * Position since the connection started: ask for what came after it.
+ */
+seq: number, 
+/**
+ * Which way the line went (agent -> client is "incoming").
+ */
+direction: "incoming" | "outgoing", 
+/**
+ * Milliseconds since the epoch.
+ */
+atMs: number, text: string, 
+/**
+ * The line was too long and was cut.
+ */
+cut: boolean, };
+
+export type ProtocolLog = { entries: Array<InspectorEntry>, stderrTail: string, };
+
+export type HistoryExport = { path: string, count: number, };
+
+export type RegistryAgentView = { id: string, name: string, version: string, description: string, 
+/**
+ * URL of an SVG/PNG; shown only through `registry_icon` (a data: URL), never loaded by the page.
+ */
+icon: string | null, website: string | null, license: string | null, 
+/**
+ * How it installs here ("binary", "npx", "uvx"); null when it has no build for this platform.
+ */
+kind: string | null, status: { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string }, };
+
+export type RegistryListing = { source: string, 
+/**
+ * Set when the registry could not be read and the cached copy is shown: why, and its age.
+ */
+offline: string | null, problems: Array<string>, agents: Array<RegistryAgentView>, };
+
+export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
+
+export type DialogSample = { dialogId: number, 
+/**
+ * The agent's line read by the transport -> core delivered the event to the backend.
+ */
+readToDeliveredMs: number | null, 
+/**
+ * Core delivered the event -> the UI acknowledged the frame that shows the dialog.
+ */
+deliveredToShownMs: number, };
+
+export type AnswerSample = { dialogId: number, 
+/**
+ * The `answer_elicitation` command started -> its response line handed to the writer.
+ */
+commandToWrittenMs: number, 
+/**
+ * When the response line was written, in ms since the Unix epoch (to pair with UI clicks).
+ */
+writtenAtEpochMs: number, };
+
+export type PerfStats = { ipc: IpcStats, dialogs: Array<DialogSample>, answers: Array<AnswerSample>, nowEpochMs: number, 
+/**
+ * `null` where the process's start time cannot be read (not Linux).
+ */
+processStartEpochMs: number | null, };
+
+export type WindowState = { snapshot: AppSnapshot, 
+/**
+ * The dialogs waiting for the user, in arrival order.
+ */
+dialogs: Array<DialogView>, };
+
+export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "dialogs", dialogs: Array<DialogView>, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
 
 /** The window event carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
 export const BATCH_EVENT = "porthole://events";

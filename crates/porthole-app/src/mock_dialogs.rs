@@ -1,0 +1,155 @@
+//! The dialogs of the window's mock backend (`ui/src/lib/mock-dialogs.json`, used by `npm run
+//! dev`, the browser checks and the component tests), made here by core's own rules from the
+//! requests an agent would send: the form schemas as parsed, the hints as worded, secret
+//! detection, the URL analyses and warnings. So the mock shows what Porthole would show, and
+//! cannot drift from it: the test fails when the file is out of date, and
+//! `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs` rewrites it.
+
+use std::path::PathBuf;
+
+use porthole_core::broker::{self, Modes, ScopeCheck};
+use porthole_core::events::{AgentIdentity, ElicitationPrompt};
+use serde_json::{Value, json};
+
+use crate::dialog_view::{Asked, DialogView, Origin};
+
+/// The mock's world: session `demo-1` is open, and our `authenticate` (id 7) is in flight.
+struct Demo;
+
+impl ScopeCheck for Demo {
+    fn session_known(&self, session_id: &str) -> bool {
+        session_id == "demo-1"
+    }
+    fn request_in_flight(&self, request_id: &Value) -> Option<&'static str> {
+        (request_id == &json!(7)).then_some("authenticate")
+    }
+}
+
+/// What the demo agent asks, as `elicitation/create` params.
+fn requests() -> Vec<(&'static str, Value)> {
+    let text = |title: &str| json!({"type": "string", "title": title});
+    vec![
+        (
+            "configure",
+            json!({
+                "mode": "form", "sessionId": "demo-1", "toolCallId": "tc-3",
+                "message": "I'm about to scaffold the release configuration. Please confirm these settings.",
+                "requestedSchema": {
+                    "type": "object", "title": "Release configuration",
+                    "description": "Used to generate release.toml.",
+                    "properties": {
+                        "project": {"type": "string", "title": "Project name",
+                            "description": "Letters, digits and dashes; 3–32 characters.",
+                            "minLength": 3, "maxLength": 32, "pattern": "^[a-z0-9-]+$", "default": "porthole"},
+                        "email": {"type": "string", "title": "Contact email", "format": "email"},
+                        "homepage": {"type": "string", "title": "Homepage",
+                            "description": "Shown in the generated README.", "format": "uri"},
+                        "release": {"type": "string", "title": "Release date", "format": "date", "default": "2027-01-15"},
+                        "standup": {"type": "string", "title": "Next stand-up",
+                            "description": "Local time; sent with your UTC offset.",
+                            "format": "date-time", "default": "2026-12-03T09:30:00Z"},
+                        "budget": {"type": "number", "title": "Token budget",
+                            "description": "Between 0.5 and 100 (thousands).",
+                            "minimum": 0.5, "maximum": 100, "default": 12.5},
+                        "workers": {"type": "integer", "title": "Parallel workers", "minimum": 1, "maximum": 16, "default": 4},
+                        "telemetry": {"type": "boolean", "title": "Send anonymous telemetry", "default": false},
+                        "strategy": {"type": "string", "title": "Refactoring strategy", "oneOf": [
+                            {"const": "conservative", "title": "Conservative", "description": "Small, safe steps; no public API changes."},
+                            {"const": "balanced", "title": "Balanced", "description": "Reasonable renames and extractions."},
+                            {"const": "aggressive", "title": "Aggressive", "description": "Restructure freely."}
+                        ]},
+                        "license": {"type": "string", "title": "License",
+                            "enum": ["MIT", "Apache-2.0", "GPL-3.0", "BSD-3-Clause", "MPL-2.0", "ISC", "Unlicense"]},
+                        "targets": {"type": "array", "title": "Build targets", "minItems": 1, "maxItems": 2,
+                            "default": ["linux"], "items": {"anyOf": [
+                                {"const": "linux", "title": "Linux", "description": "x86_64 and aarch64"},
+                                {"const": "macos", "title": "macOS", "description": "Universal binary"},
+                                {"const": "windows", "title": "Windows", "description": "MSVC toolchain"}
+                            ]}},
+                        "layout": {"type": "object", "title": "Window layout"}
+                    },
+                    "required": ["project", "email", "workers", "strategy", "license", "targets"]
+                }
+            }),
+        ),
+        (
+            "secret",
+            json!({
+                "mode": "form", "sessionId": "demo-1",
+                "message": "To deploy, enter your GitHub username and a personal access token.",
+                "requestedSchema": {
+                    "type": "object", "title": "Deploy credentials",
+                    "properties": {
+                        "username": text("GitHub username"),
+                        "api_token": {"type": "string", "title": "Personal access token",
+                            "description": "Needs repo and workflow scopes.", "minLength": 20}
+                    },
+                    "required": ["username", "api_token"]
+                }
+            }),
+        ),
+        (
+            "goodUrl",
+            json!({
+                "mode": "url", "requestId": 7, "elicitationId": "github-oauth",
+                "message": "Please sign in to GitHub so I can read your private repositories.",
+                "url": "https://auth.agent.example.com/connect/github?elicitationId=github-oauth-001&scope=repo%20read%3Aorg"
+            }),
+        ),
+        (
+            "evilUrl",
+            json!({
+                "mode": "url", "sessionId": "demo-1", "toolCallId": "tc-9", "elicitationId": "login",
+                "message": "Your session expired. Sign in again to continue.",
+                "url": "https://accounts.xn--ggle-55da.com:8443/signin/v2/identifier?continue=https%3A%2F%2Fmail.google.com%2F&flowName=GlifWebSignIn"
+            }),
+        ),
+    ]
+}
+
+fn generated() -> String {
+    let agent = AgentIdentity {
+        name: "demo-agent".into(),
+        title: Some("Demo Agent".into()),
+        version: Some("0.4.2".into()),
+    };
+    let mut out = serde_json::Map::new();
+    for (name, params) in requests() {
+        let parsed = broker::parse_request(&params, Modes::ALL, &Demo)
+            .unwrap_or_else(|r| panic!("{name}: core refused it: {}", r.error.message));
+        let is_url = matches!(parsed.kind, porthole_core::events::ElicitationKind::Url { .. });
+        let view = DialogView::Elicitation(Asked {
+            prompt: Box::new(ElicitationPrompt {
+                dialog_id: 0,
+                agent: agent.clone(),
+                scope: parsed.scope,
+                message: parsed.message,
+                kind: parsed.kind,
+                warnings: parsed.warnings,
+            }),
+            origin: Origin {
+                agent_id: "demo".into(),
+                through: None,
+            },
+            // No consent history in the mock.
+            domain_memory: is_url.then_some(None),
+        });
+        out.insert(name.into(), serde_json::to_value(view).unwrap());
+    }
+    serde_json::to_string_pretty(&out).unwrap() + "\n"
+}
+
+#[test]
+fn the_mocks_dialogs_are_made_by_cores_rules() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/mock-dialogs.json");
+    let json = generated();
+    if std::env::var_os("PORTHOLE_BLESS").is_some() {
+        std::fs::write(&path, &json).unwrap();
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == json,
+        "ui/src/lib/mock-dialogs.json is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs`"
+    );
+}
