@@ -13,6 +13,7 @@ pub mod fs_access;
 pub mod history;
 pub mod inspector;
 pub mod models;
+pub mod outgoing;
 pub mod permission_rules;
 pub mod process;
 pub mod registry;

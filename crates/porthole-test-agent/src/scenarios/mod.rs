@@ -2,7 +2,7 @@
 
 mod elicitation;
 mod faults;
-mod floods;
+pub(crate) mod floods;
 mod tools;
 
 use serde_json::Value;
@@ -49,6 +49,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("permission-flood", floods::permission_flood),
     ("file-flood", floods::file_flood),
     ("update-flood", floods::update_flood),
+    ("stdin-flood", floods::stdin_flood),
 ];
 
 pub(crate) fn find(name: &str) -> Option<Scenario> {
