@@ -28,7 +28,9 @@ impl Backend {
             "cancel" => Answer::Cancel,
             other => return Err(AnswerError::msg(format!("unknown action `{other}`"))),
         };
-        let accepted_url = match self.state().pending.get(&dialog_id) {
+        let _decision = self.decisions();
+        let pending = self.state().pending.get(&dialog_id).cloned();
+        let accepted_url = match &pending {
             Some(Pending::Elicitation(agent_id, p)) => match (&p.kind, &answer) {
                 (ElicitationKind::Url { url, .. }, Answer::Accept(_)) => Some(AcceptedUrl {
                     url: url.full.clone(),
@@ -43,27 +45,37 @@ impl Backend {
             Answer::Accept(values) => Some(values.clone()),
             _ => None,
         };
-        client.respond_elicitation(dialog_id, answer)?;
-        let answered = {
-            let mut state = self.state();
-            if let Some(url) = accepted_url {
-                state.accepted_urls.insert(dialog_id, url);
-            }
-            state.pending.shift_remove(&dialog_id)
-        };
-        if let Some(pending) = answered {
-            self.record_elicitation_answer(&pending, action, values.as_ref());
+        // Written ahead of the answer: a crash after this leaves at most a decision the agent
+        // never got, never an answer the history lacks. Retracted if the answer is refused.
+        let entry = pending
+            .as_ref()
+            .and_then(|p| self.record_elicitation_answer(p, action, values.as_ref()));
+        if let Err(e) = client.respond_elicitation(dialog_id, answer) {
+            self.retract(entry);
+            return Err(e.into());
         }
+        let mut state = self.state();
+        if let Some(url) = accepted_url {
+            state.accepted_urls.insert(dialog_id, url);
+        }
+        state.pending.shift_remove(&dialog_id);
         Ok(())
     }
 
     pub fn answer_permission(&self, dialog_id: u64, option_id: Option<String>) -> Result<(), AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
-        client.respond_permission(dialog_id, option_id.clone())?;
-        let answered = self.state().pending.shift_remove(&dialog_id);
-        if let Some(pending) = answered {
-            self.record_permission_answer(&pending, option_id.as_deref());
+        let decision = self.decisions();
+        let pending = self.state().pending.get(&dialog_id).cloned();
+        // Written ahead of the answer, as for elicitations.
+        let entry = pending
+            .as_ref()
+            .and_then(|p| self.record_permission_answer(p, option_id.as_deref()));
+        if let Err(e) = client.respond_permission(dialog_id, option_id.clone()) {
+            self.retract(entry);
+            return Err(e.into());
         }
+        self.state().pending.shift_remove(&dialog_id);
+        drop(decision);
         // An "always" choice becomes a visible, revocable rule.
         self.push_snapshot();
         Ok(())

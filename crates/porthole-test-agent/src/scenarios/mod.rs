@@ -1,5 +1,6 @@
 //! The scripted scenarios, one small module per theme, found by name in [`SCENARIOS`].
 
+mod consent;
 mod elicitation;
 mod faults;
 pub(crate) mod floods;
@@ -50,6 +51,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("file-flood", floods::file_flood),
     ("update-flood", floods::update_flood),
     ("stdin-flood", floods::stdin_flood),
+    ("consent-loop", consent::consent_loop),
 ];
 
 pub(crate) fn find(name: &str) -> Option<Scenario> {
