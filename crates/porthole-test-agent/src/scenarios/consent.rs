@@ -1,7 +1,9 @@
-//! `consent-loop TAG`: dialogs for the crash-consistency and soak tests, without end. Each
-//! round asks a form, a permission and a URL elicitation at once (ids and texts carry TAG and
-//! the round, so a test can match what the agent got, from `PORTHOLE_TEST_AGENT_LOG`, with the
-//! consent history), waits for all three answers, and goes on until stdin closes.
+//! Dialogs for the crash-consistency and soak tests.
+//!
+//! `consent-loop TAG` asks without end: each round a form, a permission and a URL elicitation
+//! at once (ids and texts carry TAG and the round, so a test can match what the agent got, from
+//! `PORTHOLE_TEST_AGENT_LOG`, with the consent history), waits for all three answers, and goes
+//! on until stdin closes. `timeout-form SECS` asks once and gives up after SECS seconds.
 
 use super::super::*;
 
@@ -48,4 +50,28 @@ impl Agent {
             }
         }
     }
+}
+
+/// `timeout-form SECS`: a form nobody answers in time: after SECS seconds (default 2) the agent
+/// gives up and withdraws it (`$/cancel_request`), as an agent with a timeout would.
+pub(crate) fn timeout_form(agent: &mut Agent, arg: Option<u64>, results: &mut Vec<Value>) {
+    let secs = arg.unwrap_or(2);
+    let p = agent.form(json!({"message": format!("Answer within {secs} s")}));
+    let id = agent.request("elicitation/create", p);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    // An answer in time ends the wait; anything else is kept for later.
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match agent.incoming.recv_timeout(left) {
+            Ok(v) if v.get("method").is_none() && v.get("id") == Some(&json!(id)) => {
+                results.push(strip(v));
+                return;
+            }
+            Ok(v) => agent.backlog.push_back(v),
+            Err(mpsc::RecvTimeoutError::Timeout) => break,
+            Err(mpsc::RecvTimeoutError::Disconnected) => std::process::exit(0),
+        }
+    }
+    send(json!({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":id}}));
+    results.push(strip(agent.response(id)));
 }

@@ -52,6 +52,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("update-flood", floods::update_flood),
     ("stdin-flood", floods::stdin_flood),
     ("consent-loop", consent::consent_loop),
+    ("timeout-form", consent::timeout_form),
 ];
 
 pub(crate) fn find(name: &str) -> Option<Scenario> {
