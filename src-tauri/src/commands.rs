@@ -199,7 +199,7 @@ async fn dialog_shown(backend: State<'_, Backend>, dialog_id: u64) -> Result<()>
 #[tauri::command]
 async fn history_list(
     backend: State<'_, Backend>,
-    filter: Option<porthole_core::history::HistoryFilter>,
+    filter: Option<porthole_history::HistoryFilter>,
 ) -> Result<Value> {
     backend.history_list(&filter.unwrap_or_default())
 }

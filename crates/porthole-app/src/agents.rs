@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use porthole_core::registry::{self, Cancel, Installer, Progress, Status};
 use porthole_core::secrets::{self, AgentSecrets};
+use porthole_registry::{self as registry, Cancel, Installer, Progress, Status};
 use serde_json::{Value, json};
 
 use super::{AnswerError, Backend, launch};

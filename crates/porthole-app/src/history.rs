@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use porthole_core::events::{DismissReason, ElicitationKind, Event};
-use porthole_core::history::{
+use porthole_history::{
     ElicitationOutcome, HistoryFilter, HistoryStore, NewEntry, PermissionOutcome, domain_of,
 };
 use serde_json::{Map, Value, json};
@@ -48,7 +48,7 @@ pub(super) fn open() -> (Option<HistoryStore>, Option<String>) {
     }
 }
 
-fn history_error(e: porthole_core::history::HistoryError) -> AnswerError {
+fn history_error(e: porthole_history::HistoryError) -> AnswerError {
     AnswerError::msg(e.to_string())
 }
 

@@ -63,12 +63,12 @@ impl Profile {
 /// The configured agents (agents.json) followed by the installed ones, with unique ids.
 pub fn configured_and_installed(
     config: agents_config::AgentsConfig,
-    installed: Vec<porthole_core::registry::InstalledAgent>,
+    installed: Vec<porthole_registry::InstalledAgent>,
 ) -> Vec<Profile> {
     let configured = config.agents.len();
     let registry_ids: Vec<String> = installed.iter().map(|i| i.id.clone()).collect();
     let mut config = config;
-    porthole_core::registry::merge_profiles(&mut config, installed.iter().map(|i| i.to_profile()).collect());
+    porthole_registry::merge_profiles(&mut config, installed.iter().map(|i| i.to_profile()).collect());
     config
         .agents
         .into_iter()
@@ -174,7 +174,7 @@ pub fn user_agents(settings_path: Option<&std::path::Path>) -> (Vec<Profile>, Op
         }
         None => Default::default(),
     };
-    let installed = porthole_core::registry::Installer::from_env()
+    let installed = porthole_registry::Installer::from_env()
         .and_then(|installer| installer.installed())
         .unwrap_or_else(|e| {
             problems.push(format!("installed agents: {e}"));

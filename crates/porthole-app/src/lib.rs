@@ -203,7 +203,7 @@ struct Inner {
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
     /// The consent history; `None` when it could not be opened (`history_problem` says why).
-    history: Option<porthole_core::history::HistoryStore>,
+    history: Option<porthole_history::HistoryStore>,
     /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
     /// was replaced.
     history_problem: Option<String>,

@@ -26,7 +26,7 @@ mod common;
 
 use common::{FakeShell, workspace_bin};
 use porthole_app::{Backend, Launch};
-use porthole_core::history::HistoryStore;
+use porthole_history::HistoryStore;
 use serde_json::{Value, json};
 
 const CHILD_DIR: &str = "PORTHOLE_CRASH_CHILD";

@@ -29,7 +29,7 @@ impl Shell for NoWindow {
 fn serve_stalling_registry() -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    let target = porthole_core::registry::current_target().expect("a known platform");
+    let target = porthole_registry::current_target().expect("a known platform");
     let registry = json!({"version": "1.0.0", "agents": [{
         "id": "slow", "name": "Slow", "version": "1.0.0",
         "distribution": {"binary": {target: {"archive": format!("{base}/slow.tar.gz"), "cmd": "./agent"}}}

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use porthole_core::AgentCommand;
 use porthole_core::agents_config;
-use porthole_core::registry::{
-    self, Cancel, Fetched, InstallOutcome, Installer, Progress, RegistryAgent, RegistryError, Status,
+use porthole_registry::{
+    self as registry, Cancel, Fetched, InstallOutcome, Installer, Progress, RegistryAgent, RegistryError,
+    Status,
 };
 use serde_json::json;
 

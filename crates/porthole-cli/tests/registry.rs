@@ -2,7 +2,7 @@
 //! binary archive and take it through a full turn with `--agent ID`, an npx agent through a
 //! stand-in npx, updates, removal, offline use, and the refusals.
 
-#[path = "../../porthole-core/tests/registry_support/mod.rs"]
+#[path = "../../porthole-registry/tests/registry_support/mod.rs"]
 mod registry_support;
 mod support;
 

@@ -28,9 +28,9 @@ pub struct AgentProfile {
     pub command: String,
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
-    /// Set for an agent installed from the ACP registry (see [`crate::registry`]).
+    /// Set for an agent installed from the ACP registry (by the `porthole-registry` crate).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub registry: Option<crate::registry::RegistryMark>,
+    pub registry: Option<RegistryMark>,
 }
 
 impl AgentProfile {
@@ -41,6 +41,33 @@ impl AgentProfile {
             env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             cwd,
         }
+    }
+}
+
+/// On an [`AgentProfile`] installed from the registry: which version, installed how.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RegistryMark {
+    pub version: String,
+    pub kind: DistributionKind,
+}
+
+/// How an agent is installed and run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DistributionKind {
+    Binary,
+    Npx,
+    Uvx,
+}
+
+impl std::fmt::Display for DistributionKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Binary => "binary",
+            Self::Npx => "npx",
+            Self::Uvx => "uvx",
+        })
     }
 }
 

@@ -71,7 +71,8 @@ fn refused_name(name: &str) -> bool {
         || name.starts_with("DYLD_")
 }
 
-pub(crate) fn valid_name(name: &str) -> bool {
+/// A name an agent may have set through sign-in (also checked by the registry installer).
+pub fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')

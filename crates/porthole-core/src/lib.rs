@@ -1,6 +1,19 @@
-//! Porthole's engine, free of any GUI: the agent process, the ACP connection, sessions,
-//! the elicitation broker, the restricted-schema model and validator, the URL analyzer, and the
-//! consent history (SQLite).
+//! Porthole's engine, free of any GUI: one ACP connection to one agent process and what it needs.
+//!
+//! - The connection: the agent process ([`process`]), the line transport with its limits
+//!   ([`transport`]), the client ([`client`]: initialize, turns, shutdown, and a handler per
+//!   request the agent makes), sessions ([`sessions`], [`models`]) and the protocol inspector
+//!   ([`inspector`]).
+//! - What the agent may ask of the user: the elicitation broker ([`broker`]; the form and URL
+//!   rules are `porthole-elicitation`'s, re-exported as [`form`] and [`url_safety`]),
+//!   permissions and their "always" rules ([`permission_rules`]), files ([`fs_access`]) and
+//!   terminals ([`terminal`]), all delivered as typed [`events::Event`]s in wire order.
+//! - Sign-in: `env_var` methods ([`auth_env`]), API keys sent with `authenticate`
+//!   ([`api_key`]), and their values kept in the OS keyring ([`secrets`]).
+//! - The agents settings file ([`agents_config`]: which agents the user configured).
+//!
+//! Leaves the connection never needs live in their own crates: the ACP registry installer in
+//! `porthole-registry`, the consent history (SQLite) in `porthole-history`.
 //! Front ends (the desktop app, the CLI) consume [`events::Event`]s and answer dialogs.
 
 pub mod agents_config;
@@ -10,13 +23,11 @@ pub mod broker;
 pub mod client;
 pub mod events;
 pub mod fs_access;
-pub mod history;
 pub mod inspector;
 pub mod models;
 pub mod outgoing;
 pub mod permission_rules;
 pub mod process;
-pub mod registry;
 pub mod secrets;
 pub mod sessions;
 pub mod terminal;

@@ -14,7 +14,7 @@ use super::RegistryError;
 use super::archive::{self, ArchiveKind, ExtractLimits};
 use super::fetch::{self, Timeouts};
 use super::format::{self, DistributionKind, PackageDistribution, RegistryAgent};
-use crate::agents_config::{AgentProfile, AgentsConfig};
+use porthole_core::agents_config::{AgentProfile, AgentsConfig, RegistryMark};
 
 /// One installed agent, as recorded in `installed.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,14 +56,6 @@ impl InstalledAgent {
             None => true,
         }
     }
-}
-
-/// On an [`AgentProfile`] installed from the registry: which version, installed how.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RegistryMark {
-    pub version: String,
-    pub kind: DistributionKind,
 }
 
 #[derive(Default, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Fixtures for the registry tests, shared by core's and the CLI's: an HTTP server on
+//! Fixtures for the registry tests, shared by the registry crate's and the CLI's: an HTTP server on
 //! 127.0.0.1 serving whatever a test puts at a path, and archives built at run time (no binary
 //! fixtures in the repository), including malicious ones.
 #![allow(dead_code)]
@@ -274,7 +274,7 @@ pub fn registry(agents: Vec<serde_json::Value>) -> String {
 
 /// An agent entry distributed as a binary for this machine's platform target.
 pub fn binary_agent(id: &str, version: &str, archive_url: &str, sha256: Option<&str>) -> serde_json::Value {
-    let target = porthole_core::registry::current_target().expect("a platform the registry knows");
+    let target = porthole_registry::current_target().expect("a platform the registry knows");
     let mut binary = serde_json::json!({
         "archive": archive_url,
         "cmd": "./bin/agent",

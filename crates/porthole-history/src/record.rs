@@ -8,9 +8,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::{HistoryStore, Result, domain_of, now_ms};
-use crate::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event, PermissionPrompt};
-use crate::form::{FormSchema, secret_fields, secret_outside_fields};
-use crate::inspector::redact_url_queries;
+use porthole_core::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event, PermissionPrompt};
+use porthole_core::form::{FormSchema, secret_fields, secret_outside_fields};
+use porthole_core::inspector::redact_url_queries;
 
 /// How an elicitation ended.
 #[derive(Debug, Clone, PartialEq, Eq)]

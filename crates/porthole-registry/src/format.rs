@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+pub use porthole_core::agents_config::DistributionKind;
+
 use super::RegistryError;
 
 /// The registry as read: the usable agents, and one problem per entry that was skipped.
@@ -83,25 +85,6 @@ pub struct PackageDistribution {
     pub args: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-}
-
-/// How an agent is installed and run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DistributionKind {
-    Binary,
-    Npx,
-    Uvx,
-}
-
-impl std::fmt::Display for DistributionKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Binary => "binary",
-            Self::Npx => "npx",
-            Self::Uvx => "uvx",
-        })
-    }
 }
 
 impl RegistryAgent {

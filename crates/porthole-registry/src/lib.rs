@@ -1,4 +1,5 @@
-//! Agents from the ACP registry: read the published list (a URL or a file, with the last good
+//! Agents from the ACP registry (kept out of `porthole-core`: the connection never needs it):
+//! read the published list (a URL or a file, with the last good
 //! copy cached for offline use), and install, update and remove its agents under the data
 //! dir (`~/.local/share/porthole/agents/<id>/<version>/`). Installed agents are recorded in
 //! `installed.json` beside them and show up as [`AgentProfile`]s next to agents.json's.
@@ -6,7 +7,7 @@
 //! Everything here is blocking (downloads and extraction); async front ends call it from
 //! `spawn_blocking`.
 //!
-//! [`AgentProfile`]: crate::agents_config::AgentProfile
+//! [`AgentProfile`]: porthole_core::agents_config::AgentProfile
 
 mod archive;
 mod fetch;
@@ -25,9 +26,11 @@ pub use format::{
 };
 pub use icon::icon_data_url;
 pub use install::{
-    Cancel, InstallOutcome, InstalledAgent, Installer, Limits, Progress, RegistryMark, Status,
-    installed_profiles, merge_profiles,
+    Cancel, InstallOutcome, InstalledAgent, Installer, Limits, Progress, Status, installed_profiles,
+    merge_profiles,
 };
+/// The mark an installed agent's profile carries; defined in core, where profiles live.
+pub use porthole_core::agents_config::RegistryMark;
 
 /// The registry Zed and JetBrains read; `PORTHOLE_REGISTRY_URL` replaces it.
 pub const DEFAULT_REGISTRY_URL: &str = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json";

@@ -1,4 +1,4 @@
-//! The consent history: every elicitation outcome and permission decision, kept in SQLite so
+//! The consent history (kept out of `porthole-core`: the connection never needs it): every elicitation outcome and permission decision, kept in SQLite so
 //! the user can look back at what they agreed to, per agent. Also the per-agent memory of
 //! URL domains (how often the user consented to one, and whether they marked it trusted).
 //!
@@ -195,7 +195,7 @@ pub fn file_stamp(ms: i64) -> String {
 
 /// The domain the history and the URL dialog's memory use for a URL: its registrable domain
 /// (eTLD+1), else its host (IP addresses, `localhost`, single-label names).
-pub fn domain_of(url: &crate::url_safety::UrlAnalysis) -> String {
+pub fn domain_of(url: &porthole_core::url_safety::UrlAnalysis) -> String {
     url.registrable_domain
         .clone()
         .unwrap_or_else(|| url.host_ascii.clone())

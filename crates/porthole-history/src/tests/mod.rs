@@ -6,11 +6,11 @@ use agent_client_protocol::v1::schema::{
 use serde_json::{Map, Value, json};
 
 use super::*;
-use crate::events::{
+use porthole_core::events::{
     AgentIdentity, DismissReason, ElicitationKind, ElicitationPrompt, Event, PermissionPrompt, Scope,
 };
-use crate::form::{is_secret_request, parse_form_schema, secret_indicators};
-use crate::url_safety::analyze_url;
+use porthole_core::form::{is_secret_request, parse_form_schema, secret_indicators};
+use porthole_core::url_safety::analyze_url;
 
 mod domains;
 mod files;

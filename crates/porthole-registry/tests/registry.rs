@@ -1,4 +1,4 @@
-//! The ACP registry in core: reading it (with the offline cache), and installing, updating and
+//! The ACP registry: reading it (with the offline cache), and installing, updating and
 //! removing agents, against a fixture registry served on 127.0.0.1 with archives built here.
 
 mod registry_support;
@@ -6,9 +6,8 @@ mod registry_support;
 use std::path::Path;
 use std::process::Command;
 
-use porthole_core::registry::{
-    self, DistributionKind, InstallOutcome, Installer, Progress, RegistryError, Status,
-};
+use porthole_registry as registry;
+use porthole_registry::{DistributionKind, InstallOutcome, Installer, Progress, RegistryError, Status};
 use registry_support::{Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
 use serde_json::json;
 
