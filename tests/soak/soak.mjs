@@ -150,7 +150,8 @@ function messageOf(d) {
 }
 
 async function answer(d) {
-  const kind = d.type === "elicitation" ? d.mode : d.type;
+  // Per agent and kind, so that every agent's dialogs of a kind get every answer in turn.
+  const kind = `${d.agentId}/${d.type === "elicitation" ? d.mode : d.type}`;
   const n = answered.get(kind) ?? 0;
   answered.set(kind, n + 1);
   if (d.type === "permission") {
@@ -535,7 +536,7 @@ for (const [c, g] of Object.entries(growth)) {
 }
 
 const counts = new Map();
-for (const d of dialogs.values()) bump(counts, `${d.kind} ${d.action ?? "left/dismissed"}`);
+for (const d of dialogs.values()) bump(counts, `${d.agentId} ${d.kind} ${d.action ?? "left/dismissed"}`);
 const summary = {
   minutes,
   seconds: Math.round(elapsed()),
