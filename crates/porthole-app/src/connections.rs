@@ -168,6 +168,7 @@ impl Backend {
     /// do the windows of pages the user already consented to: those dialogs (answered, waiting
     /// for the agent's `elicitation/complete`) are told the agent is gone.
     fn forget_agent(&self, agent_id: &str) {
+        let decision = self.decisions();
         let (dialogs, consented) = {
             let mut state = self.state();
             state.sessions.retain(|_, s| s.agent_id != agent_id);
@@ -202,6 +203,7 @@ impl Backend {
             self.0.sealed.close(id);
             self.record_dismissal(&pending, &DismissReason::AgentExited);
         }
+        drop(decision);
         for id in consented {
             self.0.sealed.close(id);
             self.push(super::event_json(&Event::ElicitationDismissed {
@@ -219,6 +221,11 @@ impl Backend {
         if self.settings().notifications {
             self.notify_if_dialog(event);
         }
+        let decision = matches!(
+            event,
+            Event::ElicitationDismissed { .. } | Event::PermissionDismissed { .. }
+        )
+        .then(|| self.decisions());
         let effects = {
             let mut state = self.state();
             if state.conns.get(agent_id).map(|c| c.generation) != Some(generation) {
@@ -239,6 +246,7 @@ impl Backend {
         if let Some((pending, reason)) = dismissed {
             self.record_dismissal(&pending, reason);
         }
+        drop(decision);
         if let Some(agent_name) = auto_answered_by {
             self.record_auto(agent_id, &agent_name, event);
         }

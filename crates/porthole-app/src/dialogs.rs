@@ -32,7 +32,9 @@ impl Backend {
             "cancel" => Answer::Cancel,
             other => return Err(AnswerError::msg(format!("unknown action `{other}`"))),
         };
-        let accepted_url = match self.state().pending.get(&dialog_id) {
+        let _decision = self.decisions();
+        let pending = self.state().pending.get(&dialog_id).cloned();
+        let accepted_url = match &pending {
             Some(Pending::Elicitation(agent_id, p)) => match (&p.kind, &answer) {
                 (ElicitationKind::Url { url, .. }, Answer::Accept(_)) => Some(AcceptedUrl {
                     url: url.full.clone(),
@@ -47,7 +49,15 @@ impl Backend {
             Answer::Accept(values) => Some(values.clone()),
             _ => None,
         };
-        client.respond_elicitation(dialog_id, answer)?;
+        // Written ahead of the answer: a crash after this leaves at most a decision the agent
+        // never got, never an answer the history lacks. Retracted if the answer is refused.
+        let entry = pending
+            .as_ref()
+            .and_then(|p| self.record_elicitation_answer(p, action, values.as_ref()));
+        if let Err(e) = client.respond_elicitation(dialog_id, answer) {
+            self.retract(entry);
+            return Err(e.into());
+        }
         let answered = {
             let mut state = self.state();
             if let Some(url) = accepted_url {
@@ -55,8 +65,8 @@ impl Backend {
             }
             state.pending.shift_remove(&dialog_id)
         };
-        if let Some(pending) = answered {
-            self.record_elicitation_answer(&pending, action, values.as_ref());
+        // The window renders the model's list of waiting dialogs: this one leaves it.
+        if answered.is_some() {
             self.push_dialogs();
         }
         Ok(())
@@ -64,10 +74,19 @@ impl Backend {
 
     pub fn answer_permission(&self, dialog_id: u64, option_id: Option<String>) -> Result<(), AnswerError> {
         let client = self.client_of_dialog(dialog_id)?;
-        client.respond_permission(dialog_id, option_id.clone())?;
+        let decision = self.decisions();
+        let pending = self.state().pending.get(&dialog_id).cloned();
+        // Written ahead of the answer, as for elicitations.
+        let entry = pending
+            .as_ref()
+            .and_then(|p| self.record_permission_answer(p, option_id.as_deref()));
+        if let Err(e) = client.respond_permission(dialog_id, option_id.clone()) {
+            self.retract(entry);
+            return Err(e.into());
+        }
         let answered = self.state().pending.shift_remove(&dialog_id);
-        if let Some(pending) = answered {
-            self.record_permission_answer(&pending, option_id.as_deref());
+        drop(decision);
+        if answered.is_some() {
             self.push_dialogs();
         }
         // An "always" choice becomes a visible, revocable rule.

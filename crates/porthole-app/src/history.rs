@@ -66,24 +66,43 @@ impl Backend {
         })
     }
 
-    fn record(&self, entry: &NewEntry) {
-        if let Some(store) = &self.0.history
-            && let Err(e) = store.record(entry)
+    /// The new entry's id, if it was written.
+    fn record(&self, entry: &NewEntry) -> Option<i64> {
+        let store = self.0.history.as_ref()?;
+        match store.record(entry) {
+            Ok(id) => Some(id),
+            Err(e) => {
+                tracing::warn!("history: cannot record a decision: {e}");
+                None
+            }
+        }
+    }
+
+    /// See `Inner::decisions`. Taken before the state lock, never while holding it.
+    pub(super) fn decisions(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.0.decisions.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Take back an answer recorded ahead of sending it, when sending was refused.
+    pub(super) fn retract(&self, entry: Option<i64>) {
+        if let (Some(store), Some(id)) = (&self.0.history, entry)
+            && let Err(e) = store.retract(id)
         {
-            tracing::warn!("history: cannot record a decision: {e}");
+            tracing::warn!("history: cannot retract entry {id}: {e}");
         }
     }
 
     /// The user answered an elicitation. Form values are kept only when the setting is on
-    /// (core drops secret fields either way).
+    /// (core drops secret fields either way). Called before the answer is sent; returns the
+    /// entry to retract if sending is refused.
     pub(super) fn record_elicitation_answer(
         &self,
         pending: &Pending,
         action: &str,
         values: Option<&Map<String, Value>>,
-    ) {
+    ) -> Option<i64> {
         let Pending::Elicitation(agent_id, prompt) = pending else {
-            return;
+            return None;
         };
         let outcome = match action {
             "accept" => ElicitationOutcome::Accept,
@@ -92,36 +111,41 @@ impl Backend {
         };
         let values = values.filter(|_| self.settings().store_form_values);
         let agent_id = history_agent_id(agent_id);
-        self.record(&NewEntry::elicitation(agent_id, prompt, &outcome, values));
+        self.record(&NewEntry::elicitation(agent_id, prompt, &outcome, values))
     }
 
     /// The user answered a permission request: with an option of the request, or none.
-    pub(super) fn record_permission_answer(&self, pending: &Pending, option_id: Option<&str>) {
+    /// Called before the answer is sent, like `record_elicitation_answer`.
+    pub(super) fn record_permission_answer(&self, pending: &Pending, option_id: Option<&str>) -> Option<i64> {
         let Pending::Permission(agent_id, prompt) = pending else {
-            return;
+            return None;
         };
         let chosen = option_id.and_then(|id| prompt.options.iter().find(|o| *o.option_id.0 == *id));
         let outcome = match chosen {
             Some(option) => PermissionOutcome::Selected(option),
             None => PermissionOutcome::Cancelled,
         };
-        self.record(&NewEntry::permission(history_agent_id(agent_id), prompt, outcome));
+        self.record(&NewEntry::permission(history_agent_id(agent_id), prompt, outcome))
     }
 
     /// A dialog went away without the user.
     pub(super) fn record_dismissal(&self, pending: &Pending, reason: &DismissReason) {
         match pending {
-            Pending::Elicitation(agent_id, prompt) => self.record(&NewEntry::elicitation(
-                history_agent_id(agent_id),
-                prompt,
-                &ElicitationOutcome::Dismissed(*reason),
-                None,
-            )),
-            Pending::Permission(agent_id, prompt) => self.record(&NewEntry::permission(
-                history_agent_id(agent_id),
-                prompt,
-                PermissionOutcome::Dismissed(reason),
-            )),
+            Pending::Elicitation(agent_id, prompt) => {
+                self.record(&NewEntry::elicitation(
+                    history_agent_id(agent_id),
+                    prompt,
+                    &ElicitationOutcome::Dismissed(*reason),
+                    None,
+                ));
+            }
+            Pending::Permission(agent_id, prompt) => {
+                self.record(&NewEntry::permission(
+                    history_agent_id(agent_id),
+                    prompt,
+                    PermissionOutcome::Dismissed(reason),
+                ));
+            }
             Pending::FileAccess(..) => {}
         }
     }

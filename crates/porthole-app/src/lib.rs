@@ -240,6 +240,9 @@ struct Inner {
     /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
     /// was replaced.
     history_problem: Option<String>,
+    /// Held while a dialog's outcome is decided and recorded (an answer: record, send, drop
+    /// the dialog; a dismissal: drop the dialog, record), so a dialog gets one entry.
+    decisions: Mutex<()>,
     /// Set when the app stops: the companion socket and every proxy's link close.
     closing: tokio::sync::watch::Sender<bool>,
 }
@@ -287,6 +290,7 @@ impl Backend {
                 sealed: SealedViews::new(on_event),
                 history,
                 history_problem,
+                decisions: Mutex::new(()),
                 closing: tokio::sync::watch::channel(false).0,
             }
         }));

@@ -71,6 +71,9 @@ pub struct ClientOptions {
     /// What to call the agent when its `initialize` answer has no `agentInfo`: the name it is
     /// configured under. `start` falls back to the command's file name.
     pub agent_name: Option<String>,
+    /// Bytes allowed to wait for the agent to read them; beyond it the connection is closed
+    /// (an agent that floods requests and never reads its stdin). See `outgoing`.
+    pub max_outgoing_bytes: usize,
 }
 
 impl Default for ClientOptions {
@@ -88,6 +91,7 @@ impl Default for ClientOptions {
             terminals: true,
             terminal_auth: false,
             agent_name: None,
+            max_outgoing_bytes: crate::outgoing::DEFAULT_MAX_OUTGOING_BYTES,
         }
     }
 }
@@ -154,6 +158,8 @@ struct Io {
     stderr: StderrTail,
     /// Asks the process watcher to stop the agent; `None` for stream connections.
     stop: Option<oneshot::Sender<()>>,
+    /// Set when we close the connection ourselves (the outgoing bound).
+    fault: Arc<crate::outgoing::Fault>,
 }
 
 /// A live connection to an agent. Cheap to clone.
@@ -185,8 +191,10 @@ impl AgentClient {
         // Watch the process: report its exit once, with the complete stderr tail.
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let requested = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let fault = Arc::new(crate::outgoing::Fault::default());
         {
             let shared = shared.clone();
+            let fault = fault.clone();
             let tail = proc.stderr_tail.clone();
             let mut stderr_done = proc.stderr_done.clone();
             let requested = requested.clone();
@@ -206,13 +214,21 @@ impl AgentClient {
                             }
                         }
                     }
+                    // An agent that does not read its input gets no grace period.
+                    _ = fault.raised() => {
+                        if let Some(pid) = pid { process::signal_group(pid, true); }
+                        child.wait().await
+                    }
                 };
                 // Children of the agent that kept running die with its group.
                 if let Some(pid) = pid {
                     process::signal_group(pid, true);
                 }
                 let _ = tokio::time::timeout(Duration::from_secs(1), stderr_done.wait_for(|d| *d)).await;
-                let info = exit_info(status, tail.text(), requested.load(Ordering::SeqCst));
+                let mut info = exit_info(status, tail.text(), requested.load(Ordering::SeqCst));
+                if let Some(reason) = fault.reason() {
+                    info.status = format!("{reason} ({})", info.status);
+                }
                 on_agent_exit(&shared, info).await;
             });
         }
@@ -221,6 +237,7 @@ impl AgentClient {
             writer: Box::new(proc.stdin),
             stderr: proc.stderr_tail,
             stop: Some(stop_tx),
+            fault,
         };
         Self::connect(shared, events_rx, exit_rx, io, false).await
     }
@@ -242,6 +259,7 @@ impl AgentClient {
             writer: Box::new(writer),
             stderr: StderrTail::default(),
             stop: None,
+            fault: Arc::default(),
         };
         Self::connect(shared, events_rx, exit_rx, io, true).await
     }
@@ -268,6 +286,7 @@ impl AgentClient {
             writer: Box::new(writer),
             stderr: StderrTail::default(),
             stop: None,
+            fault: Arc::default(),
         };
         let client = Self::open(shared, exit_rx, io, true).await?;
         let client = AgentClient {
@@ -327,7 +346,9 @@ impl AgentClient {
             })
             .filter_map(|()| async { None }),
         );
-        let lines = Lines::new(transport::outgoing_lines(io.writer, tap), incoming);
+        let outgoing =
+            crate::outgoing::BoundedLines::new(io.writer, opts.max_outgoing_bytes, tap, io.fault.clone());
+        let lines = Lines::new(outgoing, incoming);
 
         // Run the SDK connection on its own task; hand its context back here.
         let (cx_tx, cx_rx) = oneshot::channel::<ConnectionTo<Agent>>();
@@ -336,6 +357,7 @@ impl AgentClient {
             let s_req = shared.clone();
             let s_note = shared.clone();
             let s_exit = shared.clone();
+            let fault = io.fault.clone();
             tokio::spawn(async move {
                 let result = Client
                     .v1()
@@ -376,9 +398,10 @@ impl AgentClient {
                     tracing::info!("ACP connection ended: {}", e.message);
                 }
                 if exit_on_close {
-                    let status = match result {
-                        Ok(()) => "the connection closed".to_string(),
-                        Err(e) => format!("the connection closed: {}", e.message),
+                    let status = match (fault.reason(), result) {
+                        (Some(reason), _) => reason.to_string(),
+                        (None, Ok(())) => "the connection closed".to_string(),
+                        (None, Err(e)) => format!("the connection closed: {}", e.message),
                     };
                     let info = ExitInfo {
                         code: None,

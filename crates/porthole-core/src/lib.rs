@@ -25,6 +25,7 @@ pub mod events;
 pub mod fs_access;
 pub mod inspector;
 pub mod models;
+pub mod outgoing;
 pub mod permission_rules;
 pub mod process;
 pub mod secrets;

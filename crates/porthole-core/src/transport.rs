@@ -2,12 +2,13 @@
 //! a cap on line length (an endless line must not exhaust memory), non-JSON banner lines
 //! skipped and logged, and a tap for the protocol inspector and tests.
 //!
-//! The SDK parses and dispatches the lines; this layer only frames them.
+//! The SDK parses and dispatches the lines; this layer only frames them. Outgoing lines go
+//! through `outgoing` (a byte budget on what waits for the agent to read it).
 
 use std::sync::Arc;
 
-use futures::{Sink, Stream};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use futures::Stream;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// Default cap on one incoming line. Prompts and replays carry images, so it is generous.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -90,23 +91,6 @@ where
                 }
             }
         }
-    })
-}
-
-/// Writes each outgoing line followed by a newline.
-pub fn outgoing_lines<W>(
-    writer: W,
-    tap: Arc<dyn WireTap>,
-) -> impl Sink<String, Error = std::io::Error> + Send + 'static
-where
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    futures::sink::unfold((writer, tap), |(mut writer, tap), line: String| async move {
-        tap.line(Direction::Outgoing, &line);
-        writer.write_all(line.as_bytes()).await?;
-        writer.write_all(b"\n").await?;
-        writer.flush().await?;
-        Ok::<_, std::io::Error>((writer, tap))
     })
 }
 

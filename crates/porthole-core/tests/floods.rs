@@ -449,3 +449,42 @@ async fn a_line_that_does_not_end_hits_the_line_cap() {
     assert!(grown < 64 * MIB, "memory grew by {} MiB", grown / MIB);
     a.client.shutdown().await;
 }
+
+/// An agent that stops reading its stdin and floods requests the client answers at once: the
+/// answers wait in the outgoing queue until its budget (16 MiB) is hit, then the connection is
+/// closed and the agent stopped with a reason that says so. Without the bound the answers to
+/// 1,000,000 requests pile up in the SDK's unbounded channel (hundreds of MiB).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_never_reads_its_stdin_is_cut_off_at_the_outgoing_bound() {
+    let _serial = one_at_a_time().await;
+    let mut a = start().await;
+    let growth = Growth::start();
+    let t = Instant::now();
+    a.client.prompt_text(&a.session, "stdin-flood 1000000").unwrap();
+    let mut exit = None;
+    let mut turn_error = None;
+    while exit.is_none() || turn_error.is_none() {
+        match a.next().await {
+            Event::AgentExited(info) => exit = Some(info),
+            Event::TurnEnded { error, .. } => turn_error = Some(error.expect("the turn ends with an error")),
+            _ => {}
+        }
+    }
+    let grown = growth.end("stdin-flood (agent never reads)", t.elapsed());
+    let exit = exit.unwrap();
+    println!("exit: {}", exit.status);
+    assert!(
+        exit.status
+            .starts_with("the agent stopped reading its input: 16.0 MiB of messages to it are waiting (limit 16.0 MiB); Porthole closed the connection"),
+        "{exit:?}"
+    );
+    assert!(!exit.requested, "not a stop the user asked for");
+    assert_eq!(exit.signal, Some(9), "stopped without a grace period");
+    let turn_error = turn_error.unwrap();
+    assert!(
+        turn_error.message.contains("stopped reading its input"),
+        "{turn_error:?}"
+    );
+    // The 16 MiB budget plus the SDK's and the allocator's share; unbounded, it is hundreds.
+    assert!(grown < 64 * MIB, "memory grew by {} MiB", grown / MIB);
+}

@@ -16,6 +16,7 @@
 mod domains;
 mod query;
 mod record;
+mod retract;
 mod schema;
 #[cfg(test)]
 mod tests;
@@ -96,7 +97,10 @@ impl HistoryStore {
         if !mode.eq_ignore_ascii_case("wal") {
             tracing::warn!("history: journal mode is {mode}, not WAL");
         }
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // FULL: a decision is on disk before its answer is sent (the app records first), so
+        // even a power loss cannot leave the agent with an answer the history lacks. NORMAL
+        // would only survive the app dying. One fsync per decision, at human pace.
+        conn.pragma_update(None, "synchronous", "FULL")?;
         check_integrity(&conn)?;
         schema::migrate(&mut conn, schema::MIGRATIONS)?;
         Ok(Self {

@@ -297,6 +297,9 @@ fn main() {
         let mut log = log.and_then(|p| std::fs::OpenOptions::new().create(true).append(true).open(p).ok());
         for line in stdin.lock().lines() {
             let Ok(line) = line else { break };
+            while scenarios::floods::STOP_READING.load(std::sync::atomic::Ordering::SeqCst) {
+                std::thread::park();
+            }
             if let Some(f) = log.as_mut() {
                 let _ = writeln!(f, "{line}");
             }

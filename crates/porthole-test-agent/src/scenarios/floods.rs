@@ -79,3 +79,26 @@ pub(crate) fn update_flood(agent: &mut Agent, arg: Option<u64>, _results: &mut V
     }
     let _ = out.flush();
 }
+
+/// Set by `stdin-flood`: the thread that reads stdin stops for good.
+pub(crate) static STOP_READING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `stdin-flood`
+pub(crate) fn stdin_flood(agent: &mut Agent, arg: Option<u64>, _results: &mut Vec<Value>) {
+    // `stdin-flood N`: stop reading stdin, then send N requests the client answers at once
+    // (an unknown method), and wait. A client that queues every answer grows without bound.
+    STOP_READING.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for i in 0..arg.unwrap_or(1_000_000) {
+        let _ = writeln!(
+            out,
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"flood-{i}\",\"method\":\"_porthole_test/flood\",\"params\":{{\"sessionId\":\"{}\",\"n\":{i}}}}}",
+            agent.session
+        );
+    }
+    let _ = out.flush();
+    drop(out);
+    loop {
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+}

@@ -1,8 +1,9 @@
 //! The scripted scenarios, one small module per theme, found by name in [`SCENARIOS`].
 
+mod consent;
 mod elicitation;
 mod faults;
-mod floods;
+pub(crate) mod floods;
 mod tools;
 
 use serde_json::Value;
@@ -50,6 +51,9 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("permission-flood", floods::permission_flood),
     ("file-flood", floods::file_flood),
     ("update-flood", floods::update_flood),
+    ("stdin-flood", floods::stdin_flood),
+    ("consent-loop", consent::consent_loop),
+    ("timeout-form", consent::timeout_form),
 ];
 
 pub(crate) fn find(name: &str) -> Option<Scenario> {
