@@ -370,7 +370,12 @@ async fn crash_child() {
     let mut last_check = Instant::now();
     loop {
         let events = std::mem::take(&mut *shell.events.lock().unwrap());
-        for e in events {
+        // Dialogs reach the window in the app model's list of waiting dialogs (`dialogs`).
+        let listed = events
+            .iter()
+            .filter(|e| e["type"] == "dialogs")
+            .flat_map(|e| e["dialogs"].as_array().cloned().unwrap_or_default());
+        for e in listed {
             let Some(dialog) = e["dialogId"].as_u64() else {
                 continue;
             };
