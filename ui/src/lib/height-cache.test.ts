@@ -71,7 +71,8 @@ describe("row heights", () => {
       if (step % 20 === 0 || step > 380) expectSums(cache, model());
     }
     expect(keys.length).toBeGreaterThan(1000);
-  });
+    // Thousands of checked sums: seconds on a loaded machine, so not the runner's 5 s default.
+  }, 60_000);
 
   it("keeps an observed row's measured height when asked to forget it", () => {
     const cache = new HeightCache(() => 30);
