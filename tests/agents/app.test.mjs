@@ -4,7 +4,7 @@
 // scripts/test-agents.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, By } from "../e2e/harness.mjs";
@@ -14,11 +14,17 @@ import { startFakeModels } from "./fake-models.mjs";
 const claude = AGENTS.find((a) => a.id === "claude");
 let server;
 let app;
+/** The throwaway HOMEs this file makes, removed at the end. */
+const homes = [];
+const home = (tag) => {
+  const dir = mkdtempSync(join(tmpdir(), `porthole-app-claude-${tag}-`));
+  homes.push(dir);
+  return dir;
+};
 
 before(async () => {
   server = await startFakeModels();
-  const home = mkdtempSync(join(tmpdir(), "porthole-app-claude-home-"));
-  const env = claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home });
+  const env = claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home: home("home") });
   const command = `node ${join(process.env.PORTHOLE_AGENT_CACHE, "node_modules", claude.entry)}`;
   app = await launch({ args: ["--agent", command], env });
 });
@@ -26,6 +32,7 @@ before(async () => {
 after(async () => {
   await app?.close();
   server?.close();
+  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
 });
 
 test("Claude Code connects in the window and streams a reply", async () => {
@@ -86,8 +93,7 @@ test("Claude Code's turn is cancelled from the window mid-stream", async () => {
 });
 
 test("Claude Code without a key asks to sign in at the first prompt, and the window lists its methods", async () => {
-  const home = mkdtempSync(join(tmpdir(), "porthole-app-claude-nokey-"));
-  const env = claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home, signedIn: false });
+  const env = claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home: home("nokey"), signedIn: false });
   const command = `node ${join(process.env.PORTHOLE_AGENT_CACHE, "node_modules", claude.entry)}`;
   const signedOut = await launch({ args: ["--agent", command], env });
   try {

@@ -19,6 +19,12 @@ pub fn die_with_parent() {
     }
 }
 
+/// Whether process `pid` still runs (signal 0 checks without sending; EPERM: it runs as another user).
+pub fn is_running(pid: i32) -> bool {
+    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+}
+
 /// The window's vertical box: the strip at its natural height on top, the page filling the rest.
 /// GTK's packing keeps that layout on resize (and works on X11 and Wayland alike, which wry's
 /// child webviews do not).

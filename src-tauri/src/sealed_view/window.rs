@@ -31,13 +31,62 @@ enum UserEvent {
     PopUp(String),
 }
 
+const DATA_DIR_PREFIX: &str = "porthole-sealed-";
+
+/// Remove the web data directories of earlier views whose process is gone. A view removes its
+/// own when it closes, but one killed (SIGKILL with its parent, PDEATHSIG) cannot: its cookies and
+/// storage must not stay behind for long ("nothing kept after it closes"). Only this user's
+/// directories of this name are touched.
+pub(crate) fn sweep_stale_data_dirs(temp: &Path, is_running: impl Fn(i32) -> bool) -> usize {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(DATA_DIR_PREFIX))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let ours = entry.metadata().is_ok_and(|m| {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::MetadataExt;
+                m.is_dir() && m.uid() == own_uid()
+            }
+            #[cfg(not(unix))]
+            {
+                m.is_dir()
+            }
+        });
+        if ours && pid != std::process::id() as i32 && !is_running(pid) {
+            remove_data_dir(&entry.path());
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// This process's user id (the owner of /proc/self).
+#[cfg(unix)]
+fn own_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid())
+        .unwrap_or(u32::MAX)
+}
+
 /// A fresh private directory for this run's web data.
 fn make_data_dir() -> std::io::Result<PathBuf> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let dir = std::env::temp_dir().join(format!("porthole-sealed-{}-{nanos:09}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("{DATA_DIR_PREFIX}{}-{nanos:09}", std::process::id()));
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
@@ -58,6 +107,7 @@ fn send(proxy: &EventLoopProxy<UserEvent>, event: UserEvent) {
 }
 
 pub fn run(request: Request) -> i32 {
+    sweep_stale_data_dirs(&std::env::temp_dir(), platform::is_running);
     let data_dir = match make_data_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -236,4 +286,28 @@ fn open(request: Request, data_dir: PathBuf) -> Result<std::convert::Infallible,
             _ => {}
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_killed_views_data_is_swept_and_a_running_ones_is_kept() {
+        let temp = std::env::temp_dir().join(format!("porthole-sweep-test-{}", std::process::id()));
+        std::fs::create_dir_all(&temp).unwrap();
+        let gone = temp.join("porthole-sealed-4000001-000000001");
+        let running = temp.join("porthole-sealed-4000002-000000002");
+        let other = temp.join("porthole-something-else-1-2");
+        for dir in [&gone, &running, &other] {
+            std::fs::create_dir(dir).unwrap();
+            std::fs::write(dir.join("cookies.sqlite"), "session=secret").unwrap();
+        }
+        let removed = sweep_stale_data_dirs(&temp, |pid| pid == 4000002);
+        let kept = running.exists() && other.exists();
+        std::fs::remove_dir_all(&temp).unwrap();
+        assert_eq!(removed, 1);
+        assert!(!gone.exists(), "the dead view's cookies stay behind");
+        assert!(kept);
+    }
 }
