@@ -8,36 +8,23 @@ use std::sync::Arc;
 
 mod common;
 
-use common::{FakeShell, workspace_bin};
-use porthole_app::{Backend, Launch};
+use common::FakeShell;
+use porthole_app::Backend;
 
 fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
-    // Everything the app reads or writes stays in the throwaway home.
-    // SAFETY: set before any thread of this test reads the environment; one test per process
-    // touches it (the tests below run in one function).
-    unsafe {
-        std::env::set_var("HOME", home);
-        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
-        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
-        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
-        std::env::remove_var("PORTHOLE_AGENT");
-        // The test agent: Gemini CLI's API-key method, no session before signing in; no
-        // Secret Service (keeping the key fails, which must not fail the sign-in).
-        std::env::set_var("PORTHOLE_TEST_AGENT_NAME", "gemini-cli");
-        std::env::set_var("PORTHOLE_TEST_AGENT_AUTH", "1");
-        std::env::set_var(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/porthole-test-bus",
-        );
-    }
-    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
-        .display()
-        .to_string();
-    let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
-    let shell = Arc::new(FakeShell::default());
-    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
-    backend.start();
-    (backend, shell)
+    common::start_with_test_agent(
+        home,
+        &[
+            // Presenting as Gemini CLI: its API-key method, no session before signing in.
+            ("PORTHOLE_TEST_AGENT_NAME", "gemini-cli"),
+            ("PORTHOLE_TEST_AGENT_AUTH", "1"),
+            // No Secret Service: keeping the key fails, which must not fail the sign-in.
+            (
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent/porthole-test-bus",
+            ),
+        ],
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,28 +9,11 @@ use std::time::Duration;
 mod common;
 
 use common::{FakeShell, workspace_bin};
-use porthole_app::{Backend, Launch};
+use porthole_app::Backend;
 use serde_json::Value;
 
 fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
-    // Everything the app reads or writes stays in the throwaway home.
-    // SAFETY: set before any thread of this test reads the environment; one test per process
-    // touches it (the tests below run in one function).
-    unsafe {
-        std::env::set_var("HOME", home);
-        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
-        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
-        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
-        std::env::remove_var("PORTHOLE_AGENT");
-    }
-    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
-        .display()
-        .to_string();
-    let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
-    let shell = Arc::new(FakeShell::default());
-    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
-    backend.start();
-    (backend, shell)
+    common::start_with_test_agent(home, &[])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

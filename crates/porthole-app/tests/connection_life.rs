@@ -9,27 +9,12 @@ use std::time::Duration;
 
 mod common;
 
-use common::{FakeShell, workspace_bin};
-use porthole_app::{Backend, Launch};
+use common::FakeShell;
+use porthole_app::Backend;
 use serde_json::Value;
 
 fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
-    // SAFETY: set before any thread of this test reads the environment; one test per process.
-    unsafe {
-        std::env::set_var("HOME", home);
-        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
-        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
-        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
-        std::env::remove_var("PORTHOLE_AGENT");
-    }
-    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
-        .display()
-        .to_string();
-    let launch = Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
-    let shell = Arc::new(FakeShell::default());
-    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
-    backend.start();
-    (backend, shell)
+    common::start_with_test_agent(home, &[])
 }
 
 /// The events delivered so far (to look only at what comes after).

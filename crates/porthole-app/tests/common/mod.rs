@@ -105,3 +105,32 @@ pub fn listed(events: &[Value]) -> impl Iterator<Item = &Value> {
 pub fn app_state(backend: &porthole_app::Backend) -> Value {
     serde_json::to_value(backend.app_state()).unwrap()
 }
+
+/// The app model with the scripted test agent, started: everything it reads or writes stays in
+/// the throwaway `home`, and `env` is set first (for the agent, which inherits it).
+///
+/// Sets process-wide variables: one test per test binary may call it (each binary is a process).
+pub fn start_with_test_agent(
+    home: &std::path::Path,
+    env: &[(&str, &str)],
+) -> (porthole_app::Backend, std::sync::Arc<FakeShell>) {
+    // SAFETY: set before any thread of this test reads the environment; one test per process.
+    unsafe {
+        std::env::set_var("HOME", home);
+        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
+        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
+        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
+        std::env::remove_var("PORTHOLE_AGENT");
+        for (name, value) in env {
+            std::env::set_var(name, value);
+        }
+    }
+    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
+        .display()
+        .to_string();
+    let launch = porthole_app::Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
+    let shell = std::sync::Arc::new(FakeShell::default());
+    let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    backend.start();
+    (backend, shell)
+}
