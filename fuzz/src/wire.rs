@@ -60,7 +60,7 @@ async fn run(data: Vec<u8>) {
     let (client, mut events) = AgentClient::connect_streams(client_read, client_write, options())
         .await
         .expect("the fake agent answers initialize");
-    let session = client.new_session("/nonexistent-fuzz-root".into()).await;
+    let session = client.new_session(std::path::PathBuf::from("/nonexistent-fuzz-root")).await;
     assert_eq!(
         session.map_err(|e| e.to_string()).as_deref(),
         Ok("s"),
