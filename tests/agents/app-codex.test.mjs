@@ -7,7 +7,7 @@
 // scripts/test-agents, inside its loopback-only namespace.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, processesWithArg, waitUntil } from "../e2e/harness.mjs";
@@ -38,7 +38,11 @@ before(async () => {
 after(async () => {
   await app?.close();
   server?.close();
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+  // An agent may still write its lock files for a moment after the app closed: look again.
+  for (let attempt = 0; attempt < 20 && homes.some((dir) => existsSync(dir)); attempt++) {
+    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 250));
+  }
 });
 
 test("Codex connects in the window and streams a reply", async () => {

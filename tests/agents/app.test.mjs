@@ -4,7 +4,7 @@
 // scripts/test-agents.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launch, By } from "../e2e/harness.mjs";
@@ -32,7 +32,11 @@ before(async () => {
 after(async () => {
   await app?.close();
   server?.close();
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+  // An agent may still write its lock files for a moment after the app closed: look again.
+  for (let attempt = 0; attempt < 20 && homes.some((dir) => existsSync(dir)); attempt++) {
+    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+    await new Promise((r) => setTimeout(r, 250));
+  }
 });
 
 test("Claude Code connects in the window and streams a reply", async () => {
