@@ -71,12 +71,14 @@ if (process.env.SOAK_REAL_AGENTS !== "0" && existsSync(join(agentCache, "node_mo
   const { startFakeModels } = await import("../agents/fake-models.mjs");
   fakeModels = await startFakeModels();
   const baseUrl = `http://127.0.0.1:${fakeModels.address().port}`;
-  for (const a of AGENTS) {
+  // Claude Code and Codex: with the test agent and the demo agent, the four the soak was sized
+  // and checked with (Gemini CLI and Qwen Code run in scripts/test-agents).
+  for (const a of AGENTS.filter((x) => ["claude", "codex"].includes(x.id))) {
     const entry = join(agentCache, "node_modules", a.entry);
     if (!existsSync(entry)) continue;
     const home = join(out, `home-${a.id}`);
     mkdirSync(home, { recursive: true });
-    agentServers[a.name] = { command: "node", args: [entry], env: a.env({ baseUrl, home }) };
+    agentServers[a.name] = { command: "node", args: [entry, ...(a.args ?? [])], env: a.env({ baseUrl, home }) };
     real.push(a);
   }
 }
@@ -201,7 +203,8 @@ async function openSealed(dialogId) {
 
 async function pollDialogs() {
   const s = await state();
-  for (const d of s.pending) {
+  // The app model's one list of waiting dialogs (`app_state` returns it as `dialogs`).
+  for (const d of s.dialogs) {
     if (dialogs.has(d.dialogId)) continue;
     const entry = { kind: d.type === "permission" ? "permission" : d.type === "file_access" ? "file" : d.mode, message: messageOf(d), agentId: d.agentId, action: null };
     dialogs.set(d.dialogId, entry);
