@@ -7,27 +7,22 @@
 // scripts/test-agents, inside its loopback-only namespace.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launch, processesWithArg, waitUntil } from "../e2e/harness.mjs";
 import { AGENTS } from "./agents.mjs";
+import { throwawayHomes } from "./homes.mjs";
 import { startFakeModels } from "./fake-models.mjs";
 import { startFakeSignin, USER_CODE } from "./fake-signin.mjs";
 
 const codex = AGENTS.find((a) => a.id === "codex");
 const command = () => `node ${join(process.env.PORTHOLE_AGENT_CACHE, "node_modules", codex.entry)}`;
-const homes = [];
+const homes = throwawayHomes("codex");
 let server;
 let baseUrl;
 let app;
 
-/** A throwaway HOME, removed at the end. */
-function home(tag) {
-  const dir = mkdtempSync(join(tmpdir(), `porthole-app-codex-${tag}-`));
-  homes.push(dir);
-  return dir;
-}
+const home = (tag) => homes.make(tag);
 
 before(async () => {
   server = await startFakeModels();
@@ -38,11 +33,7 @@ before(async () => {
 after(async () => {
   await app?.close();
   server?.close();
-  // An agent may still write its lock files for a moment after the app closed: look again.
-  for (let attempt = 0; attempt < 20 && homes.some((dir) => existsSync(dir)); attempt++) {
-    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await homes.removeAll();
 });
 
 test("Codex connects in the window and streams a reply", async () => {

@@ -4,23 +4,18 @@
 // scripts/test-agents.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { launch, By } from "../e2e/harness.mjs";
 import { AGENTS } from "./agents.mjs";
+import { throwawayHomes } from "./homes.mjs";
 import { startFakeModels } from "./fake-models.mjs";
 
 const claude = AGENTS.find((a) => a.id === "claude");
 let server;
 let app;
-/** The throwaway HOMEs this file makes, removed at the end. */
-const homes = [];
-const home = (tag) => {
-  const dir = mkdtempSync(join(tmpdir(), `porthole-app-claude-${tag}-`));
-  homes.push(dir);
-  return dir;
-};
+const homes = throwawayHomes("claude");
+const home = (tag) => homes.make(tag);
 
 before(async () => {
   server = await startFakeModels();
@@ -32,11 +27,7 @@ before(async () => {
 after(async () => {
   await app?.close();
   server?.close();
-  // An agent may still write its lock files for a moment after the app closed: look again.
-  for (let attempt = 0; attempt < 20 && homes.some((dir) => existsSync(dir)); attempt++) {
-    for (const dir of homes) rmSync(dir, { recursive: true, force: true });
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await homes.removeAll();
 });
 
 test("Claude Code connects in the window and streams a reply", async () => {

@@ -22,14 +22,7 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     let (backend, shell) = start(home.path());
 
     // Start-up connects the agent and opens a session in the working directory.
-    let snapshot = shell
-        .wait_for("a session in a snapshot", |e| {
-            e["type"] == "connection"
-                && e["snapshot"]["sessions"]
-                    .as_array()
-                    .is_some_and(|s| !s.is_empty())
-        })
-        .await;
+    let snapshot = shell.wait_for_session().await;
     let session_id = snapshot["snapshot"]["sessions"][0]["sessionId"]
         .as_str()
         .unwrap()

@@ -147,18 +147,6 @@ impl Editor {
     }
 }
 
-fn set_home(home: &Path) {
-    // SAFETY: set before the app model reads the environment; this test binary's tests share
-    // one home (they run in one function).
-    unsafe {
-        std::env::set_var("HOME", home);
-        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
-        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
-        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
-        std::env::remove_var("PORTHOLE_AGENT");
-    }
-}
-
 async fn start_app(home: &Path, run_dir: &Path) -> (Backend, Arc<FakeShell>) {
     let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
     let launch = Launch::from_args(Some(&agent.display().to_string()), Some(home.to_path_buf())).unwrap();
@@ -183,7 +171,7 @@ fn client_lines(log: &Path) -> Vec<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole() {
     let home = tempfile::tempdir().unwrap();
-    set_home(home.path());
+    common::set_home(home.path());
     let run_dir = home.path().join("run");
     let (backend, shell) = start_app(home.path(), &run_dir).await;
 

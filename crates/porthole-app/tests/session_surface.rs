@@ -17,14 +17,7 @@ fn start(home: &std::path::Path) -> (Backend, Arc<FakeShell>) {
 async fn more_folders_delete_and_sign_out_go_through_the_app_model() {
     let home = tempfile::tempdir().unwrap();
     let (backend, shell) = start(home.path());
-    let snapshot = shell
-        .wait_for("a session in a snapshot", |e| {
-            e["type"] == "connection"
-                && e["snapshot"]["sessions"]
-                    .as_array()
-                    .is_some_and(|s| !s.is_empty())
-        })
-        .await;
+    let snapshot = shell.wait_for_session().await;
     let conn = &snapshot["snapshot"]["connections"][0];
     let agent_id = conn["agentId"].as_str().unwrap().to_string();
     for cap in ["deleteSession", "additionalDirectories", "logout"] {

@@ -37,6 +37,17 @@ impl Shell for FakeShell {
 }
 
 impl FakeShell {
+    /// Waits for the first snapshot with an open session (start-up opens one).
+    pub async fn wait_for_session(&self) -> Value {
+        self.wait_for("a session in a snapshot", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["sessions"]
+                    .as_array()
+                    .is_some_and(|s| !s.is_empty())
+        })
+        .await
+    }
+
     /// Waits until an event matches, and returns the first that does.
     pub async fn wait_for(&self, what: &str, matches: impl Fn(&Value) -> bool) -> Value {
         self.wait(what, |events| events.iter().find(|e| matches(e)).cloned())
@@ -114,13 +125,9 @@ pub fn start_with_test_agent(
     home: &std::path::Path,
     env: &[(&str, &str)],
 ) -> (porthole_app::Backend, std::sync::Arc<FakeShell>) {
+    set_home(home);
     // SAFETY: set before any thread of this test reads the environment; one test per process.
     unsafe {
-        std::env::set_var("HOME", home);
-        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
-        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
-        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
-        std::env::remove_var("PORTHOLE_AGENT");
         for (name, value) in env {
             std::env::set_var(name, value);
         }
@@ -133,4 +140,18 @@ pub fn start_with_test_agent(
     let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
     backend.start();
     (backend, shell)
+}
+
+/// Everything the app model reads or writes goes to the throwaway `home`.
+///
+/// Sets process-wide variables: call it before the app model starts, once per test binary.
+pub fn set_home(home: &std::path::Path) {
+    // SAFETY: set before any thread of this test reads the environment; one test per process.
+    unsafe {
+        std::env::set_var("HOME", home);
+        std::env::set_var("XDG_CONFIG_HOME", home.join(".config"));
+        std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
+        std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
+        std::env::remove_var("PORTHOLE_AGENT");
+    }
 }
