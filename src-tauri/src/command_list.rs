@@ -9,6 +9,7 @@
 macro_rules! with_app_commands {
     ($m:ident) => {
         $m!(
+            subscribe_events,
             app_state,
             connect_agent,
             restart_agent,

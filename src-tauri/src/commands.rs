@@ -12,6 +12,15 @@ use porthole_core::form::Validation;
 
 type Result<T> = std::result::Result<T, AnswerError>;
 
+/// The window's event stream: every batch of the app model's events from now on.
+#[tauri::command]
+fn subscribe_events(
+    window: State<'_, std::sync::Arc<crate::shell::WindowChannel>>,
+    channel: tauri::ipc::Channel<Box<serde_json::value::RawValue>>,
+) {
+    window.set(channel);
+}
+
 #[tauri::command]
 async fn app_state(backend: State<'_, Backend>) -> Result<WindowState> {
     Ok(backend.app_state())
@@ -315,7 +324,12 @@ pub fn run(launch: Launch, companion_only: bool) {
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(with_app_commands!(handler))
         .setup(move |app| {
-            let shell = std::sync::Arc::new(crate::shell::TauriShell(app.handle().clone()));
+            let window = std::sync::Arc::new(crate::shell::WindowChannel::default());
+            app.manage(window.clone());
+            let shell = std::sync::Arc::new(crate::shell::TauriShell {
+                app: app.handle().clone(),
+                window,
+            });
             let runtime = tauri::async_runtime::handle().inner().clone();
             let backend = Backend::new(shell, runtime.clone(), launch);
             if !companion_only {

@@ -382,6 +382,8 @@ async function longMessage() {
     const pid = findApp(binary);
     const web = () => descendants(pid).find((p) => p.comm.startsWith("WebKitWebProces"))?.pid;
     const before = memory(pid);
+    // What start-up alone took (VmHWM counts it too), to tell it apart from the message's share.
+    const webStartPeakMB = web() ? peakRssMB(web()) : NaN;
     // The page notes the first frame whose DOM shows the message's last word.
     const last = `n${n - 1} lorem ipsum`;
     await app.exec(`const want = arguments[0];
@@ -443,6 +445,7 @@ async function longMessage() {
       promptToCaughtUpS: (caughtUpAt - t0) / 1000,
       frames,
       cpuSeconds: Object.fromEntries(Object.entries(cpu1).map(([k, v]) => [k, v - (cpu0[k] ?? 0)])),
+      webStartPeakRssMB: webStartPeakMB,
       webPeakRssMB: webPeakMB,
       webPeakWithCheckRssMB: webPid ? peakRssMB(webPid) : NaN,
       idleCpuPercent: idle,
@@ -461,6 +464,7 @@ async function longMessage() {
     if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
     row("CPU s: " + Object.entries(r.cpuSeconds).map(([k, v]) => `${k} ${f1(v)}`).join(", "));
     row("web process peak RSS MB (VmHWM)", f1(r.webPeakRssMB), `${f1(r.webPeakWithCheckRssMB)} after the bench's own text check`);
+    row("  of which start-up (VmHWM before the prompt)", f1(r.webStartPeakRssMB));
     row("main process peak RSS MB (VmHWM)", f1(peakRssMB(pid)));
     printMemory("after it, idle", after);
     console.log(`\nIdle CPU over ${idleS} s, % of one core (prompt box focused in an active window: ${pageFocused}):`);

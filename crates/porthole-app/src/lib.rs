@@ -61,8 +61,6 @@ pub fn plain(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The window event that carries `{ events: [...] }` to the main window.
-pub const BATCH_EVENT: &str = "porthole://events";
 /// How often queued events are flushed to the webview: one IPC message per frame at most.
 const FLUSH_EVERY: Duration = Duration::from_millis(16);
 

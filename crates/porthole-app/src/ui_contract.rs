@@ -58,11 +58,6 @@ fn generated() -> String {
         ts.push_str(&decl);
         ts.push_str("\n\n");
     }
-    ts.push_str(&format!(
-        "/** The window event carrying `{{ events: UiEvent[] }}`, coalesced (at most one per ~16 ms). */\n\
-         export const BATCH_EVENT = {};\n",
-        serde_json::to_string(crate::BATCH_EVENT).unwrap()
-    ));
     ts.truncate(ts.trim_end().len());
     ts.push('\n');
     ts

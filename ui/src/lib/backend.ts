@@ -1,6 +1,5 @@
 // Backend access: the one place the UI talks to the Rust side.
 import type { Commands, UiEvent, Validation } from "./protocol";
-import { BATCH_EVENT } from "./protocol";
 
 export type CommandName = keyof Commands;
 export type CommandArgs<K extends CommandName> = Parameters<Commands[K]>;
@@ -39,17 +38,19 @@ export class TauriBackend implements Backend {
   }
 
   onEvents(cb: (events: UiEvent[]) => void): () => void {
-    let unlisten: (() => void) | null = null;
-    let cancelled = false;
-    void import("@tauri-apps/api/event").then(({ listen }) =>
-      listen<{ events: UiEvent[] }>(BATCH_EVENT, (e) => cb(e.payload.events)).then((u) => {
-        if (cancelled) u();
-        else unlisten = u;
-      }),
-    );
+    let subscribed = true;
+    // A channel, not a Tauri event: an event arrives as a script with the batch inline, which the
+    // web process parses as JavaScript source; a channel's larger batches arrive as JSON.
+    void import("@tauri-apps/api/core")
+      .then(({ Channel }) => {
+        const channel = new Channel<{ events: UiEvent[] }>((batch) => {
+          if (subscribed) cb(batch.events);
+        });
+        return this.invoke("subscribe_events", { channel });
+      })
+      .catch((e: unknown) => console.error("subscribe_events failed", e));
     return () => {
-      cancelled = true;
-      unlisten?.();
+      subscribed = false;
     };
   }
 }

@@ -34,7 +34,9 @@ export interface MockOptions {
   sealedViewAvailable?: boolean;
 }
 
-type Handler = { [K in CommandName]: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
+// Events reach the mock's listeners through `onEvents`, so it has no `subscribe_events`.
+type MockCommand = Exclude<CommandName, "subscribe_events">;
+type Handler = { [K in MockCommand]: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
 
 export class MockBackend implements Backend {
   readonly calls: { cmd: CommandName; args: unknown }[] = [];
@@ -90,7 +92,8 @@ export class MockBackend implements Backend {
 
   async invoke<K extends CommandName>(cmd: K, ...args: CommandArgs<K>): Promise<CommandResult<K>> {
     this.calls.push({ cmd, args: args[0] });
-    const h = this.#handlers[cmd] as (...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>;
+    if (cmd === "subscribe_events") throw new Error("the mock delivers events through onEvents");
+    const h = this.#handlers[cmd as MockCommand] as (...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>;
     return h(...args);
   }
 

@@ -7,6 +7,7 @@
 // ---------- identity, agents, connections and sessions ----------
 // The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
 // (so the generated files never import this one back).
+import type { Channel } from "@tauri-apps/api/core";
 import type {
   AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
 } from "./acp";
@@ -71,7 +72,7 @@ export type SessionUpdate =
 // A file attached to a prompt, and the app model's own events: generated (generated/app.ts).
 export type { AppEvent, Attachment };
 
-/** Everything the backend reports, in wire order. Delivered in batches (see BATCH_EVENT): the
+/** Everything the backend reports, in wire order. Delivered in batches (`subscribe_events`): the
  *  core events the app model forwards (typed here by hand), then its own (generated), among
  *  them `dialogs`, the list of waiting dialogs (core's dialog prompts reach the window only in it). */
 export type UiEvent =
@@ -92,9 +93,6 @@ export type UiEvent =
   | { type: "terminal_released"; terminalId: string }
   /** The app model's own: the snapshot, a prompt sent, a URL view's lifecycle, install progress. */
   | AppEvent;
-
-/** The window event carrying `{ events: UiEvent[] }`: spelled once, in porthole-app (generated). */
-export { BATCH_EVENT } from "./generated/app";
 
 // ---------- consent history ----------
 export interface HistoryEntry {
@@ -151,7 +149,9 @@ export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList
 export type AnswerAction = "accept" | "decline" | "cancel";
 
 export interface Commands {
-  /** Current state; call once at start, then follow BATCH_EVENT. Also returns the dialogs waiting. */
+  /** The event stream: every batch from now on arrives on `channel` (the window calls it once, first). */
+  subscribe_events(args: { channel: Channel<{ events: UiEvent[] }> }): void;
+  /** Current state; call once, after subscribing. Also returns the dialogs waiting. */
   app_state(): WindowState;
   connect_agent(args: { agentId: string }): void;
   restart_agent(args: { agentId: string }): void;

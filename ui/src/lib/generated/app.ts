@@ -207,6 +207,3 @@ export type WindowState = { snapshot: AppSnapshot,
 dialogs: Array<DialogView>, };
 
 export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "dialogs", dialogs: Array<DialogView>, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
-
-/** The window event carrying `{ events: UiEvent[] }`, coalesced (at most one per ~16 ms). */
-export const BATCH_EVENT = "porthole://events";

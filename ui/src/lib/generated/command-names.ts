@@ -3,6 +3,7 @@
 
 /** Every command the backend registers (and the main window may call). */
 export const COMMAND_NAMES = [
+  "subscribe_events",
   "app_state",
   "connect_agent",
   "restart_agent",
