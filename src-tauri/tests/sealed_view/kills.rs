@@ -8,6 +8,10 @@
 //!   (`porthole-sealed-<pid>-*` in TMPDIR), starts with empty storage and loads a page; closed,
 //!   it leaves nothing behind.
 //!
+//! In the app the parent also removes a killed view's directory at once (it shares the view's
+//! TMPDIR); here each view gets the sandbox's TMPDIR, so this checks the next view's sweep, which
+//! is what cleans up after a killed app, and `porthole-app`'s `sealed` unit tests the parent's.
+//!
 //! Every process of a run is found by a mark in its environment, which WebKit's processes
 //! inherit from the view, so the check sees them however they are parented.
 //!
