@@ -7,6 +7,9 @@
 
 #![cfg(target_os = "linux")]
 
+#[path = "sealed_view/kills.rs"]
+mod kills;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -115,10 +118,14 @@ fn handle(mut stream: TcpStream, tx: &std::sync::mpsc::Sender<HashMap<String, St
     let head = String::from_utf8_lossy(&head);
     let target = head.split_whitespace().nth(1).unwrap_or("/").to_string();
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    if path == "/slow" {
+        return kills::trickle(stream, query, tx);
+    }
     let (status, body) = match path {
         "/probe" => ("200 OK", PROBE_PAGE),
         "/nav" => ("200 OK", NAV_PAGE),
         "/popup" => ("200 OK", POPUP_PAGE),
+        "/kill-probe" => ("200 OK", kills::PROBE_PAGE),
         "/report" => {
             let _ = tx.send(parse_query(query));
             ("200 OK", "ok")

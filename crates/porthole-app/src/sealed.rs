@@ -20,6 +20,12 @@ use serde_json::{Value, json};
 /// accepts nothing else.
 pub const LIFECYCLE_EVENTS: [&str; 4] = ["opened", "navigation_blocked", "load_failed", "closed"];
 
+/// A sealed view keeps its web data in `<TMPDIR>/porthole-sealed-<pid>-<nanos>` (mode 0700) and
+/// removes it when it closes. One that is killed cannot: the parent removes it when it sees the
+/// view die, and the next view sweeps those of any view whose process is gone (the app itself
+/// may have been killed).
+pub const DATA_DIR_PREFIX: &str = "porthole-sealed-";
+
 /// Called with (dialog id, state, detail) for every lifecycle event, from a reader thread.
 pub type OnEvent = Arc<dyn Fn(u64, &str, Option<String>) + Send + Sync>;
 
@@ -144,6 +150,8 @@ impl SealedViews {
             drop(view.stdin.take());
             let status = wait_or_kill(&mut view.child, Duration::from_secs(2));
             if !saw_closed {
+                // Killed or crashed: its cookies and storage must not wait for the next view.
+                remove_data_dirs_of(&std::env::temp_dir(), view.child.id());
                 (self.on_event)(dialog_id, "crashed", Some(status));
             }
         }
@@ -238,6 +246,21 @@ fn wait_or_kill(child: &mut Child, grace: Duration) -> String {
     }
 }
 
+/// Remove the data directories of the view that ran as `pid` (it has exited and been reaped).
+fn remove_data_dirs_of(temp: &std::path::Path, pid: u32) {
+    let prefix = format!("{DATA_DIR_PREFIX}{pid}-");
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let is_its_dir = entry.file_name().to_str().is_some_and(|n| n.starts_with(&prefix))
+            && entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_its_dir && let Err(e) = std::fs::remove_dir_all(entry.path()) {
+            tracing::warn!("cannot remove a crashed sealed window's data directory: {e}");
+        }
+    }
+}
+
 /// A lifecycle line: a known event and, for `navigation_blocked`, a scheme-like detail.
 fn parse_lifecycle(line: &str) -> Option<(&'static str, Option<String>)> {
     let value: Value = serde_json::from_str(line).ok()?;
@@ -296,6 +319,28 @@ mod tests {
         let (id, state, detail) = next(&rx);
         assert_eq!((id, state.as_str()), (5, "crashed"));
         assert!(detail.unwrap().contains('4'));
+    }
+
+    #[test]
+    fn a_killed_views_data_directory_is_removed_before_crashed_is_reported() {
+        // Like a view: a 0700 data directory named for its pid, then SIGKILL (it cannot clean up).
+        let (views, rx) = fake(
+            r#"read l; d="${TMPDIR:-/tmp}/porthole-sealed-$$-000000001"; mkdir -m 700 "$d"
+               echo 'session=secret' > "$d/cookies"; echo '{"event":"opened"}'; kill -9 $$"#,
+        );
+        assert_eq!(views.open(6, "https://x.test/", "A"), Ok(Opened::New));
+        assert_eq!(next(&rx), (6, "opened".into(), None));
+        let (_, state, detail) = next(&rx);
+        assert_eq!(state, "crashed");
+        assert!(detail.unwrap().contains("SIGKILL"));
+        let left: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with("-000000001"))
+            .filter(|e| e.file_name().to_string_lossy().starts_with(DATA_DIR_PREFIX))
+            .map(|e| e.path())
+            .collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
     }
 
     #[test]

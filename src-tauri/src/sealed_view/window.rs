@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use porthole_app::sealed::DATA_DIR_PREFIX;
 use porthole_core::url_safety::neutralize;
 use tao::dpi::LogicalSize;
 use tao::event::{Event, WindowEvent};
@@ -30,8 +31,6 @@ enum UserEvent {
     /// An http/https pop-up URL, to load in this same view.
     PopUp(String),
 }
-
-const DATA_DIR_PREFIX: &str = "porthole-sealed-";
 
 /// Remove the web data directories of earlier views whose process is gone. A view removes its
 /// own when it closes, but one killed (SIGKILL with its parent, PDEATHSIG) cannot: its cookies and
