@@ -11,20 +11,18 @@ macro_rules! names {
 
 const COMMANDS: &[&str] = with_app_commands!(names);
 
-/// What the main window may do besides the app's commands: listen to the backend's events.
-const CORE_PERMISSIONS: &[&str] = &["core:event:allow-listen", "core:event:allow-unlisten"];
-
+/// The main window gets the app's commands and nothing of Tauri's own: its events arrive on the
+/// channel it subscribes with (`subscribe_events`), so it needs no event listening.
 fn main_capability() -> String {
-    let permissions: Vec<String> = CORE_PERMISSIONS
+    let permissions: Vec<String> = COMMANDS
         .iter()
-        .map(|p| p.to_string())
-        .chain(COMMANDS.iter().map(|c| format!("allow-{}", c.replace('_', "-"))))
+        .map(|c| format!("allow-{}", c.replace('_', "-")))
         .map(|p| format!("    \"{p}\""))
         .collect();
     format!(
         "{{\n  \"$schema\": \"../src-tauri/gen/schemas/desktop-schema.json\",\n  \
          \"identifier\": \"main-window\",\n  \
-         \"description\": \"The main window: the app's own commands and event listening, nothing else. \
+         \"description\": \"The main window: the app's own commands, nothing else. \
          Written by src-tauri/build.rs from src/command_list.rs.\",\n  \
          \"windows\": [\n    \"main\"\n  ],\n  \"permissions\": [\n{}\n  ]\n}}\n",
         permissions.join(",\n")

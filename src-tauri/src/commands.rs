@@ -324,6 +324,7 @@ pub fn run(launch: Launch, companion_only: bool) {
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(with_app_commands!(handler))
         .setup(move |app| {
+            std::thread::spawn(crate::sealed_view::sweep_left_behind);
             let window = std::sync::Arc::new(crate::shell::WindowChannel::default());
             app.manage(window.clone());
             let shell = std::sync::Arc::new(crate::shell::TauriShell {

@@ -51,3 +51,33 @@ test("Open in isolated window runs a separate sealed process and reports its lif
     }
   }, 15000);
 });
+
+test("the app removes the web data that killed sealed views left behind when it starts", async () => {
+  // A view killed with the app (SIGKILL) cannot remove its data directory; the app's next start
+  // does, for views whose process is gone, and leaves a running one's alone.
+  const { mkdirSync, existsSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  let dead = 4194000;
+  for (;; dead++) {
+    try {
+      process.kill(dead, 0);
+    } catch (e) {
+      if (e.code === "ESRCH") break;
+    }
+  }
+  const stale = join(tmpdir(), `porthole-sealed-${dead}-000000001`);
+  const live = join(tmpdir(), `porthole-sealed-${process.pid}-000000001`);
+  for (const dir of [stale, live]) mkdirSync(join(dir, "storage"), { recursive: true, mode: 0o700 });
+  try {
+    const again = await launch();
+    try {
+      await waitUntil("the stale data directory to be removed", () => !existsSync(stale), 15000);
+      assert.ok(existsSync(live), "a running view's directory is kept");
+    } finally {
+      await again.close();
+    }
+  } finally {
+    for (const dir of [stale, live]) rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,5 +1,6 @@
 """Draws a soak run's samples.csv as samples.png: RSS per process group, open fds, threads,
-child processes and the history file's size over time (one panel each)."""
+child processes (with the transcript items the window holds) and the history file's size over
+time (one panel each)."""
 import csv
 import sys
 
@@ -37,6 +38,11 @@ def main(csv_path: str, png_path: str) -> None:
     axes[2].legend(loc="upper left", fontsize="small", ncol=3)
     axes[3].plot(t, [float(r["child_procs"]) for r in rows], color="black")
     axes[3].set_ylabel("child processes")
+    if "window_items" in rows[0]:
+        # What the window holds: if the web process grows with it, that is use, not a leak.
+        items = axes[3].twinx()
+        items.plot(t, [float(r["window_items"] or "nan") for r in rows], color="tab:green")
+        items.set_ylabel("transcript items in the window", color="tab:green")
     axes[4].plot(t, [float(r["sqlite_bytes"]) / 1024 for r in rows], label="history + WAL (KiB)")
     ax2 = axes[4].twinx()
     ax2.plot(t, [float(r["dialogs_seen"]) for r in rows], color="tab:orange", label="dialogs seen")

@@ -332,7 +332,7 @@ async function sessionChurn(cycle) {
 // ---- sampling ---------------------------------------------------------------------------------
 
 const groups = ["app", "web", "network", "test-agent", "demo-agent", "sealed-view", ...real.map((a) => a.id), "other"];
-const columns = ["t_s", ...groups.flatMap((g) => [`${g}_rss_mb`, `${g}_fds`, `${g}_threads`, `${g}_procs`]), "total_rss_mb", "total_fds", "total_threads", "child_procs", "sqlite_bytes", "dialogs_seen"];
+const columns = ["t_s", ...groups.flatMap((g) => [`${g}_rss_mb`, `${g}_fds`, `${g}_threads`, `${g}_procs`]), "total_rss_mb", "total_fds", "total_threads", "child_procs", "sqlite_bytes", "dialogs_seen", "window_transcripts", "window_items"];
 writeFileSync(join(out, "samples.csv"), columns.join(",") + "\n");
 const seenPids = new Set();
 
@@ -377,8 +377,26 @@ function sqliteBytes() {
   return n;
 }
 
+// What the window holds (transcripts and their items), to tell use from a leak when the web
+// process grows. Read from the page between samples (a sample itself stays synchronous), once
+// the window is connected: a script run before the page has settled never returns.
+const holds = { transcripts: "", items: "", reading: false, ready: false };
+async function readHolds() {
+  if (!holds.ready || holds.reading) return;
+  holds.reading = true;
+  try {
+    const t = (await app.exec("return window.__portholePerf.sessions().transcripts")) ?? {};
+    holds.transcripts = Object.keys(t).length;
+    holds.items = Object.values(t).reduce((a, n) => a + n, 0);
+  } catch {
+  } finally {
+    holds.reading = false;
+  }
+}
+
 const samples = [];
 function sample() {
+  void readHolds();
   const sums = Object.fromEntries(groups.map((g) => [g, { rss: 0, fds: 0, threads: 0, procs: 0 }]));
   const procs = [{ pid: appPid, comm: "porthole" }, ...descendants(appPid)];
   const parents = new Map(procs.map((p) => [p.pid, p.ppid]));
@@ -404,6 +422,8 @@ function sample() {
   row.child_procs = procs.length - 1;
   row.sqlite_bytes = sqliteBytes();
   row.dialogs_seen = dialogs.size;
+  row.window_transcripts = holds.transcripts;
+  row.window_items = holds.items;
   samples.push(row);
   appendFileSync(join(out, "samples.csv"), columns.map((c) => row[c]).join(",") + "\n");
 }
@@ -421,6 +441,7 @@ try {
   await app.waitText("header", "Connected", 60000);
   await connected("demo");
   poller = startPoller();
+  holds.ready = true;
   for (const id of ["test-agent", ...realIds]) await invoke("connect_agent", { agentId: id }).catch(() => {});
   for (const id of agentIds) await openSession(id);
   log(`sessions: ${[...sessions.entries()].map(([a, s]) => `${a}=${s}`).join(" ")}`);

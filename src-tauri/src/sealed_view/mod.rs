@@ -98,6 +98,13 @@ pub fn navigation_allowed(url: &str) -> bool {
 }
 
 /// Entry point of `porthole sealed-view`; returns the process exit code.
+/// Removes the web data directories that killed views left behind. Each view sweeps them as it
+/// starts, and the app does so at its own start too: after the app itself was killed (its views
+/// die with it), the next view may be days away.
+pub fn sweep_left_behind() -> usize {
+    window::sweep_stale_data_dirs(&std::env::temp_dir(), platform::is_running)
+}
+
 pub fn run() -> i32 {
     platform::die_with_parent();
     let mut line = String::new();
