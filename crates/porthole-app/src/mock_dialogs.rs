@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 
 use porthole_core::broker::{self, Modes, ScopeCheck};
-use porthole_core::events::{AgentIdentity, ElicitationPrompt};
+use porthole_core::events::{AgentIdentity, DialogPrompt, ElicitationPrompt};
 use serde_json::{Value, json};
 
-use crate::dialog_view::{Asked, DialogView, Origin};
+use crate::dialog_view::{DialogView, Origin};
 
 /// The mock's world: session `demo-1` is open, and our `authenticate` (id 7) is in flight.
 struct Demo;
@@ -118,8 +118,8 @@ fn generated() -> String {
         let parsed = broker::parse_request(&params, Modes::ALL, &Demo)
             .unwrap_or_else(|r| panic!("{name}: core refused it: {}", r.error.message));
         let is_url = matches!(parsed.kind, porthole_core::events::ElicitationKind::Url { .. });
-        let view = DialogView::Elicitation(Asked {
-            prompt: Box::new(ElicitationPrompt {
+        let view = DialogView {
+            prompt: DialogPrompt::Elicitation(ElicitationPrompt {
                 dialog_id: 0,
                 agent: agent.clone(),
                 scope: parsed.scope,
@@ -133,7 +133,7 @@ fn generated() -> String {
             },
             // No consent history in the mock.
             domain_memory: is_url.then_some(None),
-        });
+        };
         out.insert(name.into(), serde_json::to_value(view).unwrap());
     }
     serde_json::to_string_pretty(&out).unwrap() + "\n"

@@ -178,7 +178,7 @@ describe("form dialog", () => {
     expect((screen.getByLabelText(/Balanced/) as HTMLInputElement).checked).toBe(true);
   });
 
-  it("Send calls answer_elicitation accept with the validated content", async () => {
+  it("Send calls answer_dialog accept with the validated content", async () => {
     const d = configureForm(1);
     const { backend, store } = setup(d);
     await fillValid();
@@ -187,16 +187,16 @@ describe("form dialog", () => {
     const expected = mockValidate(d.schema.fields, backend.callsOf("validate_form").at(-1).content).content;
     await fireEvent.click(screen.getByRole("button", { name: "Send" }));
     await flush();
-    const ans = backend.callsOf("answer_elicitation");
-    expect(ans).toEqual([{ dialogId: 1, action: "accept", content: expected }]);
-    expect(typeof ans[0].content.workers).toBe("number");
+    const ans = backend.callsOf("answer_dialog");
+    expect(ans).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "accept", content: expected } }]);
+    expect(typeof ans[0].answer.content.workers).toBe("number");
     expect(store.dialogs.length).toBe(0);
   });
 
-  it("returns to the form with errors when answer_elicitation says invalid", async () => {
+  it("returns to the form with errors when answer_dialog says invalid", async () => {
     const d = configureForm(1);
     setup(d, {
-      answer_elicitation: () => {
+      answer_dialog: () => {
         throw { kind: "invalid", validation: { content: {}, errors: [{ field: "email", code: "taken", message: "Already registered." }] } };
       },
     });
@@ -213,7 +213,7 @@ describe("form dialog", () => {
     const { backend, store } = setup(configureForm(1));
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
     expect(store.dialogs.length).toBe(0);
   });
 
@@ -221,14 +221,14 @@ describe("form dialog", () => {
     const { backend } = setup(configureForm(1));
     await fireEvent.click(screen.getByRole("button", { name: "Decline" }));
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "decline" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "decline" } }]);
   });
 
   it("Cancel button sends cancel", async () => {
     const { backend } = setup(configureForm(1));
     await fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 
   it("secret request: red warning, indicators, Decline focused, Submit needs confirmation", async () => {
@@ -246,7 +246,7 @@ describe("form dialog", () => {
 
   it("dismissed dialog turns into a notice with the reason and an OK button", async () => {
     const { store } = setup(configureForm(1));
-    feed(store, [{ type: "elicitation_dismissed", dialogId: 1, reason: "agent_exited" }]);
+    feed(store, [{ type: "dialog_dismissed", dialogId: 1, reason: "agent_exited" }]);
     await flush();
     expect(screen.getByText("The agent stopped running.")).toBeTruthy();
     await fireEvent.click(screen.getByRole("button", { name: "OK" }));
@@ -282,17 +282,17 @@ describe("form dialog", () => {
     (document.activeElement as HTMLElement | null)?.blur();
     await fireEvent.keyDown(window, { key: "Escape" });
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 
   it("a dismissed notice closes on Esc without answering", async () => {
     const { backend, store } = setup(configureForm(1));
-    feed(store, [{ type: "elicitation_dismissed", dialogId: 1, reason: "session_ended" }]);
+    feed(store, [{ type: "dialog_dismissed", dialogId: 1, reason: "session_ended" }]);
     await flush();
     expect(screen.getByText(/The session ended/)).toBeTruthy();
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
     expect(store.dialogs.length).toBe(0);
-    expect(backend.callsOf("answer_elicitation")).toEqual([]);
+    expect(backend.callsOf("answer_dialog")).toEqual([]);
   });
 
   it("field descriptions and option titles render as text, never HTML", () => {

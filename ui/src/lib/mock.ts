@@ -6,7 +6,7 @@
 // `answer_elicitation`. Nothing outside this file may import `mockValidate`.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
-  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
+  AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
   FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./mock-dialogs.json";
@@ -132,6 +132,37 @@ export class MockBackend implements Backend {
     return { type: "connection", snapshot: this.#snapshot } as UiEvent;
   }
 
+  /** The demo agent's reply to a form or URL answer. */
+  #answerElicitation(d: Elicitation, action: AnswerAction, content: FormContent | undefined) {
+    if (d.mode === "form" && action === "accept") {
+      const v = mockValidate(d.schema.fields, content ?? {});
+      if (v.errors.length) throw { kind: "invalid", validation: v };
+    }
+    this.#dialogs.delete(d.dialogId);
+    this.emit([this.#listed()]);
+    this.#record(d, action);
+    const summary =
+      action === "accept"
+        ? d.mode === "url"
+          ? "You agreed to open the page. I'll wait for it to report back."
+          : `Thanks — got it:\n\n\`\`\`json\n${JSON.stringify(content ?? {}, null, 2)}\n\`\`\``
+        : action === "decline"
+          ? "Understood, you declined. I'll continue without it."
+          : "No problem, request cancelled.";
+    this.#later(150, () => this.#stream(summary, true));
+  }
+
+  /** The demo agent's reply to a permission answer. */
+  #answerPermission(d: PermissionRequest, optionId: string | null) {
+    this.#dialogs.delete(d.dialogId);
+    this.emit([this.#listed()]);
+    this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
+    const allowed = optionId !== null && optionId.startsWith("allow");
+    const tc = d.toolCall.toolCallId;
+    this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
+    this.#later(120, () => this.#stream(allowed ? "Edit applied. `src/config.ts` now reads the timeout from the environment." : "Okay, I left the file untouched.", true));
+  }
+
   #record(d: Elicitation | PermissionRequest, action: string, detail: string | null = null) {
     const url = d.type === "elicitation" && d.mode === "url" ? d.url : null;
     this.#history.unshift({
@@ -201,7 +232,6 @@ export class MockBackend implements Backend {
       this.emit([this.#setSnapshot({ settings })]);
     },
     protocol_log: () => ({ entries: [], stderrTail: "" }),
-    answer_file_access: () => undefined,
     history_list: ({ filter }) => {
       const hits = this.#history.filter((h) => (!filter.kind || h.kind === filter.kind) && (!filter.domain || (h.domain ?? "").includes(filter.domain)));
       const offset = filter.offset ?? 0;
@@ -227,7 +257,7 @@ export class MockBackend implements Backend {
       ]);
       for (const [id, d] of this.#dialogs) {
         this.#dialogs.delete(id);
-        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }, this.#listed()]);
+        this.emit([{ type: "dialog_dismissed", dialogId: id, reason: "turn_cancelled" }, this.#listed()]);
       }
     },
     restart_agent: () => {
@@ -244,36 +274,14 @@ export class MockBackend implements Backend {
       if (!d || d.type !== "elicitation" || d.mode !== "form") return { content, errors: [] };
       return mockValidate(d.schema.fields, content);
     },
-    answer_elicitation: ({ dialogId, action, content }) => {
+    answer_dialog: ({ dialogId, answer }) => {
       const d = this.#dialogs.get(dialogId);
-      if (!d) throw { kind: "error", message: "This request is no longer pending." };
-      if (d.type === "elicitation" && d.mode === "form" && action === "accept") {
-        const v = mockValidate(d.schema.fields, content ?? {});
-        if (v.errors.length) throw { kind: "invalid", validation: v };
-      }
+      if (!d || d.type !== answer.type) throw { kind: "error", message: "This request is no longer pending." };
+      // The demo agent's reply to the kinds it asks; any other kind just leaves the list.
+      if (answer.type === "elicitation" && d.type === "elicitation") return this.#answerElicitation(d, answer.action, answer.content);
+      if (answer.type === "permission" && d.type === "permission") return this.#answerPermission(d, answer.optionId);
       this.#dialogs.delete(dialogId);
       this.emit([this.#listed()]);
-      this.#record(d, action);
-      const summary =
-        action === "accept"
-          ? d.type === "elicitation" && d.mode === "url"
-            ? "You agreed to open the page. I'll wait for it to report back."
-            : `Thanks — got it:\n\n\`\`\`json\n${JSON.stringify(content ?? {}, null, 2)}\n\`\`\``
-          : action === "decline"
-            ? "Understood, you declined. I'll continue without it."
-            : "No problem, request cancelled.";
-      this.#later(150, () => this.#stream(summary, true));
-    },
-    answer_permission: ({ dialogId, optionId }) => {
-      const d = this.#dialogs.get(dialogId);
-      if (!d || d.type !== "permission") throw { kind: "error", message: "This request is no longer pending." };
-      this.#dialogs.delete(dialogId);
-      this.emit([this.#listed()]);
-      this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
-      const allowed = optionId !== null && optionId.startsWith("allow");
-      const tc = d.toolCall.toolCallId;
-      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
-      this.#later(120, () => this.#stream(allowed ? "Edit applied. `src/config.ts` now reads the timeout from the environment." : "Okay, I left the file untouched.", true));
     },
     open_url: ({ dialogId }) => {
       this.emit([{ type: "url_view", dialogId, state: "opened", detail: null }]);
@@ -361,7 +369,7 @@ export class MockBackend implements Backend {
         this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(id)));
         this.#later(2200, () => {
           if (!this.#dialogs.delete(id)) return;
-          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }, this.#listed()]);
+          this.emit([{ type: "dialog_dismissed", dialogId: id, reason: "agent_cancelled" }, this.#listed()]);
           this.#stream("Never mind — I found the settings in `release.toml`.", true);
         });
         return;

@@ -78,7 +78,7 @@ export function feed(store: AppStore, events: Fed[]) {
       continue;
     }
     out.push(e);
-    if (e.type === "elicitation_dismissed" || e.type === "permission_dismissed" || e.type === "file_access_dismissed") {
+    if (e.type === "dialog_dismissed") {
       const i = list.findIndex((d) => d.dialogId === e.dialogId);
       if (i >= 0) list.splice(i, 1);
       out.push({ type: "dialogs", dialogs: [...list] });
