@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, within } from "@testing-library/svelte";
 import DialogHost from "./DialogHost.svelte";
 import { FakeBackend, feed, flush, storeWith } from "../test/fake";
-import { configureForm, mockValidate, secretForm } from "../lib/mock";
+import { configureForm, secretForm } from "../lib/mock";
+import { validateFromCases } from "../lib/mock-validation";
 import type { FormElicitation, Validation } from "../lib/protocol";
 
 function setup(d: FormElicitation, impl: ConstructorParameters<typeof FakeBackend>[0] = {}) {
   const backend = new FakeBackend({
-    // The fake delegates to the mock's scaffolding validator, standing in for the backend.
-    validate_form: ({ content }) => mockValidate(d.schema.fields, content),
+    // The fake answers with core's recorded verdicts (mock-validation.json), as the mock does.
+    validate_form: ({ content }) => validateFromCases(d.schema.fields, content),
     ...impl,
   });
   const store = storeWith([d]);
@@ -128,7 +129,8 @@ describe("form dialog", () => {
     const email = input(/Contact email/);
     expect(email.getAttribute("aria-invalid")).toBe("true");
     const errId = email.getAttribute("aria-describedby")!.split(" ").pop()!; // after the hint
-    expect(document.getElementById(errId)!.textContent).toContain("Enter a valid email address.");
+    // Core's words (the mock answers with core's recorded verdicts).
+    expect(document.getElementById(errId)!.textContent).toContain("Must be a valid email address.");
     expect(screen.getByRole("radiogroup").closest(".field")!.textContent).toContain("This field is required.");
     expect(screen.queryByText("Review before sending")).toBeNull();
   });
@@ -184,7 +186,7 @@ describe("form dialog", () => {
     await fillValid();
     await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
     await flush();
-    const expected = mockValidate(d.schema.fields, backend.callsOf("validate_form").at(-1).content).content;
+    const expected = validateFromCases(d.schema.fields, backend.callsOf("validate_form").at(-1).content).content;
     await fireEvent.click(screen.getByRole("button", { name: "Send" }));
     await flush();
     const ans = backend.callsOf("answer_dialog");

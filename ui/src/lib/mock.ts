@@ -1,15 +1,13 @@
-// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use.
-//
-// !!! TEST SCAFFOLDING !!!  `mockValidate` below re-implements form validation in
-// TypeScript ONLY so the mock can behave like the real backend. The real app never
-// validates in the UI: validation comes from porthole-core via `validate_form` /
-// `answer_elicitation`. Nothing outside this file may import `mockValidate`.
+// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use. Its
+// dialogs and its form validation are core's (generated: mock-dialogs.json,
+// mock-validation.json); the window never validates itself.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
   FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./mock-dialogs.json";
+import { validateFromCases } from "./mock-validation";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 const SESSION = "demo-1";
@@ -135,7 +133,7 @@ export class MockBackend implements Backend {
   /** The demo agent's reply to a form or URL answer. */
   #answerElicitation(d: Elicitation, action: AnswerAction, content: FormContent | undefined) {
     if (d.mode === "form" && action === "accept") {
-      const v = mockValidate(d.schema.fields, content ?? {});
+      const v = validateFromCases(d.schema.fields, content ?? {});
       if (v.errors.length) throw { kind: "invalid", validation: v };
     }
     this.#dialogs.delete(d.dialogId);
@@ -272,7 +270,7 @@ export class MockBackend implements Backend {
     validate_form: ({ dialogId, content }) => {
       const d = this.#dialogs.get(dialogId);
       if (!d || d.type !== "elicitation" || d.mode !== "form") return { content, errors: [] };
-      return mockValidate(d.schema.fields, content);
+      return validateFromCases(d.schema.fields, content);
     },
     answer_dialog: ({ dialogId, answer }) => {
       const d = this.#dialogs.get(dialogId);
@@ -588,80 +586,6 @@ export function goodUrl(id: number): Made<UrlElicitation> {
 
 export function evilUrl(id: number): Made<UrlElicitation> {
   return { ...withId(MADE.evilUrl, id), elicitationId: `login-${id}` };
-}
-
-// ----------------------------------------------------------------------------------------
-// TEST SCAFFOLDING ONLY: validation rules implemented in TS for the mock backend.
-// The production UI never runs this (nor any agent-supplied regex); see file header.
-// ----------------------------------------------------------------------------------------
-export function mockValidate(fields: Field[], content: FormContent): Validation {
-  // Mirrors core's rules closely enough for the browser tests; core's golden cases check it
-  // (mock-validate.test.ts): only valid values go into the content, and a value of the wrong
-  // JSON type is a "type" error.
-  const errors: FieldError[] = [];
-  const out: FormContent = {};
-  for (const f of fields) {
-    const v = content[f.name];
-    const k = f.kind;
-    const mine: FieldError[] = [];
-    const err = (code: string, message: string) => mine.push({ field: f.name, code, message });
-    if (v === undefined || v === null) {
-      if (f.required) err("required", "This field is required.");
-      errors.push(...mine);
-      continue;
-    }
-    switch (k.type) {
-      case "text": {
-        if (typeof v !== "string") { err("type", "Expected text."); break; }
-        const len = [...v].length;
-        if (k.minLength !== null && len < k.minLength) err("minLength", `Must be at least ${k.minLength} characters.`);
-        if (k.maxLength !== null && len > k.maxLength) err("maxLength", `Must be at most ${k.maxLength} characters.`);
-        if (k.pattern !== null) {
-          let ok = true;
-          try { ok = new RegExp(k.pattern, "u").test(v); } catch { ok = false; }
-          if (!ok) err("pattern", "Does not match the required format.");
-        }
-        if (k.format === "email" && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) err("format", "Enter a valid email address.");
-        if (k.format === "uri") { try { new URL(v); } catch { err("format", "Enter a full URL, e.g. https://example.org."); } }
-        if (k.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(v)) err("format", "Enter a date (YYYY-MM-DD).");
-        if (k.format === "date-time" && Number.isNaN(Date.parse(v))) err("format", "Enter a date and time.");
-        break;
-      }
-      case "number":
-      case "integer": {
-        if (typeof v !== "number" || !Number.isFinite(v) || (k.type === "integer" && !Number.isInteger(v))) {
-          err("type", k.type === "integer" ? "Enter a whole number." : "Enter a number.");
-          break;
-        }
-        if (k.minimum !== null && v < k.minimum) err("minimum", `Must be at least ${k.minimum}.`);
-        if (k.maximum !== null && v > k.maximum) err("maximum", `Must be at most ${k.maximum}.`);
-        break;
-      }
-      case "boolean":
-        if (typeof v !== "boolean") err("type", "Expected true or false.");
-        break;
-      case "singleSelect":
-        if (!k.options.some((o) => o.value === v)) err("enum", "Choose one of the options.");
-        break;
-      case "multiSelect": {
-        if (!Array.isArray(v)) { err("type", "Expected a list."); break; }
-        if (v.some((x) => !k.options.some((o) => o.value === x))) err("enum", "Unknown option selected.");
-        if (k.minItems !== null && v.length < k.minItems) err("minItems", `Choose at least ${k.minItems}.`);
-        if (k.maxItems !== null && v.length > k.maxItems) err("maxItems", `Choose at most ${k.maxItems}.`);
-        break;
-      }
-      case "unsupported":
-        continue;
-      default:
-        k satisfies never;
-    }
-    if (mine.length === 0) out[f.name] = v;
-    errors.push(...mine);
-  }
-  for (const key of Object.keys(content)) {
-    if (!fields.some((f) => f.name === key)) errors.push({ field: key, code: "unknownField", message: "Not a field of this form." });
-  }
-  return { content: out, errors };
 }
 
 export type { Commands };
