@@ -186,7 +186,7 @@ deliveredToShownMs: number, };
 
 export type AnswerSample = { dialogId: number, 
 /**
- * The `answer_elicitation` command started -> its response line handed to the writer.
+ * `answer_dialog` for an elicitation started -> its response line handed to the writer.
  */
 commandToWrittenMs: number, 
 /**
