@@ -72,7 +72,8 @@ export function feed(store: AppStore, events: Fed[]) {
   modelLists.set(store, list);
   const out: UiEvent[] = [];
   for (const e of events) {
-    if (e.type === "elicitation" || e.type === "permission" || e.type === "file_access") {
+    // A dialog of any kind (the window's events carry no `agent`; every dialog prompt does).
+    if ("agent" in e && "dialogId" in e) {
       list.push({ agentId: "demo", through: null, ...e } as Dialog);
       out.push({ type: "dialogs", dialogs: [...list] });
       continue;
