@@ -8,6 +8,7 @@ use porthole_app::{
     AnswerError, Attachment, Backend, HistoryExport, Launch, PerfStats, ProtocolLog, RegistryListing,
     SessionList, SessionView, WindowState,
 };
+use porthole_core::DialogAnswer;
 use porthole_core::form::Validation;
 
 type Result<T> = std::result::Result<T, AnswerError>;
@@ -182,11 +183,6 @@ async fn protocol_log(
 }
 
 #[tauri::command]
-async fn answer_file_access(backend: State<'_, Backend>, dialog_id: u64, allow: bool) -> Result<()> {
-    backend.answer_file_access(dialog_id, allow)
-}
-
-#[tauri::command]
 async fn validate_form(
     backend: State<'_, Backend>,
     dialog_id: u64,
@@ -195,23 +191,10 @@ async fn validate_form(
     backend.validate_form(dialog_id, &content)
 }
 
+/// Answer a waiting dialog of any kind (`{"type": "permission", "optionId": ...}`, ...).
 #[tauri::command]
-async fn answer_elicitation(
-    backend: State<'_, Backend>,
-    dialog_id: u64,
-    action: String,
-    content: Option<Map<String, Value>>,
-) -> Result<()> {
-    backend.answer_elicitation(dialog_id, &action, content)
-}
-
-#[tauri::command]
-async fn answer_permission(
-    backend: State<'_, Backend>,
-    dialog_id: u64,
-    option_id: Option<String>,
-) -> Result<()> {
-    backend.answer_permission(dialog_id, option_id)
+async fn answer_dialog(backend: State<'_, Backend>, dialog_id: u64, answer: DialogAnswer) -> Result<()> {
+    backend.answer_dialog(dialog_id, answer)
 }
 
 #[tauri::command]

@@ -161,25 +161,25 @@ async function answer(d) {
     const allow = d.options.find((o) => o.kind === "allow_once");
     const reject = d.options.find((o) => o.kind === "reject_once");
     const choice = [allow, reject, null][n % 3];
-    await invoke("answer_permission", { dialogId: d.dialogId, optionId: choice?.optionId ?? null });
+    await invoke("answer_dialog", { dialogId: d.dialogId, answer: { type: "permission", optionId: choice?.optionId ?? null } });
     return choice ? "selected" : "cancel";
   }
   if (d.type === "file_access") {
-    await invoke("answer_file_access", { dialogId: d.dialogId, allow: n % 2 === 0 });
+    await invoke("answer_dialog", { dialogId: d.dialogId, answer: { type: "file_access", allow: n % 2 === 0 } });
     return null; // not part of the history
   }
   const action = ["accept", "decline", "cancel"][n % 3];
   if (action === "accept" && d.mode === "form") {
     try {
-      await invoke("answer_elicitation", { dialogId: d.dialogId, action, content: d.initialValues ?? {} });
+      await invoke("answer_dialog", { dialogId: d.dialogId, answer: { type: "elicitation", action, content: d.initialValues ?? {} } });
       return "accept";
     } catch {
       // A form whose defaults do not validate (a question with no default): declined instead.
-      await invoke("answer_elicitation", { dialogId: d.dialogId, action: "decline", content: null });
+      await invoke("answer_dialog", { dialogId: d.dialogId, answer: { type: "elicitation", action: "decline" } });
       return "decline";
     }
   }
-  await invoke("answer_elicitation", { dialogId: d.dialogId, action, content: null });
+  await invoke("answer_dialog", { dialogId: d.dialogId, answer: { type: "elicitation", action } });
   if (action === "accept" && d.mode === "url") await openSealed(d.dialogId);
   return action;
 }

@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use porthole_core::acp::v1::schema::SessionUpdate;
-use porthole_core::events::{DismissReason, Event, ExitInfo, RpcError};
+use porthole_core::events::{DialogPrompt, DismissReason, Event, ExitInfo, RpcError};
 use serde_json::{Value, json};
 
 use super::{AppState, Pending, SessionView};
@@ -27,31 +27,18 @@ pub(super) struct Effects<'e> {
 /// Apply one event of `agent_id`'s connection to the state.
 pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) -> Effects<'e> {
     let mut effects = Effects::default();
+    // A dialog of any kind joins the one list of waiting dialogs.
+    if let Some(prompt) = event.dialog() {
+        waiting(state, agent_id, prompt);
+        return effects;
+    }
     match event {
         Event::SessionUpdate { session_id, update } => {
             if let Some(session) = state.sessions.get_mut(session_id) {
                 effects.snapshot_changed = session_update(session, update);
             }
         }
-        Event::Elicitation(p) => {
-            state.arrived.insert(p.dialog_id, Instant::now());
-            state
-                .pending
-                .insert(p.dialog_id, Pending::Elicitation(agent_id.into(), p.clone()));
-        }
-        Event::Permission(p) => {
-            state
-                .pending
-                .insert(p.dialog_id, Pending::Permission(agent_id.into(), p.clone()));
-        }
-        Event::FileAccess(p) => {
-            state
-                .pending
-                .insert(p.dialog_id, Pending::FileAccess(agent_id.into(), p.clone()));
-        }
-        Event::ElicitationDismissed { dialog_id, reason }
-        | Event::PermissionDismissed { dialog_id, reason }
-        | Event::FileAccessDismissed { dialog_id, reason } => {
+        Event::DialogDismissed { dialog_id, reason } => {
             effects.dismissed = state.pending.shift_remove(dialog_id).map(|p| (p, reason));
         }
         Event::PermissionAuto { .. } => {
@@ -84,6 +71,16 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
 }
 
 /// The turn is over; a turn that failed for want of sign-in shows the sign-in panel.
+/// A dialog waits for the user. An elicitation also starts the clock of its latency figure.
+fn waiting(state: &mut AppState, agent_id: &str, prompt: DialogPrompt) {
+    let dialog_id = prompt.dialog_id();
+    if let DialogPrompt::Elicitation(_) = prompt {
+        state.arrived.insert(dialog_id, Instant::now());
+    }
+    let agent_id = agent_id.to_string();
+    state.pending.insert(dialog_id, Pending { agent_id, prompt });
+}
+
 fn turn_ended(state: &mut AppState, agent_id: &str, session_id: &str, error: Option<&RpcError>) {
     if let Some(s) = state.sessions.get_mut(session_id) {
         s.turn_running = false;
@@ -262,7 +259,7 @@ mod tests {
         assert_eq!(st.pending.len(), 1);
         assert_eq!(st.pending[&7].agent_id(), "a");
 
-        let dismiss = Event::FileAccessDismissed {
+        let dismiss = Event::DialogDismissed {
             dialog_id: 7,
             reason: DismissReason::TurnCancelled,
         };

@@ -206,7 +206,7 @@ impl Backend {
         drop(decision);
         for id in consented {
             self.0.sealed.close(id);
-            self.push(super::event_json(&Event::ElicitationDismissed {
+            self.push(super::event_json(&Event::DialogDismissed {
                 dialog_id: id,
                 reason: DismissReason::AgentExited,
             }));
@@ -221,11 +221,7 @@ impl Backend {
         if self.settings().notifications {
             self.notify_if_dialog(event);
         }
-        let decision = matches!(
-            event,
-            Event::ElicitationDismissed { .. } | Event::PermissionDismissed { .. }
-        )
-        .then(|| self.decisions());
+        let decision = matches!(event, Event::DialogDismissed { .. }).then(|| self.decisions());
         let effects = {
             let mut state = self.state();
             if state.conns.get(agent_id).map(|c| c.generation) != Some(generation) {
@@ -253,10 +249,7 @@ impl Backend {
         if let Event::AgentExited(_) = event {
             self.forget_agent(agent_id);
         }
-        let asked = matches!(
-            event,
-            Event::Elicitation(_) | Event::Permission(_) | Event::FileAccess(_)
-        );
+        let asked = event.dialog().is_some();
         // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;
         // a dismissal goes first, then the list without it (the window shows why it went).
         if !asked && !coalesce::enqueue_text(&mut self.queue(), event) {
@@ -281,21 +274,14 @@ impl Backend {
     /// An OS notification for a dialog that arrives while the window is in the background.
     fn notify_if_dialog(&self, event: &Event) {
         use crate::plain;
-        let (agent, what) = match event {
-            Event::Elicitation(p) => (
-                p.agent.display_name(),
-                match p.kind {
-                    porthole_core::events::ElicitationKind::Form { .. } => "asks you to fill in a form",
-                    porthole_core::events::ElicitationKind::Url { .. } => "asks to open a web page",
-                },
-            ),
-            Event::Permission(p) => (p.agent.display_name(), "asks for permission"),
-            Event::FileAccess(p) => (p.agent.display_name(), "asks to use a file outside the workspace"),
-            _ => return,
+        let Some(prompt) = event.dialog() else {
+            return;
         };
-        self.0
-            .shell
-            .dialog_waiting("Porthole: waiting for you", &format!("{} {what}", plain(&agent)));
+        let agent = prompt.agent().display_name();
+        self.0.shell.dialog_waiting(
+            "Porthole: waiting for you",
+            &format!("{} {}", plain(&agent), prompt.what()),
+        );
     }
 
     /// Stop an agent and forget its connection (it is being removed).

@@ -1,36 +1,28 @@
 //! The one list of waiting dialogs, as the window renders it. The app model keeps the list
 //! (`AppState::pending`); each change sends the whole list (`AppEvent::Dialogs`), and
 //! `app_state` returns it after a reload, so the window never keeps a list of its own.
-//! `DialogView` is an enum whose TypeScript is generated (`ui_contract.rs`): a new dialog kind
-//! is a compile error in `Pending::view` and in the window's `DialogHost`.
+//! `DialogView` wraps core's `DialogPrompt` whatever its kind, so a new kind of dialog needs
+//! nothing here; its TypeScript (`ui_contract.rs`) names the window's `Dialog` union, over
+//! which the window's `DialogHost` switches exhaustively.
 
-use porthole_core::events::{ElicitationPrompt, FileAccessPrompt, PermissionPrompt};
+use porthole_core::events::DialogPrompt;
 use porthole_history::DomainMemory;
 use serde::Serialize;
 
-/// A dialog waiting for the user: the prompt as core reported it, and who asked.
+/// A dialog waiting for the user: the prompt as core reported it (of any kind: core's
+/// `DialogPrompt`, typed for the window in `dialogs.ts` as `Dialog`), and what the app model
+/// adds: the connection that asked, the editor it came through (`porthole proxy`), and for URL
+/// elicitations what the consent history knows of the domain. Nothing here is per kind.
 #[derive(Clone, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub(crate) enum DialogView {
-    Elicitation(#[cfg_attr(test, ts(type = "Elicitation & DialogOrigin"))] Asked<ElicitationPrompt>),
-    Permission(#[cfg_attr(test, ts(type = "PermissionRequest & DialogOrigin"))] Asked<PermissionPrompt>),
-    FileAccess(#[cfg_attr(test, ts(type = "FileAccessRequest & DialogOrigin"))] Asked<FileAccessPrompt>),
-}
-
-/// A core prompt with what the app model adds: the connection that asked, the editor it came
-/// through (`porthole proxy`), and for URL elicitations what the consent history knows of the
-/// domain.
-#[derive(Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Asked<P> {
+#[cfg_attr(test, derive(ts_rs::TS), ts(type = "Dialog & DialogOrigin"))]
+pub(crate) struct DialogView {
     #[serde(flatten)]
-    pub(crate) prompt: Box<P>,
+    pub(crate) prompt: DialogPrompt,
     #[serde(flatten)]
     pub(crate) origin: Origin,
     /// URL elicitations only: earlier consents to this domain for this agent (`null` without a
     /// history); absent for every other dialog.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "domainMemory", skip_serializing_if = "Option::is_none")]
     pub(crate) domain_memory: Option<Option<DomainMemory>>,
 }
 
@@ -47,7 +39,7 @@ pub(crate) struct Origin {
 
 #[cfg(test)]
 mod tests {
-    use porthole_core::events::{AgentIdentity, FileOperation};
+    use porthole_core::events::{AgentIdentity, FileAccessPrompt, FileOperation};
     use serde_json::json;
 
     use super::*;
@@ -56,8 +48,8 @@ mod tests {
     /// `through` added to the JSON).
     #[test]
     fn a_dialog_keeps_the_shape_of_cores_event() {
-        let view = DialogView::FileAccess(Asked {
-            prompt: Box::new(FileAccessPrompt {
+        let view = DialogView {
+            prompt: DialogPrompt::FileAccess(FileAccessPrompt {
                 dialog_id: 4,
                 agent: AgentIdentity {
                     name: "a".into(),
@@ -74,7 +66,7 @@ mod tests {
                 through: Some("Zed".into()),
             },
             domain_memory: None,
-        });
+        };
         assert_eq!(
             serde_json::to_value(&view).unwrap(),
             json!({"type": "file_access", "dialogId": 4, "agent": {"name": "a", "title": null, "version": null},

@@ -1,7 +1,6 @@
 //! Answers to dialogs, consented URLs, and remembered permission decisions.
 
-use porthole_core::Answer;
-use porthole_core::events::ElicitationKind;
+use porthole_core::events::{Action, DialogAnswer, DialogPrompt, ElicitationKind};
 use porthole_core::form::Validation;
 use serde_json::{Map, Value};
 
@@ -18,43 +17,41 @@ impl Backend {
         Ok(client.validate_form(dialog_id, content)?)
     }
 
-    pub fn answer_elicitation(
-        &self,
-        dialog_id: u64,
-        action: &str,
-        content: Option<Map<String, Value>>,
-    ) -> Result<(), AnswerError> {
-        self.0.metrics.answer_started(dialog_id);
+    /// Answer a waiting dialog of any kind, exactly once: the history gets the decision first
+    /// (retracted if core refuses the answer), then the agent; the dialog leaves the list.
+    pub fn answer_dialog(&self, dialog_id: u64, answer: DialogAnswer) -> Result<(), AnswerError> {
+        if let DialogAnswer::Elicitation { .. } = answer {
+            self.0.metrics.answer_started(dialog_id);
+        }
         let client = self.client_of_dialog(dialog_id)?;
-        let answer = match action {
-            "accept" => Answer::Accept(content.unwrap_or_default()),
-            "decline" => Answer::Decline,
-            "cancel" => Answer::Cancel,
-            other => return Err(AnswerError::msg(format!("unknown action `{other}`"))),
-        };
-        let _decision = self.decisions();
+        let decision = self.decisions();
         let pending = self.state().pending.get(&dialog_id).cloned();
-        let accepted_url = match &pending {
-            Some(Pending::Elicitation(agent_id, p)) => match (&p.kind, &answer) {
-                (ElicitationKind::Url { url, .. }, Answer::Accept(_)) => Some(AcceptedUrl {
+        let accepted_url = match (&pending, &answer) {
+            (
+                Some(Pending {
+                    agent_id,
+                    prompt: DialogPrompt::Elicitation(p),
+                }),
+                DialogAnswer::Elicitation {
+                    action: Action::Accept,
+                    ..
+                },
+            ) => match &p.kind {
+                ElicitationKind::Url { url, .. } => Some(AcceptedUrl {
                     url: url.full.clone(),
                     agent_name: p.agent.display_name(),
                     agent_id: agent_id.clone(),
                 }),
-                _ => None,
+                ElicitationKind::Form { .. } => None,
             },
             _ => None,
         };
-        let values = match &answer {
-            Answer::Accept(values) => Some(values.clone()),
-            _ => None,
-        };
+        // An "always" choice becomes a visible, revocable rule: the snapshot shows it.
+        let rules_may_change = matches!(answer, DialogAnswer::Permission { .. });
         // Written ahead of the answer: a crash after this leaves at most a decision the agent
         // never got, never an answer the history lacks. Retracted if the answer is refused.
-        let entry = pending
-            .as_ref()
-            .and_then(|p| self.record_elicitation_answer(p, action, values.as_ref()));
-        if let Err(e) = client.respond_elicitation(dialog_id, answer) {
+        let entry = pending.as_ref().and_then(|p| self.record_answer(p, &answer));
+        if let Err(e) = client.respond(dialog_id, answer) {
             self.retract(entry);
             return Err(e.into());
         }
@@ -65,43 +62,37 @@ impl Backend {
             }
             state.pending.shift_remove(&dialog_id)
         };
+        drop(decision);
         // The window renders the model's list of waiting dialogs: this one leaves it.
         if answered.is_some() {
             self.push_dialogs();
         }
+        if rules_may_change {
+            self.push_snapshot();
+        }
         Ok(())
     }
 
+    /// `answer_dialog` for an elicitation: `action` is `accept`, `decline` or `cancel`.
+    pub fn answer_elicitation(
+        &self,
+        dialog_id: u64,
+        action: &str,
+        content: Option<Map<String, Value>>,
+    ) -> Result<(), AnswerError> {
+        let action = serde_json::from_value(Value::String(action.to_string()))
+            .map_err(|_| AnswerError::msg(format!("unknown action `{action}`")))?;
+        self.answer_dialog(dialog_id, DialogAnswer::Elicitation { action, content })
+    }
+
+    /// `answer_dialog` for a permission request: `None` cancels.
     pub fn answer_permission(&self, dialog_id: u64, option_id: Option<String>) -> Result<(), AnswerError> {
-        let client = self.client_of_dialog(dialog_id)?;
-        let decision = self.decisions();
-        let pending = self.state().pending.get(&dialog_id).cloned();
-        // Written ahead of the answer, as for elicitations.
-        let entry = pending
-            .as_ref()
-            .and_then(|p| self.record_permission_answer(p, option_id.as_deref()));
-        if let Err(e) = client.respond_permission(dialog_id, option_id.clone()) {
-            self.retract(entry);
-            return Err(e.into());
-        }
-        let answered = self.state().pending.shift_remove(&dialog_id);
-        drop(decision);
-        if answered.is_some() {
-            self.push_dialogs();
-        }
-        // An "always" choice becomes a visible, revocable rule.
-        self.push_snapshot();
-        Ok(())
+        self.answer_dialog(dialog_id, DialogAnswer::Permission { option_id })
     }
 
+    /// `answer_dialog` for a file outside the workspace.
     pub fn answer_file_access(&self, dialog_id: u64, allow: bool) -> Result<(), AnswerError> {
-        let client = self.client_of_dialog(dialog_id)?;
-        client.respond_file_access(dialog_id, allow)?;
-        let answered = self.state().pending.shift_remove(&dialog_id);
-        if answered.is_some() {
-            self.push_dialogs();
-        }
-        Ok(())
+        self.answer_dialog(dialog_id, DialogAnswer::FileAccess { allow })
     }
 
     pub fn revoke_permission_rule(&self, rule_id: u64) -> Result<(), AnswerError> {

@@ -4,12 +4,13 @@
 
 use std::path::PathBuf;
 
-use porthole_core::events::{DismissReason, ElicitationKind, ElicitationPrompt, Event};
+use porthole_core::events::{
+    Action, DialogAnswer, DialogPrompt, DismissReason, ElicitationKind, ElicitationPrompt, Event,
+};
 use porthole_history::{
     DomainMark, DomainMemory, ElicitationOutcome, HistoryFilter, HistoryPage, HistoryStore, NewEntry,
     PermissionOutcome, domain_of,
 };
-use serde_json::{Map, Value};
 
 use super::proxied::history_agent_id;
 use super::results::HistoryExport;
@@ -92,61 +93,62 @@ impl Backend {
         }
     }
 
-    /// The user answered an elicitation. Form values are kept only when the setting is on
-    /// (core drops secret fields either way). Called before the answer is sent; returns the
-    /// entry to retract if sending is refused.
-    pub(super) fn record_elicitation_answer(
-        &self,
-        pending: &Pending,
-        action: &str,
-        values: Option<&Map<String, Value>>,
-    ) -> Option<i64> {
-        let Pending::Elicitation(agent_id, prompt) = pending else {
-            return None;
-        };
-        let outcome = match action {
-            "accept" => ElicitationOutcome::Accept,
-            "decline" => ElicitationOutcome::Decline,
-            _ => ElicitationOutcome::Cancel,
-        };
-        let values = values.filter(|_| self.settings().store_form_values);
-        let agent_id = history_agent_id(agent_id);
-        self.record(&NewEntry::elicitation(agent_id, prompt, &outcome, values))
-    }
-
-    /// The user answered a permission request: with an option of the request, or none.
-    /// Called before the answer is sent, like `record_elicitation_answer`.
-    pub(super) fn record_permission_answer(&self, pending: &Pending, option_id: Option<&str>) -> Option<i64> {
-        let Pending::Permission(agent_id, prompt) = pending else {
-            return None;
-        };
-        let chosen = option_id.and_then(|id| prompt.options.iter().find(|o| *o.option_id.0 == *id));
-        let outcome = match chosen {
-            Some(option) => PermissionOutcome::Selected(option),
-            None => PermissionOutcome::Cancelled,
-        };
-        self.record(&NewEntry::permission(history_agent_id(agent_id), prompt, outcome))
+    /// The user answered a dialog: what the history keeps of it, written before the answer is
+    /// sent. Form values are kept only when the setting is on (core drops secret fields either
+    /// way). Returns the entry to retract if sending is refused. Every kind is listed, so a new
+    /// one is a compile error here until it says what is kept.
+    pub(super) fn record_answer(&self, pending: &Pending, answer: &DialogAnswer) -> Option<i64> {
+        let agent_id = history_agent_id(&pending.agent_id);
+        match (&pending.prompt, answer) {
+            (DialogPrompt::Elicitation(prompt), DialogAnswer::Elicitation { action, content }) => {
+                let outcome = match action {
+                    Action::Accept => ElicitationOutcome::Accept,
+                    Action::Decline => ElicitationOutcome::Decline,
+                    Action::Cancel => ElicitationOutcome::Cancel,
+                };
+                let values = match action {
+                    Action::Accept => content.as_ref().filter(|_| self.settings().store_form_values),
+                    _ => None,
+                };
+                self.record(&NewEntry::elicitation(agent_id, prompt, &outcome, values))
+            }
+            (DialogPrompt::Permission(prompt), DialogAnswer::Permission { option_id }) => {
+                let chosen = option_id
+                    .as_deref()
+                    .and_then(|id| prompt.options.iter().find(|o| *o.option_id.0 == *id));
+                let outcome = match chosen {
+                    Some(option) => PermissionOutcome::Selected(option),
+                    None => PermissionOutcome::Cancelled,
+                };
+                self.record(&NewEntry::permission(agent_id, prompt, outcome))
+            }
+            // Not kept: file access is not a consent the history lists.
+            (DialogPrompt::FileAccess(_), _) => None,
+            // An answer of another kind: core refuses it, nothing to keep.
+            (DialogPrompt::Elicitation(_) | DialogPrompt::Permission(_), _) => None,
+        }
     }
 
     /// A dialog went away without the user.
     pub(super) fn record_dismissal(&self, pending: &Pending, reason: &DismissReason) {
-        match pending {
-            Pending::Elicitation(agent_id, prompt) => {
+        let agent_id = history_agent_id(&pending.agent_id);
+        match &pending.prompt {
+            DialogPrompt::Elicitation(prompt) => {
                 self.record(&NewEntry::elicitation(
-                    history_agent_id(agent_id),
+                    agent_id,
                     prompt,
                     &ElicitationOutcome::Dismissed(*reason),
                     None,
                 ));
             }
-            Pending::Permission(agent_id, prompt) => {
+            DialogPrompt::Permission(prompt) => {
                 self.record(&NewEntry::permission(
-                    history_agent_id(agent_id),
+                    agent_id,
                     prompt,
                     PermissionOutcome::Dismissed(reason),
                 ));
             }
-            Pending::FileAccess(..) => {}
+            DialogPrompt::FileAccess(_) => {}
         }
     }
 

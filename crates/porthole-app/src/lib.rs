@@ -38,11 +38,11 @@ use std::time::{Duration, Instant};
 use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
-use dialog_view::{Asked, DialogView, Origin};
+use dialog_view::{DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 pub use metrics::PerfStats;
-use porthole_core::events::{AgentIdentity, ElicitationPrompt, Event, FileAccessPrompt, PermissionPrompt};
+use porthole_core::events::{AgentIdentity, DialogPrompt, Event};
 use porthole_core::{AgentClient, ClientError, RespondError};
 pub use proxied::ProxyView;
 pub use results::{HistoryExport, ProtocolLog, RegistryListing, SessionList};
@@ -97,38 +97,28 @@ impl From<ClientError> for AnswerError {
     }
 }
 
-/// A dialog waiting for the user, with the agent that asked.
+/// A dialog waiting for the user (of any kind), with the agent that asked.
 #[derive(Clone)]
-enum Pending {
-    Elicitation(String, Box<ElicitationPrompt>),
-    Permission(String, Box<PermissionPrompt>),
-    FileAccess(String, Box<FileAccessPrompt>),
+struct Pending {
+    agent_id: String,
+    prompt: DialogPrompt,
 }
 
 impl Pending {
     fn agent_id(&self) -> &str {
-        match self {
-            Pending::Elicitation(a, _) | Pending::Permission(a, _) | Pending::FileAccess(a, _) => a,
-        }
+        &self.agent_id
     }
 
     /// The dialog as the window shows it; `through` names the editor of a proxied connection.
     /// `domain_memory` is filled in later, with the state lock released.
     fn view(&self, through: Option<String>) -> DialogView {
-        fn asked<P: Clone>(agent_id: &str, prompt: &P, through: Option<String>) -> Asked<P> {
-            Asked {
-                prompt: Box::new(prompt.clone()),
-                origin: Origin {
-                    agent_id: agent_id.to_string(),
-                    through,
-                },
-                domain_memory: None,
-            }
-        }
-        match self {
-            Pending::Elicitation(a, p) => DialogView::Elicitation(asked(a, &**p, through)),
-            Pending::Permission(a, p) => DialogView::Permission(asked(a, &**p, through)),
-            Pending::FileAccess(a, p) => DialogView::FileAccess(asked(a, &**p, through)),
+        DialogView {
+            prompt: self.prompt.clone(),
+            origin: Origin {
+                agent_id: self.agent_id.clone(),
+                through,
+            },
+            domain_memory: None,
         }
     }
 }
@@ -479,8 +469,8 @@ impl Backend {
         };
         // Domain memory is read from the history with the state lock released.
         for view in &mut views {
-            if let DialogView::Elicitation(asked) = view {
-                asked.domain_memory = self.domain_memory(&asked.origin.agent_id, &asked.prompt);
+            if let DialogPrompt::Elicitation(prompt) = &view.prompt {
+                view.domain_memory = self.domain_memory(&view.origin.agent_id, prompt);
             }
         }
         views

@@ -56,7 +56,7 @@ pub(crate) struct DialogSample {
 pub(crate) struct AnswerSample {
     #[cfg_attr(test, ts(type = "number"))]
     dialog_id: u64,
-    /// The `answer_elicitation` command started -> its response line handed to the writer.
+    /// `answer_dialog` for an elicitation started -> its response line handed to the writer.
     command_to_written_ms: f64,
     /// When the response line was written, in ms since the Unix epoch (to pair with UI clicks).
     written_at_epoch_ms: f64,

@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 
 use porthole_core::broker::{self, Modes, ScopeCheck};
-use porthole_core::events::{AgentIdentity, ElicitationPrompt};
+use porthole_core::events::{AgentIdentity, DialogPrompt, ElicitationPrompt};
 use serde_json::{Value, json};
 
-use crate::dialog_view::{Asked, DialogView, Origin};
+use crate::dialog_view::{DialogView, Origin};
 
 /// The mock's world: session `demo-1` is open, and our `authenticate` (id 7) is in flight.
 struct Demo;
@@ -118,8 +118,8 @@ fn generated() -> String {
         let parsed = broker::parse_request(&params, Modes::ALL, &Demo)
             .unwrap_or_else(|r| panic!("{name}: core refused it: {}", r.error.message));
         let is_url = matches!(parsed.kind, porthole_core::events::ElicitationKind::Url { .. });
-        let view = DialogView::Elicitation(Asked {
-            prompt: Box::new(ElicitationPrompt {
+        let view = DialogView {
+            prompt: DialogPrompt::Elicitation(ElicitationPrompt {
                 dialog_id: 0,
                 agent: agent.clone(),
                 scope: parsed.scope,
@@ -133,7 +133,7 @@ fn generated() -> String {
             },
             // No consent history in the mock.
             domain_memory: is_url.then_some(None),
-        });
+        };
         out.insert(name.into(), serde_json::to_value(view).unwrap());
     }
     serde_json::to_string_pretty(&out).unwrap() + "\n"
@@ -151,5 +151,154 @@ fn the_mocks_dialogs_are_made_by_cores_rules() {
     assert!(
         current == json,
         "ui/src/lib/mock-dialogs.json is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs`"
+    );
+}
+
+/// The values the mock's forms are checked with, as the window sends them (absent is always
+/// checked too). Core's verdict on each is what the mock answers `validate_form` with; a value
+/// not listed here gets an error from the mock that says so.
+fn samples() -> Vec<(&'static str, Vec<Value>)> {
+    let targets = [
+        json!(["linux"]),
+        json!(["macos"]),
+        json!(["windows"]),
+        json!(["linux", "macos"]),
+        json!(["linux", "windows"]),
+        json!(["macos", "windows"]),
+        json!([]),
+        json!(["linux", "macos", "windows"]),
+    ];
+    vec![
+        (
+            "project",
+            vec![
+                json!("porthole"),
+                json!("my-app"),
+                json!("ab"),
+                json!("X!"),
+                json!("INVALID per pattern!!"),
+            ],
+        ),
+        ("email", vec![json!("me@example.org"), json!("nope")]),
+        ("homepage", vec![json!("https://example.org"), json!("not a url")]),
+        ("release", vec![json!("2027-01-15"), json!("15/01/2027")]),
+        (
+            "standup",
+            vec![
+                json!("2026-12-03T09:30:00Z"),
+                json!("2026-12-03T09:30:00+00:00"),
+                json!("tomorrow"),
+            ],
+        ),
+        (
+            "budget",
+            vec![json!(12.5), json!(0.5), json!(100), json!(0.1), json!(200)],
+        ),
+        (
+            "workers",
+            vec![json!(4), json!(1), json!(16), json!(0), json!(17), json!(1.5)],
+        ),
+        ("telemetry", vec![json!(true), json!(false)]),
+        (
+            "strategy",
+            vec![
+                json!("conservative"),
+                json!("balanced"),
+                json!("aggressive"),
+                json!("reckless"),
+            ],
+        ),
+        (
+            "license",
+            [
+                "MIT",
+                "Apache-2.0",
+                "GPL-3.0",
+                "BSD-3-Clause",
+                "MPL-2.0",
+                "ISC",
+                "Unlicense",
+                "WTFPL",
+            ]
+            .map(|l| json!(l))
+            .to_vec(),
+        ),
+        ("targets", targets.to_vec()),
+        ("layout", vec![]),
+        ("username", vec![json!("octocat")]),
+        (
+            "api_token",
+            vec![json!("ghp_short"), json!("ghp_0123456789abcdefghijklmnopqrstuv")],
+        ),
+    ]
+}
+
+/// Core's verdict on every sample of every field of the mock's forms, by field name (the
+/// forms share none), and the error for a key that is not a field.
+fn validation_cases() -> String {
+    let samples: std::collections::HashMap<_, _> = samples().into_iter().collect();
+    let mut fields = serde_json::Map::new();
+    let mut unknown = None;
+    for (name, params) in requests() {
+        let parsed = broker::parse_request(&params, Modes::ALL, &Demo)
+            .unwrap_or_else(|r| panic!("{name}: {}", r.error.message));
+        let Some(schema) = parsed.form() else { continue };
+        for field in &schema.fields {
+            let values = samples
+                .get(field.name.as_str())
+                .unwrap_or_else(|| panic!("no samples for the field `{}` of `{name}`", field.name));
+            let mut cases = Vec::new();
+            for value in std::iter::once(None).chain(values.iter().map(Some)) {
+                let mut content = serde_json::Map::new();
+                if let Some(v) = value {
+                    content.insert(field.name.clone(), v.clone());
+                }
+                let validation = schema.validate(&content);
+                let errors: Vec<_> = validation
+                    .errors
+                    .iter()
+                    .filter(|e| e.field == field.name)
+                    .collect();
+                let mut case = serde_json::Map::new();
+                if let Some(v) = value {
+                    case.insert("value".into(), v.clone());
+                }
+                if let Some(accepted) = validation.content.get(&field.name) {
+                    case.insert("content".into(), accepted.clone());
+                }
+                case.insert("errors".into(), serde_json::to_value(errors).unwrap());
+                cases.push(Value::Object(case));
+            }
+            let clash = fields.insert(field.name.clone(), Value::Array(cases));
+            assert!(clash.is_none(), "two mock forms have a field `{}`", field.name);
+        }
+        let mut stray = serde_json::Map::new();
+        stray.insert("not-a-field".into(), json!(1));
+        unknown = schema
+            .validate(&stray)
+            .errors
+            .into_iter()
+            .find(|e| e.field == "not-a-field");
+    }
+    let unknown = unknown.expect("a form rejects a key that is not a field");
+    let out = json!({
+        "unknownField": {"code": unknown.code, "message": unknown.message},
+        "fields": fields,
+    });
+    serde_json::to_string_pretty(&out).unwrap() + "\n"
+}
+
+#[test]
+fn the_mocks_validation_is_cores_verdict_on_its_samples() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/mock-validation.json");
+    let json = validation_cases();
+    if std::env::var_os("PORTHOLE_BLESS").is_some() {
+        std::fs::write(&path, &json).unwrap();
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == json,
+        "ui/src/lib/mock-validation.json is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs`"
     );
 }

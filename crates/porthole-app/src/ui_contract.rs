@@ -51,7 +51,7 @@ fn generated() -> String {
         "// Generated from porthole-app's snapshot types (ts-rs) by\n\
          // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.\n\
          import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../acp\";\n\
-         import type { Elicitation, FileAccessRequest, PermissionRequest } from \"../dialogs\";\n\n",
+         import type { Dialog } from \"../dialogs\";\n\n",
     );
     for decl in decls {
         ts.push_str("export ");

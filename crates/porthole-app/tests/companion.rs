@@ -240,9 +240,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     // --- A URL consent, with its completion; and a withdrawn question. ---
     let turn = editor.prompt(&session, "withdraw").await;
     let withdrawn = shell
-        .wait_for_latest("a dismissed proxied dialog", |e| {
-            e["type"] == "elicitation_dismissed"
-        })
+        .wait_for_latest("a dismissed proxied dialog", |e| e["type"] == "dialog_dismissed")
         .await;
     assert_eq!(withdrawn["reason"], "agent_cancelled", "{withdrawn}");
     editor.answer(turn).await;
@@ -354,7 +352,7 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         .await;
     let dismissed = shell
         .wait_for_latest("its dismissal", |e| {
-            e["type"] == "elicitation_dismissed" && e["dialogId"] == crashed["dialogId"]
+            e["type"] == "dialog_dismissed" && e["dialogId"] == crashed["dialogId"]
         })
         .await;
     assert_eq!(dismissed["reason"], "agent_exited", "{dismissed}");

@@ -131,7 +131,7 @@ async fn a_connection_starts_restarts_fails_reconnects_and_stops() {
     );
     let dismissed = shell
         .wait_for("its dismissal", |e| {
-            e["type"] == "elicitation_dismissed" && e["dialogId"] == asked["dialogId"]
+            e["type"] == "dialog_dismissed" && e["dialogId"] == asked["dialogId"]
         })
         .await;
     assert_eq!(dismissed["reason"], "agent_exited");

@@ -332,8 +332,7 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 term::line(elicitation_id)
             )
         }
-        Event::ElicitationDismissed { dialog_id, reason }
-        | Event::PermissionDismissed { dialog_id, reason } => {
+        Event::DialogDismissed { dialog_id, reason } => {
             note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
         }
         Event::Permission(p) => {
@@ -410,9 +409,6 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 term::line(&p.path),
                 if allowed { "allowed" } else { "denied" }
             )
-        }
-        Event::FileAccessDismissed { dialog_id, reason } => {
-            note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
         }
         Event::PermissionAuto {
             option_name, rule_id, ..

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use porthole_core::acp::v1::schema::PermissionOptionKind;
-use porthole_core::events::{ElicitationKind, ElicitationPrompt, PermissionPrompt};
+use porthole_core::events::{
+    DialogAnswer, DialogPrompt, ElicitationKind, ElicitationPrompt, PermissionPrompt,
+};
 use porthole_core::{AgentClient, Answer, Event};
 use serde_json::{Map, Value};
 
@@ -48,20 +50,21 @@ pub fn load_answers(path: Option<&Path>) -> Result<Map<String, Value>, String> {
 }
 
 impl Policy {
+    /// Answer the event if it is a dialog. Every kind is listed: a new one is a compile error
+    /// here until the CLI has a fixed answer for it.
     pub fn decide(&self, client: &AgentClient, event: &Event) -> Option<Decision> {
-        match event {
-            Event::Elicitation(prompt) => Some(self.elicitation(client, prompt)),
-            Event::Permission(prompt) => Some(permission(client, prompt, self.permission)),
-            Event::FileAccess(prompt) => {
-                let allowed =
-                    self.files_outside && client.respond_file_access(prompt.dialog_id, true).is_ok();
+        Some(match event.dialog()? {
+            DialogPrompt::Elicitation(prompt) => self.elicitation(client, &prompt),
+            DialogPrompt::Permission(prompt) => permission(client, &prompt, self.permission),
+            DialogPrompt::FileAccess(prompt) => {
+                let answer = |allow| client.respond(prompt.dialog_id, DialogAnswer::FileAccess { allow });
+                let allowed = self.files_outside && answer(true).is_ok();
                 if !allowed {
-                    let _ = client.respond_file_access(prompt.dialog_id, false);
+                    let _ = answer(false);
                 }
-                Some(Decision::FileAccess { allowed })
+                Decision::FileAccess { allowed }
             }
-            _ => None,
-        }
+        })
     }
 
     fn elicitation(&self, client: &AgentClient, prompt: &ElicitationPrompt) -> Decision {

@@ -2,16 +2,17 @@
 //! request the agent makes of the user is in `handlers`, delivered as [`Event`]s in wire order.
 //!
 //! - `state`: what the connection holds (sessions, requests in flight, waiting dialogs).
-//! - `dialogs`: the one table of waiting dialogs, written once for every kind.
+//! - `dialogs`: the one table of waiting dialogs, and answering or dismissing any of them,
+//!   written once for every kind.
 //! - `handlers`: the routing table and one module per kind of request (elicitation,
-//!   permission, fs, terminal, session updates), each with its `respond_*` answer.
+//!   permission, fs, terminal, session updates); a kind that waits for the user implements
+//!   `dialogs::Waiting` there.
 //! - `hot_path`: the transport's fast path for `session/update`, ordered with the SDK's events.
 //!
 //! Handlers never wait for a person: a request that needs a decision stores its responder in
-//! its dialog table and returns, so the SDK's dispatch loop keeps reading. The front end answers
-//! later through [`AgentClient::respond_elicitation`] / [`AgentClient::respond_permission`] /
-//! [`AgentClient::respond_file_access`]; taking the responder out of the table under the lock
-//! is what makes every answer exactly-once.
+//! the table of waiting dialogs and returns, so the SDK's dispatch loop keeps reading. The front
+//! end answers later through [`AgentClient::respond`] (or a kind's `respond_*` shorthand);
+//! taking the dialog out of the table under the lock is what makes every answer exactly-once.
 
 mod barrier;
 mod dialogs;
@@ -36,9 +37,9 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
-use self::dialogs::dismiss_kind;
+use self::dialogs::dismiss_where;
 pub(crate) use self::state::SessionState;
-use self::state::{PendingElicitation, PendingFileAccess, PendingPermission, Shared};
+use self::state::Shared;
 use crate::broker::Modes;
 use crate::events::*;
 use crate::form::Validation;
@@ -96,14 +97,7 @@ impl Default for ClientOptions {
     }
 }
 
-/// The user's answer to an elicitation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
-    /// Form: submit this content (validated by core first). URL: consent to open (content ignored).
-    Accept(serde_json::Map<String, Value>),
-    Decline,
-    Cancel,
-}
+pub use crate::events::{Action, Answer, DialogAnswer};
 
 #[derive(Debug, thiserror::Error)]
 pub enum RespondError {
@@ -113,6 +107,11 @@ pub enum RespondError {
     Invalid(Validation),
     #[error("this form cannot be accepted: {0}")]
     CannotAccept(String),
+    #[error("dialog {dialog_id} is not a {answer} dialog")]
+    WrongKind {
+        dialog_id: DialogId,
+        answer: &'static str,
+    },
     #[error("no such option `{0}` in this permission request")]
     NoSuchOption(String),
     #[error("could not send the answer: {0}")]
@@ -598,7 +597,12 @@ impl AgentClient {
     /// `session/cancel`: the spec requires pending permission requests of the turn to be
     /// answered `cancelled`.
     pub fn cancel(&self, session_id: &str) -> Result<(), ClientError> {
-        dismiss_kind::<PendingPermission>(&self.shared, Some(session_id), DismissReason::TurnCancelled);
+        dismiss_where(
+            &self.shared,
+            Some(session_id),
+            DismissReason::TurnCancelled,
+            |d| d.ends_with_turn(),
+        );
         self.cx
             .send_notification(CancelNotification::new(SessionId::new(session_id.to_string())))
             .map_err(|e| self.rpc_error("session/cancel", &e))
@@ -663,9 +667,7 @@ impl IdKey for agent_client_protocol::RawJsonRpcId {
 /// Every waiting dialog of every kind in `session` (all of them with `None`) goes away with
 /// `reason`; the agent gets each kind's "no decision" answer.
 fn dismiss_all(shared: &Shared, session: Option<&str>, reason: DismissReason) {
-    dismiss_kind::<PendingElicitation>(shared, session, reason);
-    dismiss_kind::<PendingPermission>(shared, session, reason);
-    dismiss_kind::<PendingFileAccess>(shared, session, reason);
+    dismiss_where(shared, session, reason, |_| true);
 }
 
 async fn on_agent_exit(shared: &Arc<Shared>, info: ExitInfo) {

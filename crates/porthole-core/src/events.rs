@@ -1,6 +1,6 @@
 //! The typed events core delivers to front ends, in wire order, through one bounded stream.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use agent_client_protocol::v1::schema::{
     PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate,
@@ -261,12 +261,6 @@ pub enum Event {
         tool_call_id: Option<String>,
         error: RpcError,
     },
-    /// A pending elicitation went away without a user decision; it was answered `cancel`.
-    #[serde(rename_all = "camelCase")]
-    ElicitationDismissed {
-        dialog_id: DialogId,
-        reason: DismissReason,
-    },
     /// `elicitation/complete` arrived. `known` is false for unknown or already-completed ids
     /// (which are otherwise ignored).
     #[serde(rename_all = "camelCase")]
@@ -276,11 +270,6 @@ pub enum Event {
         dialog_id: Option<DialogId>,
     },
     Permission(Box<PermissionPrompt>),
-    #[serde(rename_all = "camelCase")]
-    PermissionDismissed {
-        dialog_id: DialogId,
-        reason: DismissReason,
-    },
     /// A `session/prompt` finished: with a stop reason, or with an error.
     #[serde(rename_all = "camelCase")]
     TurnEnded {
@@ -325,8 +314,10 @@ pub enum Event {
     },
     /// The agent wants a file outside the session's workspace roots: the user decides.
     FileAccess(Box<FileAccessPrompt>),
+    /// A waiting dialog (of any kind) went away without a user decision; the agent got its
+    /// kind's "no decision" answer (`cancel`, `cancelled`, an error).
     #[serde(rename_all = "camelCase")]
-    FileAccessDismissed {
+    DialogDismissed {
         dialog_id: DialogId,
         reason: DismissReason,
     },
@@ -365,6 +356,131 @@ pub enum FileOperation {
     Write,
 }
 
+/// A dialog waiting for the user, of any kind, as front ends keep it in their list of waiting
+/// dialogs (`Event::dialog`). A new kind is a variant here, of [`Event`] and of [`DialogAnswer`];
+/// the compiler then points at the places that handle every kind.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DialogPrompt {
+    Elicitation(ElicitationPrompt),
+    Permission(PermissionPrompt),
+    FileAccess(FileAccessPrompt),
+}
+
+impl DialogPrompt {
+    pub fn dialog_id(&self) -> DialogId {
+        match self {
+            DialogPrompt::Elicitation(p) => p.dialog_id,
+            DialogPrompt::Permission(p) => p.dialog_id,
+            DialogPrompt::FileAccess(p) => p.dialog_id,
+        }
+    }
+
+    pub fn agent(&self) -> &AgentIdentity {
+        match self {
+            DialogPrompt::Elicitation(p) => &p.agent,
+            DialogPrompt::Permission(p) => &p.agent,
+            DialogPrompt::FileAccess(p) => &p.agent,
+        }
+    }
+
+    /// What the agent asks, in words after its name ("asks for permission"), for notifications
+    /// and logs.
+    pub fn what(&self) -> &'static str {
+        match self {
+            DialogPrompt::Elicitation(p) => match p.kind {
+                ElicitationKind::Form { .. } => "asks you to fill in a form",
+                ElicitationKind::Url { .. } => "asks to open a web page",
+            },
+            DialogPrompt::Permission(_) => "asks for permission",
+            DialogPrompt::FileAccess(_) => "asks to use a file outside the workspace",
+        }
+    }
+}
+
+impl Event {
+    /// The dialog this event asks the user, if it is one. Lists every event, so a new one is
+    /// a compile error here until it says whether it is a dialog.
+    pub fn dialog(&self) -> Option<DialogPrompt> {
+        match self {
+            Event::Elicitation(p) => Some(DialogPrompt::Elicitation((**p).clone())),
+            Event::Permission(p) => Some(DialogPrompt::Permission((**p).clone())),
+            Event::FileAccess(p) => Some(DialogPrompt::FileAccess((**p).clone())),
+            Event::SessionUpdate { .. }
+            | Event::UnknownUpdate { .. }
+            | Event::ElicitationRejected { .. }
+            | Event::ElicitationComplete { .. }
+            | Event::DialogDismissed { .. }
+            | Event::TurnEnded { .. }
+            | Event::StdoutNoise { .. }
+            | Event::AgentExited(_)
+            | Event::TerminalCreated { .. }
+            | Event::TerminalOutput { .. }
+            | Event::TerminalExited { .. }
+            | Event::TerminalReleased { .. }
+            | Event::PermissionAuto { .. } => None,
+        }
+    }
+}
+
+/// The user's answer to an elicitation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Form: submit this content (validated by core first). URL: consent to open (content ignored).
+    Accept(serde_json::Map<String, serde_json::Value>),
+    Decline,
+    Cancel,
+}
+
+/// What the user chose in an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Accept,
+    Decline,
+    Cancel,
+}
+
+/// The user's answer to a waiting dialog, of the dialog's kind: what `AgentClient::respond`
+/// takes, and what a front end sends (`{"type": "permission", "optionId": "..."}`). An answer
+/// of another kind than the dialog's is refused.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum DialogAnswer {
+    /// Form: accept with `content` (validated by core first). URL: accept is consent to open.
+    Elicitation {
+        action: Action,
+        #[serde(default)]
+        content: Option<serde_json::Map<String, serde_json::Value>>,
+    },
+    /// `Some(option_id)` selects that option, `None` cancels.
+    Permission { option_id: Option<String> },
+    /// `true` performs the read or write on the path shown.
+    FileAccess { allow: bool },
+}
+
+impl DialogAnswer {
+    /// The kind of dialog this answers, as `DialogPrompt` names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DialogAnswer::Elicitation { .. } => "elicitation",
+            DialogAnswer::Permission { .. } => "permission",
+            DialogAnswer::FileAccess { .. } => "file_access",
+        }
+    }
+}
+
+impl From<Answer> for DialogAnswer {
+    fn from(answer: Answer) -> Self {
+        let (action, content) = match answer {
+            Answer::Accept(content) => (Action::Accept, Some(content)),
+            Answer::Decline => (Action::Decline, None),
+            Answer::Cancel => (Action::Cancel, None),
+        };
+        DialogAnswer::Elicitation { action, content }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,6 +508,32 @@ mod tests {
         // No title at all: only the options are looked at.
         let untitled = ToolCallUpdate::new("t", ToolCallUpdateFields::new());
         assert!(PermissionPrompt::text_warnings(&untitled, &plain).is_empty());
+    }
+
+    #[test]
+    fn a_front_end_answers_any_dialog_in_one_shape() {
+        let answer = |v: serde_json::Value| serde_json::from_value::<DialogAnswer>(v).unwrap();
+        assert_eq!(
+            answer(serde_json::json!({"type": "permission", "optionId": "yes"})),
+            DialogAnswer::Permission {
+                option_id: Some("yes".into())
+            }
+        );
+        assert_eq!(
+            answer(serde_json::json!({"type": "file_access", "allow": false})),
+            DialogAnswer::FileAccess { allow: false }
+        );
+        assert_eq!(
+            answer(serde_json::json!({"type": "elicitation", "action": "decline"})),
+            Answer::Decline.into()
+        );
+        let mut content = serde_json::Map::new();
+        content.insert("name".into(), "x".into());
+        assert_eq!(
+            answer(serde_json::json!({"type": "elicitation", "action": "accept", "content": {"name": "x"}})),
+            Answer::Accept(content).into()
+        );
+        assert!(serde_json::from_value::<DialogAnswer>(serde_json::json!({"type": "nope"})).is_err());
     }
 
     #[test]

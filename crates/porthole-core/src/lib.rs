@@ -35,7 +35,7 @@ pub mod transport;
 
 pub use agent_client_protocol as acp;
 pub use broker::Modes;
-pub use client::{AgentClient, Answer, ClientError, ClientOptions, RespondError};
+pub use client::{AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, RespondError};
 pub use events::Event;
 /// The elicitation rules live in their own crate (usable by any ACP client); re-exported here
 /// so core and its front ends name them as before.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use common::{decline, start, start_with, test_agent};
 use porthole_core::acp::v1::schema::SessionUpdate;
-use porthole_core::events::{DismissReason, ElicitationKind, Event};
+use porthole_core::events::{DialogAnswer, DismissReason, ElicitationKind, Event};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientError, ClientOptions, Modes, RespondError};
 use serde_json::{Value, json};
 
@@ -323,7 +323,7 @@ async fn agent_withdrawal_dismisses_the_dialog() {
     let (events, report) = h.turn("withdraw", |_, _| {}).await;
     assert!(events.iter().any(|e| matches!(
         e,
-        Event::ElicitationDismissed {
+        Event::DialogDismissed {
             reason: DismissReason::AgentCancelled,
             ..
         }
@@ -348,7 +348,7 @@ async fn crash_mid_elicitation_ends_the_turn_and_dismisses_dialogs() {
                 saw.0 = true;
                 saw.1 = true;
             }
-            Event::ElicitationDismissed {
+            Event::DialogDismissed {
                 reason: DismissReason::AgentExited,
                 ..
             } => saw.1 = true,
@@ -388,7 +388,7 @@ async fn session_cancel_resolves_pending_permissions() {
         .await;
     assert!(events.iter().any(|e| matches!(
         e,
-        Event::PermissionDismissed {
+        Event::DialogDismissed {
             reason: DismissReason::TurnCancelled,
             ..
         }
@@ -410,7 +410,25 @@ async fn permission_options_are_checked() {
                     c.respond_permission(p.dialog_id, Some("bogus".into())),
                     Err(RespondError::NoSuchOption(_))
                 ));
-                c.respond_permission(p.dialog_id, Some("no".into())).unwrap();
+                // An answer of another kind is refused too, and the dialog keeps waiting.
+                for other in [DialogAnswer::FileAccess { allow: true }, Answer::Cancel.into()] {
+                    assert!(matches!(
+                        c.respond(p.dialog_id, other),
+                        Err(RespondError::WrongKind { .. })
+                    ));
+                }
+                c.respond(
+                    p.dialog_id,
+                    DialogAnswer::Permission {
+                        option_id: Some("no".into()),
+                    },
+                )
+                .unwrap();
+                // Exactly once: the second answer finds no dialog.
+                assert!(matches!(
+                    c.respond(p.dialog_id, DialogAnswer::Permission { option_id: None }),
+                    Err(RespondError::NoSuchDialog(_))
+                ));
             }
         })
         .await;
@@ -650,7 +668,7 @@ async fn shutdown_stops_the_agent() {
     while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), h.events.recv()).await {
         if matches!(
             e,
-            Event::ElicitationDismissed {
+            Event::DialogDismissed {
                 reason: DismissReason::AgentExited,
                 ..
             }
@@ -675,7 +693,7 @@ async fn ending_a_session_cancels_its_pending_dialogs() {
     };
     h.client.end_session(&h.session);
     loop {
-        if let Event::ElicitationDismissed { dialog_id, reason } = h.next().await {
+        if let Event::DialogDismissed { dialog_id, reason } = h.next().await {
             assert_eq!(dialog_id, dialog);
             assert_eq!(reason, DismissReason::SessionEnded);
             break;

@@ -19,10 +19,7 @@ async fn death_mid_permission_dismisses_the_permission_and_file_dialogs() {
         match h.next().await {
             Event::Permission(p) => shown.push(("permission", p.dialog_id)),
             Event::FileAccess(p) => shown.push(("file", p.dialog_id)),
-            Event::PermissionDismissed { dialog_id, reason } => {
-                dismissed.push(("permission", dialog_id, reason))
-            }
-            Event::FileAccessDismissed { dialog_id, reason } => dismissed.push(("file", dialog_id, reason)),
+            Event::DialogDismissed { dialog_id, reason } => dismissed.push((dialog_id, reason)),
             Event::AgentExited(info) => exited = Some(info),
             Event::TurnEnded { error: Some(e), .. } => turn_error = Some(e),
             Event::TurnEnded { error: None, .. } => panic!("the turn cannot end normally"),
@@ -37,7 +34,7 @@ async fn death_mid_permission_dismisses_the_permission_and_file_dialogs() {
     );
     for (kind, id) in &shown {
         assert!(
-            dismissed.contains(&(kind, *id, DismissReason::AgentExited)),
+            dismissed.contains(&(*id, DismissReason::AgentExited)),
             "{kind} dialog {id} was not dismissed: {dismissed:?}"
         );
     }

@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, within } from "@testing-library/svelte";
 import DialogHost from "./DialogHost.svelte";
 import { FakeBackend, feed, flush, storeWith } from "../test/fake";
-import { configureForm, mockValidate, secretForm } from "../lib/mock";
+import { configureForm, secretForm } from "../lib/mock";
+import { validateFromCases } from "../lib/mock-validation";
 import type { FormElicitation, Validation } from "../lib/protocol";
 
 function setup(d: FormElicitation, impl: ConstructorParameters<typeof FakeBackend>[0] = {}) {
   const backend = new FakeBackend({
-    // The fake delegates to the mock's scaffolding validator, standing in for the backend.
-    validate_form: ({ content }) => mockValidate(d.schema.fields, content),
+    // The fake answers with core's recorded verdicts (mock-validation.json), as the mock does.
+    validate_form: ({ content }) => validateFromCases(d.schema.fields, content),
     ...impl,
   });
   const store = storeWith([d]);
@@ -128,7 +129,8 @@ describe("form dialog", () => {
     const email = input(/Contact email/);
     expect(email.getAttribute("aria-invalid")).toBe("true");
     const errId = email.getAttribute("aria-describedby")!.split(" ").pop()!; // after the hint
-    expect(document.getElementById(errId)!.textContent).toContain("Enter a valid email address.");
+    // Core's words (the mock answers with core's recorded verdicts).
+    expect(document.getElementById(errId)!.textContent).toContain("Must be a valid email address.");
     expect(screen.getByRole("radiogroup").closest(".field")!.textContent).toContain("This field is required.");
     expect(screen.queryByText("Review before sending")).toBeNull();
   });
@@ -178,25 +180,25 @@ describe("form dialog", () => {
     expect((screen.getByLabelText(/Balanced/) as HTMLInputElement).checked).toBe(true);
   });
 
-  it("Send calls answer_elicitation accept with the validated content", async () => {
+  it("Send calls answer_dialog accept with the validated content", async () => {
     const d = configureForm(1);
     const { backend, store } = setup(d);
     await fillValid();
     await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
     await flush();
-    const expected = mockValidate(d.schema.fields, backend.callsOf("validate_form").at(-1).content).content;
+    const expected = validateFromCases(d.schema.fields, backend.callsOf("validate_form").at(-1).content).content;
     await fireEvent.click(screen.getByRole("button", { name: "Send" }));
     await flush();
-    const ans = backend.callsOf("answer_elicitation");
-    expect(ans).toEqual([{ dialogId: 1, action: "accept", content: expected }]);
-    expect(typeof ans[0].content.workers).toBe("number");
+    const ans = backend.callsOf("answer_dialog");
+    expect(ans).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "accept", content: expected } }]);
+    expect(typeof ans[0].answer.content.workers).toBe("number");
     expect(store.dialogs.length).toBe(0);
   });
 
-  it("returns to the form with errors when answer_elicitation says invalid", async () => {
+  it("returns to the form with errors when answer_dialog says invalid", async () => {
     const d = configureForm(1);
     setup(d, {
-      answer_elicitation: () => {
+      answer_dialog: () => {
         throw { kind: "invalid", validation: { content: {}, errors: [{ field: "email", code: "taken", message: "Already registered." }] } };
       },
     });
@@ -213,7 +215,7 @@ describe("form dialog", () => {
     const { backend, store } = setup(configureForm(1));
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
     expect(store.dialogs.length).toBe(0);
   });
 
@@ -221,14 +223,14 @@ describe("form dialog", () => {
     const { backend } = setup(configureForm(1));
     await fireEvent.click(screen.getByRole("button", { name: "Decline" }));
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "decline" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "decline" } }]);
   });
 
   it("Cancel button sends cancel", async () => {
     const { backend } = setup(configureForm(1));
     await fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 
   it("secret request: red warning, indicators, Decline focused, Submit needs confirmation", async () => {
@@ -246,7 +248,7 @@ describe("form dialog", () => {
 
   it("dismissed dialog turns into a notice with the reason and an OK button", async () => {
     const { store } = setup(configureForm(1));
-    feed(store, [{ type: "elicitation_dismissed", dialogId: 1, reason: "agent_exited" }]);
+    feed(store, [{ type: "dialog_dismissed", dialogId: 1, reason: "agent_exited" }]);
     await flush();
     expect(screen.getByText("The agent stopped running.")).toBeTruthy();
     await fireEvent.click(screen.getByRole("button", { name: "OK" }));
@@ -282,17 +284,17 @@ describe("form dialog", () => {
     (document.activeElement as HTMLElement | null)?.blur();
     await fireEvent.keyDown(window, { key: "Escape" });
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 
   it("a dismissed notice closes on Esc without answering", async () => {
     const { backend, store } = setup(configureForm(1));
-    feed(store, [{ type: "elicitation_dismissed", dialogId: 1, reason: "session_ended" }]);
+    feed(store, [{ type: "dialog_dismissed", dialogId: 1, reason: "session_ended" }]);
     await flush();
     expect(screen.getByText(/The session ended/)).toBeTruthy();
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
     expect(store.dialogs.length).toBe(0);
-    expect(backend.callsOf("answer_elicitation")).toEqual([]);
+    expect(backend.callsOf("answer_dialog")).toEqual([]);
   });
 
   it("field descriptions and option titles render as text, never HTML", () => {

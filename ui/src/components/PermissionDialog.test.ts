@@ -51,7 +51,7 @@ describe("permission dialog", () => {
     const { backend, store } = setup();
     await fireEvent.click(screen.getByRole("button", { name: /^Allow/ }));
     await flush();
-    expect(backend.callsOf("answer_permission")).toEqual([{ dialogId: 5, optionId: "a1" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 5, answer: { type: "permission", optionId: "a1" } }]);
     expect(store.dialogs.length).toBe(0);
   });
 
@@ -59,12 +59,12 @@ describe("permission dialog", () => {
     const { backend } = setup();
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
     await flush();
-    expect(backend.callsOf("answer_permission")).toEqual([{ dialogId: 5, optionId: null }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 5, answer: { type: "permission", optionId: null } }]);
   });
 
-  it("permission_dismissed shows the reason", async () => {
+  it("dialog_dismissed shows the reason", async () => {
     const { store } = setup();
-    feed(store, [{ type: "permission_dismissed", dialogId: 5, reason: "turn_cancelled" }]);
+    feed(store, [{ type: "dialog_dismissed", dialogId: 5, reason: "turn_cancelled" }]);
     await flush();
     expect(screen.getByText(/The turn was cancelled/)).toBeTruthy();
   });

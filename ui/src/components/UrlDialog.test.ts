@@ -89,7 +89,7 @@ describe("URL consent dialog", () => {
     const { backend, store } = setup(goodUrl(1));
     await fireEvent.click(screen.getByRole("button", { name: "Open in isolated window" }));
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "accept" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "accept" } }]);
     expect(backend.callsOf("open_url")).toEqual([{ dialogId: 1, target: "sealed" }]);
     expect(screen.getByText(/Waiting for Demo Agent to confirm…/)).toBeTruthy();
     await fireEvent.click(screen.getByRole("button", { name: "Reopen" }));
@@ -126,13 +126,13 @@ describe("URL consent dialog", () => {
     expect(backend.callsOf("open_url")).toEqual([]);
     await fireEvent.click(screen.getByRole("button", { name: "Decline" }));
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "decline" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "decline" } }]);
   });
 
   it("Esc cancels a pending URL request", async () => {
     const { backend } = setup(goodUrl(1));
     await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
     await flush();
-    expect(backend.callsOf("answer_elicitation")).toEqual([{ dialogId: 1, action: "cancel" }]);
+    expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 });

@@ -80,7 +80,20 @@ export interface FileAccessRequest {
   reason: string;
 }
 
+/** A waiting dialog of any kind: porthole-core's `DialogPrompt`. A new kind is a member here,
+ *  and of `DialogAnswer`; svelte-check then points at `DialogHost.svelte`. */
 export type Dialog = Elicitation | PermissionRequest | FileAccessRequest;
+
+/** What the user chose in an elicitation. */
+export type AnswerAction = "accept" | "decline" | "cancel";
+
+/** The answer to a dialog, of its kind (`answer_dialog`): porthole-core's `DialogAnswer`. */
+export type DialogAnswer =
+  /** A form's `content` is validated by core before it reaches the agent. */
+  | { type: "elicitation"; action: AnswerAction; content?: FormContent }
+  /** `null` cancels. */
+  | { type: "permission"; optionId: string | null }
+  | { type: "file_access"; allow: boolean };
 
 export type ContentBlock =
   | { type: "text"; text: string }

@@ -1,15 +1,13 @@
-// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use.
-//
-// !!! TEST SCAFFOLDING !!!  `mockValidate` below re-implements form validation in
-// TypeScript ONLY so the mock can behave like the real backend. The real app never
-// validates in the UI: validation comes from porthole-core via `validate_form` /
-// `answer_elicitation`. Nothing outside this file may import `mockValidate`.
+// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use. Its
+// dialogs and its form validation are core's (generated: mock-dialogs.json,
+// mock-validation.json); the window never validates itself.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
-  AgentIdentity, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
+  AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
   FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./mock-dialogs.json";
+import { validateFromCases } from "./mock-validation";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 const SESSION = "demo-1";
@@ -135,6 +133,37 @@ export class MockBackend implements Backend {
     return { type: "connection", snapshot: this.#snapshot } as UiEvent;
   }
 
+  /** The demo agent's reply to a form or URL answer. */
+  #answerElicitation(d: Elicitation, action: AnswerAction, content: FormContent | undefined) {
+    if (d.mode === "form" && action === "accept") {
+      const v = validateFromCases(d.schema.fields, content ?? {});
+      if (v.errors.length) throw { kind: "invalid", validation: v };
+    }
+    this.#dialogs.delete(d.dialogId);
+    this.emit([this.#listed()]);
+    this.#record(d, action);
+    const summary =
+      action === "accept"
+        ? d.mode === "url"
+          ? "You agreed to open the page. I'll wait for it to report back."
+          : `Thanks — got it:\n\n\`\`\`json\n${JSON.stringify(content ?? {}, null, 2)}\n\`\`\``
+        : action === "decline"
+          ? "Understood, you declined. I'll continue without it."
+          : "No problem, request cancelled.";
+    this.#later(150, () => this.#stream(summary, true));
+  }
+
+  /** The demo agent's reply to a permission answer. */
+  #answerPermission(d: PermissionRequest, optionId: string | null) {
+    this.#dialogs.delete(d.dialogId);
+    this.emit([this.#listed()]);
+    this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
+    const allowed = optionId !== null && optionId.startsWith("allow");
+    const tc = d.toolCall.toolCallId;
+    this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
+    this.#later(120, () => this.#stream(allowed ? "Edit applied. `src/config.ts` now reads the timeout from the environment." : "Okay, I left the file untouched.", true));
+  }
+
   #record(d: Elicitation | PermissionRequest, action: string, detail: string | null = null) {
     const url = d.type === "elicitation" && d.mode === "url" ? d.url : null;
     this.#history.unshift({
@@ -204,7 +233,6 @@ export class MockBackend implements Backend {
       this.emit([this.#setSnapshot({ settings })]);
     },
     protocol_log: () => ({ entries: [], stderrTail: "" }),
-    answer_file_access: () => undefined,
     history_list: ({ filter }) => {
       const hits = this.#history.filter((h) => (!filter.kind || h.kind === filter.kind) && (!filter.domain || (h.domain ?? "").includes(filter.domain)));
       const offset = filter.offset ?? 0;
@@ -230,7 +258,7 @@ export class MockBackend implements Backend {
       ]);
       for (const [id, d] of this.#dialogs) {
         this.#dialogs.delete(id);
-        this.emit([{ type: d.type === "permission" ? "permission_dismissed" : "elicitation_dismissed", dialogId: id, reason: "turn_cancelled" }, this.#listed()]);
+        this.emit([{ type: "dialog_dismissed", dialogId: id, reason: "turn_cancelled" }, this.#listed()]);
       }
     },
     restart_agent: () => {
@@ -245,38 +273,16 @@ export class MockBackend implements Backend {
     validate_form: ({ dialogId, content }) => {
       const d = this.#dialogs.get(dialogId);
       if (!d || d.type !== "elicitation" || d.mode !== "form") return { content, errors: [] };
-      return mockValidate(d.schema.fields, content);
+      return validateFromCases(d.schema.fields, content);
     },
-    answer_elicitation: ({ dialogId, action, content }) => {
+    answer_dialog: ({ dialogId, answer }) => {
       const d = this.#dialogs.get(dialogId);
-      if (!d) throw { kind: "error", message: "This request is no longer pending." };
-      if (d.type === "elicitation" && d.mode === "form" && action === "accept") {
-        const v = mockValidate(d.schema.fields, content ?? {});
-        if (v.errors.length) throw { kind: "invalid", validation: v };
-      }
+      if (!d || d.type !== answer.type) throw { kind: "error", message: "This request is no longer pending." };
+      // The demo agent's reply to the kinds it asks; any other kind just leaves the list.
+      if (answer.type === "elicitation" && d.type === "elicitation") return this.#answerElicitation(d, answer.action, answer.content);
+      if (answer.type === "permission" && d.type === "permission") return this.#answerPermission(d, answer.optionId);
       this.#dialogs.delete(dialogId);
       this.emit([this.#listed()]);
-      this.#record(d, action);
-      const summary =
-        action === "accept"
-          ? d.type === "elicitation" && d.mode === "url"
-            ? "You agreed to open the page. I'll wait for it to report back."
-            : `Thanks — got it:\n\n\`\`\`json\n${JSON.stringify(content ?? {}, null, 2)}\n\`\`\``
-          : action === "decline"
-            ? "Understood, you declined. I'll continue without it."
-            : "No problem, request cancelled.";
-      this.#later(150, () => this.#stream(summary, true));
-    },
-    answer_permission: ({ dialogId, optionId }) => {
-      const d = this.#dialogs.get(dialogId);
-      if (!d || d.type !== "permission") throw { kind: "error", message: "This request is no longer pending." };
-      this.#dialogs.delete(dialogId);
-      this.emit([this.#listed()]);
-      this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
-      const allowed = optionId !== null && optionId.startsWith("allow");
-      const tc = d.toolCall.toolCallId;
-      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
-      this.#later(120, () => this.#stream(allowed ? "Edit applied. `src/config.ts` now reads the timeout from the environment." : "Okay, I left the file untouched.", true));
     },
     open_url: ({ dialogId }) => {
       this.emit([{ type: "url_view", dialogId, state: "opened", detail: null }]);
@@ -364,7 +370,7 @@ export class MockBackend implements Backend {
         this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(id)));
         this.#later(2200, () => {
           if (!this.#dialogs.delete(id)) return;
-          this.emit([{ type: "elicitation_dismissed", dialogId: id, reason: "agent_cancelled" }, this.#listed()]);
+          this.emit([{ type: "dialog_dismissed", dialogId: id, reason: "agent_cancelled" }, this.#listed()]);
           this.#stream("Never mind — I found the settings in `release.toml`.", true);
         });
         return;
@@ -583,80 +589,6 @@ export function goodUrl(id: number): Made<UrlElicitation> {
 
 export function evilUrl(id: number): Made<UrlElicitation> {
   return { ...withId(MADE.evilUrl, id), elicitationId: `login-${id}` };
-}
-
-// ----------------------------------------------------------------------------------------
-// TEST SCAFFOLDING ONLY: validation rules implemented in TS for the mock backend.
-// The production UI never runs this (nor any agent-supplied regex); see file header.
-// ----------------------------------------------------------------------------------------
-export function mockValidate(fields: Field[], content: FormContent): Validation {
-  // Mirrors core's rules closely enough for the browser tests; core's golden cases check it
-  // (mock-validate.test.ts): only valid values go into the content, and a value of the wrong
-  // JSON type is a "type" error.
-  const errors: FieldError[] = [];
-  const out: FormContent = {};
-  for (const f of fields) {
-    const v = content[f.name];
-    const k = f.kind;
-    const mine: FieldError[] = [];
-    const err = (code: string, message: string) => mine.push({ field: f.name, code, message });
-    if (v === undefined || v === null) {
-      if (f.required) err("required", "This field is required.");
-      errors.push(...mine);
-      continue;
-    }
-    switch (k.type) {
-      case "text": {
-        if (typeof v !== "string") { err("type", "Expected text."); break; }
-        const len = [...v].length;
-        if (k.minLength !== null && len < k.minLength) err("minLength", `Must be at least ${k.minLength} characters.`);
-        if (k.maxLength !== null && len > k.maxLength) err("maxLength", `Must be at most ${k.maxLength} characters.`);
-        if (k.pattern !== null) {
-          let ok = true;
-          try { ok = new RegExp(k.pattern, "u").test(v); } catch { ok = false; }
-          if (!ok) err("pattern", "Does not match the required format.");
-        }
-        if (k.format === "email" && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v)) err("format", "Enter a valid email address.");
-        if (k.format === "uri") { try { new URL(v); } catch { err("format", "Enter a full URL, e.g. https://example.org."); } }
-        if (k.format === "date" && !/^\d{4}-\d{2}-\d{2}$/.test(v)) err("format", "Enter a date (YYYY-MM-DD).");
-        if (k.format === "date-time" && Number.isNaN(Date.parse(v))) err("format", "Enter a date and time.");
-        break;
-      }
-      case "number":
-      case "integer": {
-        if (typeof v !== "number" || !Number.isFinite(v) || (k.type === "integer" && !Number.isInteger(v))) {
-          err("type", k.type === "integer" ? "Enter a whole number." : "Enter a number.");
-          break;
-        }
-        if (k.minimum !== null && v < k.minimum) err("minimum", `Must be at least ${k.minimum}.`);
-        if (k.maximum !== null && v > k.maximum) err("maximum", `Must be at most ${k.maximum}.`);
-        break;
-      }
-      case "boolean":
-        if (typeof v !== "boolean") err("type", "Expected true or false.");
-        break;
-      case "singleSelect":
-        if (!k.options.some((o) => o.value === v)) err("enum", "Choose one of the options.");
-        break;
-      case "multiSelect": {
-        if (!Array.isArray(v)) { err("type", "Expected a list."); break; }
-        if (v.some((x) => !k.options.some((o) => o.value === x))) err("enum", "Unknown option selected.");
-        if (k.minItems !== null && v.length < k.minItems) err("minItems", `Choose at least ${k.minItems}.`);
-        if (k.maxItems !== null && v.length > k.maxItems) err("maxItems", `Choose at most ${k.maxItems}.`);
-        break;
-      }
-      case "unsupported":
-        continue;
-      default:
-        k satisfies never;
-    }
-    if (mine.length === 0) out[f.name] = v;
-    errors.push(...mine);
-  }
-  for (const key of Object.keys(content)) {
-    if (!fields.some((f) => f.name === key)) errors.push({ field: key, code: "unknownField", message: "Not a field of this form." });
-  }
-  return { content: out, errors };
 }
 
 export type { Commands };

@@ -43,11 +43,11 @@ export type UrlWarningCode = UrlWarning;
 // Core's dialog prompts as the window receives them, in dialogs.ts (named by the generated
 // `DialogView`, the app model's list of waiting dialogs).
 import type {
-  ContentBlock, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
+  AnswerAction, ContentBlock, DialogAnswer, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
   PermissionRequest, Scope, ToolCallContent, ToolCallFields, UrlElicitation,
 } from "./dialogs";
 export type {
-  ContentBlock, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
+  AnswerAction, ContentBlock, DialogAnswer, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
   PermissionRequest, Scope, ToolCallContent, ToolCallFields, UrlElicitation,
 };
 /** A dialog waiting for the user: one of the app model's list (generated from porthole-app's
@@ -79,11 +79,10 @@ export type UiEvent =
   | { type: "session_update"; sessionId: string; update: SessionUpdate }
   | { type: "unknown_update"; sessionId: string | null; raw: unknown; error: string }
   | { type: "elicitation_rejected"; mode: string | null; message: string | null; sessionId?: string | null; error: { code: number; message: string } }
-  | { type: "elicitation_dismissed"; dialogId: number; reason: DismissReason }
+  /** A waiting dialog of any kind went away without the user (before the list without it). */
+  | { type: "dialog_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "elicitation_complete"; elicitationId: string; known: boolean; dialogId: number | null }
-  | { type: "permission_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "permission_auto"; sessionId: string; toolCall: ToolCallFields & { toolCallId: string }; optionId: string; optionName: string; ruleId: number }
-  | { type: "file_access_dismissed"; dialogId: number; reason: DismissReason }
   | { type: "turn_ended"; sessionId: string; stopReason: string | null; error: { code: number; message: string } | null }
   | { type: "stdout_noise"; line: string }
   | { type: "agent_exited"; code: number | null; signal: number | null; status: string; stderrTail: string; requested: boolean }
@@ -146,7 +145,6 @@ export interface DomainMark {
 export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };
 
 // ---------- commands (Tauri invoke) ----------
-export type AnswerAction = "accept" | "decline" | "cancel";
 
 export interface Commands {
   /** The event stream: every batch from now on arrives on `channel` (the window calls it once, first). */
@@ -179,12 +177,11 @@ export interface Commands {
   revoke_permission_rule(args: { ruleId: number }): void;
   save_settings(args: { settings: AppSettings }): void;
   protocol_log(args: { agentId: string; since?: number }): ProtocolLog;
-  answer_file_access(args: { dialogId: number; allow: boolean }): void;
   /** Core validates (the one source of truth). */
   validate_form(args: { dialogId: number; content: FormContent }): Validation;
-  /** Err: { kind: "invalid", validation } when content fails validation; { kind: "error", message } otherwise. */
-  answer_elicitation(args: { dialogId: number; action: AnswerAction; content?: FormContent }): void;
-  answer_permission(args: { dialogId: number; optionId: string | null }): void;
+  /** Any waiting dialog, with an answer of its kind. Err: { kind: "invalid", validation } when a
+   *  form's content fails validation; { kind: "error", message } otherwise. */
+  answer_dialog(args: { dialogId: number; answer: DialogAnswer }): void;
   /** After consent (the dialog already answered accept): open the URL the backend holds. */
   open_url(args: { dialogId: number; target: "sealed" | "system" }): void;
   /** The user closed a URL dialog (e.g. after "Completed"): its isolated window closes too. */

@@ -549,9 +549,7 @@ export class AppStore {
       case "dialogs":
         this.#setDialogs(e.dialogs);
         return;
-      case "elicitation_dismissed":
-      case "permission_dismissed":
-      case "file_access_dismissed":
+      case "dialog_dismissed":
         this.#dismiss(e.dialogId, e.reason);
         return;
       case "elicitation_complete": {

@@ -178,7 +178,7 @@ describe("AppStore", () => {
     const s = withSession();
     feed(s, [
       { type: "file_access", dialogId: 7, agent: { name: "a", title: null, version: null }, sessionId: "s", path: "/etc/passwd", operation: "read", reason: "outside" },
-      { type: "file_access_dismissed", dialogId: 7, reason: "session_ended" },
+      { type: "dialog_dismissed", dialogId: 7, reason: "session_ended" },
     ]);
     expect(s.active?.status).toBe("dismissed");
     expect(s.active?.reason).toBe("session_ended");
@@ -193,7 +193,7 @@ describe("AppStore", () => {
 
   it("keeps a dismissed dialog visible with its reason until closed", () => {
     const s = withSession();
-    feed(s, [goodUrl(1), { type: "elicitation_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
+    feed(s, [goodUrl(1), { type: "dialog_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
     expect(s.active?.status).toBe("dismissed");
     expect(s.active?.reason).toBe("agent_cancelled");
     expect(DISMISS_TEXT.agent_cancelled).toBe("The agent withdrew this request.");

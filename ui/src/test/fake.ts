@@ -72,13 +72,14 @@ export function feed(store: AppStore, events: Fed[]) {
   modelLists.set(store, list);
   const out: UiEvent[] = [];
   for (const e of events) {
-    if (e.type === "elicitation" || e.type === "permission" || e.type === "file_access") {
+    // A dialog of any kind (the window's events carry no `agent`; every dialog prompt does).
+    if ("agent" in e && "dialogId" in e) {
       list.push({ agentId: "demo", through: null, ...e } as Dialog);
       out.push({ type: "dialogs", dialogs: [...list] });
       continue;
     }
     out.push(e);
-    if (e.type === "elicitation_dismissed" || e.type === "permission_dismissed" || e.type === "file_access_dismissed") {
+    if (e.type === "dialog_dismissed") {
       const i = list.findIndex((d) => d.dialogId === e.dialogId);
       if (i >= 0) list.splice(i, 1);
       out.push({ type: "dialogs", dialogs: [...list] });

@@ -1,18 +1,17 @@
 //! What one connection holds: its sessions, our requests in flight, the dialogs waiting for the
 //! user, and the event stream to the front end. Data only; the handlers and the client act on it.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use agent_client_protocol::v1::Responder;
-use agent_client_protocol::v1::schema::{PermissionOption, RequestPermissionResponse};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, watch};
 
-use super::ClientOptions;
-use crate::broker::{ParsedElicitation, ScopeCheck};
+use super::{ClientOptions, RespondError};
+use crate::broker::ScopeCheck;
 use crate::events::*;
 use crate::permission_rules::PermissionRules;
 use crate::terminal::Terminals;
@@ -36,56 +35,46 @@ impl SessionState {
     }
 }
 
-/// An `elicitation/create` waiting for the user.
-pub(crate) struct PendingElicitation {
-    pub(crate) responder: Responder<Value>,
-    pub(crate) parsed: ParsedElicitation,
-    /// What its bound counts against: its session, or all request-scoped elicitations.
-    pub(crate) pool: String,
-    pub(crate) cancel_watch: oneshot::Sender<()>,
-    /// `elicitation/complete` arrived while the user had not answered yet.
-    pub(crate) completed: bool,
-}
-
-/// A `session/request_permission` waiting for the user.
-pub(crate) struct PendingPermission {
-    pub(crate) responder: Responder<RequestPermissionResponse>,
-    pub(crate) session_id: String,
-    pub(crate) tool_kind: String,
-    pub(crate) options: Vec<PermissionOption>,
-    pub(crate) cancel_watch: oneshot::Sender<()>,
-}
-
-/// An `fs/*` request outside the workspace roots, waiting for the user.
-pub(crate) struct PendingFileAccess {
-    pub(crate) responder: Responder<Value>,
-    pub(crate) session_id: String,
-    /// The real location the user is shown (symlinks and `..` resolved); the one we touch.
-    pub(crate) resolved: PathBuf,
-    pub(crate) op: FileOp,
-}
-
-pub(crate) enum FileOp {
-    Read { line: Option<u32>, limit: Option<u32> },
-    Write { content: String },
-}
-
 /// An outstanding URL elicitation id: pending the user, or accepted and not yet completed.
 pub(crate) struct UrlOutstanding {
     pub(crate) dialog_id: DialogId,
 }
 
-/// One kind's waiting dialogs by id. Its methods are in `dialogs`, with the trait they need.
-pub(crate) struct Dialogs<T> {
-    pub(super) waiting: HashMap<DialogId, T>,
+/// A dialog waiting for the user, of any kind: what the one table ([`Dialogs`]) holds. Each
+/// kind implements it in its handler module; taking a dialog out of the table under the state
+/// lock is what makes every answer exactly-once (`dialogs` does that, for every kind).
+pub(crate) trait Waiting: Any + Send {
+    /// The session it belongs to (`None`: outside any session).
+    fn session_id(&self) -> Option<&str>;
+    /// Counts against the per-session bound of waiting dialogs in `refuse_new_dialog`
+    /// (elicitations have their own bound).
+    fn bounded(&self) -> bool {
+        true
+    }
+    /// Resolved by `session/cancel` (the spec says so for permission requests).
+    fn ends_with_turn(&self) -> bool {
+        false
+    }
+    /// Under the state lock, before it leaves the table: is `answer` one this dialog takes?
+    /// Returns the answer to send (normalized: a form's content as validated). An error leaves
+    /// the dialog waiting, so the user can fix the answer.
+    fn check(
+        &self,
+        dialog_id: DialogId,
+        answer: DialogAnswer,
+        state: &State,
+    ) -> Result<DialogAnswer, RespondError>;
+    /// Under the state lock, just after it left the table: the kind's own bookkeeping (bounds,
+    /// URL ids, remembered rules). `answer` is `None` when it went away without a decision.
+    fn left(&self, _state: &mut State, _answer: Option<&DialogAnswer>) {}
+    /// With the lock released: answer the agent (`None`: the kind's "no decision" answer).
+    fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError>;
 }
 
-impl<T> Default for Dialogs<T> {
-    fn default() -> Self {
-        Self {
-            waiting: HashMap::new(),
-        }
-    }
+/// The one table of waiting dialogs, by id. Its methods are in `dialogs`.
+#[derive(Default)]
+pub(crate) struct Dialogs {
+    pub(super) waiting: HashMap<DialogId, Box<dyn Waiting>>,
 }
 
 #[derive(Default)]
@@ -93,11 +82,11 @@ pub(crate) struct State {
     pub(crate) sessions: HashMap<String, SessionState>,
     /// Our requests to the agent awaiting an answer: JSON id -> method.
     pub(crate) in_flight: HashMap<String, &'static str>,
-    pub(crate) elicitations: Dialogs<PendingElicitation>,
+    /// Every dialog waiting for the user, of every kind.
+    pub(crate) dialogs: Dialogs,
+    /// Waiting elicitations per pool (a session, or all request-scoped ones).
     pub(crate) pending_per_pool: HashMap<String, usize>,
     pub(crate) url_ids: HashMap<String, UrlOutstanding>,
-    pub(crate) permissions: Dialogs<PendingPermission>,
-    pub(crate) file_access: Dialogs<PendingFileAccess>,
     pub(crate) rules: PermissionRules,
     /// The agent's exit was handled: no new dialog may open (nothing would dismiss it).
     pub(crate) closed: bool,

@@ -1,7 +1,7 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
 import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
-import type { Elicitation, FileAccessRequest, PermissionRequest } from "../dialogs";
+import type { Dialog } from "../dialogs";
 
 export type RegistryInfo = { id: string, version: string, };
 
@@ -128,7 +128,7 @@ agentId: string,
  */
 through: string | null, };
 
-export type DialogView = { "type": "elicitation" } & Elicitation & DialogOrigin | { "type": "permission" } & PermissionRequest & DialogOrigin | { "type": "file_access" } & FileAccessRequest & DialogOrigin;
+export type DialogView = Dialog & DialogOrigin;
 
 export type StoredSession = { sessionId: string, cwd: string, additionalDirectories: Array<string>, title: string | null, updatedAt: string | null, };
 
@@ -186,7 +186,7 @@ deliveredToShownMs: number, };
 
 export type AnswerSample = { dialogId: number, 
 /**
- * The `answer_elicitation` command started -> its response line handed to the writer.
+ * `answer_dialog` for an elicitation started -> its response line handed to the writer.
  */
 commandToWrittenMs: number, 
 /**

@@ -13,40 +13,116 @@ use tokio::sync::oneshot;
 
 use super::{closing_error, codes, reply_error};
 use crate::broker::{self, ParsedElicitation};
-use crate::client::dialogs::{Dialogs, Waiting, dismiss};
-use crate::client::state::{PendingElicitation, ScopeView, Shared, State, UrlOutstanding, next_dialog_id};
-use crate::client::{AgentClient, Answer, RespondError};
+use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
+use crate::client::state::{ScopeView, Shared, State, UrlOutstanding, next_dialog_id};
+use crate::client::{Action, AgentClient, Answer, RespondError};
 use crate::events::*;
 use crate::form::Validation;
 
-impl Waiting for PendingElicitation {
-    fn table(state: &mut State) -> &mut Dialogs<Self> {
-        &mut state.elicitations
-    }
+/// An `elicitation/create` waiting for the user.
+pub(crate) struct PendingElicitation {
+    responder: Responder<Value>,
+    parsed: ParsedElicitation,
+    /// What its bound counts against: its session, or all request-scoped elicitations.
+    pool: String,
+    cancel_watch: oneshot::Sender<()>,
+    /// `elicitation/complete` arrived while the user had not answered yet.
+    completed: bool,
+}
 
+impl Waiting for PendingElicitation {
     fn session_id(&self) -> Option<&str> {
         self.parsed.scope.session_id()
     }
 
-    /// Also frees its place in its pool's bound and its URL id.
-    fn take(state: &mut State, dialog_id: DialogId) -> Option<Self> {
-        let pending = state.elicitations.remove(dialog_id)?;
-        if let Some(count) = state.pending_per_pool.get_mut(&pending.pool) {
-            *count = count.saturating_sub(1);
-        }
-        if let Some(url_id) = pending.parsed.url_id() {
-            state.url_ids.remove(url_id);
-        }
-        Some(pending)
+    /// Elicitations have their own bound per pool (`admit`).
+    fn bounded(&self) -> bool {
+        false
     }
 
-    /// The agent gets `cancel`: the user made no decision.
-    fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event {
-        let _ = self.cancel_watch.send(());
-        if let Ok(value) = serde_json::to_value(CreateElicitationResponse::new(ElicitationAction::Cancel)) {
-            let _ = self.responder.respond(value);
+    /// A form is accepted only with valid content, which is what the agent then gets.
+    fn check(
+        &self,
+        dialog_id: DialogId,
+        answer: DialogAnswer,
+        _: &State,
+    ) -> Result<DialogAnswer, RespondError> {
+        let DialogAnswer::Elicitation { action, content } = answer else {
+            return Err(wrong_kind(dialog_id, &answer));
+        };
+        let (Action::Accept, Some(schema)) = (action, self.parsed.form()) else {
+            return Ok(DialogAnswer::Elicitation { action, content });
+        };
+        if !schema.can_accept() {
+            return Err(RespondError::CannotAccept(
+                schema.blocking_reason().unwrap_or_default(),
+            ));
         }
-        Event::ElicitationDismissed { dialog_id, reason }
+        let validation = schema.validate(&content.unwrap_or_default());
+        if !validation.is_valid() {
+            return Err(RespondError::Invalid(validation));
+        }
+        Ok(DialogAnswer::Elicitation {
+            action,
+            content: Some(validation.content),
+        })
+    }
+
+    /// Frees its place in its pool's bound, and its URL id unless the user accepted the URL:
+    /// an accepted URL elicitation stays outstanding until `elicitation/complete`.
+    fn left(&self, state: &mut State, answer: Option<&DialogAnswer>) {
+        if let Some(count) = state.pending_per_pool.get_mut(&self.pool) {
+            *count = count.saturating_sub(1);
+        }
+        // Still outstanding: accepted and not yet completed.
+        let outstanding = !self.completed
+            && matches!(
+                answer,
+                Some(DialogAnswer::Elicitation {
+                    action: Action::Accept,
+                    ..
+                })
+            );
+        if let Some(url_id) = self.parsed.url_id()
+            && !outstanding
+        {
+            state.url_ids.remove(url_id);
+        }
+    }
+
+    /// No decision: the agent gets `cancel`.
+    fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
+        let _ = self.cancel_watch.send(());
+        let action = match answer {
+            Some(DialogAnswer::Elicitation {
+                action: Action::Accept,
+                content,
+            }) => match (content, self.parsed.form()) {
+                // Validated content holds only strings, numbers, booleans and string arrays.
+                (Some(content), Some(_)) => {
+                    let content: std::collections::BTreeMap<String, ElicitationContentValue> = content
+                        .into_iter()
+                        .filter_map(|(k, v)| {
+                            serde_json::from_value::<ElicitationContentValue>(v)
+                                .ok()
+                                .map(|v| (k, v))
+                        })
+                        .collect();
+                    ElicitationAction::Accept(ElicitationAcceptAction::new().content(content))
+                }
+                _ => ElicitationAction::Accept(ElicitationAcceptAction::new()),
+            },
+            Some(DialogAnswer::Elicitation {
+                action: Action::Decline,
+                ..
+            }) => ElicitationAction::Decline,
+            _ => ElicitationAction::Cancel,
+        };
+        let value = serde_json::to_value(CreateElicitationResponse::new(action))
+            .map_err(|e| RespondError::Send(e.to_string()))?;
+        self.responder
+            .respond(value)
+            .map_err(|e| RespondError::Send(e.message))
     }
 }
 
@@ -105,7 +181,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
             drop(state);
             return reply_error(responder, closing_error());
         }
-        state.elicitations.insert(
+        state.dialogs.insert(
             dialog_id,
             PendingElicitation {
                 responder,
@@ -121,7 +197,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         tokio::select! {
             _ = cancellation.cancelled() => {
                 if let Some(shared) = weak.upgrade() {
-                    dismiss::<PendingElicitation>(&shared, dialog_id, DismissReason::AgentCancelled);
+                    dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
                 }
             }
             _ = watch_rx => {}
@@ -204,7 +280,7 @@ pub(crate) async fn complete(shared: &Shared, params: &Value) {
         let mut state = shared.lock();
         let found = state.url_ids.remove(id);
         if let Some(f) = &found
-            && let Some(pending) = state.elicitations.get_mut(f.dialog_id)
+            && let Some(pending) = state.dialogs.get_mut::<PendingElicitation>(f.dialog_id)
         {
             pending.completed = true;
         }
@@ -228,8 +304,8 @@ impl AgentClient {
     ) -> Result<Validation, RespondError> {
         let state = self.shared.lock();
         let pending = state
-            .elicitations
-            .get(dialog_id)
+            .dialogs
+            .get::<PendingElicitation>(dialog_id)
             .ok_or(RespondError::NoSuchDialog(dialog_id))?;
         match pending.parsed.form() {
             Some(schema) => Ok(schema.validate(content)),
@@ -243,57 +319,6 @@ impl AgentClient {
     /// Answer a pending elicitation exactly once. Invalid form content is refused and the
     /// dialog stays pending so the user can fix it.
     pub fn respond_elicitation(&self, dialog_id: DialogId, answer: Answer) -> Result<(), RespondError> {
-        let (pending, action) = {
-            let mut state = self.shared.lock();
-            let pending = state
-                .elicitations
-                .get(dialog_id)
-                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            let action = match (&answer, pending.parsed.form()) {
-                (Answer::Accept(content), Some(schema)) => {
-                    if !schema.can_accept() {
-                        return Err(RespondError::CannotAccept(
-                            schema.blocking_reason().unwrap_or_default(),
-                        ));
-                    }
-                    let validation = schema.validate(content);
-                    if !validation.is_valid() {
-                        return Err(RespondError::Invalid(validation));
-                    }
-                    // Validated content holds only strings, numbers, booleans and string arrays.
-                    let content: std::collections::BTreeMap<String, ElicitationContentValue> = validation
-                        .content
-                        .into_iter()
-                        .filter_map(|(k, v)| {
-                            serde_json::from_value::<ElicitationContentValue>(v)
-                                .ok()
-                                .map(|v| (k, v))
-                        })
-                        .collect();
-                    ElicitationAction::Accept(ElicitationAcceptAction::new().content(content))
-                }
-                (Answer::Accept(_), None) => ElicitationAction::Accept(ElicitationAcceptAction::new()),
-                (Answer::Decline, _) => ElicitationAction::Decline,
-                (Answer::Cancel, _) => ElicitationAction::Cancel,
-            };
-            let pending = PendingElicitation::take(&mut state, dialog_id)
-                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            // An accepted URL elicitation stays outstanding until `elicitation/complete`.
-            if let (Some(url_id), Answer::Accept(_), false) =
-                (pending.parsed.url_id(), &answer, pending.completed)
-            {
-                state
-                    .url_ids
-                    .insert(url_id.to_string(), UrlOutstanding { dialog_id });
-            }
-            (pending, action)
-        };
-        let _ = pending.cancel_watch.send(());
-        let value = serde_json::to_value(CreateElicitationResponse::new(action))
-            .map_err(|e| RespondError::Send(e.to_string()))?;
-        pending
-            .responder
-            .respond(value)
-            .map_err(|e| RespondError::Send(e.message))
+        self.respond(dialog_id, answer.into())
     }
 }

@@ -12,32 +12,93 @@ use agent_client_protocol::v1::schema::{
 use serde_json::Value;
 
 use super::{invalid_params, refuse_new_dialog, reply_error};
-use crate::client::dialogs::{Dialogs, Waiting, dismiss};
-use crate::client::state::{FileOp, PendingFileAccess, Shared, State, next_dialog_id};
+use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
+use crate::client::state::{Shared, State, next_dialog_id};
 use crate::client::{AgentClient, RespondError};
 use crate::events::*;
 use crate::fs_access::{self, FsError};
 
-impl Waiting for PendingFileAccess {
-    fn table(state: &mut State) -> &mut Dialogs<Self> {
-        &mut state.file_access
-    }
+/// An `fs/*` request outside the workspace roots, waiting for the user.
+pub(crate) struct PendingFileAccess {
+    responder: Responder<Value>,
+    session_id: String,
+    /// The real location the user is shown (symlinks and `..` resolved); the one we touch.
+    resolved: PathBuf,
+    op: FileOp,
+}
 
+enum FileOp {
+    Read { line: Option<u32>, limit: Option<u32> },
+    Write { content: String },
+}
+
+impl Waiting for PendingFileAccess {
     fn session_id(&self) -> Option<&str> {
         Some(&self.session_id)
     }
 
-    /// The agent gets an error: nothing was read or written.
-    fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event {
-        let _ = self
-            .responder
-            .respond_with_error(
-                agent_client_protocol::Error::invalid_params().data(Value::String(format!(
+    fn check(
+        &self,
+        dialog_id: DialogId,
+        answer: DialogAnswer,
+        _: &State,
+    ) -> Result<DialogAnswer, RespondError> {
+        match answer {
+            DialogAnswer::FileAccess { .. } => Ok(answer),
+            other => Err(wrong_kind(dialog_id, &other)),
+        }
+    }
+
+    /// Allowed: the read or write happens on the path shown. Otherwise (denied, or no
+    /// decision) the agent gets an error: nothing was read or written.
+    fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
+        let PendingFileAccess {
+            responder,
+            resolved: shown,
+            op,
+            ..
+        } = *self;
+        let allow = matches!(answer, Some(DialogAnswer::FileAccess { allow: true }));
+        let refused = || {
+            let why = match answer {
+                Some(_) => format!(
+                    "the user did not allow access to {} (outside the session's workspace)",
+                    shown.display()
+                ),
+                None => format!(
                     "{}: the request went away before the user decided",
-                    self.resolved.display()
-                ))),
-            );
-        Event::FileAccessDismissed { dialog_id, reason }
+                    shown.display()
+                ),
+            };
+            agent_client_protocol::Error::invalid_params().data(Value::String(why))
+        };
+        let sent = match op {
+            FileOp::Read { line, limit } => {
+                let result = if allow {
+                    fs_access::read_resolved(&shown, &shown, line, limit)
+                        .map(ReadTextFileResponse::new)
+                        .map_err(fs_error)
+                } else {
+                    Err(refused())
+                };
+                responder
+                    .cast::<ReadTextFileResponse>()
+                    .respond_with_result(result)
+            }
+            FileOp::Write { content } => {
+                let result = if allow {
+                    fs_access::write_resolved(&shown, &shown, &content)
+                        .map(|()| WriteTextFileResponse::new())
+                        .map_err(fs_error)
+                } else {
+                    Err(refused())
+                };
+                responder
+                    .cast::<WriteTextFileResponse>()
+                    .respond_with_result(result)
+            }
+        };
+        sent.map_err(|e| RespondError::Send(e.message))
     }
 }
 
@@ -152,7 +213,7 @@ async fn ask(
             drop(state);
             return reply_error(responder, error);
         }
-        state.file_access.insert(
+        state.dialogs.insert(
             dialog_id,
             PendingFileAccess {
                 responder,
@@ -166,7 +227,7 @@ async fn ask(
     tokio::spawn(async move {
         cancellation.cancelled().await;
         if let Some(shared) = weak.upgrade() {
-            dismiss::<PendingFileAccess>(&shared, dialog_id, DismissReason::AgentCancelled);
+            dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
         }
     });
     shared.emit(Event::FileAccess(Box::new(prompt))).await;
@@ -201,47 +262,6 @@ fn session_roots(shared: &Shared, session_id: &str) -> Result<Vec<PathBuf>, agen
 impl AgentClient {
     /// Answer a file-access dialog: `allow` performs the read or write on the path shown.
     pub fn respond_file_access(&self, dialog_id: DialogId, allow: bool) -> Result<(), RespondError> {
-        let pending = self
-            .shared
-            .lock()
-            .file_access
-            .remove(dialog_id)
-            .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-        let shown = pending.resolved.clone();
-        let denied = || {
-            agent_client_protocol::Error::invalid_params().data(Value::String(format!(
-                "the user did not allow access to {} (outside the session's workspace)",
-                shown.display()
-            )))
-        };
-        let sent = match pending.op {
-            FileOp::Read { line, limit } => {
-                let result = if allow {
-                    fs_access::read_resolved(&shown, &pending.resolved, line, limit)
-                        .map(ReadTextFileResponse::new)
-                        .map_err(fs_error)
-                } else {
-                    Err(denied())
-                };
-                pending
-                    .responder
-                    .cast::<ReadTextFileResponse>()
-                    .respond_with_result(result)
-            }
-            FileOp::Write { content } => {
-                let result = if allow {
-                    fs_access::write_resolved(&shown, &pending.resolved, &content)
-                        .map(|()| WriteTextFileResponse::new())
-                        .map_err(fs_error)
-                } else {
-                    Err(denied())
-                };
-                pending
-                    .responder
-                    .cast::<WriteTextFileResponse>()
-                    .respond_with_result(result)
-            }
-        };
-        sent.map_err(|e| RespondError::Send(e.message))
+        self.respond(dialog_id, DialogAnswer::FileAccess { allow })
     }
 }

@@ -2,8 +2,10 @@
 //! for a person: a request that needs a decision is put in its dialog table and the handler
 //! returns, so the SDK's dispatch loop keeps reading.
 //!
-//! A new kind of request is one route here, one handler module, and (if it asks the user) one
-//! [`super::dialogs::Waiting`] kind and one event.
+//! A new kind of request is one route here and one handler module. If it asks the user, the
+//! module's pending dialog implements [`super::dialogs::Waiting`], and `events.rs` gets its
+//! prompt (an `Event` and a `DialogPrompt` variant) and its answer (a `DialogAnswer` variant);
+//! the one table, `AgentClient::respond` and the dismissals need nothing more.
 
 pub(crate) mod elicitation;
 pub(crate) mod fs;
@@ -124,8 +126,7 @@ pub(crate) fn refuse_new_dialog(
     if state.closed {
         return Some(closing_error());
     }
-    let waiting =
-        state.permissions.count_in_session(session_id) + state.file_access.count_in_session(session_id);
+    let waiting = state.dialogs.bounded_in_session(session_id);
     let limit = shared.opts.max_pending_per_session;
     (waiting >= limit).then(|| {
         tracing::warn!("refused a {what} in session {session_id}: {waiting} dialogs already waiting");

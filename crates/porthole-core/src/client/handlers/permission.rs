@@ -5,34 +5,76 @@ use std::sync::Arc;
 
 use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
-    RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse, SelectedPermissionOutcome,
+    PermissionOption, RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
+    SelectedPermissionOutcome,
 };
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::updates::tool_kind_name;
 use super::{invalid_params, refuse_new_dialog, reply_error};
-use crate::client::dialogs::{Dialogs, Waiting, dismiss};
-use crate::client::state::{PendingPermission, Shared, State, next_dialog_id};
+use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
+use crate::client::state::{Shared, State, next_dialog_id};
 use crate::client::{AgentClient, RespondError};
 use crate::events::*;
 
-impl Waiting for PendingPermission {
-    fn table(state: &mut State) -> &mut Dialogs<Self> {
-        &mut state.permissions
-    }
+/// A `session/request_permission` waiting for the user.
+pub(crate) struct PendingPermission {
+    responder: Responder<RequestPermissionResponse>,
+    session_id: String,
+    tool_kind: String,
+    options: Vec<PermissionOption>,
+    cancel_watch: oneshot::Sender<()>,
+}
 
+impl Waiting for PendingPermission {
     fn session_id(&self) -> Option<&str> {
         Some(&self.session_id)
     }
 
-    /// The agent gets the `cancelled` outcome.
-    fn dismissed(self, dialog_id: DialogId, reason: DismissReason) -> Event {
+    fn ends_with_turn(&self) -> bool {
+        true
+    }
+
+    /// The option must be one of the request's.
+    fn check(
+        &self,
+        dialog_id: DialogId,
+        answer: DialogAnswer,
+        _: &State,
+    ) -> Result<DialogAnswer, RespondError> {
+        let DialogAnswer::Permission { option_id } = &answer else {
+            return Err(wrong_kind(dialog_id, &answer));
+        };
+        if let Some(id) = option_id
+            && !self.options.iter().any(|o| o.option_id.0.as_ref() == id)
+        {
+            return Err(RespondError::NoSuchOption(id.clone()));
+        }
+        Ok(answer)
+    }
+
+    /// An "always" option becomes a rule of the session.
+    fn left(&self, state: &mut State, answer: Option<&DialogAnswer>) {
+        if let Some(DialogAnswer::Permission { option_id: Some(id) }) = answer
+            && let Some(chosen) = self.options.iter().find(|o| o.option_id.0.as_ref() == id)
+        {
+            state.rules.remember(&self.session_id, &self.tool_kind, chosen);
+        }
+    }
+
+    /// No decision: the agent gets the `cancelled` outcome.
+    fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
         let _ = self.cancel_watch.send(());
-        let _ = self.responder.respond(RequestPermissionResponse::new(
-            RequestPermissionOutcome::Cancelled,
-        ));
-        Event::PermissionDismissed { dialog_id, reason }
+        let outcome = match answer {
+            Some(DialogAnswer::Permission { option_id: Some(id) }) => {
+                RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
+            }
+            _ => RequestPermissionOutcome::Cancelled,
+        };
+        self.responder
+            .respond(RequestPermissionResponse::new(outcome))
+            .map_err(|e| RespondError::Send(e.message))
     }
 }
 
@@ -107,7 +149,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
             drop(state);
             return reply_error(responder, error);
         }
-        state.permissions.insert(
+        state.dialogs.insert(
             dialog_id,
             PendingPermission {
                 responder,
@@ -123,7 +165,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         tokio::select! {
             _ = cancellation.cancelled() => {
                 if let Some(shared) = weak.upgrade() {
-                    dismiss::<PendingPermission>(&shared, dialog_id, DismissReason::AgentCancelled);
+                    dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
                 }
             }
             _ = watch_rx => {}
@@ -139,43 +181,7 @@ impl AgentClient {
         dialog_id: DialogId,
         option_id: Option<String>,
     ) -> Result<(), RespondError> {
-        let pending = {
-            let mut state = self.shared.lock();
-            let pending = state
-                .permissions
-                .get(dialog_id)
-                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            let chosen = match &option_id {
-                Some(id) => Some(
-                    pending
-                        .options
-                        .iter()
-                        .find(|o| o.option_id.0.as_ref() == id)
-                        .cloned()
-                        .ok_or_else(|| RespondError::NoSuchOption(id.clone()))?,
-                ),
-                None => None,
-            };
-            let pending = state
-                .permissions
-                .remove(dialog_id)
-                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            if let Some(chosen) = &chosen {
-                state
-                    .rules
-                    .remember(&pending.session_id, &pending.tool_kind, chosen);
-            }
-            pending
-        };
-        let _ = pending.cancel_watch.send(());
-        let outcome = match option_id {
-            Some(id) => RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id)),
-            None => RequestPermissionOutcome::Cancelled,
-        };
-        pending
-            .responder
-            .respond(RequestPermissionResponse::new(outcome))
-            .map_err(|e| RespondError::Send(e.message))
+        self.respond(dialog_id, DialogAnswer::Permission { option_id })
     }
 
     /// The remembered "always" permission decisions of this connection.
