@@ -9,6 +9,7 @@ use porthole_registry::{self as registry, Cancel, Installer, Progress, Status};
 
 use super::app_event::AppEvent;
 use super::results::{RegistryAgentView, RegistryListing};
+use super::snapshot::API_KEY_FIELD;
 use super::{AnswerError, Backend, launch};
 
 fn index_path() -> Result<std::path::PathBuf, String> {
@@ -32,9 +33,6 @@ pub(super) async fn sign_in_env(agent_id: &str) -> Result<Vec<(String, String)>,
     })
     .await
 }
-
-/// The one field of an API-key method's form (see `snapshot::auth_methods`).
-pub(super) const API_KEY_FIELD: &str = "api-key";
 
 /// The API keys saved for `agent_id`'s API-key methods: (method id, key). An agent with none
 /// saved never touches the keyring.

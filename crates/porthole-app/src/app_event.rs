@@ -3,9 +3,19 @@
 //! window's `UiEvent` cannot drift from what is sent.
 
 use porthole_registry::Progress;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::snapshot::AppSnapshot;
+
+/// A file the user attached to a prompt (`send_prompt` takes them; `user_prompt` shows them).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Attachment {
+    #[cfg_attr(test, ts(type = "\"file\" | \"image\""))]
+    pub kind: String,
+    pub path: String,
+}
 
 /// One of the app model's own events, as the window receives it (`type` names the kind).
 #[derive(Serialize)]
@@ -24,7 +34,7 @@ pub(crate) enum AppEvent {
     UserPrompt {
         session_id: String,
         text: String,
-        attachments: Vec<crate::sessions::Attachment>,
+        attachments: Vec<Attachment>,
     },
     /// The sealed URL view of a URL elicitation the user opened: its lifecycle.
     #[serde(rename_all = "camelCase")]
@@ -81,7 +91,7 @@ mod tests {
         let prompt = AppEvent::UserPrompt {
             session_id: "s".into(),
             text: "hi".into(),
-            attachments: vec![crate::sessions::Attachment {
+            attachments: vec![Attachment {
                 kind: "file".into(),
                 path: "/w/a.txt".into(),
             }],

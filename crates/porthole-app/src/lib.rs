@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
+pub use app_event::Attachment;
 use dialog_view::{DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
@@ -48,7 +49,6 @@ pub use proxied::ProxyView;
 pub use results::{HistoryExport, ProtocolLog, RegistryListing, SessionList};
 use serde::Serialize;
 use serde_json::{Value, json};
-pub use sessions::Attachment;
 pub use shell::Shell;
 pub use snapshot::{AgentCapabilitiesView, AppSnapshot, AuthMethodView, ConnectionView, PermissionRuleView};
 

@@ -9,22 +9,11 @@ use porthole_core::acp::v1::schema::{
 };
 use porthole_core::sessions::ConfigValue;
 use porthole_core::{AgentClient, OpenedSession, Workspace};
-use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::app_event::AppEvent;
+use super::app_event::{AppEvent, Attachment};
 use super::results::{SessionList, StoredSession};
 use super::{AnswerError, Backend, SessionView};
-
-/// A file the user attached to a prompt.
-#[derive(Debug, Clone, Deserialize, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Attachment {
-    #[cfg_attr(test, ts(type = "\"file\" | \"image\""))]
-    pub kind: String,
-    pub path: String,
-}
 
 /// Largest text file embedded in a prompt; larger ones go as links.
 const MAX_EMBED_BYTES: u64 = 1024 * 1024;

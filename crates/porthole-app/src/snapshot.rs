@@ -13,6 +13,9 @@ use crate::launch::Profile;
 use crate::settings::Settings;
 use crate::{Conn, SessionView};
 
+/// The one field of an API-key method's form: its key goes in `authenticate`'s `_meta["api-key"]`.
+pub(crate) const API_KEY_FIELD: &str = "api-key";
+
 /// Everything the window shows besides transcripts and dialogs.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -178,7 +181,7 @@ fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
                     description: m.description().map(str::to_string),
                     kind: "api_key".into(),
                     vars: Some(vec![EnvVarSpec {
-                        name: super::agents::API_KEY_FIELD.into(),
+                        name: API_KEY_FIELD.into(),
                         label: "API key".into(),
                         secret: true,
                         // Empty: `authenticate` without a key, for an agent that has its own
