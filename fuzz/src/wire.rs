@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use porthole_core::events::Event;
+use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::{AgentClient, Answer, ClientOptions};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
@@ -82,7 +82,7 @@ async fn run(data: Vec<u8>) {
 /// Answers a dialog; true when the connection is over.
 fn answer(client: &AgentClient, event: &Event) -> bool {
     match event {
-        Event::Elicitation(prompt) => {
+        Event::Dialog(DialogPrompt::Elicitation(prompt)) => {
             let id = prompt.dialog_id;
             let initial = match &prompt.kind {
                 porthole_core::events::ElicitationKind::Form { schema, .. } => {
@@ -98,12 +98,12 @@ fn answer(client: &AgentClient, event: &Event) -> bool {
             // Answered exactly once: a second answer is refused.
             assert!(client.respond_elicitation(id, Answer::Cancel).is_err());
         }
-        Event::Permission(prompt) => {
+        Event::Dialog(DialogPrompt::Permission(prompt)) => {
             let option = prompt.options.first().map(|o| o.option_id.0.to_string());
             let _ = client.respond_permission(prompt.dialog_id, option);
             assert!(client.respond_permission(prompt.dialog_id, None).is_err());
         }
-        Event::FileAccess(prompt) => {
+        Event::Dialog(DialogPrompt::FileAccess(prompt)) => {
             let _ = client.respond_file_access(prompt.dialog_id, false);
         }
         Event::AgentExited(_) => return true,

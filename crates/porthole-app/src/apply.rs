@@ -29,7 +29,7 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
     let mut effects = Effects::default();
     // A dialog of any kind joins the one list of waiting dialogs.
     if let Some(prompt) = event.dialog() {
-        waiting(state, agent_id, prompt);
+        waiting(state, agent_id, prompt.clone());
         return effects;
     }
     match event {
@@ -70,7 +70,6 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
     effects
 }
 
-/// The turn is over; a turn that failed for want of sign-in shows the sign-in panel.
 /// A dialog waits for the user. An elicitation also starts the clock of its latency figure.
 fn waiting(state: &mut AppState, agent_id: &str, prompt: DialogPrompt) {
     let dialog_id = prompt.dialog_id();
@@ -81,6 +80,7 @@ fn waiting(state: &mut AppState, agent_id: &str, prompt: DialogPrompt) {
     state.pending.insert(dialog_id, Pending { agent_id, prompt });
 }
 
+/// The turn is over; a turn that failed for want of sign-in shows the sign-in panel.
 fn turn_ended(state: &mut AppState, agent_id: &str, session_id: &str, error: Option<&RpcError>) {
     if let Some(s) = state.sessions.get_mut(session_id) {
         s.turn_running = false;
@@ -200,7 +200,7 @@ mod tests {
     }
 
     fn file_access(dialog_id: u64) -> Event {
-        Event::FileAccess(Box::new(FileAccessPrompt {
+        Event::Dialog(DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
             dialog_id,
             agent: AgentIdentity {
                 name: "agent-a".into(),
@@ -211,7 +211,7 @@ mod tests {
             path: "/etc/hosts".into(),
             operation: FileOperation::Read,
             reason: "outside the workspace".into(),
-        }))
+        })))
     }
 
     #[test]

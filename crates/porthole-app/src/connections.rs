@@ -1,7 +1,7 @@
 //! Starting, stopping and following one agent's connection, and signing in to it.
 
 use porthole_core::acp::v1::schema::AuthMethod;
-use porthole_core::events::{DismissReason, Event};
+use porthole_core::events::{DialogPrompt, DismissReason, Event};
 use porthole_core::terminal::Spec;
 use porthole_core::{AgentClient, ClientError, ClientOptions};
 
@@ -227,7 +227,7 @@ impl Backend {
             if state.conns.get(agent_id).map(|c| c.generation) != Some(generation) {
                 return false;
             }
-            if let Event::Elicitation(p) = event {
+            if let Event::Dialog(DialogPrompt::Elicitation(p)) = event {
                 self.0.metrics.elicitation_delivered(p.dialog_id);
             }
             apply::apply(&mut state, agent_id, event)

@@ -49,7 +49,7 @@ mod tests {
     #[test]
     fn a_dialog_keeps_the_shape_of_cores_event() {
         let view = DialogView {
-            prompt: DialogPrompt::FileAccess(FileAccessPrompt {
+            prompt: DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
                 dialog_id: 4,
                 agent: AgentIdentity {
                     name: "a".into(),
@@ -60,7 +60,7 @@ mod tests {
                 path: "/etc/hosts".into(),
                 operation: FileOperation::Read,
                 reason: "outside".into(),
-            }),
+            })),
             origin: Origin {
                 agent_id: "a".into(),
                 through: Some("Zed".into()),

@@ -119,14 +119,14 @@ fn generated() -> String {
             .unwrap_or_else(|r| panic!("{name}: core refused it: {}", r.error.message));
         let is_url = matches!(parsed.kind, porthole_core::events::ElicitationKind::Url { .. });
         let view = DialogView {
-            prompt: DialogPrompt::Elicitation(ElicitationPrompt {
+            prompt: DialogPrompt::Elicitation(Box::new(ElicitationPrompt {
                 dialog_id: 0,
                 agent: agent.clone(),
                 scope: parsed.scope,
                 message: parsed.message,
                 kind: parsed.kind,
                 warnings: parsed.warnings,
-            }),
+            })),
             origin: Origin {
                 agent_id: "demo".into(),
                 through: None,

@@ -4,10 +4,10 @@ use std::io::Write;
 
 use porthole_core::AgentClient;
 use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate, ToolCallContent};
-use porthole_core::events::{ElicitationKind, Event};
+use porthole_core::events::Event;
 use serde_json::{Value, json};
 
-use crate::policy::Decision;
+use crate::policy::{self, Decision};
 use crate::term::{self, note, note_part, say};
 
 pub struct Output {
@@ -126,46 +126,7 @@ impl Output {
 
 fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
     match event {
-        Event::Elicitation(p) => {
-            let (action, content, note) = match decision {
-                Some(Decision::Elicitation {
-                    action,
-                    content,
-                    note,
-                }) => (json!(action), json!(content), json!(note)),
-                _ => (Value::Null, Value::Null, Value::Null),
-            };
-            let (url, elicitation_id, analysis) = match &p.kind {
-                ElicitationKind::Url { elicitation_id, url } => {
-                    (json!(url.full), json!(elicitation_id), json!(url))
-                }
-                ElicitationKind::Form { .. } => (Value::Null, Value::Null, Value::Null),
-            };
-            let (schema, hints) = match &p.kind {
-                ElicitationKind::Form { schema, hints, .. } => (json!(schema), json!(hints)),
-                ElicitationKind::Url { .. } => (Value::Null, Value::Null),
-            };
-            json!({
-                "type": "elicitation",
-                "mode": p.mode_name(),
-                "message": p.message,
-                "url": url,
-                "urlAnalysis": analysis,
-                "elicitationId": elicitation_id,
-                "sessionId": p.scope.session_id(),
-                "toolCallId": p.scope.tool_call_id(),
-                "requestId": p.scope.request_id(),
-                "during": p.scope.during(),
-                "agent": p.agent,
-                "warnings": p.warnings,
-                "schema": schema,
-                "hints": hints,
-                "action": action,
-                "content": content,
-                "note": note,
-                "error": Value::Null,
-            })
-        }
+        Event::Dialog(prompt) => policy::dialog_json(prompt, decision),
         Event::ElicitationRejected {
             mode,
             message,
@@ -200,17 +161,6 @@ fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
             error,
         } => {
             json!({"type": "turn_end", "sessionId": session_id, "stopReason": stop_reason, "error": error})
-        }
-        Event::Permission(p) => {
-            let selected = match decision {
-                Some(Decision::Permission { selected }) => json!(selected),
-                _ => Value::Null,
-            };
-            json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "warnings": p.warnings, "selected": selected})
-        }
-        Event::FileAccess(p) => {
-            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
-            json!({"type": "file_access", "sessionId": p.session_id, "path": p.path, "operation": p.operation, "allowed": allowed})
         }
         other => {
             serde_json::to_value(other).unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}))
@@ -290,30 +240,7 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             }
             _ => {}
         },
-        Event::Elicitation(p) => {
-            let action = match decision {
-                Some(Decision::Elicitation { action, note, .. }) => {
-                    format!(
-                        "{action}{}",
-                        note.as_ref()
-                            .map(|n| format!(" ({})", term::line(n)))
-                            .unwrap_or_default()
-                    )
-                }
-                _ => "unanswered".into(),
-            };
-            let url = match &p.kind {
-                ElicitationKind::Url { url, .. } => format!(" url={}", term::line(&url.full)),
-                _ => String::new(),
-            };
-            note!(
-                "[elicitation {} from {}] \"{}\"{url} warnings={:?} -> {action}",
-                p.mode_name(),
-                term::line(&p.agent.display_name()),
-                term::line(&p.message),
-                p.warnings
-            );
-        }
+        Event::Dialog(prompt) => policy::dialog_text(prompt, decision),
         Event::ElicitationRejected { mode, error, .. } => {
             note!(
                 "[elicitation {} refused] {} (code {})",
@@ -334,27 +261,6 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
         }
         Event::DialogDismissed { dialog_id, reason } => {
             note!("[dialog {dialog_id} dismissed] {}", term::line(reason.describe()))
-        }
-        Event::Permission(p) => {
-            let selected = match decision {
-                Some(Decision::Permission { selected }) => {
-                    selected.clone().unwrap_or_else(|| "cancelled".into())
-                }
-                _ => "unanswered".into(),
-            };
-            let title = p.tool_call.fields.title.as_deref().unwrap_or_default();
-            let options: Vec<String> = p
-                .options
-                .iter()
-                .map(|o| format!("{}={}", term::line(&o.option_id.0), term::line(&o.name)))
-                .collect();
-            note!(
-                "[permission] {} options=[{}] warnings={:?} -> {}",
-                term::line(title),
-                options.join(", "),
-                p.warnings,
-                term::line(&selected)
-            )
         }
         Event::TurnEnded {
             stop_reason, error, ..
@@ -400,15 +306,6 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
         ),
         Event::TerminalReleased { terminal_id } => {
             note!("[terminal {} released]", term::line(terminal_id))
-        }
-        Event::FileAccess(p) => {
-            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
-            note!(
-                "[file access {:?} outside the workspace] {} -> {}",
-                p.operation,
-                term::line(&p.path),
-                if allowed { "allowed" } else { "denied" }
-            )
         }
         Event::PermissionAuto {
             option_name, rule_id, ..

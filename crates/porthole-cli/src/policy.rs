@@ -1,5 +1,6 @@
-//! The CLI's fixed answers: elicitations by `--elicit`, permissions by `--permission`
-//! (reject unless told otherwise), files outside the workspace by `--files-outside` (deny).
+//! The CLI's dialogs, every kind in this one file: its fixed answer (elicitations by `--elicit`,
+//! permissions by `--permission`, reject unless told otherwise, files outside the workspace by
+//! `--files-outside`, deny) and how it is shown (a JSON line, or a readable one).
 
 use std::path::Path;
 
@@ -8,8 +9,9 @@ use porthole_core::events::{
     DialogAnswer, DialogPrompt, ElicitationKind, ElicitationPrompt, PermissionPrompt,
 };
 use porthole_core::{AgentClient, Answer, Event};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
+use crate::term::{self, note};
 use crate::{ElicitPolicy, PermissionPolicy};
 
 pub struct Policy {
@@ -54,8 +56,8 @@ impl Policy {
     /// here until the CLI has a fixed answer for it.
     pub fn decide(&self, client: &AgentClient, event: &Event) -> Option<Decision> {
         Some(match event.dialog()? {
-            DialogPrompt::Elicitation(prompt) => self.elicitation(client, &prompt),
-            DialogPrompt::Permission(prompt) => permission(client, &prompt, self.permission),
+            DialogPrompt::Elicitation(prompt) => self.elicitation(client, prompt),
+            DialogPrompt::Permission(prompt) => permission(client, prompt, self.permission),
             DialogPrompt::FileAccess(prompt) => {
                 let answer = |allow| client.respond(prompt.dialog_id, DialogAnswer::FileAccess { allow });
                 let allowed = self.files_outside && answer(true).is_ok();
@@ -167,4 +169,121 @@ fn permission(client: &AgentClient, prompt: &PermissionPrompt, policy: Permissio
         Err(_) => None,
     };
     Decision::Permission { selected }
+}
+
+/// A dialog as a JSON line (`--json`), with what the CLI answered.
+pub fn dialog_json(prompt: &DialogPrompt, decision: Option<&Decision>) -> Value {
+    match prompt {
+        DialogPrompt::Elicitation(p) => {
+            let (action, content, note) = match decision {
+                Some(Decision::Elicitation {
+                    action,
+                    content,
+                    note,
+                }) => (json!(action), json!(content), json!(note)),
+                _ => (Value::Null, Value::Null, Value::Null),
+            };
+            let (url, elicitation_id, analysis) = match &p.kind {
+                ElicitationKind::Url { elicitation_id, url } => {
+                    (json!(url.full), json!(elicitation_id), json!(url))
+                }
+                ElicitationKind::Form { .. } => (Value::Null, Value::Null, Value::Null),
+            };
+            let (schema, hints) = match &p.kind {
+                ElicitationKind::Form { schema, hints, .. } => (json!(schema), json!(hints)),
+                ElicitationKind::Url { .. } => (Value::Null, Value::Null),
+            };
+            json!({
+                "type": "elicitation",
+                "mode": p.mode_name(),
+                "message": p.message,
+                "url": url,
+                "urlAnalysis": analysis,
+                "elicitationId": elicitation_id,
+                "sessionId": p.scope.session_id(),
+                "toolCallId": p.scope.tool_call_id(),
+                "requestId": p.scope.request_id(),
+                "during": p.scope.during(),
+                "agent": p.agent,
+                "warnings": p.warnings,
+                "schema": schema,
+                "hints": hints,
+                "action": action,
+                "content": content,
+                "note": note,
+                "error": Value::Null,
+            })
+        }
+        DialogPrompt::Permission(p) => {
+            let selected = match decision {
+                Some(Decision::Permission { selected }) => json!(selected),
+                _ => Value::Null,
+            };
+            json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "warnings": p.warnings, "selected": selected})
+        }
+        DialogPrompt::FileAccess(p) => {
+            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
+            json!({"type": "file_access", "sessionId": p.session_id, "path": p.path, "operation": p.operation, "allowed": allowed})
+        }
+    }
+}
+
+/// A dialog as a readable line, with what the CLI answered (see `output::text_event`).
+pub fn dialog_text(prompt: &DialogPrompt, decision: Option<&Decision>) {
+    match prompt {
+        DialogPrompt::Elicitation(p) => {
+            let action = match decision {
+                Some(Decision::Elicitation { action, note, .. }) => {
+                    format!(
+                        "{action}{}",
+                        note.as_ref()
+                            .map(|n| format!(" ({})", term::line(n)))
+                            .unwrap_or_default()
+                    )
+                }
+                _ => "unanswered".into(),
+            };
+            let url = match &p.kind {
+                ElicitationKind::Url { url, .. } => format!(" url={}", term::line(&url.full)),
+                _ => String::new(),
+            };
+            note!(
+                "[elicitation {} from {}] \"{}\"{url} warnings={:?} -> {action}",
+                p.mode_name(),
+                term::line(&p.agent.display_name()),
+                term::line(&p.message),
+                p.warnings
+            );
+        }
+        DialogPrompt::Permission(p) => {
+            let selected = match decision {
+                Some(Decision::Permission { selected }) => {
+                    selected.clone().unwrap_or_else(|| "cancelled".into())
+                }
+                _ => "unanswered".into(),
+            };
+            let title = p.tool_call.fields.title.as_deref().unwrap_or_default();
+            let options: Vec<String> = p
+                .options
+                .iter()
+                .map(|o| format!("{}={}", term::line(&o.option_id.0), term::line(&o.name)))
+                .collect();
+            note!(
+                "[permission] {} options=[{}] warnings={:?} -> {}",
+                term::line(title),
+                options.join(", "),
+                p.warnings,
+                term::line(&selected)
+            )
+        }
+        DialogPrompt::FileAccess(p) => {
+            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
+            note!(
+                "[file access {:?} outside the workspace] {} -> {}",
+                p.operation,
+                term::line(&p.path),
+                if allowed { "allowed" } else { "denied" }
+            )
+        }
+    }
 }

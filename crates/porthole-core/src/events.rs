@@ -248,8 +248,6 @@ pub enum Event {
         raw: serde_json::Value,
         error: String,
     },
-    /// An elicitation waiting for the user.
-    Elicitation(Box<ElicitationPrompt>),
     /// An elicitation we answered with an error without asking the user (bad mode, scope, URL...).
     #[serde(rename_all = "camelCase")]
     ElicitationRejected {
@@ -269,7 +267,6 @@ pub enum Event {
         known: bool,
         dialog_id: Option<DialogId>,
     },
-    Permission(Box<PermissionPrompt>),
     /// A `session/prompt` finished: with a stop reason, or with an error.
     #[serde(rename_all = "camelCase")]
     TurnEnded {
@@ -279,9 +276,7 @@ pub enum Event {
     },
     /// The agent wrote a line on stdout that is not JSON (ignored).
     #[serde(rename_all = "camelCase")]
-    StdoutNoise {
-        line: String,
-    },
+    StdoutNoise { line: String },
     /// The agent process is gone.
     AgentExited(ExitInfo),
     /// A terminal started (`terminal/create`, or the login command of terminal auth when
@@ -309,11 +304,7 @@ pub enum Event {
     },
     /// The agent released the terminal; its output stays on screen.
     #[serde(rename_all = "camelCase")]
-    TerminalReleased {
-        terminal_id: String,
-    },
-    /// The agent wants a file outside the session's workspace roots: the user decides.
-    FileAccess(Box<FileAccessPrompt>),
+    TerminalReleased { terminal_id: String },
     /// A waiting dialog (of any kind) went away without a user decision; the agent got its
     /// kind's "no decision" answer (`cancel`, `cancelled`, an error).
     #[serde(rename_all = "camelCase")]
@@ -334,6 +325,12 @@ pub enum Event {
         tool_kind: String,
         rule_id: u64,
     },
+    /// A dialog waiting for the user: an elicitation, a permission request, a file outside the
+    /// workspace. One variant for every kind, so a new kind is a [`DialogPrompt`] variant and
+    /// front ends that treat dialogs alike need no change. On the wire it is the prompt itself
+    /// (`{"type": "elicitation", ...}`), as each kind was before.
+    #[serde(untagged)]
+    Dialog(DialogPrompt),
 }
 
 /// `fs/read_text_file` or `fs/write_text_file` for a path outside the workspace roots.
@@ -357,14 +354,15 @@ pub enum FileOperation {
 }
 
 /// A dialog waiting for the user, of any kind, as front ends keep it in their list of waiting
-/// dialogs (`Event::dialog`). A new kind is a variant here, of [`Event`] and of [`DialogAnswer`];
-/// the compiler then points at the places that handle every kind.
+/// dialogs (`Event::Dialog`). A new kind is a variant here and of [`DialogAnswer`]; the compiler
+/// then points at the places that handle every kind.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum DialogPrompt {
-    Elicitation(ElicitationPrompt),
-    Permission(PermissionPrompt),
-    FileAccess(FileAccessPrompt),
+    Elicitation(Box<ElicitationPrompt>),
+    Permission(Box<PermissionPrompt>),
+    /// The agent wants a file outside the session's workspace roots: the user decides.
+    FileAccess(Box<FileAccessPrompt>),
 }
 
 impl DialogPrompt {
@@ -399,26 +397,11 @@ impl DialogPrompt {
 }
 
 impl Event {
-    /// The dialog this event asks the user, if it is one. Lists every event, so a new one is
-    /// a compile error here until it says whether it is a dialog.
-    pub fn dialog(&self) -> Option<DialogPrompt> {
+    /// The dialog this event asks the user, if it is one.
+    pub fn dialog(&self) -> Option<&DialogPrompt> {
         match self {
-            Event::Elicitation(p) => Some(DialogPrompt::Elicitation((**p).clone())),
-            Event::Permission(p) => Some(DialogPrompt::Permission((**p).clone())),
-            Event::FileAccess(p) => Some(DialogPrompt::FileAccess((**p).clone())),
-            Event::SessionUpdate { .. }
-            | Event::UnknownUpdate { .. }
-            | Event::ElicitationRejected { .. }
-            | Event::ElicitationComplete { .. }
-            | Event::DialogDismissed { .. }
-            | Event::TurnEnded { .. }
-            | Event::StdoutNoise { .. }
-            | Event::AgentExited(_)
-            | Event::TerminalCreated { .. }
-            | Event::TerminalOutput { .. }
-            | Event::TerminalExited { .. }
-            | Event::TerminalReleased { .. }
-            | Event::PermissionAuto { .. } => None,
+            Event::Dialog(prompt) => Some(prompt),
+            _ => None,
         }
     }
 }
@@ -484,6 +467,33 @@ impl From<Answer> for DialogAnswer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dialog_event_is_its_prompt_on_the_wire() {
+        let prompt = FileAccessPrompt {
+            dialog_id: 7,
+            agent: AgentIdentity {
+                name: "a".into(),
+                title: None,
+                version: None,
+            },
+            session_id: "s".into(),
+            path: "/etc/hosts".into(),
+            operation: FileOperation::Read,
+            reason: "outside".into(),
+        };
+        let event = Event::Dialog(DialogPrompt::FileAccess(Box::new(prompt)));
+        let wire = serde_json::to_value(&event).unwrap();
+        assert_eq!(wire["type"], "file_access");
+        assert_eq!(wire["dialogId"], 7);
+        assert_eq!(wire["path"], "/etc/hosts");
+        assert_eq!(
+            wire.as_object().unwrap().len(),
+            7,
+            "no wrapper and no second tag: {wire}"
+        );
+        assert_eq!(event.dialog().map(DialogPrompt::dialog_id), Some(7));
+    }
 
     #[test]
     fn hidden_characters_in_a_permission_request_are_flagged() {

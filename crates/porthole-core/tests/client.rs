@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use common::{decline, start, start_with, test_agent};
 use porthole_core::acp::v1::schema::SessionUpdate;
-use porthole_core::events::{DialogAnswer, DismissReason, ElicitationKind, Event};
+use porthole_core::events::{DialogAnswer, DialogPrompt, DismissReason, ElicitationKind, Event};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientError, ClientOptions, Modes, RespondError};
 use serde_json::{Value, json};
 
@@ -62,7 +62,7 @@ async fn form_answers_are_validated_and_sent_exactly_once() {
     let mut h = start().await;
     let (events, report) = h
         .turn("form", |client, e| {
-            if let Event::Elicitation(p) = e {
+            if let Event::Dialog(DialogPrompt::Elicitation(p)) = e {
                 assert_eq!(p.agent.name, "porthole-test-agent");
                 assert_eq!(p.scope.tool_call_id(), Some("tc-1"));
                 let ElicitationKind::Form { initial_values, .. } = &p.kind else {
@@ -89,7 +89,11 @@ async fn form_answers_are_validated_and_sent_exactly_once() {
             }
         })
         .await;
-    assert!(events.iter().any(|e| matches!(e, Event::Elicitation(_))));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Dialog(DialogPrompt::Elicitation(_))))
+    );
     let result = &report["results"][0]["result"];
     assert_eq!(result["action"], "accept");
     assert_eq!(result["content"], json!({"name":"alpha","port":9000,"fast":true}));
@@ -104,7 +108,7 @@ async fn decline_and_cancel_reach_the_agent() {
     assert_eq!(report["results"][0]["result"], json!({"action":"decline"}));
     let (_, report) = h
         .turn("form", |c, e| {
-            if let Event::Elicitation(p) = e {
+            if let Event::Dialog(DialogPrompt::Elicitation(p)) = e {
                 c.respond_elicitation(p.dialog_id, Answer::Cancel).unwrap();
             }
         })
@@ -131,7 +135,7 @@ async fn unadvertised_modes_are_refused_without_asking() {
     assert_eq!(report["results"][1]["result"]["action"], "decline");
     let asked = events
         .iter()
-        .filter(|e| matches!(e, Event::Elicitation(_)))
+        .filter(|e| matches!(e, Event::Dialog(DialogPrompt::Elicitation(_))))
         .count();
     assert_eq!(asked, 1, "only the url request reaches the user");
     h.check_schema();
@@ -147,7 +151,9 @@ async fn hostile_requests_get_invalid_params() {
         assert_eq!(r["error"]["code"], -32602, "{r}");
     }
     assert!(
-        !events.iter().any(|e| matches!(e, Event::Elicitation(_))),
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::Dialog(DialogPrompt::Elicitation(_)))),
         "the user is never asked"
     );
     h.check_schema();
@@ -159,7 +165,7 @@ async fn request_scope_is_allowed_for_a_request_in_flight() {
     let (events, report) = h.turn("request-scope", decline).await;
     assert_eq!(report["results"][0]["result"]["action"], "decline");
     let scope = events.iter().find_map(|e| match e {
-        Event::Elicitation(p) => Some(p.scope.clone()),
+        Event::Dialog(DialogPrompt::Elicitation(p)) => Some(p.scope.clone()),
         _ => None,
     });
     // The id names our session/prompt in flight: that is the question's context.
@@ -175,7 +181,7 @@ async fn a_request_id_that_names_no_request_of_ours_is_an_agent_level_question()
     let (events, report) = h.turn("agent-level-request", decline).await;
     assert_eq!(report["results"][0]["result"]["action"], "decline");
     let scope = events.iter().find_map(|e| match e {
-        Event::Elicitation(p) => Some(p.scope.clone()),
+        Event::Dialog(DialogPrompt::Elicitation(p)) => Some(p.scope.clone()),
         _ => None,
     });
     assert_eq!(
@@ -192,7 +198,7 @@ async fn url_ids_are_unique_while_outstanding_and_completion_is_tracked() {
     let mut h = start().await;
     let (events, report) = h
         .turn("url-lifecycle", |c, e| {
-            if let Event::Elicitation(p) = e {
+            if let Event::Dialog(DialogPrompt::Elicitation(p)) = e {
                 c.respond_elicitation(p.dialog_id, Answer::Accept(Default::default()))
                     .unwrap();
             }
@@ -225,7 +231,7 @@ async fn url_ids_are_unique_while_outstanding_and_completion_is_tracked() {
         .iter()
         .rev()
         .find_map(|e| match e {
-            Event::Elicitation(p) => Some(p.warnings.clone()),
+            Event::Dialog(DialogPrompt::Elicitation(p)) => Some(p.warnings.clone()),
             _ => None,
         })
         .unwrap();
@@ -240,7 +246,7 @@ async fn secret_requests_are_flagged() {
     let mut h = start().await;
     let (events, _) = h.turn("secret", decline).await;
     let p = events.iter().find_map(|e| match e {
-        Event::Elicitation(p) => Some(p.clone()),
+        Event::Dialog(DialogPrompt::Elicitation(p)) => Some(p.clone()),
         _ => None,
     });
     assert_eq!(
@@ -254,7 +260,7 @@ async fn a_required_unsupported_field_blocks_accept() {
     let mut h = start().await;
     let (_, report) = h
         .turn("unsupported-required", |c, e| {
-            if let Event::Elicitation(p) = e {
+            if let Event::Dialog(DialogPrompt::Elicitation(p)) = e {
                 let ElicitationKind::Form { can_accept, .. } = &p.kind else {
                     panic!()
                 };
@@ -276,7 +282,7 @@ async fn concurrent_answers_are_exactly_once() {
     h.client.prompt_text(&h.session, "concurrent").unwrap();
     let mut dialogs = Vec::new();
     while dialogs.len() < 50 {
-        if let Event::Elicitation(p) = h.next().await {
+        if let Event::Dialog(DialogPrompt::Elicitation(p)) = h.next().await {
             dialogs.push(p.dialog_id);
         }
     }
@@ -342,7 +348,7 @@ async fn crash_mid_elicitation_ends_the_turn_and_dismisses_dialogs() {
         let event = h.next().await;
         seen.push(format!("{event:?}").chars().take(200).collect::<String>());
         match event {
-            Event::Elicitation(_) => saw.0 = true,
+            Event::Dialog(DialogPrompt::Elicitation(_)) => saw.0 = true,
             // Under load the request can be read only after the exit was seen: then it is refused.
             Event::ElicitationRejected { error, .. } if error.message.contains("closing") => {
                 saw.0 = true;
@@ -380,7 +386,7 @@ async fn session_cancel_resolves_pending_permissions() {
     let session = h.session.clone();
     let (events, report) = h
         .turn("permission", |c, e| {
-            if let Event::Permission(p) = e {
+            if let Event::Dialog(DialogPrompt::Permission(p)) = e {
                 assert_eq!(p.options.len(), 2);
                 c.cancel(&session).unwrap();
             }
@@ -405,7 +411,7 @@ async fn permission_options_are_checked() {
     let mut h = start().await;
     let (_, report) = h
         .turn("permission", |c, e| {
-            if let Event::Permission(p) = e {
+            if let Event::Dialog(DialogPrompt::Permission(p)) = e {
                 assert!(matches!(
                     c.respond_permission(p.dialog_id, Some("bogus".into())),
                     Err(RespondError::NoSuchOption(_))
@@ -453,7 +459,7 @@ async fn fs_outside_the_workspace_asks_the_user_and_shows_where_it_leads() {
     let mut asked = Vec::new();
     let (_, report) = h
         .turn("fs", |client, e| {
-            if let Event::FileAccess(p) = e {
+            if let Event::Dialog(DialogPrompt::FileAccess(p)) = e {
                 asked.push((p.path.clone(), p.operation));
                 // Deny the read of /etc/hostname, allow the write that `..` leads to.
                 let allow = p.operation == FileOperation::Write;
@@ -501,7 +507,7 @@ async fn new_files_work_for_gemini_and_missing_files_outside_are_still_refused()
         let mut asked = Vec::new();
         let (_, report) = h
             .turn("new-file", |client, e| {
-                if let Event::FileAccess(p) = e {
+                if let Event::Dialog(DialogPrompt::FileAccess(p)) = e {
                     asked.push((p.path.clone(), p.operation));
                     client.respond_file_access(p.dialog_id, false).unwrap();
                 }
@@ -658,7 +664,7 @@ async fn shutdown_stops_the_agent() {
     let mut h = start().await;
     h.client.prompt_text(&h.session, "hang").unwrap();
     loop {
-        if let Event::Elicitation(_) = h.next().await {
+        if let Event::Dialog(DialogPrompt::Elicitation(_)) = h.next().await {
             break;
         }
     }
@@ -687,7 +693,7 @@ async fn ending_a_session_cancels_its_pending_dialogs() {
     let mut h = start().await;
     h.client.prompt_text(&h.session, "hang").unwrap();
     let dialog = loop {
-        if let Event::Elicitation(p) = h.next().await {
+        if let Event::Dialog(DialogPrompt::Elicitation(p)) = h.next().await {
             break p.dialog_id;
         }
     };

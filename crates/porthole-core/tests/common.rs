@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use porthole_core::acp::v1::schema::SessionUpdate;
-use porthole_core::events::Event;
+use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::transport::{Direction, TransportNote, WireTap};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientOptions};
 use serde_json::{Value, json};
@@ -315,7 +315,7 @@ impl Harness {
 }
 
 pub fn decline(client: &AgentClient, e: &Event) {
-    if let Event::Elicitation(p) = e {
+    if let Event::Dialog(DialogPrompt::Elicitation(p)) = e {
         client.respond_elicitation(p.dialog_id, Answer::Decline).unwrap();
     }
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate};
 use porthole_core::client::{AgentClient, ClientOptions};
-use porthole_core::events::Event;
+use porthole_core::events::{DialogPrompt, Event};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -31,7 +31,7 @@ fn label(event: &Event) -> Option<String> {
             _ => Some("other-update".into()),
         },
         Event::UnknownUpdate { .. } => Some("unknown-update".into()),
-        Event::Elicitation(_) => Some("elicitation".into()),
+        Event::Dialog(DialogPrompt::Elicitation(_)) => Some("elicitation".into()),
         Event::ElicitationComplete { .. } => Some("elicitation-complete".into()),
         Event::TurnEnded { .. } => Some("turn-ended".into()),
         _ => None,

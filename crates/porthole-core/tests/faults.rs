@@ -7,7 +7,7 @@
 mod common;
 
 use common::start;
-use porthole_core::events::{DismissReason, Event};
+use porthole_core::events::{DialogPrompt, DismissReason, Event};
 
 #[tokio::test]
 async fn death_mid_permission_dismisses_the_permission_and_file_dialogs() {
@@ -17,8 +17,8 @@ async fn death_mid_permission_dismisses_the_permission_and_file_dialogs() {
     let (mut exited, mut turn_error) = (None, None);
     while exited.is_none() || turn_error.is_none() {
         match h.next().await {
-            Event::Permission(p) => shown.push(("permission", p.dialog_id)),
-            Event::FileAccess(p) => shown.push(("file", p.dialog_id)),
+            Event::Dialog(DialogPrompt::Permission(p)) => shown.push(("permission", p.dialog_id)),
+            Event::Dialog(DialogPrompt::FileAccess(p)) => shown.push(("file", p.dialog_id)),
             Event::DialogDismissed { dialog_id, reason } => dismissed.push((dialog_id, reason)),
             Event::AgentExited(info) => exited = Some(info),
             Event::TurnEnded { error: Some(e), .. } => turn_error = Some(e),

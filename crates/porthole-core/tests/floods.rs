@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use common::test_agent;
 use porthole_core::acp::v1::schema::SessionUpdate;
-use porthole_core::events::Event;
+use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::transport::{Direction, TransportNote, WireTap};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientOptions};
 use serde_json::Value;
@@ -221,7 +221,7 @@ async fn a_burst_of_10000_elicitations_is_bounded_by_the_pending_queue() {
     // Nobody answers until every request has been seen: exactly `limit` wait for the user.
     while pending.len() + refused < 10_000 {
         match a.next().await {
-            Event::Elicitation(p) => pending.push(p.dialog_id),
+            Event::Dialog(DialogPrompt::Elicitation(p)) => pending.push(p.dialog_id),
             Event::ElicitationRejected { error, .. } => {
                 assert_eq!(error.code, -32603);
                 assert!(
@@ -319,8 +319,8 @@ async fn dialog_burst(scenario: &str, what: &str) -> Value {
     let mut pending = Vec::new();
     while pending.len() < limit || a.notes.1.load(Ordering::SeqCst) < 10_000 - limit {
         match tokio::time::timeout(Duration::from_millis(50), a.events.recv()).await {
-            Ok(Some(Event::Permission(p))) => pending.push((p.dialog_id, true)),
-            Ok(Some(Event::FileAccess(p))) => pending.push((p.dialog_id, false)),
+            Ok(Some(Event::Dialog(DialogPrompt::Permission(p)))) => pending.push((p.dialog_id, true)),
+            Ok(Some(Event::Dialog(DialogPrompt::FileAccess(p)))) => pending.push((p.dialog_id, false)),
             Ok(Some(e @ (Event::TurnEnded { .. } | Event::AgentExited(_)))) => panic!("too early: {e:?}"),
             Ok(None) => panic!("event stream closed"),
             _ => assert!(
@@ -341,7 +341,10 @@ async fn dialog_burst(scenario: &str, what: &str) -> Value {
     loop {
         let event = a.next().await;
         assert!(
-            !matches!(event, Event::Permission(_) | Event::FileAccess(_)),
+            !matches!(
+                event,
+                Event::Dialog(DialogPrompt::Permission(_)) | Event::Dialog(DialogPrompt::FileAccess(_))
+            ),
             "a dialog beyond the bound: {event:?}"
         );
         if let Some(text) = chunk_text(&event) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{start, start_with};
 use porthole_core::acp::v1::schema::{SessionConfigKind, SessionUpdate};
-use porthole_core::events::Event;
+use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::sessions::ConfigValue;
 use porthole_core::{AgentClient, AgentCommand, ClientError, ClientOptions};
 use serde_json::json;
@@ -131,7 +131,7 @@ async fn always_allow_is_remembered_per_session_and_kind_visible_and_revocable()
     let mut auto = Vec::new();
     let (_, report) = h
         .turn("permission-always", |client, e| match e {
-            Event::Permission(p) => {
+            Event::Dialog(DialogPrompt::Permission(p)) => {
                 asked.push(p.tool_call.tool_call_id.0.to_string());
                 client
                     .respond_permission(p.dialog_id, Some("always".into()))
@@ -159,7 +159,7 @@ async fn always_allow_is_remembered_per_session_and_kind_visible_and_revocable()
     // Revoked: the next edit is asked again.
     let mut asked_again = Vec::new();
     h.turn("permission-always", |client, e| {
-        if let Event::Permission(p) = e {
+        if let Event::Dialog(DialogPrompt::Permission(p)) = e {
             asked_again.push(p.tool_call.tool_call_id.0.to_string());
             client
                 .respond_permission(p.dialog_id, Some("once".into()))

@@ -203,7 +203,9 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
             _ = watch_rx => {}
         }
     });
-    shared.emit(Event::Elicitation(Box::new(prompt))).await;
+    shared
+        .emit(Event::Dialog(DialogPrompt::Elicitation(Box::new(prompt))))
+        .await;
 }
 
 /// The rules that depend on what else is pending: unique URL ids, the per-session bound.

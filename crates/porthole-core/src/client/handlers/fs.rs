@@ -230,7 +230,9 @@ async fn ask(
             dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
         }
     });
-    shared.emit(Event::FileAccess(Box::new(prompt))).await;
+    shared
+        .emit(Event::Dialog(DialogPrompt::FileAccess(Box::new(prompt))))
+        .await;
 }
 
 pub(crate) fn fs_error(e: FsError) -> agent_client_protocol::Error {

@@ -171,7 +171,9 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
             _ = watch_rx => {}
         }
     });
-    shared.emit(Event::Permission(Box::new(prompt))).await;
+    shared
+        .emit(Event::Dialog(DialogPrompt::Permission(Box::new(prompt))))
+        .await;
 }
 
 impl AgentClient {
