@@ -196,8 +196,12 @@ export const AGENTS = [
         ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, alwaysLoadTools: true } } } : {}),
       };
       writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify(settings));
+      // Qwen Code leaves a qwen-socks-* dir in the temp dir per run: one inside HOME goes with it.
+      const tmp = join(home, "tmp");
+      mkdirSync(tmp, { recursive: true });
       return {
         HOME: home,
+        TMPDIR: tmp,
         OPENAI_BASE_URL: `${baseUrl}/v1`,
         OPENAI_MODEL: "fake-model",
         ...(signedIn ? { OPENAI_API_KEY: "sk-porthole-fake-qwen-key" } : {}),

@@ -143,9 +143,11 @@ async function sweepOne(agent, version, why) {
   writeFileSync(registryFile, JSON.stringify({ ...snapshot, agents: snapshot.agents.map((a) => (a.id === agent.id ? entry : a)) }));
   const home = join(work, "home");
   const ws = join(work, "workspace");
-  mkdirSync(home);
-  mkdirSync(ws);
-  const env = { ...process.env, HOME: home, PORTHOLE_AGENTS_DIR: join(work, "agents"), PORTHOLE_CACHE_DIR: join(work, "cache") };
+  // A temp dir of its own, removed with the work folder: agents unpack helpers there (GitHub
+  // Copilot's bundled ripgrep in pkg-*, Qwen Code's qwen-socks-*) and leave them behind.
+  const tmp = join(work, "tmp");
+  for (const dir of [home, ws, tmp]) mkdirSync(dir);
+  const env = { ...process.env, HOME: home, TMPDIR: tmp, PORTHOLE_AGENTS_DIR: join(work, "agents"), PORTHOLE_CACHE_DIR: join(work, "cache") };
   for (const k of CLEARED) delete env[k];
   // The installed command is `npx -y PACKAGE@VERSION ARGS`: from the cache filled by `prepare`,
   // and never from the network (there is none here anyway).
