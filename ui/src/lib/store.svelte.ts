@@ -298,6 +298,9 @@ export class Transcript {
 
 export type View = "chat" | "history" | "settings" | "inspector" | "add-agent";
 
+/** How many ended sessions' transcripts the window keeps readable. */
+export const ENDED_KEPT = 20;
+
 export class AppStore {
   snapshot = $state<AppSnapshot | null>(null);
   transcripts = new SvelteMap<string, Transcript>();
@@ -475,6 +478,15 @@ export class AppStore {
       else if (!this.transcripts.has(this.activeSessionId ?? "")) this.activeSessionId = null;
     }
     if (this.selectedAgentId === null && s.connections.length) this.selectedAgentId = s.connections[0].agentId;
+    // Only the last ENDED_KEPT ended transcripts stay (the oldest go first, never the one shown):
+    // a day of restarts and closed sessions would otherwise pile them up in the window. The
+    // agent's own history (Past sessions) still has them.
+    for (const id of this.#ended) {
+      if (this.#ended.size <= ENDED_KEPT) break;
+      if (id === this.activeSessionId) continue;
+      this.#ended.delete(id);
+      this.transcripts.delete(id);
+    }
   }
 
   /** The transcript an event for `sessionId` goes to. An event for an ended session's id

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { AppStore, COMPACT_MAX, DISMISS_TEXT, PlanItem, TextItem, ToolItem } from "./store.svelte";
+import { AppStore, COMPACT_MAX, DISMISS_TEXT, ENDED_KEPT, PlanItem, TextItem, ToolItem } from "./store.svelte";
 import { TranscriptRows } from "./transcript-rows";
 import type { UiEvent } from "./protocol";
 import { goodUrl } from "./mock";
@@ -158,6 +158,32 @@ describe("AppStore", () => {
     s.apply([chunk("after"), { type: "connection", snapshot: (() => { const x = snapshotWith(); x.sessions[0].sessionId = "s"; return x; })() }]);
     expect(s.activeSessionId).toBe("s");
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["after"]);
+  });
+
+  it("keeps the last ENDED_KEPT ended transcripts, and always the one shown", () => {
+    const s = withSession();
+    s.apply([chunk("said in s")]);
+    const base = snapshotWith().sessions[0];
+    // Sessions come and go (restarts, closed sessions), each leaving a transcript.
+    const churn = (prefix: string, n: number, agentId = base.agentId) => {
+      for (let i = 0; i < n; i++) {
+        const id = `${prefix}${i}`;
+        const listed = snapshotWith();
+        listed.sessions = [{ ...base, agentId, sessionId: id }];
+        s.apply([{ type: "connection", snapshot: listed }, { ...chunk(`said in ${id}`), sessionId: id } as UiEvent]);
+        s.apply([{ type: "connection", snapshot: snapshotWith({ sessions: [] }) }]);
+      }
+    };
+    churn("e", ENDED_KEPT + 15);
+    expect(s.transcripts.size).toBe(ENDED_KEPT);
+    expect([...s.transcripts.keys()]).toEqual(Array.from({ length: ENDED_KEPT }, (_, i) => `e${i + 15}`));
+    // The one on screen stays however old it gets (another agent's sessions keep coming).
+    s.selectSession("e15");
+    churn("other", ENDED_KEPT + 5, "another-agent");
+    expect(s.activeSessionId).toBe("e15");
+    expect(s.transcripts.size).toBe(ENDED_KEPT);
+    expect(s.transcripts.has("e15")).toBe(true);
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["said in e15"]);
   });
 
   it("keeps terminal output and bounds how much of it the window holds", () => {
