@@ -16,6 +16,8 @@ mod coalesce;
 mod connections;
 mod dialog_view;
 mod dialogs;
+#[cfg(test)]
+mod generated_file;
 mod history;
 mod launch;
 mod metrics;

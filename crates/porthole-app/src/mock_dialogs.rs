@@ -5,8 +5,6 @@
 //! cannot drift from it: the test fails when the file is out of date, and
 //! `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs` rewrites it.
 
-use std::path::PathBuf;
-
 use porthole_core::broker::{self, Modes, ScopeCheck};
 use porthole_core::events::{AgentIdentity, DialogPrompt, ElicitationPrompt};
 use serde_json::{Value, json};
@@ -141,16 +139,10 @@ fn generated() -> String {
 
 #[test]
 fn the_mocks_dialogs_are_made_by_cores_rules() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/mock-dialogs.json");
-    let json = generated();
-    if std::env::var_os("PORTHOLE_BLESS").is_some() {
-        std::fs::write(&path, &json).unwrap();
-        return;
-    }
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        current == json,
-        "ui/src/lib/mock-dialogs.json is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs`"
+    crate::generated_file::bless_or_compare(
+        "ui/src/lib/mock-dialogs.json",
+        &generated(),
+        "PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs",
     );
 }
 
@@ -290,15 +282,9 @@ fn validation_cases() -> String {
 
 #[test]
 fn the_mocks_validation_is_cores_verdict_on_its_samples() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/mock-validation.json");
-    let json = validation_cases();
-    if std::env::var_os("PORTHOLE_BLESS").is_some() {
-        std::fs::write(&path, &json).unwrap();
-        return;
-    }
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        current == json,
-        "ui/src/lib/mock-validation.json is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs`"
+    crate::generated_file::bless_or_compare(
+        "ui/src/lib/mock-validation.json",
+        &validation_cases(),
+        "PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs",
     );
 }

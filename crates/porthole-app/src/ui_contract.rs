@@ -4,8 +4,6 @@
 //! shapes the app passes through as they came (modes, config options...) are named from
 //! `acp.ts` (not `protocol.ts`, which re-exports this file: no import circle).
 
-use std::path::PathBuf;
-
 use ts_rs::{Config, TS};
 
 use crate::SessionView;
@@ -65,15 +63,9 @@ fn generated() -> String {
 
 #[test]
 fn the_windows_snapshot_types_are_generated_from_these() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/generated/app.ts");
-    let ts = generated();
-    if std::env::var_os("PORTHOLE_BLESS").is_some() {
-        std::fs::write(&path, &ts).unwrap();
-        return;
-    }
-    let current = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        current == ts,
-        "ui/src/lib/generated/app.ts is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`"
+    crate::generated_file::bless_or_compare(
+        "ui/src/lib/generated/app.ts",
+        &generated(),
+        "PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract",
     );
 }
