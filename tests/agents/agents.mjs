@@ -196,12 +196,14 @@ export const AGENTS = [
         ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, alwaysLoadTools: true } } } : {}),
       };
       writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify(settings));
-      // Qwen Code leaves a qwen-socks-* dir in the temp dir per run: one inside HOME goes with it.
-      const tmp = join(home, "tmp");
-      mkdirSync(tmp, { recursive: true });
+      // Qwen Code makes a socket dir per run and leaves it: in XDG_RUNTIME_DIR when set, else
+      // qwen-socks-<nonce> in the temp dir, or in /tmp when that path would be too long for a
+      // socket (103 bytes). A short runtime dir inside HOME goes with HOME.
+      const run = join(home, "run");
+      mkdirSync(run, { recursive: true, mode: 0o700 });
       return {
         HOME: home,
-        TMPDIR: tmp,
+        XDG_RUNTIME_DIR: run,
         OPENAI_BASE_URL: `${baseUrl}/v1`,
         OPENAI_MODEL: "fake-model",
         ...(signedIn ? { OPENAI_API_KEY: "sk-porthole-fake-qwen-key" } : {}),
