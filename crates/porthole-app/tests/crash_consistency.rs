@@ -77,13 +77,13 @@ fn run(kill: Kill, rounds: usize) -> Counts {
     let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("work")).unwrap();
-    let mut rng = Rng::seeded();
-    println!("{kill:?} kills: {rounds} rounds, seed {}", rng.0);
+    let (mut rng, seed) = seeded_rng();
+    println!("{kill:?} kills: {rounds} rounds, seed {seed}");
     let mut counts = Counts::default();
     let started = Instant::now();
     for round in 0..rounds {
         // 150-1500 ms into the run: start-up, the session, and a few to a few dozen answers.
-        let delay = Duration::from_millis(150 + rng.below(1350));
+        let delay = Duration::from_millis(150 + rng.u64(..1350));
         one_round(kill, round, delay, &agent, dir.path(), &mut counts);
     }
     let history = dir.path().join("history.sqlite3");
@@ -299,29 +299,14 @@ fn wait_for<T>(limit: Duration, mut probe: impl FnMut() -> Option<T>) -> Option<
     }
 }
 
-/// xorshift64*, seeded from the clock or `PORTHOLE_CRASH_SEED` (printed, to repeat a run).
-struct Rng(u64);
-
-impl Rng {
-    fn seeded() -> Self {
-        let seed = std::env::var("PORTHOLE_CRASH_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap()
-                    .as_nanos() as u64
-                    | 1
-            });
-        Rng(seed)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
+/// The random source for when to kill: fastrand (already in the dependency graph), seeded
+/// from `PORTHOLE_CRASH_SEED` to repeat a run, else at random; the seed is printed.
+fn seeded_rng() -> (fastrand::Rng, u64) {
+    let seed = std::env::var("PORTHOLE_CRASH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    (fastrand::Rng::with_seed(seed), seed)
 }
 
 /// The app model under test, in a child process (see the module docs). Does nothing unless

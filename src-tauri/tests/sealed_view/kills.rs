@@ -216,30 +216,14 @@ fn next_report(server: &Server, page: &str, view: u64) -> Option<HashMap<String,
     }
 }
 
-/// xorshift64*, seeded from the clock or `PORTHOLE_SEALED_SEED`.
-struct Rng(u64);
-
-impl Rng {
-    fn seeded() -> Self {
-        let seed = std::env::var("PORTHOLE_SEALED_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap()
-                    .as_nanos() as u64
-                    | 1
-            });
-        Rng(seed)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
-    }
+/// The random source for when to kill: fastrand (already in the dependency graph), seeded
+/// from `PORTHOLE_SEALED_SEED` to repeat a run, else at random; the seed is printed.
+fn seeded_rng() -> (fastrand::Rng, u64) {
+    let seed = std::env::var("PORTHOLE_SEALED_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| fastrand::u64(..));
+    (fastrand::Rng::with_seed(seed), seed)
 }
 
 fn kill_rounds(rounds: usize) {
@@ -267,14 +251,14 @@ fn kill_rounds(rounds: usize) {
     args.extend([BIN.to_string(), "sealed-view".to_string()]);
     let views = SealedViews::with_command("/usr/bin/env".into(), args, on_event);
 
-    let mut rng = Rng::seeded();
-    eprintln!("sealed view kills: {rounds} rounds, seed {}", rng.0);
+    let (mut rng, seed) = seeded_rng();
+    eprintln!("sealed view kills: {rounds} rounds, seed {seed}");
     let started = Instant::now();
     let mut tally = Tally::default();
     for round in 0..rounds {
         let dialog = round as u64 + 1;
         // The first three rounds take each moment once; then at random.
-        let pick = if round < 3 { round as u64 } else { rng.below(3) };
+        let pick = if round < 3 { round as u64 } else { rng.u64(..3) };
         let moment = match pick {
             0 => Moment::Start,
             1 => Moment::Loading,
@@ -292,13 +276,13 @@ fn kill_rounds(rounds: usize) {
         match moment {
             Moment::Start => {
                 tally.at_start += 1;
-                std::thread::sleep(Duration::from_millis(rng.below(300)));
+                std::thread::sleep(Duration::from_millis(rng.u64(..300)));
             }
             Moment::Loading => {
                 tally.while_loading += 1;
                 next_report(&server, "slow", killed_view)
                     .unwrap_or_else(|| panic!("round {round}: the slow page was never requested"));
-                std::thread::sleep(Duration::from_millis(rng.below(600)));
+                std::thread::sleep(Duration::from_millis(rng.u64(..600)));
             }
             Moment::Idle => {
                 tally.while_idle += 1;
@@ -311,7 +295,7 @@ fn kill_rounds(rounds: usize) {
                 let (_, state, ..) = next_event(&events, dialog, TIMEOUT)
                     .unwrap_or_else(|| panic!("round {round}: no event after the page loaded"));
                 assert_eq!(state, "opened", "round {round}");
-                std::thread::sleep(Duration::from_millis(rng.below(1000)));
+                std::thread::sleep(Duration::from_millis(rng.u64(..1000)));
             }
         }
 
