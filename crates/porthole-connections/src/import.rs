@@ -1,0 +1,1 @@
+//! Other clients' MCP settings, read into the connections model.

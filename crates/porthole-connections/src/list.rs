@@ -1,0 +1,1 @@
+//! The connections file and its model.
