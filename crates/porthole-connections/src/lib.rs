@@ -3,6 +3,13 @@
 //! - `list`: the connections file (`~/.config/porthole/connections.json`), its model and edits.
 //! - `import`: Claude Desktop's `mcpServers`, VS Code / Cursor `mcp.json` and Zed's
 //!   `context_servers`, read into that model.
+//! - `oauth`: signing in to a remote server (discovery, registration, PKCE, refresh, revocation).
+//! - `http`: the one HTTP client, its caps and the rule every address must meet.
 
+pub mod http;
 pub mod import;
 pub mod list;
+pub mod oauth;
+
+/// The MCP revision whose authorization rules sign-in follows.
+pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";

@@ -1,0 +1,245 @@
+//! The one HTTP client sign-in and the gateway use, and the rules every address they reach
+//! must meet: https, or plain http only on this machine's loopback (RFC 8252 §8.3, and the MCP
+//! authorization spec's "all authorization server endpoints MUST be served over HTTPS").
+//!
+//! Every body read here has a cap: a server that answers with an endless or oversized
+//! response gets an error, never Porthole's memory.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use url::{Host, Url};
+
+/// Metadata documents, registration and token answers are a few KiB; this is generous.
+pub const METADATA_CAP: usize = 256 * 1024;
+/// How long one sign-in request may take, start to end.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Redirects followed while fetching metadata (same origin only); a loop ends here.
+const MAX_REDIRECTS: usize = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("{0}")]
+    Refused(String),
+    #[error("{url}: {message}")]
+    Transport { url: String, message: String },
+    #[error("{url}: the answer is larger than {cap} bytes")]
+    TooLarge { url: String, cap: usize },
+    #[error("{url} answered HTTP {status}")]
+    Status { url: String, status: u16 },
+    #[error("{url}: the answer is not the JSON expected ({message})")]
+    BadJson { url: String, message: String },
+}
+
+/// True for `localhost` and addresses in 127.0.0.0/8 or `::1`.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// The rule for every endpoint sign-in talks to or sends the person to: https, or http on
+/// loopback; no credentials in the URL; no fragment (RFC 8414 §2 for the issuer).
+pub fn check_endpoint(what: &str, url: &Url) -> Result<(), HttpError> {
+    match url.scheme() {
+        "https" => {}
+        "http" if is_loopback(url) => {}
+        "http" => {
+            return Err(HttpError::Refused(format!(
+                "the {what} {url} is plain http on another machine; Porthole only signs in over https"
+            )));
+        }
+        other => {
+            return Err(HttpError::Refused(format!(
+                "the {what} {url} uses `{other}:`, not https"
+            )));
+        }
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(HttpError::Refused(format!(
+            "the {what} carries a user name or password in its address"
+        )));
+    }
+    if url.fragment().is_some() {
+        return Err(HttpError::Refused(format!(
+            "the {what} {url} has a fragment (#...)"
+        )));
+    }
+    Ok(())
+}
+
+/// The TLS set-up: rustls with ring and the Mozilla roots (webpki-roots), so behaviour does
+/// not depend on what the machine's certificate store holds.
+fn tls_config() -> rustls::ClientConfig {
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default protocol versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth()
+}
+
+/// A client for sign-in: follows at most [`MAX_REDIRECTS`] redirects, each to the same origin
+/// and under [`check_endpoint`]'s rule.
+pub fn sign_in_client() -> reqwest::Client {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        if attempt.previous().len() > MAX_REDIRECTS {
+            return attempt.error(format!("more than {MAX_REDIRECTS} redirects (a redirect loop?)"));
+        }
+        let origin = attempt.previous().first().map(Url::origin);
+        if origin.as_ref() != Some(&attempt.url().origin()) {
+            let to = attempt.url().to_string();
+            return attempt.error(format!("a redirect to another origin ({to})"));
+        }
+        if let Err(e) = check_endpoint("redirect", attempt.url()) {
+            return attempt.error(e.to_string());
+        }
+        attempt.follow()
+    });
+    base_builder()
+        .redirect(policy)
+        .timeout(REQUEST_TIMEOUT)
+        .build()
+        .expect("the sign-in HTTP client builds")
+}
+
+/// A client for the gateway's upstream requests: no redirects (a 3xx goes back as it came),
+/// no overall timeout (streams stay open as long as the server keeps them).
+pub fn gateway_client() -> reqwest::Client {
+    base_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("the gateway's HTTP client builds")
+}
+
+fn base_builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls_config())
+        .connect_timeout(CONNECT_TIMEOUT)
+        .no_proxy()
+        .user_agent(concat!("Porthole/", env!("CARGO_PKG_VERSION")))
+}
+
+/// The body of `response`, at most `cap` bytes.
+pub async fn read_capped(response: reqwest::Response, cap: usize) -> Result<Bytes, HttpError> {
+    let url = response.url().to_string();
+    if response.content_length().is_some_and(|n| n > cap as u64) {
+        return Err(HttpError::TooLarge { url, cap });
+    }
+    let mut response = response;
+    let mut body = BytesMut::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| transport(&url, e))? {
+        if body.len() + chunk.len() > cap {
+            return Err(HttpError::TooLarge { url, cap });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// GET `url` (checked first) as JSON, capped at [`METADATA_CAP`]. `None` for a 404, so
+/// discovery can try the next well-known address.
+pub async fn get_json(
+    client: &reqwest::Client,
+    what: &str,
+    url: &Url,
+) -> Result<Option<serde_json::Value>, HttpError> {
+    check_endpoint(what, url)?;
+    let response = client
+        .get(url.clone())
+        .header("Accept", "application/json")
+        .header("MCP-Protocol-Version", crate::MCP_PROTOCOL_VERSION)
+        .send()
+        .await
+        .map_err(|e| transport(url.as_str(), e))?;
+    let status = response.status().as_u16();
+    if status == 404 {
+        return Ok(None);
+    }
+    if !(200..300).contains(&status) {
+        return Err(HttpError::Status {
+            url: url.to_string(),
+            status,
+        });
+    }
+    let body = read_capped(response, METADATA_CAP).await?;
+    serde_json::from_slice(&body)
+        .map(Some)
+        .map_err(|e| HttpError::BadJson {
+            url: url.to_string(),
+            message: e.to_string(),
+        })
+}
+
+pub(crate) fn transport(url: &str, e: reqwest::Error) -> HttpError {
+    // reqwest's text names the URL already for most errors; keep ours, and the chain's cause.
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        message = format!("{message}: {s}");
+        source = s.source();
+    }
+    HttpError::Transport {
+        url: url.to_string(),
+        message,
+    }
+}
+
+/// oauth2's HTTP hook: one request through `client`, its answer capped.
+pub async fn oauth_request(
+    client: &reqwest::Client,
+    request: oauth2::HttpRequest,
+) -> Result<oauth2::HttpResponse, HttpError> {
+    let url = Url::parse(&request.uri().to_string())
+        .map_err(|e| HttpError::Refused(format!("a token request to a bad address: {e}")))?;
+    check_endpoint("token endpoint", &url)?;
+    let (parts, body) = request.into_parts();
+    let mut builder = client.request(parts.method, url.clone()).body(body);
+    for (name, value) in &parts.headers {
+        builder = builder.header(name, value);
+    }
+    let response = builder.send().await.map_err(|e| transport(url.as_str(), e))?;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = read_capped(response, METADATA_CAP).await?;
+    let mut answer = oauth2::HttpResponse::new(body.to_vec());
+    *answer.status_mut() = status;
+    *answer.headers_mut() = headers;
+    Ok(answer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_are_https_or_loopback_http() {
+        let ok = [
+            "https://auth.example.com/token",
+            "http://127.0.0.1:8080/x",
+            "http://localhost/x",
+            "http://[::1]:9/x",
+        ];
+        for u in ok {
+            check_endpoint("token endpoint", &Url::parse(u).unwrap()).unwrap();
+        }
+        let bad = [
+            "http://auth.example.com/token",
+            "http://10.0.0.1/token",
+            "ftp://auth.example.com/x",
+            "https://user:pw@auth.example.com/x",
+            "https://auth.example.com/x#frag",
+            "http://127.0.0.1.evil.example/x",
+        ];
+        for u in bad {
+            let e = check_endpoint("token endpoint", &Url::parse(u).unwrap()).unwrap_err();
+            assert!(e.to_string().contains("token endpoint"), "{u}: {e}");
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! The tokens a sign-in earned, and what keeps them useful: the code exchange, refresh and
+//! RFC 7009 revocation. A `Grant` lives only in the OS keyring (`crate::tokens`); its `Debug`
+//! hides every secret so it can never reach a log by accident.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use oauth2::basic::{BasicClient, BasicErrorResponse, BasicRequestTokenError, BasicTokenResponse};
+use oauth2::{
+    AuthUrl, AuthorizationCode, ClientId, ClientSecret, EndpointMaybeSet, EndpointNotSet, EndpointSet,
+    PkceCodeVerifier, RedirectUrl, RefreshToken, RevocationUrl, StandardRevocableToken, TokenResponse,
+    TokenUrl,
+};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use super::{AuthServer, Discovered, Registration, SignInError};
+use crate::http::{self, HttpError};
+
+/// A token is refreshed this long before it expires.
+const REFRESH_MARGIN_SECS: u64 = 60;
+
+#[derive(Clone, Serialize, Deserialize, PartialEq)]
+pub struct Grant {
+    pub access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// Seconds since the Unix epoch; `None` when the server did not say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// RFC 8707's `resource`, sent again with each refresh.
+    pub resource: String,
+    pub authorization_endpoint: Url,
+    pub token_endpoint: Url,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revocation_endpoint: Option<Url>,
+    pub registration: Registration,
+}
+
+impl std::fmt::Debug for Grant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Grant")
+            .field("access_token", &"<hidden>")
+            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<hidden>"))
+            .field("expires_at", &self.expires_at)
+            .field("scopes", &self.scopes)
+            .field("resource", &self.resource)
+            .field("issuer", &self.registration.issuer)
+            .finish()
+    }
+}
+
+pub fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+impl Grant {
+    /// True when the access token has expired or is about to.
+    pub fn needs_refresh(&self, now: u64) -> bool {
+        self.expires_at.is_some_and(|at| at <= now + REFRESH_MARGIN_SECS)
+    }
+
+    fn from_response(answer: &BasicTokenResponse, previous: GrantBasis<'_>) -> Result<Grant, SignInError> {
+        if !answer.token_type().as_ref().eq_ignore_ascii_case("bearer") {
+            return Err(SignInError::Token(format!(
+                "the token is of type `{}`, not a bearer token",
+                answer.token_type().as_ref()
+            )));
+        }
+        Ok(Grant {
+            access_token: answer.access_token().secret().clone(),
+            // A refresh answer without a new refresh token keeps the old one (RFC 6749 §6).
+            refresh_token: answer
+                .refresh_token()
+                .map(|t| t.secret().clone())
+                .or_else(|| previous.refresh_token.map(str::to_string)),
+            expires_at: answer.expires_in().map(|d| now_secs() + d.as_secs()),
+            scopes: answer
+                .scopes()
+                .map(|s| s.iter().map(|s| s.to_string()).collect())
+                .unwrap_or_else(|| previous.scopes.to_vec()),
+            resource: previous.resource.to_string(),
+            authorization_endpoint: previous.authorization_endpoint.clone(),
+            token_endpoint: previous.token_endpoint.clone(),
+            revocation_endpoint: previous.revocation_endpoint.cloned(),
+            registration: previous.registration.clone(),
+        })
+    }
+}
+
+/// What a new grant keeps of the sign-in or the grant before it.
+struct GrantBasis<'a> {
+    refresh_token: Option<&'a str>,
+    scopes: &'a [String],
+    resource: &'a str,
+    authorization_endpoint: &'a Url,
+    token_endpoint: &'a Url,
+    revocation_endpoint: Option<&'a Url>,
+    registration: &'a Registration,
+}
+
+type Client = BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointSet>;
+
+fn client_for(
+    registration: &Registration,
+    authorization_endpoint: &Url,
+    token_endpoint: &Url,
+    revocation_endpoint: Option<&Url>,
+) -> Client {
+    let mut client = BasicClient::new(ClientId::new(registration.client_id.clone()))
+        .set_auth_uri(AuthUrl::from_url(authorization_endpoint.clone()))
+        .set_token_uri(TokenUrl::from_url(token_endpoint.clone()))
+        .set_redirect_uri(RedirectUrl::from_url(registration.redirect_uri.clone()))
+        .set_revocation_url_option(revocation_endpoint.cloned().map(RevocationUrl::from_url));
+    if let Some(secret) = &registration.client_secret {
+        client = client.set_client_secret(ClientSecret::new(secret.clone()));
+    }
+    client
+}
+
+pub(super) fn oauth_client(registration: &Registration, server: &AuthServer) -> Result<Client, SignInError> {
+    Ok(client_for(
+        registration,
+        &server.authorization_endpoint,
+        &server.token_endpoint,
+        server.revocation_endpoint.as_ref(),
+    ))
+}
+
+/// The token endpoint's refusal in its own words (RFC 6749 §5.2), never the body itself: a
+/// malformed answer may still hold a token.
+fn token_error(e: BasicRequestTokenError<HttpError>) -> SignInError {
+    match e {
+        oauth2::RequestTokenError::ServerResponse(r) => SignInError::Token(describe(&r)),
+        oauth2::RequestTokenError::Request(e) => SignInError::Http(e),
+        oauth2::RequestTokenError::Parse(e, _body) => {
+            SignInError::Token(format!("its answer is not a token response ({})", e.path()))
+        }
+        oauth2::RequestTokenError::Other(s) => SignInError::Token(s),
+    }
+}
+
+fn describe(r: &BasicErrorResponse) -> String {
+    let description: String = r
+        .error_description()
+        .map(|d| d.chars().take(200).collect())
+        .unwrap_or_default();
+    if description.is_empty() {
+        format!("`{}`", r.error().as_ref())
+    } else {
+        format!("`{}`: {description}", r.error().as_ref())
+    }
+}
+
+pub(super) async fn exchange(
+    client: &reqwest::Client,
+    discovered: &Discovered,
+    registration: &Registration,
+    code: String,
+    verifier: PkceCodeVerifier,
+) -> Result<Grant, SignInError> {
+    let oauth = oauth_client(registration, &discovered.server)?;
+    let send = |request| http::oauth_request(client, request);
+    let answer = oauth
+        .exchange_code(AuthorizationCode::new(code))
+        .set_pkce_verifier(verifier)
+        .add_extra_param("resource", discovered.resource.as_str())
+        .request_async(&send)
+        .await
+        .map_err(token_error)?;
+    Grant::from_response(
+        &answer,
+        GrantBasis {
+            refresh_token: None,
+            scopes: &discovered.scopes,
+            resource: discovered.resource.as_str(),
+            authorization_endpoint: &discovered.server.authorization_endpoint,
+            token_endpoint: &discovered.server.token_endpoint,
+            revocation_endpoint: discovered.server.revocation_endpoint.as_ref(),
+            registration,
+        },
+    )
+}
+
+/// A fresh access token for `grant`, by its refresh token.
+pub async fn refresh(client: &reqwest::Client, grant: &Grant) -> Result<Grant, SignInError> {
+    let Some(refresh_token) = &grant.refresh_token else {
+        return Err(SignInError::Token(
+            "the sign-in has expired and there is no refresh token".into(),
+        ));
+    };
+    let oauth = client_for(
+        &grant.registration,
+        &grant.authorization_endpoint,
+        &grant.token_endpoint,
+        grant.revocation_endpoint.as_ref(),
+    );
+    let send = |request| http::oauth_request(client, request);
+    let token = RefreshToken::new(refresh_token.clone());
+    let answer = oauth
+        .exchange_refresh_token(&token)
+        .add_extra_param("resource", grant.resource.as_str())
+        .request_async(&send)
+        .await
+        .map_err(token_error)?;
+    Grant::from_response(
+        &answer,
+        GrantBasis {
+            refresh_token: Some(refresh_token),
+            scopes: &grant.scopes,
+            resource: &grant.resource,
+            authorization_endpoint: &grant.authorization_endpoint,
+            token_endpoint: &grant.token_endpoint,
+            revocation_endpoint: grant.revocation_endpoint.as_ref(),
+            registration: &grant.registration,
+        },
+    )
+}
+
+/// Revoke `grant` where the server offers RFC 7009 (the refresh token, which ends the whole
+/// grant on most servers, then the access token). `Ok(false)` when there is nothing to call.
+pub async fn revoke(client: &reqwest::Client, grant: &Grant) -> Result<bool, SignInError> {
+    if grant.revocation_endpoint.is_none() {
+        return Ok(false);
+    }
+    let oauth = client_for(
+        &grant.registration,
+        &grant.authorization_endpoint,
+        &grant.token_endpoint,
+        grant.revocation_endpoint.as_ref(),
+    );
+    let send = |request| http::oauth_request(client, request);
+    let mut tokens = Vec::new();
+    if let Some(r) = &grant.refresh_token {
+        tokens.push(StandardRevocableToken::RefreshToken(RefreshToken::new(r.clone())));
+    }
+    tokens.push(StandardRevocableToken::AccessToken(oauth2::AccessToken::new(
+        grant.access_token.clone(),
+    )));
+    for token in tokens {
+        oauth
+            .revoke_token(token)
+            .map_err(|e| SignInError::Token(e.to_string()))?
+            .request_async(&send)
+            .await
+            .map_err(|e| match e {
+                oauth2::RequestTokenError::ServerResponse(r) => {
+                    SignInError::Token(format!("revocation refused: `{}`", r.error()))
+                }
+                oauth2::RequestTokenError::Request(e) => SignInError::Http(e),
+                other => SignInError::Token(format!("revocation failed: {other}")),
+            })?;
+    }
+    Ok(true)
+}

@@ -1,0 +1,132 @@
+//! Signing a person in to a remote MCP server (the MCP authorization spec, 2025-11-25):
+//! discovery (`discovery`), client registration (`registration`: a client ID metadata document
+//! where the server supports it and Porthole has one, else RFC 7591 dynamic registration,
+//! else a client id the person enters), the authorization code grant with PKCE S256, `state`
+//! and RFC 8707 `resource`, the answer on a one-shot loopback listener (`loopback`), refresh
+//! and RFC 7009 revocation (`grant`).
+//!
+//! The protocol's pieces (PKCE, state, the token requests, revocation) are the `oauth2`
+//! crate's: well kept, small, and it lets us pass our own HTTP function, so every request gets
+//! Porthole's caps and redirect rules (`crate::http`). The official Rust MCP SDK's `auth`
+//! does the same on top of `oauth2` but ties it to its own transport and client types.
+
+mod discovery;
+mod grant;
+mod loopback;
+mod registration;
+
+use std::time::Duration;
+
+use url::Url;
+
+pub use discovery::{AuthServer, Challenge, Discovered, parse_challenge};
+pub use grant::{Grant, refresh, revoke};
+pub use registration::{ClientChoice, Registration};
+
+use crate::http::HttpError;
+
+/// How long the person has to finish in the browser.
+pub const SIGN_IN_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    #[error(transparent)]
+    Http(#[from] HttpError),
+    #[error("{0}")]
+    Discovery(String),
+    #[error("{0}")]
+    Registration(String),
+    #[error("{0}")]
+    Callback(String),
+    #[error("the token endpoint refused: {0}")]
+    Token(String),
+    #[error("no answer from the browser within {} minutes; nothing was stored", .0.as_secs() / 60)]
+    TimedOut(Duration),
+    #[error("the sign-in was cancelled")]
+    Cancelled,
+    #[error("{0} does not ask for sign-in (it answered without a 401)")]
+    NotNeeded(Url),
+    #[error("cannot listen on loopback for the sign-in answer: {0}")]
+    Listen(#[from] std::io::Error),
+}
+
+/// A sign-in waiting for the person: show `authorization_url` (through the URL consent
+/// dialog), then [`PendingSignIn::finish`].
+pub struct PendingSignIn {
+    pub authorization_url: Url,
+    /// What the person is asked to grant, shown beside the URL.
+    pub scopes: Vec<String>,
+    pub discovered: Discovered,
+    pub registration: Registration,
+    listener: loopback::Listener,
+    expect: loopback::Expect,
+    verifier: oauth2::PkceCodeVerifier,
+}
+
+/// Everything up to the browser: discovery, registration, the authorization URL.
+/// `known` is the registration kept from an earlier sign-in to the same server, reused when
+/// the same issuer and redirect port still fit.
+pub async fn begin(
+    client: &reqwest::Client,
+    server: &Url,
+    choice: &ClientChoice,
+    known: Option<&Registration>,
+) -> Result<PendingSignIn, SignInError> {
+    let Some(challenge) = discovery::probe(client, server).await? else {
+        return Err(SignInError::NotNeeded(server.clone()));
+    };
+    let discovered = discovery::discover(client, server, &challenge).await?;
+    let known = known.filter(|r| r.issuer == discovered.server.issuer.as_str());
+    let listener = loopback::Listener::bind(known.and_then(|r| r.redirect_uri.port())).await?;
+    let registration =
+        registration::register(client, &discovered.server, choice, known, listener.redirect_uri()).await?;
+
+    let (challenge, verifier) = oauth2::PkceCodeChallenge::new_random_sha256();
+    let auth = grant::oauth_client(&registration, &discovered.server)?;
+    let mut request = auth
+        .authorize_url(oauth2::CsrfToken::new_random)
+        .set_pkce_challenge(challenge)
+        .add_extra_param("resource", discovered.resource.as_str());
+    for scope in &discovered.scopes {
+        request = request.add_scope(oauth2::Scope::new(scope.clone()));
+    }
+    let (authorization_url, state) = request.url();
+    http_check(&authorization_url)?;
+    Ok(PendingSignIn {
+        authorization_url,
+        scopes: discovered.scopes.clone(),
+        expect: loopback::Expect {
+            state: state.secret().clone(),
+            issuer: discovered.server.issuer.to_string(),
+            iss_required: discovered.server.authorization_response_iss_parameter_supported,
+        },
+        discovered,
+        registration,
+        listener,
+        verifier,
+    })
+}
+
+fn http_check(url: &Url) -> Result<(), SignInError> {
+    crate::http::check_endpoint("authorization page", url).map_err(SignInError::from)
+}
+
+impl PendingSignIn {
+    /// The address the browser will come back to.
+    pub fn redirect_uri(&self) -> &Url {
+        self.listener.redirect_uri()
+    }
+
+    /// Wait for the browser's answer (at most `timeout`), then exchange the code.
+    pub async fn finish(self, client: &reqwest::Client, timeout: Duration) -> Result<Grant, SignInError> {
+        let callback = self.listener.wait(self.expect, timeout).await?;
+        grant::exchange(
+            client,
+            &self.discovered,
+            &self.registration,
+            callback.code,
+            self.verifier,
+        )
+        .await
+    }
+}

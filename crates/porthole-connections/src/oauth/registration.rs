@@ -1,0 +1,149 @@
+//! Who Porthole is to an authorization server, in the MCP spec's order of preference: a
+//! client id the person entered (pre-registration), a client ID metadata document where the
+//! server supports them and Porthole has one published, RFC 7591 dynamic registration, else a
+//! clear request for a client id.
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use super::{AuthServer, SignInError};
+use crate::http::{self, HttpError, METADATA_CAP};
+
+/// What the person (or the build) gives for registration.
+#[derive(Debug, Clone, Default)]
+pub struct ClientChoice {
+    /// A client id registered by hand with the server's owner.
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// The https address of Porthole's client ID metadata document, when one is published.
+    pub metadata_document: Option<Url>,
+}
+
+/// A registration, kept with the grant (its secret, if any, only in the keyring).
+#[derive(Clone, Serialize, Deserialize, PartialEq)]
+pub struct Registration {
+    pub issuer: String,
+    pub client_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<String>,
+    pub redirect_uri: Url,
+    /// `entered`, `metadata-document` or `dynamic`: shown in the connection's details.
+    pub how: String,
+}
+
+impl std::fmt::Debug for Registration {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registration")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "<hidden>"))
+            .field("redirect_uri", &self.redirect_uri.as_str())
+            .field("how", &self.how)
+            .finish()
+    }
+}
+
+pub(super) async fn register(
+    client: &reqwest::Client,
+    server: &AuthServer,
+    choice: &ClientChoice,
+    known: Option<&Registration>,
+    redirect_uri: &Url,
+) -> Result<Registration, SignInError> {
+    let issuer = server.issuer.to_string();
+    if let Some(id) = &choice.client_id {
+        return Ok(Registration {
+            issuer,
+            client_id: id.clone(),
+            client_secret: choice.client_secret.clone(),
+            redirect_uri: redirect_uri.clone(),
+            how: "entered".into(),
+        });
+    }
+    if let (true, Some(document)) = (
+        server.client_id_metadata_document_supported,
+        &choice.metadata_document,
+    ) {
+        return Ok(Registration {
+            issuer,
+            client_id: document.to_string(),
+            client_secret: None,
+            redirect_uri: redirect_uri.clone(),
+            how: "metadata-document".into(),
+        });
+    }
+    // A dynamic registration is kept while its redirect address is still ours.
+    if let Some(known) = known.filter(|k| k.how == "dynamic" && &k.redirect_uri == redirect_uri) {
+        return Ok(known.clone());
+    }
+    let Some(endpoint) = &server.registration_endpoint else {
+        return Err(SignInError::Registration(format!(
+            "{issuer} offers neither dynamic registration nor client ID metadata documents that \
+             Porthole can use; ask its owner for a client id and enter it (`mcp login NAME --client-id ID`)"
+        )));
+    };
+    dynamic(client, &issuer, endpoint, redirect_uri).await
+}
+
+#[derive(Deserialize)]
+struct RegistrationAnswer {
+    client_id: String,
+    #[serde(default)]
+    client_secret: Option<String>,
+}
+
+async fn dynamic(
+    client: &reqwest::Client,
+    issuer: &str,
+    endpoint: &Url,
+    redirect_uri: &Url,
+) -> Result<Registration, SignInError> {
+    http::check_endpoint("registration endpoint", endpoint)?;
+    let body = serde_json::json!({
+        "client_name": "Porthole",
+        "redirect_uris": [redirect_uri.as_str()],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+        "application_type": "native",
+    });
+    let response = client
+        .post(endpoint.clone())
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .map_err(|e| http::transport(endpoint.as_str(), e))?;
+    let status = response.status().as_u16();
+    let bytes = http::read_capped(response, METADATA_CAP).await?;
+    if !(200..300).contains(&status) {
+        // RFC 7591 §3.2.2: error and error_description; nothing else of the body is shown.
+        let said = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("error_description").or(v.get("error")).cloned())
+            .and_then(|v| v.as_str().map(|s| s.chars().take(200).collect::<String>()))
+            .unwrap_or_default();
+        return Err(SignInError::Registration(format!(
+            "{endpoint} refused to register Porthole (HTTP {status}) {said}"
+        )));
+    }
+    let answer: RegistrationAnswer = serde_json::from_slice(&bytes).map_err(|e| {
+        SignInError::from(HttpError::BadJson {
+            url: endpoint.to_string(),
+            message: e.to_string(),
+        })
+    })?;
+    if answer.client_id.is_empty() {
+        return Err(SignInError::Registration(format!(
+            "{endpoint} registered an empty client id"
+        )));
+    }
+    Ok(Registration {
+        issuer: issuer.to_string(),
+        client_id: answer.client_id,
+        client_secret: answer.client_secret,
+        redirect_uri: redirect_uri.clone(),
+        how: "dynamic".into(),
+    })
+}
