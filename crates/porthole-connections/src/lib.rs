@@ -6,6 +6,8 @@
 //! - `oauth`: signing in to a remote server (discovery, registration, PKCE, refresh, revocation).
 //! - `http`: the one HTTP client, its caps and the rule every address must meet.
 
+pub mod bridge;
+pub mod gateway;
 pub mod http;
 pub mod import;
 pub mod list;

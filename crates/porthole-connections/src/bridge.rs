@@ -1,0 +1,370 @@
+//! The MCP bridge an agent starts as a stdio server (`porthole-cli mcp bridge URL`, or the
+//! app's `porthole mcp-bridge URL`) for agents that take only stdio servers, and for stdio
+//! servers the gateway hosts. It holds no secret: only the gateway address of its session.
+//!
+//! - HTTP mode: each line on stdin is POSTed to the gateway (MCP streamable HTTP); JSON and
+//!   Server-Sent Event answers come back as lines on stdout, and server messages outside a
+//!   request arrive on the GET stream.
+//! - Pipe mode (`--pipe`): an HTTP upgrade to the gateway's stdio host, then bytes both ways.
+
+use std::sync::{Arc, Mutex};
+
+use bytes::BytesMut;
+use futures::StreamExt;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use url::Url;
+
+use crate::http::is_loopback;
+
+/// A line the bridge takes from its client; longer ones are refused with an error line.
+const LINE_CAP: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    #[error("the bridge only connects to Porthole's gateway on loopback, not {0}")]
+    NotLoopback(Url),
+    #[error("cannot reach Porthole's gateway at {0}: {1}")]
+    Connect(Url, String),
+    #[error("Porthole's gateway refused the pipe: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Pipe mode over the process's stdin and stdout.
+pub async fn pipe(url: &Url) -> Result<(), BridgeError> {
+    pipe_with(url, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+pub async fn pipe_with<R, W>(url: &Url, mut input: R, mut output: W) -> Result<(), BridgeError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let addr = loopback_addr(url)?;
+    let mut stream = TcpStream::connect(&addr)
+        .await
+        .map_err(|e| BridgeError::Connect(url.clone(), e.to_string()))?;
+    let request = format!(
+        "GET {} HTTP/1.1\r\nHost: {addr}\r\nConnection: upgrade\r\nUpgrade: {}\r\n\r\n",
+        url.path(),
+        crate::gateway::UPGRADE
+    );
+    stream.write_all(request.as_bytes()).await?;
+    // Read the answer's head; whatever follows it is the server's first output.
+    let mut head = BytesMut::new();
+    let end = loop {
+        if head.len() > 64 * 1024 {
+            return Err(BridgeError::Refused("an endless answer".into()));
+        }
+        let mut chunk = [0u8; 4096];
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Err(BridgeError::Refused("the gateway closed the connection".into()));
+        }
+        head.extend_from_slice(&chunk[..n]);
+        if let Some(at) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let text = String::from_utf8_lossy(&head[..end]);
+    let status = text.lines().next().unwrap_or("");
+    if !status.contains(" 101 ") {
+        let body = String::from_utf8_lossy(&head[end..]);
+        return Err(BridgeError::Refused(
+            format!("{status} {body}").trim().to_string(),
+        ));
+    }
+    output.write_all(&head[end..]).await?;
+    output.flush().await?;
+    let (mut from_gateway, mut to_gateway) = stream.into_split();
+    let up = async {
+        tokio::io::copy(&mut input, &mut to_gateway).await?;
+        to_gateway.shutdown().await
+    };
+    let down = async {
+        let mut buf = [0u8; 16 * 1024];
+        loop {
+            let n = from_gateway.read(&mut buf).await?;
+            if n == 0 {
+                return Ok::<_, std::io::Error>(());
+            }
+            output.write_all(&buf[..n]).await?;
+            output.flush().await?;
+        }
+    };
+    tokio::select! {
+        r = down => r?,
+        r = up => { r?; }
+    }
+    Ok(())
+}
+
+fn loopback_addr(url: &Url) -> Result<String, BridgeError> {
+    if url.scheme() != "http" || !is_loopback(url) {
+        return Err(BridgeError::NotLoopback(url.clone()));
+    }
+    let host = url.host_str().unwrap_or("127.0.0.1");
+    let port = url.port_or_known_default().unwrap_or(80);
+    Ok(format!("{host}:{port}"))
+}
+
+/// HTTP mode over the process's stdin and stdout.
+pub async fn http(url: &Url) -> Result<(), BridgeError> {
+    http_with(url, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+#[derive(Default)]
+struct Session {
+    id: Option<String>,
+    protocol: Option<String>,
+    listening: bool,
+}
+
+pub async fn http_with<R, W>(url: &Url, input: R, output: W) -> Result<(), BridgeError>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    loopback_addr(url)?;
+    let client = crate::http::gateway_client();
+    let session = Arc::new(Mutex::new(Session::default()));
+    let (lines, mut to_write) = mpsc::channel::<String>(256);
+    let writer = tokio::spawn(async move {
+        let mut output = output;
+        while let Some(line) = to_write.recv().await {
+            if output.write_all(line.as_bytes()).await.is_err() || output.write_all(b"\n").await.is_err() {
+                break;
+            }
+            let _ = output.flush().await;
+        }
+    });
+    let mut input = BufReader::new(input);
+    let mut in_flight = tokio::task::JoinSet::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = (&mut input)
+            .take(LINE_CAP as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await?;
+        if n == 0 {
+            break;
+        }
+        if line.len() > LINE_CAP {
+            // Skip the rest of this line; the client gets nothing for it (no id to answer).
+            let mut rest = Vec::new();
+            input.read_until(b'\n', &mut rest).await?;
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line).trim().to_string();
+        if text.is_empty() {
+            continue;
+        }
+        let (client, url, session, lines) = (client.clone(), url.clone(), session.clone(), lines.clone());
+        in_flight.spawn(async move { post(&client, &url, &session, text, &lines).await });
+        while in_flight.try_join_next().is_some() {}
+    }
+    while in_flight.join_next().await.is_some() {}
+    let id = session.lock().expect("bridge session").id.clone();
+    if let Some(id) = id {
+        let _ = client
+            .delete(url.clone())
+            .header("mcp-session-id", id)
+            .send()
+            .await;
+    }
+    drop(lines);
+    let _ = writer.await;
+    Ok(())
+}
+
+async fn post(
+    client: &reqwest::Client,
+    url: &Url,
+    session: &Mutex<Session>,
+    body: String,
+    lines: &mpsc::Sender<String>,
+) {
+    let message: Option<serde_json::Value> = serde_json::from_str(&body).ok();
+    let id = message
+        .as_ref()
+        .filter(|m| m.get("method").is_some())
+        .and_then(|m| m.get("id").cloned());
+    let is_initialized = message
+        .as_ref()
+        .and_then(|m| m.get("method"))
+        .is_some_and(|m| m == "notifications/initialized");
+    let mut request = client
+        .post(url.clone())
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+        .body(body);
+    {
+        let s = session.lock().expect("bridge session");
+        if let Some(sid) = &s.id {
+            request = request.header("mcp-session-id", sid);
+        }
+        if let Some(v) = &s.protocol {
+            request = request.header("mcp-protocol-version", v);
+        }
+    }
+    let answer = match request.send().await {
+        Ok(a) => a,
+        Err(e) => return fail(lines, id, format!("Porthole's gateway is unreachable: {e}")).await,
+    };
+    if let Some(sid) = answer
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+    {
+        session.lock().expect("bridge session").id = Some(sid.to_string());
+    }
+    let status = answer.status();
+    if !status.is_success() {
+        let text = answer.text().await.unwrap_or_default();
+        let text: String = text.chars().take(500).collect();
+        return fail(
+            lines,
+            id,
+            format!("the connection answered HTTP {status}: {text}"),
+        )
+        .await;
+    }
+    if is_initialized {
+        start_listening(client, url, session, lines);
+    }
+    pump(answer, session, lines).await;
+}
+
+/// Once the session is initialized, its server may speak first: the GET stream (a 405 means
+/// the server has none, which is fine).
+fn start_listening(
+    client: &reqwest::Client,
+    url: &Url,
+    session: &Mutex<Session>,
+    lines: &mpsc::Sender<String>,
+) {
+    let mut request = client.get(url.clone()).header("Accept", "text/event-stream");
+    {
+        let mut s = session.lock().expect("bridge session");
+        if s.listening {
+            return;
+        }
+        s.listening = true;
+        if let Some(sid) = &s.id {
+            request = request.header("mcp-session-id", sid);
+        }
+        if let Some(v) = &s.protocol {
+            request = request.header("mcp-protocol-version", v);
+        }
+    }
+    let lines = lines.clone();
+    tokio::spawn(async move {
+        if let Ok(answer) = request.send().await
+            && answer.status().is_success()
+        {
+            let session = Mutex::new(Session::default());
+            pump(answer, &session, &lines).await;
+        }
+    });
+}
+
+/// Pass an answer's messages on as lines: a JSON body whole, an event stream event by event.
+async fn pump(answer: reqwest::Response, session: &Mutex<Session>, lines: &mpsc::Sender<String>) {
+    let is_stream = answer
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !is_stream {
+        if let Ok(bytes) = answer.bytes().await
+            && !bytes.is_empty()
+        {
+            emit(&bytes, session, lines).await;
+        }
+        return;
+    }
+    let mut events = SseLines::default();
+    let mut stream = answer.bytes_stream();
+    while let Some(Ok(chunk)) = stream.next().await {
+        for data in events.feed(&chunk) {
+            emit(data.as_bytes(), session, lines).await;
+        }
+    }
+}
+
+async fn emit(json: &[u8], session: &Mutex<Session>, lines: &mpsc::Sender<String>) {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(json) else {
+        tracing::warn!("the MCP bridge dropped a message that is not JSON");
+        return;
+    };
+    if let Some(v) = value.pointer("/result/protocolVersion").and_then(|v| v.as_str()) {
+        session.lock().expect("bridge session").protocol = Some(v.to_string());
+    }
+    let _ = lines.send(value.to_string()).await;
+}
+
+async fn fail(lines: &mpsc::Sender<String>, id: Option<serde_json::Value>, message: String) {
+    if let Some(id) = id {
+        let error =
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": message}});
+        let _ = lines.send(error.to_string()).await;
+    } else {
+        tracing::warn!(%message, "MCP bridge");
+    }
+}
+
+/// Server-Sent Events, only as far as MCP uses them: `data:` lines joined until a blank line.
+#[derive(Default)]
+struct SseLines {
+    partial: Vec<u8>,
+    data: String,
+}
+
+impl SseLines {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<String> {
+        let mut out = Vec::new();
+        self.partial.extend_from_slice(chunk);
+        while let Some(at) = self.partial.iter().position(|&b| b == b'\n') {
+            let raw: Vec<u8> = self.partial.drain(..=at).collect();
+            let line = String::from_utf8_lossy(&raw);
+            let line = line.trim_end_matches(['\n', '\r']);
+            if line.is_empty() {
+                if !self.data.is_empty() {
+                    out.push(std::mem::take(&mut self.data));
+                }
+            } else if let Some(value) = line.strip_prefix("data:") {
+                if !self.data.is_empty() {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_joined_across_chunks_and_lines() {
+        let mut sse = SseLines::default();
+        assert!(sse.feed(b"event: message\ndata: {\"a\":").is_empty());
+        assert_eq!(
+            sse.feed(b"1}\n\n: comment\n\ndata: [1,\r\ndata: 2]\r\n\r\n"),
+            vec!["{\"a\":1}", "[1,\n2]"]
+        );
+    }
+
+    #[test]
+    fn only_loopback_gateways() {
+        assert!(loopback_addr(&Url::parse("http://127.0.0.1:9/x").unwrap()).is_ok());
+        assert!(loopback_addr(&Url::parse("http://example.com/x").unwrap()).is_err());
+        assert!(loopback_addr(&Url::parse("https://127.0.0.1/x").unwrap()).is_err());
+    }
+}

@@ -1,0 +1,250 @@
+//! The loopback gateway agents reach the person's connections through.
+//!
+//! Each session gets a *pass*: a random 256-bit path prefix under which its connections are
+//! served (`http://127.0.0.1:PORT/<pass>/<connection>`). The address is useless outside this
+//! machine and dies with the pass (dropped when the session or its agent ends). No token is in
+//! it: the gateway adds each connection's `Authorization` itself (`forward`), refreshing it as
+//! needed, and starts stdio servers whose environment holds secrets itself (`stdio_host`), so
+//! an agent never holds a credential, only the address.
+//!
+//! MCP passes through untouched: request and response bodies are streamed as they come
+//! (Server-Sent Events included), so server requests (elicitation, sampling), progress and
+//! cancellation reach the agent as the server sent them.
+
+mod forward;
+mod stdio_host;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use base64::Engine;
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use http_body_util::combinators::BoxBody;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+use tokio::sync::broadcast;
+use url::Url;
+
+pub use stdio_host::{StdioServer, UPGRADE};
+
+/// Where a connection's requests go.
+#[derive(Clone)]
+pub enum Upstream {
+    /// A remote MCP server (streamable HTTP): requests are forwarded with its headers and,
+    /// when `signed_in`, a bearer token from the [`TokenSource`].
+    Remote {
+        url: Url,
+        /// Header values the person configured (secret ones read from the keyring by the caller).
+        headers: Vec<(String, String)>,
+        signed_in: bool,
+    },
+    /// A stdio server the gateway starts for each bridge that connects (its environment may
+    /// hold secrets, which must not pass through the agent).
+    Stdio(StdioServer),
+}
+
+/// Why a connection's token could not be had: the person must sign in again.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct SignInLost(pub String);
+
+/// The tokens of signed-in connections. `refreshed` is called after the server answered 401
+/// to `failed`: it returns a newer token (refreshing once, however many requests failed).
+pub trait TokenSource: Send + Sync + 'static {
+    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<String, SignInLost>>;
+    fn refreshed<'a>(
+        &'a self,
+        connection: &'a str,
+        failed: &'a str,
+    ) -> BoxFuture<'a, Result<String, SignInLost>>;
+}
+
+/// What the gateway tells its owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GatewayEvent {
+    /// A request failed because sign-in expired and refresh did not help: ask the person to
+    /// sign in to this connection again.
+    SignInNeeded { connection: String, reason: String },
+    /// A stdio server could not be started for a bridge.
+    StdioFailed { connection: String, reason: String },
+}
+
+pub(crate) type Body = BoxBody<Bytes, std::io::Error>;
+
+struct Inner {
+    passes: Mutex<HashMap<String, Arc<HashMap<String, Upstream>>>>,
+    client: reqwest::Client,
+    tokens: Arc<dyn TokenSource>,
+    events: broadcast::Sender<GatewayEvent>,
+}
+
+/// The running gateway. Dropping it stops the server.
+pub struct Gateway {
+    addr: SocketAddr,
+    inner: Arc<Inner>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+/// A session's access to its connections. Dropping it closes every address it gave out.
+pub struct Pass {
+    key: String,
+    base: Url,
+    names: Vec<String>,
+    inner: std::sync::Weak<Inner>,
+}
+
+impl Drop for Pass {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            inner.passes.lock().expect("gateway passes").remove(&self.key);
+        }
+    }
+}
+
+impl Pass {
+    /// The address a connection is reached at: streamable HTTP for a remote connection; for
+    /// a hosted stdio server, the address a bridge connects its pipe to.
+    pub fn url(&self, connection: &str) -> Option<Url> {
+        self.names.iter().any(|n| n == connection).then(|| {
+            self.base
+                .join(&encode_segment(connection))
+                .expect("a path segment joins")
+        })
+    }
+
+    pub fn connections(&self) -> &[String] {
+        &self.names
+    }
+}
+
+impl Gateway {
+    /// Listen on 127.0.0.1 (any free port).
+    pub async fn start(tokens: Arc<dyn TokenSource>) -> std::io::Result<Gateway> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        let (events, _) = broadcast::channel(64);
+        let inner = Arc::new(Inner {
+            passes: Mutex::new(HashMap::new()),
+            client: crate::http::gateway_client(),
+            tokens,
+            events,
+        });
+        let server = tokio::spawn(serve(listener, Arc::downgrade(&inner)));
+        Ok(Gateway { addr, inner, server })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn events(&self) -> broadcast::Receiver<GatewayEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// A pass for one session over `upstreams` (connection name → where it goes).
+    pub fn open(&self, upstreams: Vec<(String, Upstream)>) -> Pass {
+        let key = random_key();
+        let names = upstreams.iter().map(|(n, _)| n.clone()).collect();
+        self.inner
+            .passes
+            .lock()
+            .expect("gateway passes")
+            .insert(key.clone(), Arc::new(upstreams.into_iter().collect()));
+        let base = Url::parse(&format!("http://{}/{key}/", self.addr)).expect("a loopback URL parses");
+        Pass {
+            key,
+            base,
+            names,
+            inner: Arc::downgrade(&self.inner),
+        }
+    }
+
+    /// How many passes are open (for tests and the window's figures).
+    pub fn open_passes(&self) -> usize {
+        self.inner.passes.lock().expect("gateway passes").len()
+    }
+}
+
+fn random_key() -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the OS gives random bytes");
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Connection names are restricted by the list; this keeps a path segment safe anyway.
+fn encode_segment(name: &str) -> String {
+    url::form_urlencoded::byte_serialize(name.as_bytes()).collect()
+}
+
+async fn serve(listener: TcpListener, inner: std::sync::Weak<Inner>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let Some(strong) = inner.upgrade() else { return };
+        tokio::spawn(async move {
+            let service = service_fn(move |req| {
+                let inner = strong.clone();
+                async move { Ok::<_, Infallible>(route(inner, req).await) }
+            });
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades()
+                .await;
+        });
+    }
+}
+
+async fn route(inner: Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    let mut segments = path.trim_start_matches('/').splitn(2, '/');
+    let key = segments.next().unwrap_or("");
+    let name = segments
+        .next()
+        .map(|s| {
+            url::form_urlencoded::parse(format!("n={s}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+        })
+        .unwrap_or_default()
+        .unwrap_or_default();
+    let pass = inner.passes.lock().expect("gateway passes").get(key).cloned();
+    // An unknown pass and an unknown connection look the same: nothing to learn by probing.
+    let Some(upstream) = pass.as_ref().and_then(|p| p.get(&name)).cloned() else {
+        return plain(StatusCode::NOT_FOUND, "no such connection");
+    };
+    match upstream {
+        Upstream::Remote {
+            url,
+            headers,
+            signed_in,
+        } => forward::forward(&inner, &name, &url, &headers, signed_in, req).await,
+        Upstream::Stdio(server) => stdio_host::attach(&inner, &name, server, req),
+    }
+}
+
+pub(crate) fn plain(status: StatusCode, text: &str) -> Response<Body> {
+    use http_body_util::BodyExt;
+    Response::builder()
+        .status(status)
+        .header("Content-Type", "text/plain; charset=utf-8")
+        .body(
+            http_body_util::Full::new(Bytes::from(text.to_string()))
+                .map_err(|never| match never {})
+                .boxed(),
+        )
+        .expect("a static response builds")
+}

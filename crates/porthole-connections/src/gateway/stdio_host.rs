@@ -1,0 +1,108 @@
+//! Stdio servers the gateway starts itself, one per bridge that connects: their environment
+//! may hold secrets (a `GITHUB_TOKEN`), which therefore never pass through the agent, its
+//! arguments or its environment. The bridge (a child of the agent) asks for an HTTP upgrade
+//! to `porthole-stdio`, and the connection then carries the server's stdin and stdout as
+//! they are.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+
+use super::{Body, GatewayEvent, Inner, plain};
+
+/// The protocol name of the bridge's upgrade.
+pub const UPGRADE: &str = "porthole-stdio";
+
+#[derive(Clone)]
+pub struct StdioServer {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Every value, secret ones included (read from the keyring by the caller).
+    pub env: Vec<(String, String)>,
+    pub cwd: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for StdioServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.env.iter().map(|(n, _)| n.as_str()).collect();
+        f.debug_struct("StdioServer")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("env", &names)
+            .finish()
+    }
+}
+
+pub(super) fn attach(
+    inner: &Inner,
+    name: &str,
+    server: StdioServer,
+    req: Request<Incoming>,
+) -> Response<Body> {
+    let wants = req
+        .headers()
+        .get("upgrade")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case(UPGRADE));
+    if !wants {
+        return plain(
+            StatusCode::UPGRADE_REQUIRED,
+            "this connection is a stdio server: connect with Porthole's MCP bridge",
+        );
+    }
+    let mut command = tokio::process::Command::new(&server.command);
+    command
+        .args(&server.args)
+        .envs(server.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        // A server's stderr may echo its environment; it goes nowhere.
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    if let Some(cwd) = &server.cwd {
+        command.current_dir(cwd);
+    }
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            let reason = format!("cannot start `{}`: {e}", server.command);
+            tracing::warn!(connection = name, %reason, "MCP stdio server");
+            let _ = inner.events.send(GatewayEvent::StdioFailed {
+                connection: name.to_string(),
+                reason: reason.clone(),
+            });
+            return plain(StatusCode::BAD_GATEWAY, &reason);
+        }
+    };
+    let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return plain(StatusCode::BAD_GATEWAY, "the server's pipes are missing");
+    };
+    tokio::spawn(async move {
+        let Ok(upgraded) = hyper::upgrade::on(req).await else {
+            return;
+        };
+        let (mut from_bridge, mut to_bridge) = tokio::io::split(TokioIo::new(upgraded));
+        let up = tokio::io::copy(&mut from_bridge, &mut stdin);
+        let down = tokio::io::copy(&mut stdout, &mut to_bridge);
+        // Whichever side ends first ends the server (kill_on_drop).
+        tokio::select! {
+            _ = up => {}
+            _ = down => {}
+            _ = child.wait() => {}
+        }
+    });
+    hyper::Response::builder()
+        .status(StatusCode::SWITCHING_PROTOCOLS)
+        .header("Upgrade", UPGRADE)
+        .header("Connection", "upgrade")
+        .body(
+            http_body_util::Empty::new()
+                .map_err(|never: std::convert::Infallible| match never {})
+                .boxed(),
+        )
+        .expect("an upgrade response builds")
+}

@@ -1,0 +1,284 @@
+//! An OAuth-protected MCP server for tests, all on one loopback port:
+//!
+//! - the resource server at `/mcp` (MCP streamable HTTP: `initialize`, `tools/list`,
+//!   `tools/call` of `echo` (answered as an event stream with a progress notification first)
+//!   and `whoami`), which answers 401 with a `resource_metadata` challenge without a valid token;
+//! - its protected resource metadata (RFC 9728) and an authorization server under `/auth`
+//!   (RFC 8414 metadata, RFC 7591 registration, an authorize endpoint that approves at once by
+//!   redirecting, the token endpoint with PKCE S256 and single-use codes, refresh, RFC 7009
+//!   revocation);
+//! - `Hostile` variants, one per attack sign-in must refuse.
+//!
+//! What it saw (the bearer tokens the resource server received) is kept for the tests.
+
+mod auth;
+mod mcp;
+
+use std::collections::{HashMap, HashSet};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpListener;
+
+/// One way a server can misbehave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hostile {
+    /// The protected resource metadata names a resource on another origin.
+    ResourceOtherOrigin,
+    /// The authorization server's token endpoint is plain http on another machine.
+    TokenEndpointPlainHttp,
+    /// The authorization server's metadata claims another issuer.
+    IssuerMismatch,
+    /// The authorization answer carries a `state` that is not the client's.
+    WrongState,
+    /// The authorization answer names another issuer in `iss` (RFC 9207 mix-up).
+    IssuerMixUp,
+    /// The authorize endpoint hands out a code that was already redeemed.
+    ReplayedCode,
+    /// The resource metadata address redirects to itself.
+    RedirectLoop,
+    /// The authorization server metadata is 8 MiB.
+    Oversized,
+    /// The authorization server metadata never ends.
+    Endless,
+    /// The resource server answers 401 to every token.
+    Always401,
+    /// No `S256` in `code_challenge_methods_supported`.
+    NoPkce,
+    /// No registration endpoint (a client id must be entered).
+    NoRegistration,
+}
+
+impl Hostile {
+    pub const ALL: [Hostile; 12] = [
+        Hostile::ResourceOtherOrigin,
+        Hostile::TokenEndpointPlainHttp,
+        Hostile::IssuerMismatch,
+        Hostile::WrongState,
+        Hostile::IssuerMixUp,
+        Hostile::ReplayedCode,
+        Hostile::RedirectLoop,
+        Hostile::Oversized,
+        Hostile::Endless,
+        Hostile::Always401,
+        Hostile::NoPkce,
+        Hostile::NoRegistration,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Hostile::ResourceOtherOrigin => "resource-other-origin",
+            Hostile::TokenEndpointPlainHttp => "token-endpoint-plain-http",
+            Hostile::IssuerMismatch => "issuer-mismatch",
+            Hostile::WrongState => "wrong-state",
+            Hostile::IssuerMixUp => "issuer-mix-up",
+            Hostile::ReplayedCode => "replayed-code",
+            Hostile::RedirectLoop => "redirect-loop",
+            Hostile::Oversized => "oversized",
+            Hostile::Endless => "endless",
+            Hostile::Always401 => "always-401",
+            Hostile::NoPkce => "no-pkce",
+            Hostile::NoRegistration => "no-registration",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Hostile> {
+        Hostile::ALL.into_iter().find(|h| h.name() == s)
+    }
+}
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub hostile: Option<Hostile>,
+    /// Lifetime of access tokens, in seconds.
+    pub token_lifetime: u64,
+    /// A client id registered by hand (accepted besides dynamically registered ones).
+    pub preregistered_client: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            hostile: None,
+            token_lifetime: 3600,
+            preregistered_client: None,
+        }
+    }
+}
+
+/// What the server holds and saw.
+#[derive(Default)]
+pub struct State {
+    pub(crate) clients: HashMap<String, Vec<String>>,
+    /// code → (client id, redirect uri, PKCE challenge, resource, used)
+    pub(crate) codes: HashMap<String, Code>,
+    pub(crate) access: HashMap<String, u64>,
+    pub(crate) refresh: HashSet<String>,
+    pub(crate) revoked: Vec<String>,
+    /// Every bearer token the resource server was sent, valid or not.
+    pub seen_tokens: Vec<String>,
+    /// Requests the resource server answered with a result.
+    pub served: Vec<String>,
+    pub(crate) last_code: Option<String>,
+    pub refreshes: usize,
+}
+
+pub(crate) struct Code {
+    pub client_id: String,
+    pub redirect_uri: String,
+    pub challenge: String,
+    pub resource: String,
+    pub used: bool,
+}
+
+pub struct Server {
+    pub addr: SocketAddr,
+    pub state: Arc<Mutex<State>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Server {
+    pub fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The MCP server's address.
+    pub fn mcp_url(&self) -> String {
+        format!("{}/mcp", self.base())
+    }
+
+    pub fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("test server state")
+    }
+
+    /// Make every access token expire now (the next request must refresh).
+    pub fn expire_access_tokens(&self) {
+        self.state().access.values_mut().for_each(|exp| *exp = 0);
+    }
+
+    /// Forget every refresh token (a refresh now fails).
+    pub fn forget_refresh_tokens(&self) {
+        self.state().refresh.clear();
+    }
+}
+
+pub(crate) struct Ctx {
+    pub base: String,
+    pub options: Options,
+    pub state: Arc<Mutex<State>>,
+}
+
+pub(crate) type Body = BoxBody<Bytes, Infallible>;
+
+/// Serve on `listener` until dropped.
+pub async fn serve(listener: TcpListener, options: Options) -> Server {
+    let addr = listener.local_addr().expect("a bound listener has an address");
+    let state = Arc::new(Mutex::new(State::default()));
+    if let Some(id) = &options.preregistered_client {
+        state
+            .lock()
+            .expect("state")
+            .clients
+            .insert(id.clone(), Vec::new());
+    }
+    let ctx = Arc::new(Ctx {
+        base: format!("http://{addr}"),
+        options,
+        state: state.clone(),
+    });
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let ctx = ctx.clone();
+            tokio::spawn(async move {
+                let service = service_fn(move |req| {
+                    let ctx = ctx.clone();
+                    async move { Ok::<_, Infallible>(route(&ctx, req).await) }
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    Server { addr, state, task }
+}
+
+/// Serve on a new loopback port.
+pub async fn start(options: Options) -> Server {
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await.expect("bind 127.0.0.1");
+    serve(listener, options).await
+}
+
+async fn route(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().to_string();
+    match path.as_str() {
+        "/mcp" => mcp::handle(ctx, req).await,
+        p if p.starts_with("/.well-known/oauth-protected-resource") => auth::resource_metadata(ctx, p),
+        p if p.starts_with("/.well-known/oauth-authorization-server") => auth::server_metadata(ctx).await,
+        "/auth/register" => auth::register(ctx, req).await,
+        "/auth/authorize" => auth::authorize(ctx, req),
+        "/auth/token" => auth::token(ctx, req).await,
+        "/auth/revoke" => auth::revoke(ctx, req).await,
+        _ => text(StatusCode::NOT_FOUND, "not found"),
+    }
+}
+
+pub(crate) fn text(status: StatusCode, body: &str) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header("Content-Type", "text/plain")
+        .body(Full::new(Bytes::from(body.to_string())).boxed())
+        .expect("response")
+}
+
+pub(crate) fn json(status: StatusCode, value: &serde_json::Value) -> Response<Body> {
+    Response::builder()
+        .status(status)
+        .header("Content-Type", "application/json")
+        .body(Full::new(Bytes::from(value.to_string())).boxed())
+        .expect("response")
+}
+
+pub(crate) async fn read_body(req: Request<Incoming>) -> Bytes {
+    req.into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default()
+}
+
+pub(crate) fn random_token(prefix: &str) -> String {
+    use base64::Engine;
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes).expect("random bytes");
+    format!(
+        "{prefix}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    )
+}
+
+pub(crate) fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}

@@ -1,0 +1,124 @@
+//! The resource server half: a small MCP server over streamable HTTP.
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{Value, json};
+
+use crate::{Body, Ctx, Hostile, json, now, read_body, text};
+
+const SESSION: &str = "test-session-1";
+
+pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
+    let bearer = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_string);
+    let valid = {
+        let mut state = ctx.state.lock().expect("state");
+        if let Some(t) = &bearer {
+            state.seen_tokens.push(t.clone());
+        }
+        bearer
+            .as_ref()
+            .and_then(|t| state.access.get(t))
+            .is_some_and(|exp| *exp > now())
+            && ctx.options.hostile != Some(Hostile::Always401)
+    };
+    if !valid {
+        return Response::builder()
+            .status(StatusCode::UNAUTHORIZED)
+            .header(
+                "WWW-Authenticate",
+                format!(
+                    "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"tools:read tools:call\"",
+                    ctx.base
+                ),
+            )
+            .body(Full::new(Bytes::new()).boxed())
+            .expect("response");
+    }
+    match *req.method() {
+        Method::POST => {}
+        Method::DELETE => return text(StatusCode::OK, ""),
+        _ => return text(StatusCode::METHOD_NOT_ALLOWED, "POST only"),
+    }
+    let wants_stream = req
+        .headers()
+        .get("accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/event-stream"));
+    let body = read_body(req).await;
+    let Ok(message) = serde_json::from_slice::<Value>(&body) else {
+        return json(
+            StatusCode::BAD_REQUEST,
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
+        );
+    };
+    let (Some(method), Some(id)) = (
+        message.get("method").and_then(Value::as_str),
+        message.get("id").cloned(),
+    ) else {
+        return text(StatusCode::ACCEPTED, "");
+    };
+    ctx.state.lock().expect("state").served.push(method.to_string());
+    let params = message.get("params").cloned().unwrap_or(Value::Null);
+    let result = match method {
+        "initialize" => Ok(json!({
+            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "porthole-test-mcp", "version": "1.0.0"},
+        })),
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(json!({"tools": [
+            {"name": "echo", "description": "Echoes its text back.",
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+            {"name": "whoami", "description": "Says whether the call was signed in.",
+             "inputSchema": {"type": "object", "properties": {}}},
+        ]})),
+        "tools/call" => call(&params),
+        _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
+    };
+    let answer = match result {
+        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+    };
+    if method == "tools/call" && wants_stream {
+        // An event stream: a progress notification first when asked for, then the answer.
+        let mut events = String::new();
+        if let Some(token) = params.pointer("/_meta/progressToken") {
+            let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1, "total": 1}});
+            events.push_str(&format!("event: message\ndata: {progress}\n\n"));
+        }
+        events.push_str(&format!("event: message\ndata: {answer}\n\n"));
+        return Response::builder()
+            .status(StatusCode::OK)
+            .header("Content-Type", "text/event-stream")
+            .header("mcp-session-id", SESSION)
+            .body(Full::new(Bytes::from(events)).boxed())
+            .expect("response");
+    }
+    let mut response = json(StatusCode::OK, &answer);
+    response
+        .headers_mut()
+        .insert("mcp-session-id", SESSION.parse().expect("header value"));
+    response
+}
+
+fn call(params: &Value) -> Result<Value, Value> {
+    match params.get("name").and_then(Value::as_str) {
+        Some("echo") => {
+            let said = params
+                .pointer("/arguments/text")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            Ok(json!({"content": [{"type": "text", "text": format!("echo: {said}")}]}))
+        }
+        Some("whoami") => Ok(json!({"content": [{"type": "text", "text": "signed in"}]})),
+        other => Err(json!({"code": -32602, "message": format!("no tool {other:?}")})),
+    }
+}
