@@ -5,6 +5,8 @@
 //!   `context_servers`, read into that model.
 //! - `oauth`: signing in to a remote server (discovery, registration, PKCE, refresh, revocation).
 //! - `http`: the one HTTP client, its caps and the rule every address must meet.
+//! - `secrets`: the values kept out of the file (secret variables and headers, OAuth tokens), in
+//!   the OS keyring.
 
 pub mod bridge;
 pub mod gateway;
@@ -12,6 +14,7 @@ pub mod http;
 pub mod import;
 pub mod list;
 pub mod oauth;
+pub mod secrets;
 
 /// The MCP revision whose authorization rules sign-in follows.
 pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
