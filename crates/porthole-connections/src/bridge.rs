@@ -95,9 +95,14 @@ where
             output.flush().await?;
         }
     };
+    // Our stdin's end only closes the way up; the server's output is read to its end.
+    tokio::pin!(down);
     tokio::select! {
-        r = down => r?,
-        r = up => { r?; }
+        r = &mut down => r?,
+        r = up => {
+            r?;
+            down.await?;
+        }
     }
     Ok(())
 }

@@ -118,7 +118,18 @@ pub fn gateway_client() -> reqwest::Client {
         .expect("the gateway's HTTP client builds")
 }
 
+/// rustls's process-wide provider (ring), for any reqwest client built in this process; ours
+/// pass their own configuration, but a provider must still be installed (`rustls-no-provider`).
+pub fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Another part of the process may have installed one first; either does.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 fn base_builder() -> reqwest::ClientBuilder {
+    install_crypto_provider();
     reqwest::Client::builder()
         .tls_backend_preconfigured(tls_config())
         .connect_timeout(CONNECT_TIMEOUT)

@@ -15,6 +15,7 @@ pub mod import;
 pub mod list;
 pub mod oauth;
 pub mod secrets;
+pub mod tokens;
 
 /// The MCP revision whose authorization rules sign-in follows.
 pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";

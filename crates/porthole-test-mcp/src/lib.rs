@@ -124,7 +124,7 @@ pub struct State {
     pub(crate) codes: HashMap<String, Code>,
     pub(crate) access: HashMap<String, u64>,
     pub(crate) refresh: HashSet<String>,
-    pub(crate) revoked: Vec<String>,
+    pub revoked: Vec<String>,
     /// Every bearer token the resource server was sent, valid or not.
     pub seen_tokens: Vec<String>,
     /// Requests the resource server answered with a result.

@@ -86,14 +86,23 @@ pub(super) fn attach(
             return;
         };
         let (mut from_bridge, mut to_bridge) = tokio::io::split(TokioIo::new(upgraded));
-        let up = tokio::io::copy(&mut from_bridge, &mut stdin);
-        let down = tokio::io::copy(&mut stdout, &mut to_bridge);
-        // Whichever side ends first ends the server (kill_on_drop).
+        // The bridge's EOF closes the server's stdin and lets it finish its output; the
+        // server's EOF (or exit) ends the connection. Either way the server is then killed.
+        let up = async move {
+            let _ = tokio::io::copy(&mut from_bridge, &mut stdin).await;
+            drop(stdin);
+            // A server that ignores its stdin's end gets a few seconds, not forever.
+            tokio::time::sleep(std::time::Duration::from_secs(5)).await
+        };
+        let down = async {
+            let _ = tokio::io::copy(&mut stdout, &mut to_bridge).await;
+            let _ = tokio::io::AsyncWriteExt::shutdown(&mut to_bridge).await;
+        };
         tokio::select! {
             _ = up => {}
             _ = down => {}
-            _ = child.wait() => {}
         }
+        let _ = child.start_kill();
     });
     hyper::Response::builder()
         .status(StatusCode::SWITCHING_PROTOCOLS)

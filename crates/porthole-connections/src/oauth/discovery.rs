@@ -7,7 +7,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::SignInError;
-use crate::http::{self, HttpError};
+use crate::http;
 
 /// What sign-in needs to know about one MCP server.
 #[derive(Debug, Clone)]
@@ -72,7 +72,7 @@ pub async fn probe(client: &reqwest::Client, server: &Url) -> Result<Option<Chal
         .body(initialize.to_string())
         .send()
         .await
-        .map_err(|e| HttpError::from(http::transport(server.as_str(), e)))?;
+        .map_err(|e| http::transport(server.as_str(), e))?;
     if response.status().as_u16() != 401 {
         return Ok(None);
     }

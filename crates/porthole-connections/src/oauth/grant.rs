@@ -6,9 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use oauth2::basic::{BasicClient, BasicErrorResponse, BasicRequestTokenError, BasicTokenResponse};
 use oauth2::{
-    AuthUrl, AuthorizationCode, ClientId, ClientSecret, EndpointMaybeSet, EndpointNotSet, EndpointSet,
-    PkceCodeVerifier, RedirectUrl, RefreshToken, RevocationUrl, StandardRevocableToken, TokenResponse,
-    TokenUrl,
+    AuthUrl, AuthorizationCode, ClientId, ClientSecret, EndpointNotSet, EndpointSet, PkceCodeVerifier,
+    RedirectUrl, RefreshToken, TokenResponse, TokenUrl,
 };
 use serde::{Deserialize, Serialize};
 use url::Url;
@@ -103,19 +102,13 @@ struct GrantBasis<'a> {
     registration: &'a Registration,
 }
 
-type Client = BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointSet>;
+type Client = BasicClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointSet>;
 
-fn client_for(
-    registration: &Registration,
-    authorization_endpoint: &Url,
-    token_endpoint: &Url,
-    revocation_endpoint: Option<&Url>,
-) -> Client {
+fn client_for(registration: &Registration, authorization_endpoint: &Url, token_endpoint: &Url) -> Client {
     let mut client = BasicClient::new(ClientId::new(registration.client_id.clone()))
         .set_auth_uri(AuthUrl::from_url(authorization_endpoint.clone()))
         .set_token_uri(TokenUrl::from_url(token_endpoint.clone()))
-        .set_redirect_uri(RedirectUrl::from_url(registration.redirect_uri.clone()))
-        .set_revocation_url_option(revocation_endpoint.cloned().map(RevocationUrl::from_url));
+        .set_redirect_uri(RedirectUrl::from_url(registration.redirect_uri.clone()));
     if let Some(secret) = &registration.client_secret {
         client = client.set_client_secret(ClientSecret::new(secret.clone()));
     }
@@ -127,7 +120,6 @@ pub(super) fn oauth_client(registration: &Registration, server: &AuthServer) -> 
         registration,
         &server.authorization_endpoint,
         &server.token_endpoint,
-        server.revocation_endpoint.as_ref(),
     ))
 }
 
@@ -156,6 +148,20 @@ fn describe(r: &BasicErrorResponse) -> String {
     }
 }
 
+/// oauth2's HTTP function over `client`. It owns its clone of the client (a handle), so the
+/// futures it makes borrow nothing and stay `Send` for any caller.
+fn sender(
+    client: &reqwest::Client,
+) -> impl Fn(
+    oauth2::HttpRequest,
+) -> std::pin::Pin<Box<dyn Future<Output = Result<oauth2::HttpResponse, HttpError>> + Send>> {
+    let client = client.clone();
+    move |request| {
+        let client = client.clone();
+        Box::pin(async move { http::oauth_request(&client, request).await })
+    }
+}
+
 pub(super) async fn exchange(
     client: &reqwest::Client,
     discovered: &Discovered,
@@ -164,7 +170,7 @@ pub(super) async fn exchange(
     verifier: PkceCodeVerifier,
 ) -> Result<Grant, SignInError> {
     let oauth = oauth_client(registration, &discovered.server)?;
-    let send = |request| http::oauth_request(client, request);
+    let send = sender(client);
     let answer = oauth
         .exchange_code(AuthorizationCode::new(code))
         .set_pkce_verifier(verifier)
@@ -187,7 +193,7 @@ pub(super) async fn exchange(
 }
 
 /// A fresh access token for `grant`, by its refresh token.
-pub async fn refresh(client: &reqwest::Client, grant: &Grant) -> Result<Grant, SignInError> {
+pub async fn refresh(client: &reqwest::Client, grant: Grant) -> Result<Grant, SignInError> {
     let Some(refresh_token) = &grant.refresh_token else {
         return Err(SignInError::Token(
             "the sign-in has expired and there is no refresh token".into(),
@@ -197,9 +203,8 @@ pub async fn refresh(client: &reqwest::Client, grant: &Grant) -> Result<Grant, S
         &grant.registration,
         &grant.authorization_endpoint,
         &grant.token_endpoint,
-        grant.revocation_endpoint.as_ref(),
     );
-    let send = |request| http::oauth_request(client, request);
+    let send = sender(client);
     let token = RefreshToken::new(refresh_token.clone());
     let answer = oauth
         .exchange_refresh_token(&token)
@@ -223,37 +228,45 @@ pub async fn refresh(client: &reqwest::Client, grant: &Grant) -> Result<Grant, S
 
 /// Revoke `grant` where the server offers RFC 7009 (the refresh token, which ends the whole
 /// grant on most servers, then the access token). `Ok(false)` when there is nothing to call.
-pub async fn revoke(client: &reqwest::Client, grant: &Grant) -> Result<bool, SignInError> {
-    if grant.revocation_endpoint.is_none() {
+///
+/// Written here rather than through oauth2's `revoke_token`, which refuses any http endpoint,
+/// loopback included; `check_endpoint` applies the same rule as everywhere else.
+pub async fn revoke(client: &reqwest::Client, grant: Grant) -> Result<bool, SignInError> {
+    let Some(endpoint) = &grant.revocation_endpoint else {
         return Ok(false);
-    }
-    let oauth = client_for(
-        &grant.registration,
-        &grant.authorization_endpoint,
-        &grant.token_endpoint,
-        grant.revocation_endpoint.as_ref(),
-    );
-    let send = |request| http::oauth_request(client, request);
+    };
+    http::check_endpoint("revocation endpoint", endpoint)?;
     let mut tokens = Vec::new();
     if let Some(r) = &grant.refresh_token {
-        tokens.push(StandardRevocableToken::RefreshToken(RefreshToken::new(r.clone())));
+        tokens.push((r.as_str(), "refresh_token"));
     }
-    tokens.push(StandardRevocableToken::AccessToken(oauth2::AccessToken::new(
-        grant.access_token.clone(),
-    )));
-    for token in tokens {
-        oauth
-            .revoke_token(token)
-            .map_err(|e| SignInError::Token(e.to_string()))?
-            .request_async(&send)
+    tokens.push((grant.access_token.as_str(), "access_token"));
+    for (token, hint) in tokens {
+        let mut form = vec![("token", token), ("token_type_hint", hint)];
+        let mut request = client.post(endpoint.clone());
+        match &grant.registration.client_secret {
+            Some(secret) => request = request.basic_auth(&grant.registration.client_id, Some(secret)),
+            None => form.push(("client_id", grant.registration.client_id.as_str())),
+        }
+        let body: String = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(form)
+            .finish();
+        let response = request
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
             .await
-            .map_err(|e| match e {
-                oauth2::RequestTokenError::ServerResponse(r) => {
-                    SignInError::Token(format!("revocation refused: `{}`", r.error()))
-                }
-                oauth2::RequestTokenError::Request(e) => SignInError::Http(e),
-                other => SignInError::Token(format!("revocation failed: {other}")),
-            })?;
+            .map_err(|e| http::transport(endpoint.as_str(), e))?;
+        // RFC 7009 §2.2: 200 whether or not the token was valid; anything else is a refusal.
+        let status = response.status().as_u16();
+        let said = http::read_capped(response, http::METADATA_CAP).await?;
+        if status != 200 {
+            let error = serde_json::from_slice::<serde_json::Value>(&said)
+                .ok()
+                .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+                .unwrap_or_else(|| format!("HTTP {status}"));
+            return Err(SignInError::Token(format!("revocation refused: `{error}`")));
+        }
     }
     Ok(true)
 }

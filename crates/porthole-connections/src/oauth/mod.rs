@@ -11,7 +11,7 @@
 //! does the same on top of `oauth2` but ties it to its own transport and client types.
 
 mod discovery;
-mod grant;
+pub mod grant;
 mod loopback;
 mod registration;
 

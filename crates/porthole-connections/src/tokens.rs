@@ -1,0 +1,202 @@
+//! Signed-in connections' tokens: kept in the OS keyring (`secrets`, key [`GRANT_KEY`]),
+//! cached in memory while Porthole runs, refreshed before they expire and after a 401 (once,
+//! however many requests failed together). The gateway asks here; nothing else sees a token.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+
+use crate::gateway::{SignInLost, TokenSource};
+use crate::oauth::{self, Grant, Registration};
+use crate::secrets::{SecretError, SecretStore};
+
+/// The keyring key of a connection's grant (tokens, endpoints, registration).
+pub const GRANT_KEY: &str = "oauth";
+/// The keyring key of a connection's client registration, kept across sign-outs so signing
+/// in again does not register Porthole anew.
+pub const REGISTRATION_KEY: &str = "oauth-client";
+
+/// What a connection's sign-in looks like from outside (no secret in it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SignInState {
+    SignedOut,
+    SignedIn {
+        expires_at: Option<u64>,
+        scopes: Vec<String>,
+    },
+    /// Refresh failed: the person must sign in again.
+    Expired {
+        reason: String,
+    },
+}
+
+pub struct Tokens {
+    secrets: Arc<SecretStore>,
+    client: reqwest::Client,
+    /// One lock per connection, so a refresh waits only for its own connection.
+    slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Grant>>>>>,
+    /// Connections whose refresh failed, with why; cleared by a new sign-in.
+    lost: Mutex<HashMap<String, String>>,
+    /// Connections read from the keyring at least once (a cached `None` means none stored).
+    loaded: Mutex<HashSet<String>>,
+}
+
+impl Tokens {
+    pub fn new(secrets: Arc<SecretStore>) -> Self {
+        Self {
+            secrets,
+            client: crate::http::sign_in_client(),
+            slots: Mutex::new(HashMap::new()),
+            lost: Mutex::new(HashMap::new()),
+            loaded: Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub fn http(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    fn slot(&self, connection: &str) -> Arc<tokio::sync::Mutex<Option<Grant>>> {
+        self.slots
+            .lock()
+            .expect("token slots")
+            .entry(connection.to_string())
+            .or_default()
+            .clone()
+    }
+
+    fn read(&self, connection: &str, cached: &mut Option<Grant>) -> Result<(), SecretError> {
+        let first = self.loaded.lock().expect("loaded").insert(connection.to_string());
+        if first {
+            *cached = match self.secrets.get(connection, GRANT_KEY)? {
+                Some(text) => Some(
+                    serde_json::from_str(&text)
+                        .map_err(|_| SecretError::Damaged(format!("{connection}/{GRANT_KEY}")))?,
+                ),
+                None => None,
+            };
+        }
+        Ok(())
+    }
+
+    fn write(&self, connection: &str, grant: &Grant) -> Result<(), SecretError> {
+        let text = serde_json::to_string(grant).expect("a grant serializes");
+        self.secrets.set(connection, GRANT_KEY, &text)?;
+        let registration = serde_json::to_string(&grant.registration).expect("a registration serializes");
+        self.secrets.set(connection, REGISTRATION_KEY, &registration)
+    }
+
+    /// Keep a new sign-in's grant.
+    pub async fn store(&self, connection: &str, grant: Grant) -> Result<(), SecretError> {
+        let slot = self.slot(connection);
+        let mut cached = slot.lock().await;
+        self.write(connection, &grant)?;
+        self.loaded.lock().expect("loaded").insert(connection.to_string());
+        self.lost.lock().expect("lost").remove(connection);
+        *cached = Some(grant);
+        Ok(())
+    }
+
+    /// The registration an earlier sign-in made, for the next one.
+    pub fn registration(&self, connection: &str) -> Option<Registration> {
+        let text = self.secrets.get(connection, REGISTRATION_KEY).ok().flatten()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub async fn state(&self, connection: &str) -> Result<SignInState, SecretError> {
+        if let Some(reason) = self.lost.lock().expect("lost").get(connection) {
+            return Ok(SignInState::Expired {
+                reason: reason.clone(),
+            });
+        }
+        let slot = self.slot(connection);
+        let mut cached = slot.lock().await;
+        self.read(connection, &mut cached)?;
+        Ok(match &*cached {
+            None => SignInState::SignedOut,
+            Some(g) => SignInState::SignedIn {
+                expires_at: g.expires_at,
+                scopes: g.scopes.clone(),
+            },
+        })
+    }
+
+    /// Sign out: revoke where the server offers it, then delete the tokens (even when
+    /// revocation failed: the person asked for them to be gone). Returns whether the server
+    /// confirmed revocation, and its error if it refused.
+    pub async fn sign_out(&self, connection: &str) -> Result<(bool, Option<String>), SecretError> {
+        let slot = self.slot(connection);
+        let mut cached = slot.lock().await;
+        self.read(connection, &mut cached)?;
+        let outcome = match cached.take() {
+            Some(grant) => match oauth::revoke(&self.client, grant).await {
+                Ok(revoked) => (revoked, None),
+                Err(e) => (false, Some(e.to_string())),
+            },
+            None => (false, None),
+        };
+        self.secrets.delete(connection, GRANT_KEY)?;
+        self.lost.lock().expect("lost").remove(connection);
+        Ok(outcome)
+    }
+
+    /// Forget everything of a removed connection, its registration too.
+    pub async fn forget(&self, connection: &str) -> Result<(), SecretError> {
+        self.sign_out(connection).await?;
+        self.secrets.delete(connection, REGISTRATION_KEY)
+    }
+
+    async fn current(&self, connection: &str, failed: Option<&str>) -> Result<String, SignInLost> {
+        if let Some(reason) = self.lost.lock().expect("lost").get(connection) {
+            return Err(SignInLost(reason.clone()));
+        }
+        let slot = self.slot(connection);
+        let mut cached = slot.lock().await;
+        self.read(connection, &mut cached)
+            .map_err(|e| SignInLost(format!("its tokens cannot be read: {e}")))?;
+        let Some(grant) = cached.as_ref() else {
+            return Err(SignInLost("it is not signed in".into()));
+        };
+        let stale = match failed {
+            // Another request may have refreshed already while this one waited for the lock.
+            Some(failed) => grant.access_token == failed,
+            None => grant.needs_refresh(oauth::grant::now_secs()),
+        };
+        if !stale {
+            return Ok(grant.access_token.clone());
+        }
+        match oauth::refresh(&self.client, grant.clone()).await {
+            Ok(fresh) => {
+                if let Err(e) = self.write(connection, &fresh) {
+                    tracing::warn!(connection, error = %e, "a refreshed token could not be saved in the keyring");
+                }
+                let token = fresh.access_token.clone();
+                *cached = Some(fresh);
+                Ok(token)
+            }
+            Err(e) => {
+                let reason = format!("refresh failed: {e}");
+                self.lost
+                    .lock()
+                    .expect("lost")
+                    .insert(connection.to_string(), reason.clone());
+                Err(SignInLost(reason))
+            }
+        }
+    }
+}
+
+impl TokenSource for Tokens {
+    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+        Box::pin(self.current(connection, None))
+    }
+
+    fn refreshed<'a>(
+        &'a self,
+        connection: &'a str,
+        failed: &'a str,
+    ) -> BoxFuture<'a, Result<String, SignInLost>> {
+        Box::pin(self.current(connection, Some(failed)))
+    }
+}
