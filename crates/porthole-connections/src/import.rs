@@ -254,6 +254,13 @@ pub fn read(text: &str) -> Result<Found, ImportError> {
         formats: sections.iter().map(|(f, _)| *f).collect(),
         entries: Vec::new(),
     };
+    // A name that is valid as it is keeps it; a name made valid avoids those.
+    let mut reserved: Vec<String> = sections
+        .iter()
+        .flat_map(|(_, servers)| servers.0.iter().map(|(name, _)| name))
+        .filter(|name| crate::list::valid_name(name))
+        .cloned()
+        .collect();
     let mut taken: Vec<String> = Vec::new();
     for (format, servers) in sections {
         for (source_name, value) in servers.0 {
@@ -262,12 +269,16 @@ pub fn read(text: &str) -> Result<Found, ImportError> {
                     let mut connection = connection;
                     let base = mcp_name(&source_name);
                     let mut name = base.clone();
+                    let own = name == source_name && !taken.contains(&name);
                     let mut n = 2;
-                    while taken.contains(&name) {
+                    while !own && (taken.contains(&name) || reserved.contains(&name)) {
                         let suffix = format!("-{n}");
                         let keep = MAX_NAME_CHARS - suffix.len();
                         name = format!("{}{suffix}", &base[..base.len().min(keep)]);
                         n += 1;
+                    }
+                    if own {
+                        reserved.retain(|r| r != &name);
                     }
                     if name != source_name {
                         notes.insert(
@@ -652,6 +663,26 @@ mod tests {
         assert_eq!(mcp_name("ünï"), "n");
         assert_eq!(mcp_name("日本"), "server");
         assert_eq!(mcp_name(&"a".repeat(100)).len(), MAX_NAME_CHARS);
+    }
+
+    fn names(text: &str) -> Vec<String> {
+        read(text)
+            .unwrap()
+            .entries
+            .into_iter()
+            .map(|e| match e {
+                FoundEntry::Ready(c) => c.connection.name,
+                FoundEntry::Skipped { reason, .. } => panic!("{reason}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_names_get_numbers_and_valid_names_stay() {
+        let text = r#"{"mcpServers": {"a b": {"command": "1"}, "a-b": {"command": "2"},
+            "a!b": {"command": "3"}, "a-b-2": {"command": "4"}},
+            "servers": {"a-b": {"command": "5"}}}"#;
+        assert_eq!(names(text), ["a-b-3", "a-b", "a-b-4", "a-b-2", "a-b-5"]);
     }
 
     #[test]
