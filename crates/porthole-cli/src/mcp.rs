@@ -210,6 +210,13 @@ fn add(path: &Path, args: AddArgs) -> Result<(), Failure> {
         server,
     };
     connection.validate().map_err(|e| Usage(e.to_string()))?;
+    for warning in import::secrets_left_in_place(&connection.server) {
+        note!(
+            "porthole-cli mcp: `{}`: {}",
+            term::line(&connection.name),
+            term::line(&warning)
+        );
+    }
     let mut list = load(path)?;
     let name = connection.name.clone();
     if list.get(&name).is_some() {

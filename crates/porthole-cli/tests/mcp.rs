@@ -294,6 +294,15 @@ fn a_secret_value_without_a_keyring_is_refused_not_written() {
     assert!(!env.file().exists());
     // PATH is not a PAT: a plain value.
     env.ok(&["add", "gh", "--env", "PATH=/usr/bin", "--", "npx"]);
+    // A secret the server reads from its command line cannot move: it is added, with a warning.
+    let out = env.run(&["add", "cli-token", "--", "srv", "--api-key=fake-cli-arg-0010"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("option `--api-key` looks like it passes a secret"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("fake-cli-arg"), "{}", stderr(&out));
 }
 
 #[test]
