@@ -5,6 +5,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod agents;
+mod mcp;
 mod output;
 mod policy;
 mod term;
@@ -21,7 +22,7 @@ use term::note;
     name = "porthole-cli",
     version,
     about = "Run an ACP agent headless and script its elicitations",
-    after_help = "Agents from the ACP registry: porthole-cli agents list|available|install ID|update|remove ID (see porthole-cli agents --help)"
+    after_help = "Agents from the ACP registry: porthole-cli agents list|available|install ID|update|remove ID (see porthole-cli agents --help)\nMCP connections for every agent: porthole-cli mcp add|import|list|remove|enable|disable (see porthole-cli mcp --help)"
 )]
 pub struct Args {
     /// The agent's command line, e.g. 'npx -y @agentclientprotocol/claude-agent-acp', or the
@@ -151,6 +152,10 @@ fn main() -> ExitCode {
     // `agents ...` is its own command line; anything else is the agent runner's.
     if std::env::args_os().nth(1).is_some_and(|a| a == "agents") {
         return agents::main(std::env::args_os().skip(1));
+    }
+    // `mcp ...`: the MCP connections every agent gets.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "mcp") {
+        return mcp::main(std::env::args_os().skip(1));
     }
     let mut args = Args::parse();
     // Absolute and real, as the spec wants each additional folder; a missing one is a usage error.

@@ -254,6 +254,13 @@ pub fn read(text: &str) -> Result<Found, ImportError> {
         formats: sections.iter().map(|(f, _)| *f).collect(),
         entries: Vec::new(),
     };
+    // A name that is valid as it is keeps it; a name made valid avoids those.
+    let mut reserved: Vec<String> = sections
+        .iter()
+        .flat_map(|(_, servers)| servers.0.iter().map(|(name, _)| name))
+        .filter(|name| crate::list::valid_name(name))
+        .cloned()
+        .collect();
     let mut taken: Vec<String> = Vec::new();
     for (format, servers) in sections {
         for (source_name, value) in servers.0 {
@@ -262,12 +269,16 @@ pub fn read(text: &str) -> Result<Found, ImportError> {
                     let mut connection = connection;
                     let base = mcp_name(&source_name);
                     let mut name = base.clone();
+                    let own = name == source_name && !taken.contains(&name);
                     let mut n = 2;
-                    while taken.contains(&name) {
+                    while !own && (taken.contains(&name) || reserved.contains(&name)) {
                         let suffix = format!("-{n}");
                         let keep = MAX_NAME_CHARS - suffix.len();
                         name = format!("{}{suffix}", &base[..base.len().min(keep)]);
                         n += 1;
+                    }
+                    if own {
+                        reserved.retain(|r| r != &name);
                     }
                     if name != source_name {
                         notes.insert(
@@ -524,6 +535,7 @@ fn entry(format: Format, name: &str, value: &Value) -> Result<(Connection, Secre
         }
         Server::Stdio { command, args, env }
     };
+    notes.extend(secrets_left_in_place(&server));
     for key in fields.keys() {
         let why = match key.as_str() {
             "envFile" => "Porthole does not read env files; put its variables in `env`",
@@ -539,6 +551,35 @@ fn entry(format: Format, name: &str, value: &Value) -> Result<(Connection, Secre
         server,
     };
     Ok((connection, secrets, notes))
+}
+
+/// Secret-looking values that stay where they are written, in the file: a command-line option
+/// named like a secret (`--api-key=...`, `--token ...`) or a URL query parameter (`?api_key=...`).
+/// Porthole cannot move them to the keyring (the server reads them there), so it says so.
+pub fn secrets_left_in_place(server: &Server) -> Vec<String> {
+    match server {
+        Server::Stdio { args, .. } => args
+            .iter()
+            .filter_map(|a| {
+                let option = a.split('=').next()?;
+                let name = option.trim_start_matches('-');
+                (a.starts_with('-') && !name.is_empty() && looks_secret_name(name)).then(|| {
+                    format!(
+                        "its option `{option}` looks like it passes a secret, which stays in the                          file as written (give it in `env` if the server reads one there)"
+                    )
+                })
+            })
+            .collect(),
+        Server::Remote { url, .. } => url
+            .query_pairs()
+            .filter(|(name, _)| looks_secret_name(name))
+            .map(|(name, _)| {
+                format!(
+                    "its URL's query parameter `{name}` looks like a secret, which stays in the                      file as written (give it in a header if the server accepts one)"
+                )
+            })
+            .collect(),
+    }
 }
 
 /// The `${...}` variables in a server's strings (VS Code's `${input:...}`, `${env:...}`,
@@ -652,6 +693,47 @@ mod tests {
         assert_eq!(mcp_name("ünï"), "n");
         assert_eq!(mcp_name("日本"), "server");
         assert_eq!(mcp_name(&"a".repeat(100)).len(), MAX_NAME_CHARS);
+    }
+
+    fn names(text: &str) -> Vec<String> {
+        read(text)
+            .unwrap()
+            .entries
+            .into_iter()
+            .map(|e| match e {
+                FoundEntry::Ready(c) => c.connection.name,
+                FoundEntry::Skipped { reason, .. } => panic!("{reason}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_names_get_numbers_and_valid_names_stay() {
+        let text = r#"{"mcpServers": {"a b": {"command": "1"}, "a-b": {"command": "2"},
+            "a!b": {"command": "3"}, "a-b-2": {"command": "4"}},
+            "servers": {"a-b": {"command": "5"}}}"#;
+        assert_eq!(names(text), ["a-b-3", "a-b", "a-b-4", "a-b-2", "a-b-5"]);
+    }
+
+    #[test]
+    fn secrets_that_cannot_move_are_named_not_hidden() {
+        let text = r#"{"mcpServers": {
+            "a": {"command": "srv", "args": ["--api-key=fake-arg-1", "--port", "80", "--token", "fake-arg-2", "-e", "GITHUB_TOKEN"]},
+            "b": {"url": "https://e.com/mcp?api_key=fake-query-3&lang=en"}}}"#;
+        let found = read(text).unwrap();
+        let notes: Vec<Vec<String>> = found
+            .entries
+            .iter()
+            .map(|e| match e {
+                FoundEntry::Ready(c) => c.notes.clone(),
+                FoundEntry::Skipped { reason, .. } => panic!("{reason}"),
+            })
+            .collect();
+        assert_eq!(notes[0].len(), 2, "{notes:?}");
+        assert!(notes[0][0].contains("`--api-key`") && notes[0][1].contains("`--token`"));
+        assert_eq!(notes[1].len(), 1, "{notes:?}");
+        assert!(notes[1][0].contains("`api_key`"));
+        assert!(!format!("{notes:?}").contains("fake-"), "{notes:?}");
     }
 
     #[test]

@@ -231,12 +231,17 @@ fn zed() {
         let reason = skipped(&i.outcomes, extension);
         assert!(reason.contains("Zed extension"), "{reason}");
     }
-    let (name, secrets, _) = imported(&i.outcomes, "my tool");
-    assert_eq!((name, secrets), ("my-tool", &["API_TOKEN".to_string()][..]));
-    kept_secret(&i, "my-tool", &env_key("API_TOKEN"), "fake-zed-tool-token-0007");
+    let (name, secrets, notes) = imported(&i.outcomes, "my tool");
+    assert_eq!(
+        name, "my-tool-2",
+        "a name made valid does not take a name the text uses"
+    );
+    assert_eq!(secrets, ["API_TOKEN"]);
+    assert!(notes[0].contains("named `my-tool-2`"), "{notes:?}");
+    kept_secret(&i, "my-tool-2", &env_key("API_TOKEN"), "fake-zed-tool-token-0007");
     let (name, _, notes) = imported(&i.outcomes, "my-tool");
-    assert_eq!(name, "my-tool-2", "a name the text already used gets a number");
-    assert!(notes[0].contains("`my-tool-2`"), "{notes:?}");
+    assert_eq!(name, "my-tool", "a valid name is kept");
+    assert!(notes.is_empty(), "{notes:?}");
 
     let Server::Stdio { command, args, env } = &i.list.get("old-style").unwrap().server else {
         panic!()

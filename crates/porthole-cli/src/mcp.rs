@@ -1,0 +1,469 @@
+//! `porthole-cli mcp ...`: the MCP connections every agent gets (docs/connections.md), added,
+//! imported from other clients, listed, removed, switched on and off headless.
+//!
+//! Secret-looking values (`--env GITHUB_TOKEN=...`, `--header 'Authorization: ...'`, and the
+//! same in imports) go to the OS keyring; the keyring is opened only when one must be stored
+//! or deleted. Exit status: 0 done, 1 failed (a name taken or unknown, an unreadable file, the
+//! keyring), 2 a usage error (arguments, or a value no connection may have).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use porthole_connections::import::{self, Outcome};
+use porthole_connections::list::{
+    self, AgentScope, Connection, Connections, EnvValue, RemoteTransport, Server,
+};
+use porthole_connections::secrets::{SecretStore, env_key, header_key};
+
+use crate::term::{self, note, say};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "porthole-cli mcp",
+    about = "MCP connections: the servers every agent gets, signed in once (docs/connections.md)",
+    after_help = "Environment: PORTHOLE_CONNECTIONS_FILE (the connections file). Secret-looking \
+                  values (variables and headers named like TOKEN, KEY, SECRET, PASSWORD, PAT, \
+                  AUTH, CREDENTIAL; Authorization headers) are kept in the OS keyring, never in \
+                  the file."
+)]
+struct McpArgs {
+    /// The connections file; default $PORTHOLE_CONNECTIONS_FILE, else ~/.config/porthole/connections.json.
+    #[arg(long, value_name = "FILE", global = true)]
+    connections_file: Option<PathBuf>,
+    #[command(subcommand)]
+    command: McpCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum McpCommand {
+    /// Add a server at a URL (`add NAME --url URL`) or one Porthole starts (`add NAME -- COMMAND ARGS...`).
+    Add(AddArgs),
+    /// Import the servers of Claude Desktop, Claude Code, Cursor, VS Code or Zed settings (`-`: stdin).
+    Import { file: PathBuf },
+    /// The connections, in order.
+    List {
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a connection (and its values in the keyring).
+    Remove { name: String },
+    /// Hand a connection to agents again.
+    Enable { name: String },
+    /// Keep a connection in the list but hand it to no agent.
+    Disable { name: String },
+}
+
+#[derive(clap::Args, Debug)]
+struct AddArgs {
+    /// The name agents see: letters, digits, `-` and `_`.
+    name: String,
+    /// The server's URL: https, or http on this computer (localhost, 127.0.0.1, ::1).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["env", "command"])]
+    url: Option<String>,
+    /// The server speaks the older HTTP+SSE transport (default: Streamable HTTP).
+    #[arg(long)]
+    sse: bool,
+    /// A header sent with every request, 'Name: value'; repeatable.
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    headers: Vec<String>,
+    /// A variable in the server's environment, NAME=VALUE; repeatable.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    env: Vec<String>,
+    /// Only this agent (an agent id) gets the server; repeatable. Default: every agent.
+    #[arg(long = "agent", value_name = "ID")]
+    agents: Vec<String>,
+    /// The server's command line, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+}
+
+enum Failure {
+    /// Exit 2.
+    Usage(String),
+    /// Exit 1.
+    Failed(String),
+}
+
+use Failure::{Failed, Usage};
+
+/// `args` starts with `mcp`.
+pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
+    let parsed = McpArgs::parse_from(std::iter::once(OsString::from("porthole-cli mcp")).chain(args.skip(1)));
+    let path = match parsed.connections_file.or_else(list::default_path) {
+        Some(path) => path,
+        None => {
+            note!("porthole-cli: no config folder for the connections file; give --connections-file");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match parsed.command {
+        McpCommand::Add(args) => add(&path, args),
+        McpCommand::Import { file } => import(&path, &file),
+        McpCommand::List { json } => show(&path, json),
+        McpCommand::Remove { name } => remove(&path, &name),
+        McpCommand::Enable { name } => enable(&path, &name, true),
+        McpCommand::Disable { name } => enable(&path, &name, false),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Usage(e)) => {
+            note!("porthole-cli mcp: {}", term::line(&e));
+            ExitCode::from(2)
+        }
+        Err(Failed(e)) => {
+            note!("porthole-cli mcp: {}", term::line(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(path: &Path) -> Result<Connections, Failure> {
+    Connections::load(path).map_err(|e| Failed(e.to_string()))
+}
+
+/// (keyring key, value) pairs to store for a new connection.
+type Secrets = Vec<(String, String)>;
+
+fn add(path: &Path, args: AddArgs) -> Result<(), Failure> {
+    let AddArgs {
+        name,
+        url,
+        sse,
+        headers,
+        env,
+        agents,
+        command,
+    } = args;
+    if url.is_none() && (sse || !headers.is_empty()) {
+        return Err(Usage("--sse and --header go with --url".into()));
+    }
+    let mut secrets: Secrets = Vec::new();
+    let server = match url {
+        Some(url) => {
+            let url = url::Url::parse(&url).map_err(|e| Usage(format!("--url is not a URL ({e})")))?;
+            let mut map = BTreeMap::new();
+            for header in &headers {
+                let (header, value) = header
+                    .split_once(':')
+                    .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+                    .ok_or_else(|| Usage("--header is 'Name: value'".into()))?;
+                let value = if import::looks_secret_header(&header, &value) {
+                    secrets.push((header_key(&header), value));
+                    EnvValue::Secret
+                } else {
+                    EnvValue::Plain(value)
+                };
+                map.insert(header, value);
+            }
+            Server::Remote {
+                url,
+                transport: if sse {
+                    RemoteTransport::Sse
+                } else {
+                    RemoteTransport::StreamableHttp
+                },
+                headers: map,
+            }
+        }
+        None => {
+            let mut words = command.into_iter();
+            let Some(program) = words.next() else {
+                return Err(Usage(
+                    "give the server's URL (--url URL) or its command after `--` \
+                     (porthole-cli mcp add NAME -- COMMAND ARGS...)"
+                        .into(),
+                ));
+            };
+            let mut map = BTreeMap::new();
+            for var in &env {
+                let (var, value) = var
+                    .split_once('=')
+                    .ok_or_else(|| Usage("--env is NAME=VALUE".into()))?;
+                let value = if import::looks_secret_name(var) && !value.is_empty() {
+                    secrets.push((env_key(var), value.to_string()));
+                    EnvValue::Secret
+                } else {
+                    EnvValue::Plain(value.to_string())
+                };
+                map.insert(var.to_string(), value);
+            }
+            Server::Stdio {
+                command: program,
+                args: words.collect(),
+                env: map,
+            }
+        }
+    };
+    let connection = Connection {
+        name,
+        enabled: true,
+        agents: if agents.is_empty() {
+            AgentScope::All
+        } else {
+            AgentScope::Only(agents)
+        },
+        server,
+    };
+    connection.validate().map_err(|e| Usage(e.to_string()))?;
+    for warning in import::secrets_left_in_place(&connection.server) {
+        note!(
+            "porthole-cli mcp: `{}`: {}",
+            term::line(&connection.name),
+            term::line(&warning)
+        );
+    }
+    let mut list = load(path)?;
+    let name = connection.name.clone();
+    if list.get(&name).is_some() {
+        return Err(Failed(format!(
+            "a connection named `{name}` exists already (porthole-cli mcp remove {name} first)"
+        )));
+    }
+    let store = if secrets.is_empty() {
+        None
+    } else {
+        let store = SecretStore::os().map_err(|e| Failed(e.to_string()))?;
+        for (i, (key, value)) in secrets.iter().enumerate() {
+            if let Err(e) = store.set(&name, key, value) {
+                forget(&store, &name, secrets[..i].iter().map(|(k, _)| k));
+                return Err(Failed(e.to_string()));
+            }
+        }
+        Some(store)
+    };
+    let summary = describe(&connection);
+    let saved = list
+        .add(connection)
+        .and_then(|()| list.save(path))
+        .map_err(|e| Failed(e.to_string()));
+    if let Err(e) = saved {
+        if let Some(store) = &store {
+            forget(store, &name, secrets.iter().map(|(k, _)| k));
+        }
+        return Err(e);
+    }
+    say!("added `{}`: {}", term::line(&name), term::line(&summary));
+    if !secrets.is_empty() {
+        say!(
+            "  kept in the OS keyring, not in the file: {}",
+            shown_keys(secrets.iter().map(|(k, _)| k))
+        );
+    }
+    Ok(())
+}
+
+/// Delete `keys` of `connection` from the keyring, saying which could not be.
+fn forget<'a>(store: &SecretStore, connection: &str, keys: impl Iterator<Item = &'a String>) {
+    for key in keys {
+        if let Err(e) = store.delete(connection, key) {
+            note!(
+                "porthole-cli mcp: `{}` {key} is still in the OS keyring: {}",
+                term::line(connection),
+                term::line(&e.to_string())
+            );
+        }
+    }
+}
+
+/// `env:TOKEN, header:authorization` as `TOKEN, header authorization`.
+fn shown_keys<'a>(keys: impl Iterator<Item = &'a String>) -> String {
+    keys.map(|k| match k.split_once(':') {
+        Some(("env", var)) => var.to_string(),
+        Some((kind, name)) => format!("{kind} {name}"),
+        None => k.clone(),
+    })
+    .collect::<Vec<_>>()
+    .join(", ")
+}
+
+/// A connection in one line: its URL or command line, and where it goes.
+fn describe(c: &Connection) -> String {
+    let mut out = match &c.server {
+        Server::Remote { url, transport, .. } => match transport {
+            RemoteTransport::StreamableHttp => url.to_string(),
+            RemoteTransport::Sse => format!("{url} (sse)"),
+        },
+        Server::Stdio { command, args, .. } => std::iter::once(command)
+            .chain(args)
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(" "),
+    };
+    let secrets = c.secret_keys();
+    if !secrets.is_empty() {
+        out.push_str(&format!(" [keyring: {}]", shown_keys(secrets.iter())));
+    }
+    out
+}
+
+fn import(path: &Path, file: &Path) -> Result<(), Failure> {
+    let (text, from) = read_input(file)?;
+    let found = import::read(&text).map_err(|e| Failed(format!("{from}: {e}")))?;
+    let mut list = load(path)?;
+    let store = if found.needs_keyring() {
+        match SecretStore::os() {
+            Ok(store) => Some(store),
+            Err(e) => {
+                note!(
+                    "porthole-cli mcp: servers with secret values are skipped: {}",
+                    term::line(&e.to_string())
+                );
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let formats: Vec<String> = found.formats.iter().map(ToString::to_string).collect();
+    let outcomes = import::merge(found, &mut list, store.as_ref());
+    let added: Vec<&str> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Imported { name, .. } => Some(name.as_str()),
+            Outcome::Skipped { .. } => None,
+        })
+        .collect();
+    if !added.is_empty()
+        && let Err(e) = list.save(path)
+    {
+        if let Some(store) = &store {
+            for name in &added {
+                if let Some(c) = list.get(name) {
+                    forget(store, name, c.secret_keys().iter());
+                }
+            }
+        }
+        return Err(Failed(e.to_string()));
+    }
+    say!("{}: {}", term::line(&from), term::line(&formats.join(", ")));
+    for outcome in &outcomes {
+        match outcome {
+            Outcome::Imported {
+                source_name,
+                name,
+                secrets,
+                notes,
+            } => {
+                let shown = list.get(name).map(describe).unwrap_or_default();
+                if source_name == name {
+                    say!("imported `{}`: {}", term::line(name), term::line(&shown));
+                } else {
+                    say!(
+                        "imported `{}` as `{}`: {}",
+                        term::line(source_name),
+                        term::line(name),
+                        term::line(&shown)
+                    );
+                }
+                if !secrets.is_empty() {
+                    say!(
+                        "  kept in the OS keyring, not in the file: {}",
+                        term::line(&secrets.join(", "))
+                    );
+                }
+                for n in notes {
+                    say!("  note: {}", term::line(n));
+                }
+            }
+            Outcome::Skipped { source_name, reason } => {
+                say!("skipped `{}`: {}", term::line(source_name), term::line(reason))
+            }
+        }
+    }
+    say!(
+        "{} imported, {} skipped; the list is {}",
+        added.len(),
+        outcomes.len() - added.len(),
+        path.display()
+    );
+    Ok(())
+}
+
+/// The text to import, and how to name where it came from; a missing file is a usage error.
+fn read_input(file: &Path) -> Result<(String, String), Failure> {
+    let limit = import::MAX_TEXT_BYTES as u64 + 1;
+    let mut text = String::new();
+    let from = if file == Path::new("-") {
+        std::io::stdin()
+            .lock()
+            .take(limit)
+            .read_to_string(&mut text)
+            .map_err(|e| Failed(format!("cannot read stdin: {e}")))?;
+        "stdin".to_string()
+    } else {
+        std::fs::File::open(file)
+            .and_then(|f| f.take(limit).read_to_string(&mut text))
+            .map_err(|e| Usage(format!("cannot read {}: {e}", file.display())))?;
+        file.display().to_string()
+    };
+    if text.len() > import::MAX_TEXT_BYTES {
+        return Err(Failed(format!("{from}: {}", import::ImportError::TooBig)));
+    }
+    Ok((text, from))
+}
+
+fn show(path: &Path, json: bool) -> Result<(), Failure> {
+    let list = load(path)?;
+    if list.is_empty() && !json {
+        note!("porthole-cli mcp: no connections in {}", path.display());
+    }
+    let mut out = std::io::stdout().lock();
+    for c in list.iter() {
+        let _ = if json {
+            writeln!(out, "{}", list::connection_json(c))
+        } else {
+            let agents = match &c.agents {
+                AgentScope::All => "all agents".to_string(),
+                AgentScope::Only(ids) => ids.join(","),
+            };
+            writeln!(
+                out,
+                "{}",
+                term::text(&format!(
+                    "{:<24} {:<4} {:<24} {}",
+                    term::line(&c.name),
+                    if c.enabled { "on" } else { "off" },
+                    term::line(&agents),
+                    term::line(&describe(c))
+                ))
+            )
+        };
+    }
+    Ok(())
+}
+
+fn remove(path: &Path, name: &str) -> Result<(), Failure> {
+    let mut list = load(path)?;
+    let removed = list.remove(name).map_err(|e| Failed(e.to_string()))?;
+    list.save(path).map_err(|e| Failed(e.to_string()))?;
+    say!("removed `{}`", term::line(name));
+    let keys = removed.secret_keys();
+    if !keys.is_empty() {
+        match SecretStore::os() {
+            Ok(store) => forget(&store, name, keys.iter()),
+            Err(e) => note!(
+                "porthole-cli mcp: its values are still in the OS keyring (service \
+                 porthole-connections): {}",
+                term::line(&e.to_string())
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn enable(path: &Path, name: &str, on: bool) -> Result<(), Failure> {
+    let mut list = load(path)?;
+    list.set_enabled(name, on).map_err(|e| Failed(e.to_string()))?;
+    list.save(path).map_err(|e| Failed(e.to_string()))?;
+    say!(
+        "`{}` {}",
+        term::line(name),
+        if on { "enabled" } else { "disabled" }
+    );
+    Ok(())
+}
