@@ -6,6 +6,7 @@
 
 mod agents;
 mod mcp;
+mod mcp_live;
 mod output;
 mod policy;
 mod term;
@@ -100,6 +101,15 @@ pub struct Args {
     /// Seconds to wait for the agent's answer to `initialize`.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     init_timeout: u64,
+    /// Hand the agent this MCP connection (see `porthole-cli mcp list`); repeatable.
+    #[arg(long = "mcp", value_name = "NAME")]
+    mcp: Vec<String>,
+    /// Hand the agent every enabled MCP connection it gets.
+    #[arg(long)]
+    mcp_all: bool,
+    /// The MCP connections file; default $PORTHOLE_CONNECTIONS_FILE, else ~/.config/porthole/connections.json.
+    #[arg(long, value_name = "FILE")]
+    connections_file: Option<PathBuf>,
     /// One JSON object per line on stdout.
     #[arg(long)]
     json: bool,
@@ -204,6 +214,37 @@ fn main() -> ExitCode {
         }
     };
     runtime.block_on(run(args, command, profile, cwd, answers))
+}
+
+/// The MCP connections `--mcp` / `--mcp-all` hand the agent (after `initialize`, whose
+/// `mcpCapabilities` decide how each is reached). Skipped ones are named with why.
+async fn hand_connections(
+    args: &Args,
+    profile: Option<&str>,
+    client: &AgentClient,
+) -> Result<Option<mcp_live::Session>, String> {
+    if args.mcp.is_empty() && !args.mcp_all {
+        return Ok(None);
+    }
+    let path = args
+        .connections_file
+        .clone()
+        .or_else(porthole_connections::list::default_path)
+        .ok_or("no config folder for the MCP connections file; give --connections-file")?;
+    let chosen = mcp_live::select(&path, &args.mcp, args.mcp_all, profile)?;
+    let offered = &client.agent_capabilities().mcp_capabilities;
+    let caps = porthole_connections::handoff::AgentMcp {
+        http: offered.http,
+        sse: offered.sse,
+    };
+    let session = mcp_live::Session::open(&chosen, Some(caps)).await?;
+    for (name, why) in &session.plan.skipped {
+        note!(
+            "porthole-cli: MCP connection `{name}` is not handed to the agent: {}",
+            term::line(why)
+        );
+    }
+    Ok(Some(session))
 }
 
 /// A configured or installed agent by id or name (with the sign-in values the window saved for
@@ -404,6 +445,16 @@ async fn run(
         }
     };
     out.initialized(&client);
+    // Kept until the run ends: the gateway and the session's pass live as long as this does.
+    let mcp = match hand_connections(&args, profile.as_deref(), &client).await {
+        Ok(handed) => handed,
+        Err(e) => {
+            note!("porthole-cli: {}", term::line(&e));
+            client.shutdown().await;
+            return ExitCode::from(2);
+        }
+    };
+    let mcp_servers = mcp.as_ref().map(mcp_live::Session::servers).unwrap_or_default();
     let policy = policy::Policy {
         elicit: args.elicit,
         permission: args.permission,
@@ -425,7 +476,7 @@ async fn run(
             &args,
             &client,
             &out,
-            cwd,
+            Workspace::new(cwd, args.add_dirs.clone()).with_mcp_servers(mcp_servers),
             &command,
             profile.as_deref(),
             &mut signed_in,
@@ -643,7 +694,7 @@ async fn open_session(
     args: &Args,
     client: &AgentClient,
     out: &output::Output,
-    cwd: PathBuf,
+    workspace: Workspace,
     command: &AgentCommand,
     profile: Option<&str>,
     signed_in: &mut Option<SignedIn>,
@@ -672,7 +723,7 @@ async fn open_session(
         let mut cursor = None;
         loop {
             let page = client
-                .list_sessions(Some(cwd.clone()), cursor)
+                .list_sessions(Some(workspace.cwd.clone()), cursor)
                 .await
                 .map_err(|e| e.to_string())?;
             out.session_listing(&page);
@@ -687,11 +738,10 @@ async fn open_session(
         e if e.is_auth_required() => OpenError::Failed(format!("{e} (auth_required)")),
         e => OpenError::Failed(e.to_string()),
     };
-    let workspace = Workspace::new(cwd.clone(), args.add_dirs.clone());
     let opened = match (&args.load, &args.resume, &args.fork) {
         (Some(id), _, _) => client.load_session(id, workspace).await.map_err(auth_hint)?,
         (_, Some(id), _) => client.resume_session(id, workspace).await.map_err(auth_hint)?,
-        (_, _, Some(id)) => client.fork_session(id, cwd).await.map_err(auth_hint)?,
+        (_, _, Some(id)) => client.fork_session(id, workspace).await.map_err(auth_hint)?,
         _ => client.open_session(workspace).await.map_err(auth_hint)?,
     };
     let session_id = opened.session_id.clone();

@@ -56,6 +56,35 @@ enum McpCommand {
     Enable { name: String },
     /// Keep a connection in the list but hand it to no agent.
     Disable { name: String },
+    /// Sign in to a remote server (OAuth, in a browser); the tokens go to the OS keyring.
+    Login {
+        name: String,
+        /// Run this command with the authorization URL as its last argument (default: print
+        /// the URL and wait for the browser to come back).
+        #[arg(long, value_name = "CMD")]
+        browser: Option<String>,
+        /// A client id the server's owner registered for you (when the server offers no
+        /// registration); a client secret, if any, in PORTHOLE_MCP_CLIENT_SECRET.
+        #[arg(long, value_name = "ID")]
+        client_id: Option<String>,
+    },
+    /// Sign out: the server revokes the tokens where it can, and Porthole deletes them.
+    Logout { name: String },
+    /// The server's tools (`tools/list`), reached the way agents reach it.
+    Tools {
+        name: String,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+    },
+    /// What an agent runs for a connection through Porthole's gateway (not for people).
+    #[command(hide = true)]
+    Bridge {
+        /// Pipe to a stdio server the gateway starts.
+        #[arg(long)]
+        pipe: bool,
+        url: String,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -108,6 +137,20 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
         McpCommand::Remove { name } => remove(&path, &name),
         McpCommand::Enable { name } => enable(&path, &name, true),
         McpCommand::Disable { name } => enable(&path, &name, false),
+        McpCommand::Login {
+            name,
+            browser,
+            client_id,
+        } => load(&path).and_then(|list| {
+            crate::mcp_live::login(&list, &name, browser.as_deref(), client_id).map_err(Failed)
+        }),
+        McpCommand::Logout { name } => {
+            load(&path).and_then(|list| crate::mcp_live::logout(&list, &name).map_err(Failed))
+        }
+        McpCommand::Tools { name, json } => {
+            load(&path).and_then(|list| crate::mcp_live::tools(&list, &name, json).map_err(Failed))
+        }
+        McpCommand::Bridge { pipe, url } => crate::mcp_live::bridge(&url, pipe).map_err(Failed),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -58,3 +58,143 @@ fn a_configured_agent_starts_with_its_saved_sign_in_values() {
     );
     assert!(String::from_utf8_lossy(&after.stdout).contains("unknown scenario hello"));
 }
+
+/// A GET of `url` on loopback, its body (no HTTP client crate in these tests).
+fn loopback_get(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://127.0.0.1:").expect("a loopback url");
+    let (port, path) = rest.split_once('/').unwrap();
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).unwrap();
+    write!(
+        stream,
+        "GET /{path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-cli --test keyring -- --ignored"]
+fn an_mcp_connection_signs_in_once_and_its_token_reaches_only_the_server() {
+    use std::io::BufRead;
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut server = Killed(
+        Command::new(workspace_bin("porthole-test-mcp"))
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut ready = String::new();
+    std::io::BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut ready)
+        .unwrap();
+    let url = ready.trim().strip_prefix("ready ").unwrap().to_string();
+    let name = format!("tracker-{}", std::process::id());
+    let cli = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+            .args(args)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("PORTHOLE_CONNECTIONS_FILE", home.join("connections.json"))
+            .output()
+            .unwrap()
+    };
+    let text = |o: &std::process::Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let mut seen = String::new();
+    let mut step = |args: &[&str]| {
+        let out = cli(args);
+        seen.push_str(&text(&out));
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+        text(&out)
+    };
+    step(&["mcp", "add", &name, "--url", &url]);
+    let browser = format!("{} --browse", workspace_bin("porthole-test-mcp").display());
+    let login = step(&["mcp", "login", &name, "--browser", &browser]);
+    assert!(
+        login.contains("domain: 127.0.0.1") || login.contains("domain:"),
+        "{login}"
+    );
+    assert!(login.contains("asks for: tools:read, tools:call"), "{login}");
+    assert!(login.contains(&format!("Signed in to `{name}`")), "{login}");
+
+    let agent = workspace_bin("porthole-demo-agent");
+    let prompt = format!("/tools {name} whoami");
+    let run = step(&[
+        "--agent",
+        agent.to_str().unwrap(),
+        "--cwd",
+        home.to_str().unwrap(),
+        "--json",
+        "--mcp",
+        &name,
+        &prompt,
+    ]);
+    assert!(run.contains(&format!("{name} answered: signed in")), "{run}");
+    assert!(step(&["mcp", "tools", &name]).contains("whoami"));
+
+    let logout = step(&["mcp", "logout", &name]);
+    assert!(logout.contains("the server revoked the tokens"), "{logout}");
+    let after = step(&[
+        "--agent",
+        agent.to_str().unwrap(),
+        "--cwd",
+        home.to_str().unwrap(),
+        "--json",
+        "--mcp",
+        &name,
+        &prompt,
+    ]);
+    assert!(after.contains("Sign in to"), "{after}");
+
+    // The tokens the server issued reached it, and nothing else: not any output, not any file.
+    let issued: serde_json::Value =
+        serde_json::from_str(&loopback_get(&url.replace("/mcp", "/_test/issued"))).unwrap();
+    let tokens: Vec<String> = issued["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert!(tokens.len() >= 2);
+    assert!(
+        issued["seen"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| tokens.contains(&t.as_str().unwrap().to_string()))
+    );
+    for token in &tokens {
+        assert!(!seen.contains(token.as_str()), "a token in the CLI's output");
+    }
+    let mut files = vec![home.to_path_buf()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            let content = String::from_utf8_lossy(&bytes);
+            for token in &tokens {
+                assert!(!content.contains(token.as_str()), "a token in {}", path.display());
+            }
+        }
+    }
+    drop(server);
+}

@@ -10,10 +10,12 @@
 
 pub mod bridge;
 pub mod gateway;
+pub mod handoff;
 pub mod http;
 pub mod import;
 pub mod list;
 pub mod oauth;
+pub mod probe;
 pub mod secrets;
 pub mod tokens;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use agent_client_protocol::JsonRpcRequest;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthenticateRequest, CloseSessionRequest, DeleteSessionRequest,
-    ForkSessionRequest, ListSessionsRequest, LoadSessionRequest, LogoutRequest, NewSessionRequest,
+    ForkSessionRequest, ListSessionsRequest, LoadSessionRequest, LogoutRequest, McpServer, NewSessionRequest,
     ResumeSessionRequest, SessionConfigOption, SessionConfigOptionValue, SessionId, SessionInfo,
     SessionModeState, SetSessionConfigOptionRequest, SetSessionModeRequest,
 };
@@ -18,16 +18,28 @@ use crate::models::{ForkSession, LoadSession, NewSession, ResumeSession, Session
 
 /// Where a session works: `cwd`, the primary folder and the base of relative paths, and the
 /// additional folders (`additionalDirectories`) the agent may also work in. fs requests are
-/// confined to all of them. A `PathBuf` is a workspace of one folder.
+/// confined to all of them. A `PathBuf` is a workspace of one folder. `mcp_servers` are the
+/// MCP servers handed to the agent for the session (`mcpServers`; none by default).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Workspace {
     pub cwd: PathBuf,
     pub additional: Vec<PathBuf>,
+    pub mcp_servers: Vec<McpServer>,
 }
 
 impl Workspace {
     pub fn new(cwd: PathBuf, additional: Vec<PathBuf>) -> Self {
-        Self { cwd, additional }
+        Self {
+            cwd,
+            additional,
+            mcp_servers: Vec::new(),
+        }
+    }
+
+    /// The same workspace, with these MCP servers for the agent.
+    pub fn with_mcp_servers(mut self, servers: Vec<McpServer>) -> Self {
+        self.mcp_servers = servers;
+        self
     }
 
     /// Every root, `cwd` first.
@@ -190,7 +202,8 @@ impl AgentClient {
     pub async fn open_session(&self, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
         let workspace = workspace.into();
         let request = NewSessionRequest::new(workspace.cwd.clone())
-            .additional_directories(self.additional(&workspace)?);
+            .additional_directories(self.additional(&workspace)?)
+            .mcp_servers(workspace.mcp_servers.clone());
         let r = self.call("session/new", NewSession(request)).await?;
         let session_id = r.response.session_id.0.to_string();
         self.register(&session_id, &workspace, r.models.as_ref());
@@ -217,7 +230,8 @@ impl AgentClient {
         // Registered first: the replay and any requests during it name this session.
         self.register(session_id, &workspace, None);
         let request = LoadSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
-            .additional_directories(additional);
+            .additional_directories(additional)
+            .mcp_servers(workspace.mcp_servers.clone());
         match self.call("session/load", LoadSession(request)).await {
             Ok(r) => Ok(self.opened(
                 session_id,
@@ -246,7 +260,8 @@ impl AgentClient {
         self.register(session_id, &workspace, None);
         let request =
             ResumeSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
-                .additional_directories(additional);
+                .additional_directories(additional)
+                .mcp_servers(workspace.mcp_servers.clone());
         match self.call("session/resume", ResumeSession(request)).await {
             Ok(r) => Ok(self.opened(
                 session_id,
@@ -265,10 +280,16 @@ impl AgentClient {
     /// `session/fork` (when advertised): a new session that starts from `session_id`'s
     /// history, in `cwd`. The source may be open here or one of the agent's stored sessions
     /// (`session/list`); it stays as it is.
-    pub async fn fork_session(&self, session_id: &str, cwd: PathBuf) -> Result<OpenedSession, ClientError> {
+    pub async fn fork_session(
+        &self,
+        session_id: &str,
+        workspace: impl Into<Workspace>,
+    ) -> Result<OpenedSession, ClientError> {
+        let Workspace { cwd, mcp_servers, .. } = workspace.into();
         let supported = self.agent_capabilities().session_capabilities.fork.is_some();
         self.require(supported, "session/fork")?;
-        let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone());
+        let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone())
+            .mcp_servers(mcp_servers);
         let r = self.call("session/fork", ForkSession(request)).await?;
         let forked = r.response.session_id.0.to_string();
         self.register(&forked, &Workspace::from(cwd.clone()), r.models.as_ref());

@@ -39,6 +39,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "Run the demo test suite in a terminal, after asking permission",
     ),
     (
+        "tools",
+        "List the tools of the MCP servers this session was given; `/tools SERVER TOOL {json}` calls one",
+    ),
+    (
         "slow",
         "Stream a slow answer for about 6 seconds (try cancelling it)",
     ),
@@ -69,6 +73,7 @@ pub async fn run(turn: &mut Turn, text: &str) -> Result<Stop, Error> {
         Some(("edit", _)) => edit(turn).await,
         Some(("slow", _)) => slow(turn).await,
         Some(("test", _)) => test(turn).await,
+        Some(("tools", args)) => tools(turn, args).await,
         Some((other, _)) => {
             let mut msg = format!("Unknown command `/{other}`. Available commands:\n\n");
             for (name, description) in COMMANDS {
@@ -100,6 +105,60 @@ fn error_text(e: &Error) -> String {
             &e.message
         }
     )
+}
+
+/// `/tools`: each MCP server's tools; `/tools SERVER TOOL {json}`: one call, as a tool call.
+async fn tools(turn: &mut Turn, args: &str) -> Result<Stop, Error> {
+    let servers = turn.session.mcp_servers.clone();
+    if servers.is_empty() {
+        turn.say("This session was given no MCP servers.")?;
+        return Ok(Stop::EndTurn);
+    }
+    let mut words = args.splitn(3, char::is_whitespace);
+    let (server, tool) = (words.next().filter(|w| !w.is_empty()), words.next());
+    let Some((server, tool)) = server.zip(tool) else {
+        for s in &servers {
+            let name = crate::mcp::name(s);
+            match crate::mcp::tools(s).await {
+                Ok(list) => {
+                    let names: Vec<String> = list.iter().map(|(n, _)| code(n)).collect();
+                    turn.say(format!("MCP server {}: {}\n\n", code(name), names.join(", ")))?;
+                }
+                Err(e) => turn.say(format!("MCP server {}: {e}\n\n", code(name)))?,
+            }
+        }
+        return Ok(Stop::EndTurn);
+    };
+    let Some(target) = servers.iter().find(|s| crate::mcp::name(s) == server) else {
+        turn.say(format!("No MCP server named {}.", code(server)))?;
+        return Ok(Stop::EndTurn);
+    };
+    let arguments: Value = match words.next().map(str::trim).filter(|a| !a.is_empty()) {
+        Some(a) => match serde_json::from_str(a) {
+            Ok(v) => v,
+            Err(e) => {
+                turn.say(format!("The arguments are not JSON: {e}"))?;
+                return Ok(Stop::EndTurn);
+            }
+        },
+        None => json!({}),
+    };
+    let id = turn.agent.tool_call_id("mcp");
+    turn.update(
+        json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": format!("{server}: {tool}"),
+        "kind": "other", "status": "in_progress", "rawInput": arguments}),
+    )?;
+    match crate::mcp::call(target, tool, arguments).await {
+        Ok(text) => {
+            turn.tool_status(&id, "completed")?;
+            turn.say(format!("{server} answered: {text}"))?;
+        }
+        Err(e) => {
+            turn.tool_status(&id, "failed")?;
+            turn.say(format!("{server} failed: {e}"))?;
+        }
+    }
+    Ok(Stop::EndTurn)
 }
 
 /// Free text: streamed markdown, a thought and a plan.

@@ -8,6 +8,7 @@
 
 pub mod commands;
 pub mod forms;
+pub mod mcp;
 pub mod signin;
 pub mod state;
 pub mod turn;
@@ -67,7 +68,7 @@ pub async fn run_stdio() -> anyhow::Result<()> {
         )
         .on_receive_request(
             async move |request: NewSessionRequest, responder, cx| {
-                let session = s_new.new_session(request.cwd);
+                let session = s_new.new_session(request.cwd, request.mcp_servers);
                 responder.respond(NewSessionResponse::new(session.id.clone()))?;
                 let cx2 = cx.clone();
                 cx.spawn(async move {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use agent_client_protocol::v1::schema::ClientCapabilities;
+use agent_client_protocol::v1::schema::{ClientCapabilities, McpServer};
 use tokio::sync::watch;
 
 use crate::signin::SigninService;
@@ -37,6 +37,8 @@ impl Caps {
 pub struct Session {
     pub id: String,
     pub cwd: PathBuf,
+    /// The MCP servers the client handed the session (`mcpServers`).
+    pub mcp_servers: Vec<McpServer>,
     /// Bumped on every `session/cancel` for this session.
     pub cancel: watch::Sender<u64>,
 }
@@ -60,11 +62,12 @@ impl AgentState {
         *self.caps.lock().unwrap()
     }
 
-    pub fn new_session(&self, cwd: PathBuf) -> Arc<Session> {
+    pub fn new_session(&self, cwd: PathBuf, mcp_servers: Vec<McpServer>) -> Arc<Session> {
         let n = self.next_session.fetch_add(1, Ordering::Relaxed) + 1;
         let session = Arc::new(Session {
             id: format!("demo-{n}"),
             cwd,
+            mcp_servers,
             cancel: watch::Sender::new(0),
         });
         self.sessions

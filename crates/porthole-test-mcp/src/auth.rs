@@ -236,6 +236,7 @@ pub(crate) async fn token(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
             .access
             .insert(access.clone(), now() + ctx.options.token_lifetime);
         state.refresh.insert(refresh.clone());
+        state.issued.extend([access.clone(), refresh.clone()]);
         json(
             StatusCode::OK,
             &json!({

@@ -12,7 +12,7 @@
 //! What it saw (the bearer tokens the resource server received) is kept for the tests.
 
 mod auth;
-mod mcp;
+pub mod mcp;
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;
@@ -104,6 +104,8 @@ pub struct Options {
     pub token_lifetime: u64,
     /// A client id registered by hand (accepted besides dynamically registered ones).
     pub preregistered_client: Option<String>,
+    /// The MCP server answers without a token (a server that needs no sign-in).
+    pub open: bool,
 }
 
 impl Default for Options {
@@ -112,6 +114,7 @@ impl Default for Options {
             hostile: None,
             token_lifetime: 3600,
             preregistered_client: None,
+            open: false,
         }
     }
 }
@@ -131,6 +134,8 @@ pub struct State {
     pub served: Vec<String>,
     pub(crate) last_code: Option<String>,
     pub refreshes: usize,
+    /// Every access and refresh token issued, in order.
+    pub issued: Vec<String>,
 }
 
 pub(crate) struct Code {
@@ -238,6 +243,14 @@ async fn route(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
         "/auth/authorize" => auth::authorize(ctx, req),
         "/auth/token" => auth::token(ctx, req).await,
         "/auth/revoke" => auth::revoke(ctx, req).await,
+        // For tests that look for leaked tokens: every token this server issued.
+        "/_test/issued" => {
+            let state = ctx.state.lock().expect("state");
+            json(
+                StatusCode::OK,
+                &serde_json::json!({"tokens": state.issued, "seen": state.seen_tokens}),
+            )
+        }
         _ => text(StatusCode::NOT_FOUND, "not found"),
     }
 }

@@ -1,5 +1,6 @@
-//! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID]`:
+//! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID] [--open]`:
 //! serves the test MCP server on 127.0.0.1 and prints `ready http://127.0.0.1:PORT/mcp`.
+//! `porthole-test-mcp --stdio`: the same MCP server on stdin and stdout, with no sign-in.
 
 use porthole_test_mcp::{Hostile, Options};
 
@@ -26,6 +27,19 @@ async fn main() {
                     .unwrap_or_else(|_| usage("--token-lifetime takes seconds"))
             }
             "--client-id" => options.preregistered_client = Some(value()),
+            "--open" => options.open = true,
+            "--browse" => {
+                let url = value();
+                if let Err(e) = browse(&url) {
+                    eprintln!("porthole-test-mcp --browse: {e}");
+                    std::process::exit(1);
+                }
+                return;
+            }
+            "--stdio" => {
+                porthole_test_mcp::mcp::serve_stdio().await;
+                return;
+            }
             other => usage(&format!("unknown argument `{other}`")),
         }
     }
@@ -44,4 +58,46 @@ fn usage(message: &str) -> ! {
         cases.join(", ")
     );
     std::process::exit(2)
+}
+
+/// A person's browser for loopback sign-in tests: GET `url`, following redirects (at most 5),
+/// http on 127.0.0.1 only.
+fn browse(url: &str) -> Result<(), String> {
+    use std::io::{Read, Write};
+    let mut url = url::Url::parse(url).map_err(|e| e.to_string())?;
+    for _ in 0..5 {
+        if url.scheme() != "http" || url.host_str() != Some("127.0.0.1") {
+            return Err(format!("not a loopback http address: {url}"));
+        }
+        let port = url.port().unwrap_or(80);
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).map_err(|e| e.to_string())?;
+        let target = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_string(),
+        };
+        write!(
+            stream,
+            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        )
+        .map_err(|e| e.to_string())?;
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        let status = answer.split_whitespace().nth(1).unwrap_or("");
+        if !status.starts_with('3') {
+            return if status.starts_with('2') {
+                Ok(())
+            } else {
+                Err(format!("HTTP {status}"))
+            };
+        }
+        let location = answer
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("location: ")
+                    .or_else(|| l.strip_prefix("Location: "))
+            })
+            .ok_or("a redirect without a Location")?;
+        url = url.join(location.trim()).map_err(|e| e.to_string())?;
+    }
+    Err("too many redirects".into())
 }

@@ -27,6 +27,7 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
             .and_then(|t| state.access.get(t))
             .is_some_and(|exp| *exp > now())
             && ctx.options.hostile != Some(Hostile::Always401)
+            || ctx.options.open
     };
     if !valid {
         return Response::builder()
@@ -66,26 +67,7 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
     };
     ctx.state.lock().expect("state").served.push(method.to_string());
     let params = message.get("params").cloned().unwrap_or(Value::Null);
-    let result = match method {
-        "initialize" => Ok(json!({
-            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
-            "capabilities": {"tools": {}},
-            "serverInfo": {"name": "porthole-test-mcp", "version": "1.0.0"},
-        })),
-        "ping" => Ok(json!({})),
-        "tools/list" => Ok(json!({"tools": [
-            {"name": "echo", "description": "Echoes its text back.",
-             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-            {"name": "whoami", "description": "Says whether the call was signed in.",
-             "inputSchema": {"type": "object", "properties": {}}},
-        ]})),
-        "tools/call" => call(&params),
-        _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
-    };
-    let answer = match result {
-        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
-        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
-    };
+    let answer = answer(id, method, &params);
     if method == "tools/call" && wants_stream {
         // An event stream: a progress notification first when asked for, then the answer.
         let mut events = String::new();
@@ -109,6 +91,55 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
     response
 }
 
+/// The JSON-RPC answer to one request (shared by the HTTP and the stdio server).
+pub fn answer(id: Value, method: &str, params: &Value) -> Value {
+    let result = match method {
+        "initialize" => Ok(json!({
+            "protocolVersion": params.get("protocolVersion").cloned().unwrap_or(json!("2025-06-18")),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "porthole-test-mcp", "version": "1.0.0"},
+        })),
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(json!({"tools": [
+            {"name": "echo", "description": "Echoes its text back.",
+             "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+            {"name": "whoami", "description": "Says whether the call was signed in.",
+             "inputSchema": {"type": "object", "properties": {}}},
+            {"name": "env", "description": "Says whether TEST_MCP_SECRET is set (never its value).",
+             "inputSchema": {"type": "object", "properties": {}}},
+        ]})),
+        "tools/call" => call(params),
+        _ => Err(json!({"code": -32601, "message": format!("no method {method}")})),
+    };
+    match result {
+        Ok(r) => json!({"jsonrpc": "2.0", "id": id, "result": r}),
+        Err(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
+    }
+}
+
+/// MCP over stdin and stdout, no sign-in (a stdio connection's server).
+pub async fn serve_stdio() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut out = tokio::io::stdout();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let (Some(method), Some(id)) = (
+            message.get("method").and_then(Value::as_str),
+            message.get("id").cloned(),
+        ) else {
+            continue;
+        };
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        let reply = format!("{}\n", answer(id, method, &params));
+        if out.write_all(reply.as_bytes()).await.is_err() || out.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
 fn call(params: &Value) -> Result<Value, Value> {
     match params.get("name").and_then(Value::as_str) {
         Some("echo") => {
@@ -119,6 +150,15 @@ fn call(params: &Value) -> Result<Value, Value> {
             Ok(json!({"content": [{"type": "text", "text": format!("echo: {said}")}]}))
         }
         Some("whoami") => Ok(json!({"content": [{"type": "text", "text": "signed in"}]})),
+        Some("env") => {
+            let set = std::env::var_os("TEST_MCP_SECRET").is_some_and(|v| !v.is_empty());
+            let said = if set {
+                "TEST_MCP_SECRET is set"
+            } else {
+                "TEST_MCP_SECRET is not set"
+            };
+            Ok(json!({"content": [{"type": "text", "text": said}]}))
+        }
         other => Err(json!({"code": -32602, "message": format!("no tool {other:?}")})),
     }
 }

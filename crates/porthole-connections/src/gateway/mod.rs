@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex};
 
 use base64::Engine;
 use bytes::Bytes;
-use futures::future::BoxFuture;
 use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
@@ -32,6 +31,7 @@ use tokio::net::TcpListener;
 use tokio::sync::broadcast;
 use url::Url;
 
+pub use futures::future::BoxFuture;
 pub use stdio_host::{StdioServer, UPGRADE};
 
 /// Where a connection's requests go.

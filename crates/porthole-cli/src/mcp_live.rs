@@ -1,0 +1,331 @@
+//! The MCP commands that talk to servers: `mcp login`, `mcp logout`, `mcp tools`, and
+//! `mcp bridge` (what an agent runs for a connection it reaches through Porthole's gateway);
+//! and the connections a session hands its agent (`--mcp NAME`, `--mcp-all`).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use porthole_connections::gateway::{BoxFuture, Gateway, GatewayEvent, Pass, SignInLost, TokenSource};
+use porthole_connections::handoff::{AgentMcp, BridgeCommand, Plan};
+use porthole_connections::list::{AgentScope, Connection, Connections, Server};
+use porthole_connections::oauth::{self, ClientChoice};
+use porthole_connections::secrets::SecretStore;
+use porthole_connections::tokens::Tokens;
+use porthole_core::acp::v1::schema::McpServer;
+use porthole_core::url_safety;
+
+use crate::term::{self, note, say};
+
+/// How long `mcp tools` waits for the server.
+const TOOLS_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Runtime::new().map_err(|e| format!("cannot start the async runtime: {e}"))
+}
+
+fn find<'a>(list: &'a Connections, name: &str) -> Result<&'a Connection, String> {
+    list.get(name)
+        .ok_or_else(|| format!("no connection named `{name}` (porthole-cli mcp list)"))
+}
+
+fn keyring() -> Result<Arc<SecretStore>, String> {
+    SecretStore::os().map(Arc::new).map_err(|e| e.to_string())
+}
+
+/// `mcp login NAME [--browser CMD] [--client-id ID]`.
+pub fn login(
+    list: &Connections,
+    name: &str,
+    browser: Option<&str>,
+    client_id: Option<String>,
+) -> Result<(), String> {
+    let connection = find(list, name)?;
+    let Server::Remote { url, .. } = &connection.server else {
+        return Err(format!(
+            "`{name}` is a stdio server: there is nothing to sign in to"
+        ));
+    };
+    let tokens = Tokens::new(keyring()?);
+    let choice = ClientChoice {
+        client_id,
+        client_secret: std::env::var("PORTHOLE_MCP_CLIENT_SECRET")
+            .ok()
+            .filter(|s| !s.is_empty()),
+        metadata_document: None,
+    };
+    runtime()?.block_on(async {
+        let known = tokens.registration(name);
+        let pending = oauth::begin(tokens.http(), url, &choice, known.as_ref())
+            .await
+            .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?;
+        show_consent(name, &pending.authorization_url, &pending.scopes);
+        match browser {
+            Some(command) => open_with(command, pending.authorization_url.as_str())?,
+            None => say!("Open that address in a browser; waiting for the sign-in to come back..."),
+        }
+        let grant = pending
+            .finish(tokens.http(), oauth::SIGN_IN_TIMEOUT)
+            .await
+            .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?;
+        let scopes = grant.scopes.join(" ");
+        tokens.store(name, grant).await.map_err(|e| e.to_string())?;
+        say!(
+            "Signed in to `{name}`{}.",
+            if scopes.is_empty() {
+                String::new()
+            } else {
+                format!(" (scopes: {scopes})")
+            }
+        );
+        Ok(())
+    })
+}
+
+/// The URL-mode consent rules, in text: the full address, its domain, every warning, the scopes.
+fn show_consent(name: &str, url: &url::Url, scopes: &[String]) {
+    say!("Sign in to `{name}` at:");
+    say!("  {}", term::line(url.as_str()));
+    match url_safety::analyze_url(url.as_str(), "") {
+        Ok(analysis) => {
+            let domain = analysis
+                .registrable_domain
+                .clone()
+                .unwrap_or_else(|| analysis.host_unicode.clone());
+            say!("  domain: {}", term::line(&domain));
+            for w in &analysis.warnings {
+                say!("  warning: {}", w.explanation());
+            }
+        }
+        Err(e) => say!("  warning: the address cannot be checked: {e}"),
+    }
+    if !scopes.is_empty() {
+        say!("  asks for: {}", term::line(&scopes.join(", ")));
+    }
+}
+
+/// Run the person's browser command with the URL as its last argument.
+fn open_with(command: &str, url: &str) -> Result<(), String> {
+    let mut words = shell_words(command)?;
+    if words.is_empty() {
+        return Err("--browser needs a command".into());
+    }
+    let program = words.remove(0);
+    std::process::Command::new(&program)
+        .args(words)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .map(|_| ())
+        .map_err(|e| format!("cannot run the browser command `{program}`: {e}"))
+}
+
+fn shell_words(command: &str) -> Result<Vec<String>, String> {
+    porthole_core::AgentCommand::parse(command).map(|c| std::iter::once(c.program).chain(c.args).collect())
+}
+
+/// `mcp logout NAME`: revoke where offered, then delete.
+pub fn logout(list: &Connections, name: &str) -> Result<(), String> {
+    find(list, name)?;
+    let tokens = Tokens::new(keyring()?);
+    let (revoked, refused) = runtime()?
+        .block_on(tokens.sign_out(name))
+        .map_err(|e| e.to_string())?;
+    match (revoked, refused) {
+        (true, _) => say!("Signed out of `{name}`: the server revoked the tokens and Porthole deleted them."),
+        (false, Some(why)) => say!(
+            "Signed out of `{name}`: Porthole deleted the tokens; the server did not revoke them ({why})."
+        ),
+        (false, None) => {
+            say!("Signed out of `{name}`: Porthole deleted the tokens (the server offers no revocation).")
+        }
+    }
+    Ok(())
+}
+
+/// `mcp tools NAME [--json]`: `tools/list` through the gateway, as an agent would see it.
+pub fn tools(list: &Connections, name: &str, json: bool) -> Result<(), String> {
+    let connection = find(list, name)?.clone();
+    runtime()?.block_on(async {
+        let session = Session::open(&[connection], None).await?;
+        if let Some((n, why)) = session.plan.skipped.first() {
+            return Err(format!("`{n}` cannot be reached: {why}"));
+        }
+        let tools = match session.pass.as_ref().and_then(|p| p.url(name)) {
+            Some(url) => {
+                porthole_connections::probe::tools(&url, session.plan.is_piped(name), TOOLS_TIMEOUT).await
+            }
+            None => Err("nothing to reach".to_string()),
+        };
+        let tools = tools.map_err(|e| format!("cannot list the tools of `{name}`: {e}"))?;
+        for t in &tools {
+            if json {
+                say!("{}", serde_json::to_string(t).expect("a tool serializes"));
+            } else {
+                match &t.description {
+                    Some(d) => say!("{}  {}", term::line(&t.name), term::line(d)),
+                    None => say!("{}", term::line(&t.name)),
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `mcp bridge [--pipe] URL`.
+pub fn bridge(url: &str, pipe: bool) -> Result<(), String> {
+    let url = url::Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
+    runtime()?
+        .block_on(async {
+            if pipe {
+                porthole_connections::bridge::pipe(&url).await
+            } else {
+                porthole_connections::bridge::http(&url).await
+            }
+        })
+        .map_err(|e| e.to_string())
+}
+
+/// The command an agent runs for a bridged connection: this program's `mcp bridge`.
+pub fn bridge_command() -> BridgeCommand {
+    let program = std::env::current_exe().unwrap_or_else(|_| "porthole-cli".into());
+    BridgeCommand {
+        program,
+        args: vec!["mcp".into(), "bridge".into()],
+    }
+}
+
+/// The connections one session hands its agent, and what keeps them reachable: the gateway
+/// and the session's pass live as long as this does.
+pub struct Session {
+    pub plan: Plan,
+    pass: Option<Pass>,
+    /// Kept alive for the pass; dropped last.
+    _gateway: Option<Gateway>,
+    watcher: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(w) = self.watcher.take() {
+            w.abort();
+        }
+    }
+}
+
+impl Session {
+    /// `caps`: the agent's; `None` for Porthole's own use (every connection through the gateway).
+    pub async fn open(connections: &[Connection], caps: Option<AgentMcp>) -> Result<Session, String> {
+        let needs_keyring = connections
+            .iter()
+            .any(|c| matches!(c.server, Server::Remote { .. }) || !c.secret_keys().is_empty());
+        let secrets = if needs_keyring {
+            match keyring() {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    note!(
+                        "porthole-cli: MCP connections go without sign-in or secret values: {}",
+                        term::line(&e)
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let tokens = secrets.clone().map(|s| Arc::new(Tokens::new(s)));
+        let plan = match caps {
+            Some(caps) => Plan::new(connections, secrets.as_deref(), tokens.as_deref(), caps).await,
+            None => Plan::for_porthole(connections, secrets.as_deref(), tokens.as_deref()).await,
+        };
+        let upstreams = plan.upstreams();
+        if upstreams.is_empty() {
+            return Ok(Session {
+                plan,
+                pass: None,
+                _gateway: None,
+                watcher: None,
+            });
+        }
+        let source: Arc<dyn TokenSource> = match tokens {
+            Some(t) => t,
+            None => Arc::new(NoTokens),
+        };
+        let gateway = Gateway::start(source)
+            .await
+            .map_err(|e| format!("cannot start the MCP gateway on 127.0.0.1: {e}"))?;
+        let pass = gateway.open(upstreams);
+        let mut events = gateway.events();
+        // Said once per connection: what failed and how to fix it.
+        let watcher = tokio::spawn(async move {
+            let mut said = std::collections::HashSet::new();
+            while let Ok(event) = events.recv().await {
+                match event {
+                    GatewayEvent::SignInNeeded { connection, reason } if said.insert(connection.clone()) => {
+                        note!(
+                            "porthole-cli: MCP connection `{connection}` needs sign-in ({}): porthole-cli mcp login {connection}",
+                            term::line(&reason)
+                        );
+                    }
+                    GatewayEvent::StdioFailed { connection, reason } if said.insert(connection.clone()) => {
+                        note!(
+                            "porthole-cli: MCP connection `{connection}`: {}",
+                            term::line(&reason)
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        });
+        Ok(Session {
+            plan,
+            pass: Some(pass),
+            _gateway: Some(gateway),
+            watcher: Some(watcher),
+        })
+    }
+
+    /// `mcpServers` for the agent.
+    pub fn servers(&self) -> Vec<McpServer> {
+        self.plan.servers(self.pass.as_ref(), &bridge_command())
+    }
+}
+
+/// Without a keyring no connection is signed in.
+struct NoTokens;
+
+impl TokenSource for NoTokens {
+    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+        Box::pin(async { Err(SignInLost("no OS keyring is open".into())) })
+    }
+    fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+        Box::pin(async { Err(SignInLost("no OS keyring is open".into())) })
+    }
+}
+
+/// The connections `--mcp NAME` (each must exist; named ones go even when switched off) and
+/// `--mcp-all` (the enabled ones this agent gets) select, in the list's order.
+pub fn select(
+    path: &Path,
+    names: &[String],
+    all: bool,
+    agent_id: Option<&str>,
+) -> Result<Vec<Connection>, String> {
+    let list = Connections::load(path).map_err(|e| e.to_string())?;
+    for n in names {
+        find(&list, n)?;
+    }
+    Ok(list
+        .iter()
+        .filter(|c| {
+            // An agent given as a bare command line has no id: it gets the connections for every agent.
+            let for_this_agent = match agent_id {
+                Some(id) => c.includes(id),
+                None => c.agents == AgentScope::All,
+            };
+            names.contains(&c.name) || (all && c.enabled && for_this_agent)
+        })
+        .cloned()
+        .collect())
+}

@@ -1,0 +1,279 @@
+//! What an agent receives in `mcpServers` for the person's connections, decided once for every
+//! front end (the window, the CLI, the companion proxy):
+//!
+//! | connection | agent takes http | agent takes only stdio |
+//! |---|---|---|
+//! | remote (streamable HTTP) | the gateway's address | the bridge, to that address |
+//! | stdio, no secret in its environment | the server itself | the server itself |
+//! | stdio with secret values | the bridge, piped to the server the gateway starts | same |
+//! | remote legacy SSE, no secret, not signed in | the server itself (`sse`, when offered) | skipped |
+//!
+//! No secret value is ever put in what the agent receives: secret headers and tokens are
+//! added by the gateway, secret variables are set by the gateway on the server it starts.
+
+use std::path::{Path, PathBuf};
+
+use agent_client_protocol::v1::schema::{
+    EnvVariable, HttpHeader, McpServer, McpServerHttp, McpServerSse, McpServerStdio,
+};
+
+use crate::gateway::{Pass, StdioServer, Upstream};
+use crate::list::{Connection, EnvValue, RemoteTransport, Server};
+use crate::secrets::{SecretStore, env_key, header_key};
+use crate::tokens::{SignInState, Tokens};
+
+/// What the agent said in `agentCapabilities.mcpCapabilities` (stdio is always supported).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AgentMcp {
+    pub http: bool,
+    pub sse: bool,
+}
+
+/// The command an agent runs for the bridge: `program args... [--pipe] URL`.
+#[derive(Debug, Clone)]
+pub struct BridgeCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Via {
+    /// Streamable HTTP at the pass's address (or the bridge's HTTP mode).
+    Http,
+    /// The gateway's stdio host, through the bridge's pipe mode.
+    Pipe,
+}
+
+/// One connection's way to the agent.
+#[derive(Debug, Clone)]
+enum Route {
+    Direct(McpServer),
+    Gateway(Via),
+}
+
+/// The decision for one agent session: which connections go through the gateway (with what
+/// upstream), which directly, and which are skipped and why.
+pub struct Plan {
+    routes: Vec<(String, Route)>,
+    upstreams: Vec<(String, Upstream)>,
+    pub skipped: Vec<(String, String)>,
+    caps: AgentMcp,
+    /// Every stdio server through the gateway (for Porthole's own probe of a connection).
+    host_stdio: bool,
+}
+
+impl Plan {
+    /// Decide for `connections` (already filtered to the enabled ones this agent gets).
+    /// `secrets` is needed only when a connection has secret values; `tokens` to know which
+    /// remote connections are signed in.
+    pub async fn new(
+        connections: &[Connection],
+        secrets: Option<&SecretStore>,
+        tokens: Option<&Tokens>,
+        caps: AgentMcp,
+    ) -> Plan {
+        Self::decide_all(connections, secrets, tokens, caps, false).await
+    }
+
+    /// The plan Porthole itself uses to reach connections (`mcp tools`, the window's tool
+    /// lists): every connection through the gateway, stdio servers hosted by it.
+    pub async fn for_porthole(
+        connections: &[Connection],
+        secrets: Option<&SecretStore>,
+        tokens: Option<&Tokens>,
+    ) -> Plan {
+        let caps = AgentMcp {
+            http: true,
+            sse: false,
+        };
+        Self::decide_all(connections, secrets, tokens, caps, true).await
+    }
+
+    async fn decide_all(
+        connections: &[Connection],
+        secrets: Option<&SecretStore>,
+        tokens: Option<&Tokens>,
+        caps: AgentMcp,
+        host_stdio: bool,
+    ) -> Plan {
+        let mut plan = Plan {
+            routes: Vec::new(),
+            upstreams: Vec::new(),
+            skipped: Vec::new(),
+            caps,
+            host_stdio,
+        };
+        for c in connections {
+            match plan.decide(c, secrets, tokens).await {
+                Ok((route, upstream)) => {
+                    if let Some(u) = upstream {
+                        plan.upstreams.push((c.name.clone(), u));
+                    }
+                    plan.routes.push((c.name.clone(), route));
+                }
+                Err(why) => plan.skipped.push((c.name.clone(), why)),
+            }
+        }
+        plan
+    }
+
+    async fn decide(
+        &self,
+        c: &Connection,
+        secrets: Option<&SecretStore>,
+        tokens: Option<&Tokens>,
+    ) -> Result<(Route, Option<Upstream>), String> {
+        match &c.server {
+            Server::Stdio { command, args, env } => {
+                if !self.host_stdio && !env.values().any(EnvValue::is_secret) {
+                    let env = env
+                        .iter()
+                        .filter_map(|(k, v)| match v {
+                            EnvValue::Plain(v) => Some(EnvVariable::new(k, v)),
+                            EnvValue::Secret => None,
+                        })
+                        .collect();
+                    let server = McpServerStdio::new(&c.name, absolute(command))
+                        .args(args.clone())
+                        .env(env);
+                    return Ok((Route::Direct(McpServer::Stdio(server)), None));
+                }
+                let env = values(c, env, secrets, env_key)?;
+                let server = StdioServer {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env,
+                    cwd: None,
+                };
+                Ok((Route::Gateway(Via::Pipe), Some(Upstream::Stdio(server))))
+            }
+            Server::Remote {
+                url,
+                transport,
+                headers,
+            } => {
+                let signed_in = match tokens {
+                    Some(t) => !matches!(t.state(&c.name).await, Ok(SignInState::SignedOut) | Err(_)),
+                    None => false,
+                };
+                if *transport == RemoteTransport::Sse {
+                    if signed_in || headers.values().any(EnvValue::is_secret) {
+                        return Err(
+                            "a legacy SSE server with sign-in or secret headers cannot go through \
+                                    Porthole's gateway yet; use its Streamable HTTP address"
+                                .into(),
+                        );
+                    }
+                    if !self.caps.sse {
+                        return Err("the agent does not take SSE servers".into());
+                    }
+                    let headers = values(c, headers, None, header_key)?
+                        .into_iter()
+                        .map(|(k, v)| HttpHeader::new(k, v))
+                        .collect();
+                    let server = McpServerSse::new(&c.name, url.as_str()).headers(headers);
+                    return Ok((Route::Direct(McpServer::Sse(server)), None));
+                }
+                let headers = values(c, headers, secrets, header_key)?;
+                let upstream = Upstream::Remote {
+                    url: url.clone(),
+                    headers,
+                    signed_in,
+                };
+                Ok((Route::Gateway(Via::Http), Some(upstream)))
+            }
+        }
+    }
+
+    /// What the gateway's pass for this session must serve.
+    pub fn upstreams(&self) -> Vec<(String, Upstream)> {
+        self.upstreams.clone()
+    }
+
+    /// `mcpServers` for the session: nothing in it is a secret.
+    pub fn servers(&self, pass: Option<&Pass>, bridge: &BridgeCommand) -> Vec<McpServer> {
+        let mut out = Vec::new();
+        for (name, route) in &self.routes {
+            match route {
+                Route::Direct(server) => out.push(server.clone()),
+                Route::Gateway(via) => {
+                    let Some(url) = pass.and_then(|p| p.url(name)) else {
+                        continue;
+                    };
+                    let bridged = |pipe: bool| {
+                        let mut args = bridge.args.clone();
+                        if pipe {
+                            args.push("--pipe".into());
+                        }
+                        args.push(url.to_string());
+                        McpServer::Stdio(McpServerStdio::new(name, bridge.program.clone()).args(args))
+                    };
+                    out.push(match via {
+                        Via::Http if self.caps.http => {
+                            McpServer::Http(McpServerHttp::new(name, url.as_str()))
+                        }
+                        Via::Http => bridged(false),
+                        Via::Pipe => bridged(true),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `name` is reached through the gateway's stdio host (the bridge's pipe mode).
+    pub fn is_piped(&self, name: &str) -> bool {
+        self.routes
+            .iter()
+            .any(|(n, r)| n == name && matches!(r, Route::Gateway(Via::Pipe)))
+    }
+
+    /// The connections handed over, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.routes.iter().map(|(n, _)| n.clone()).collect()
+    }
+}
+
+/// Every value of a variable or header map, secret ones read from the keyring.
+fn values(
+    c: &Connection,
+    map: &std::collections::BTreeMap<String, EnvValue>,
+    secrets: Option<&SecretStore>,
+    key: fn(&str) -> String,
+) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for (name, value) in map {
+        let value = match value {
+            EnvValue::Plain(v) => v.clone(),
+            EnvValue::Secret => {
+                let Some(store) = secrets else {
+                    return Err(format!(
+                        "its value of {name} is in the OS keyring, which is not open"
+                    ));
+                };
+                match store.get(&c.name, &key(name)) {
+                    Ok(Some(v)) => v,
+                    Ok(None) => return Err(format!("its value of {name} is missing from the OS keyring")),
+                    Err(e) => return Err(format!("its value of {name} cannot be read: {e}")),
+                }
+            }
+        };
+        out.push((name.clone(), value));
+    }
+    Ok(out)
+}
+
+/// ACP asks for an absolute path; a bare name is looked up on PATH (kept as given when not
+/// found: the agent's PATH may differ).
+fn absolute(command: &str) -> PathBuf {
+    let path = Path::new(command);
+    if path.is_absolute() || command.contains('/') {
+        return path.to_path_buf();
+    }
+    std::env::var_os("PATH")
+        .into_iter()
+        .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .map(|dir| dir.join(command))
+        .find(|candidate| candidate.is_file())
+        .unwrap_or_else(|| path.to_path_buf())
+}
