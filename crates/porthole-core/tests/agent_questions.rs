@@ -7,7 +7,7 @@
 mod common;
 
 use common::{start, start_with};
-use porthole_core::events::{DialogPrompt, ElicitationKind, Event};
+use porthole_core::events::{DialogPrompt, DismissReason, ElicitationKind, Event};
 use porthole_core::form::{FieldKind, FormSchema, OtherAnswer};
 use porthole_core::{AgentClient, Answer, ClientOptions, Modes};
 use serde_json::{Map, Value, json};
@@ -91,6 +91,30 @@ async fn qwen_questions_are_a_form_and_the_answers_reach_qwen_in_its_answers_fie
         json!({"outcome": {"outcome": "selected", "optionId": "cancel"}})
     );
     h.check_schema();
+    h.client.shutdown().await;
+}
+
+#[tokio::test]
+async fn cancelling_the_turn_answers_a_qwen_question_cancelled_as_for_any_permission() {
+    let mut h = start().await;
+    let (events, report) = h
+        .turn("qwen-question", |client: &AgentClient, e| {
+            if form_of(e).is_some() {
+                client.cancel("test-session-1").unwrap();
+            }
+        })
+        .await;
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::DialogDismissed {
+            reason: DismissReason::TurnCancelled,
+            ..
+        }
+    )));
+    assert_eq!(
+        report["results"][0]["result"],
+        json!({"outcome": {"outcome": "cancelled"}})
+    );
     h.client.shutdown().await;
 }
 

@@ -43,6 +43,12 @@ impl Waiting for PendingElicitation {
         false
     }
 
+    /// An agent's question request of its own belongs to its turn: Qwen's is a
+    /// `session/request_permission` on the wire, which `session/cancel` must answer `cancelled`.
+    fn ends_with_turn(&self) -> bool {
+        self.reply.is_some()
+    }
+
     /// A form is accepted only with valid content, which is what the agent then gets.
     fn check(
         &self,
