@@ -186,6 +186,10 @@ mod tests {
             s.field("question_1").unwrap().kind,
             FieldKind::Text { .. }
         ));
+        assert_eq!(
+            s.field("question_1").unwrap().description.as_deref(),
+            Some("What should the service be called? (e.g. billing)")
+        );
         let FieldKind::SingleSelect { options, .. } = &s.field("question_2").unwrap().kind else {
             panic!("yes/no is a choice")
         };

@@ -162,10 +162,14 @@ pub(super) fn form(intro: Option<&str>, questions: &[Question]) -> (String, Valu
                 );
             }
             QuestionKind::Text { placeholder: Some(p) } if !p.is_empty() => {
-                properties[&question_key(i)]["description"] = json!(match in_message {
-                    true => clip(p, MAX_TEXT_BYTES),
-                    false => clip(&format!("{} ({p})", q.text), MAX_TEXT_BYTES),
-                });
+                // The placeholder is a hint of what to type: beside the question, or alone
+                // when the question is in the message.
+                let description = if in_message {
+                    clip(p, MAX_TEXT_BYTES)
+                } else {
+                    clip(&format!("{} ({p})", q.text), MAX_TEXT_BYTES)
+                };
+                properties[&question_key(i)]["description"] = json!(description);
             }
             _ => {}
         }

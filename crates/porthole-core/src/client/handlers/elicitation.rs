@@ -172,6 +172,9 @@ pub(crate) async fn open(
     responder: Responder<Value>,
     reply: Option<AgentReply>,
 ) {
+    if let Some(reply) = &reply {
+        tracing::debug!("{} asked as a form elicitation", reply.agent());
+    }
     let dialog_id = next_dialog_id();
     let admitted = {
         let mut state = shared.lock();
