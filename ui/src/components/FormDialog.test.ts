@@ -348,6 +348,27 @@ describe("agents' question forms (core's markers: an Other box inside its questi
     expect(backend.callsOf("answer_dialog")[0].answer.content.question_0_custom).toBe("Magenta");
   });
 
+  it("a multi-select's Other… is one more pick whose text joins the picks", async () => {
+    const { backend } = setup(questionForm(1));
+    const extras = screen.getByText("Extras").closest("fieldset")!;
+    expect(within(extras).queryByLabelText("Other")).toBeNull();
+    await fireEvent.click(within(extras).getByLabelText(/Docs/));
+    await fireEvent.click(within(extras).getByLabelText("Other…"));
+    await fireEvent.input(within(extras).getByLabelText("Other"), { target: { value: "a CHANGELOG" } });
+    await fireEvent.click(screen.getByLabelText(/Gold/));
+    await sendAll();
+    expect(backend.callsOf("validate_form").at(-1).content).toEqual({
+      question_1: ["Docs"],
+      question_1_custom: "a CHANGELOG",
+      accent: "Gold",
+    });
+    // Unticking Other… hides the box and drops the text.
+    await fireEvent.click(screen.getByRole("button", { name: "Back to edit" }));
+    const again = screen.getByText("Extras").closest("fieldset")!;
+    await fireEvent.click(within(again).getByLabelText("Other…"));
+    expect(within(again).queryByLabelText("Other")).toBeNull();
+  });
+
   it("choosing an option after Other… hides the box and drops what was typed", async () => {
     const { backend } = setup(questionForm(1));
     const color = screen.getByText("Color").closest("fieldset")!;
