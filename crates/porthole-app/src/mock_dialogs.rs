@@ -87,6 +87,41 @@ fn requests() -> Vec<(&'static str, Value)> {
             }),
         ),
         (
+            // Agents' markers in standard forms (porthole-elicitation's `markers.rs`): Claude
+            // Code's question with its own "Other" box and an option preview, Codex's question
+            // whose note is its "Other" answer and its secret answer.
+            "questions",
+            json!({
+                "mode": "form", "sessionId": "demo-1", "toolCallId": "tc-4",
+                "message": "Which color should the theme use?",
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {
+                        "question_0": {"type": "string", "title": "Color", "oneOf": [
+                            {"const": "Teal", "title": "Teal", "description": "Calm, good contrast",
+                             "_meta": {"_claude/askUserQuestionOption": {"preview": "#008080 on #ffffff"}}},
+                            {"const": "Orange", "title": "Orange", "description": "Loud"}]},
+                        "question_0_custom": {"type": "string", "title": "Other",
+                            "description": "Type your own answer, or add a note to the option you chose above (optional)."},
+                        "question_1": {"type": "array", "title": "Extras", "description": "Which extras?",
+                            "items": {"anyOf": [{"const": "Tests", "title": "Tests"}, {"const": "Docs", "title": "Docs"}]}},
+                        "question_1_custom": {"type": "string", "title": "Other",
+                            "description": "Type your own answer to add to your selection above (optional)."},
+                        "accent": {"type": "string", "title": "Which accent?", "description": "Accent",
+                            "_meta": {"codex": {"isOther": true, "isSecret": false}},
+                            "oneOf": [{"const": "Gold", "title": "Gold"},
+                                {"const": "None of the above", "title": "None of the above",
+                                 "description": "Provide a different answer in the note field."}]},
+                        "accent_note": {"type": "string", "title": "Additional answer or note",
+                            "_meta": {"codex": {"questionId": "accent", "role": "user_note", "isSecret": false}}},
+                        "unlock_phrase": {"type": "string", "title": "Unlock phrase",
+                            "_meta": {"codex": {"isOther": false, "isSecret": true}}}
+                    },
+                    "required": ["accent"]
+                }
+            }),
+        ),
+        (
             "goodUrl",
             json!({
                 "mode": "url", "requestId": 7, "elicitationId": "github-oauth",
@@ -222,6 +257,16 @@ fn samples() -> Vec<(&'static str, Vec<Value>)> {
             "api_token",
             vec![json!("ghp_short"), json!("ghp_0123456789abcdefghijklmnopqrstuv")],
         ),
+        (
+            "question_0",
+            vec![json!("Teal"), json!("Orange"), json!("Magenta")],
+        ),
+        ("question_0_custom", vec![json!("Magenta")]),
+        ("question_1", vec![json!(["Docs"]), json!(["Tests", "Docs"])]),
+        ("question_1_custom", vec![json!("a CHANGELOG")]),
+        ("accent", vec![json!("Gold"), json!("None of the above")]),
+        ("accent_note", vec![json!("Silver")]),
+        ("unlock_phrase", vec![json!("open sesame")]),
     ]
 }
 

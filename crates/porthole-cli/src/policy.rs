@@ -8,6 +8,7 @@ use porthole_core::acp::v1::schema::PermissionOptionKind;
 use porthole_core::events::{
     DialogAnswer, DialogPrompt, ElicitationKind, ElicitationPrompt, PermissionPrompt,
 };
+use porthole_core::form::{EnumChoice, FieldKind, FormSchema};
 use porthole_core::{AgentClient, Answer, Event};
 use serde_json::{Map, Value, json};
 
@@ -110,6 +111,7 @@ impl Policy {
                             values.insert(k.clone(), v.clone());
                         }
                     }
+                    other_answers(schema, &mut values);
                     let validation = schema.validate(&values);
                     if validation.is_valid() {
                         let content = validation.content.clone();
@@ -150,6 +152,45 @@ impl Policy {
             }
         }
     }
+}
+
+/// An answer to a question that is none of its options goes to the question's "Other" box
+/// (core's `Field::other`: Claude's `question_N_custom`, Codex's note, Qwen's and Gemini's
+/// typed answers), as a person would type it there: `{"question_0": "Magenta"}` sends
+/// `question_0_custom: "Magenta"`, with the agent's own "Other" option when it has one. Picks
+/// of a multi-select that are no option are joined into its box.
+fn other_answers(schema: &FormSchema, values: &mut Map<String, Value>) {
+    for field in &schema.fields {
+        let (Some(other), FieldKind::SingleSelect { options, .. } | FieldKind::MultiSelect { options, .. }) =
+            (&field.other, &field.kind)
+        else {
+            continue;
+        };
+        let typed = |v| typed_answer(v, options);
+        let (pick, text) = match values.get(&field.name) {
+            Some(v @ Value::String(_)) => match typed(v) {
+                Some(text) => (other.choice.clone().map(Value::String), text.to_owned()),
+                None => continue,
+            },
+            Some(Value::Array(items)) if items.iter().any(|v| typed(v).is_some()) => {
+                let mut picks: Vec<Value> = items.iter().filter(|v| typed(v).is_none()).cloned().collect();
+                picks.extend(other.choice.clone().map(Value::String));
+                let text: Vec<&str> = items.iter().filter_map(typed).collect();
+                (Some(Value::Array(picks)), text.join(", "))
+            }
+            _ => continue,
+        };
+        match pick {
+            Some(pick) => values.insert(field.name.clone(), pick),
+            None => values.remove(&field.name),
+        };
+        values.insert(other.field.clone(), Value::String(text));
+    }
+}
+
+/// `v` when it is a string that is none of `options`.
+fn typed_answer<'a>(v: &'a Value, options: &[EnumChoice]) -> Option<&'a str> {
+    v.as_str().filter(|s| !options.iter().any(|o| o.value == *s))
 }
 
 fn permission(client: &AgentClient, prompt: &PermissionPrompt, policy: PermissionPolicy) -> Decision {

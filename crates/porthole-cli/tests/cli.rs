@@ -333,3 +333,59 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
         .expect("the message");
     assert_eq!(message, format!("message {HOSTILE}\n"));
 }
+
+/// Qwen Code's and Gemini CLI's questions are forms the CLI answers from `--answers` like any
+/// other; an answer that is none of a question's options goes to its "Other" box, and each
+/// agent gets the answers in its own shape (the test agent speaks both).
+#[test]
+fn agents_questions_are_answered_from_answers_with_typed_answers_in_their_other_box() {
+    let run = |scenario: &str, answers: &str| {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), answers).unwrap();
+        let out = cli(&[
+            "--agent",
+            &test_agent(),
+            "--json",
+            "--elicit",
+            "accept",
+            "--answers",
+            file.path().to_str().unwrap(),
+            scenario,
+        ]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        lines(&out)
+    };
+    let l = run(
+        "qwen-question",
+        r#"{"question_0":"Magenta","question_1":["Docs","a CHANGELOG"]}"#,
+    );
+    let e = of_type(&l, "elicitation");
+    assert_eq!(e.len(), 1, "a form, not a permission: {l:?}");
+    assert!(of_type(&l, "permission").is_empty());
+    assert_eq!(
+        e[0]["content"],
+        json!({"question_0_custom":"Magenta","question_1":["Docs"],"question_1_custom":"a CHANGELOG"})
+    );
+    assert_eq!(
+        report(&l)["results"][0]["result"],
+        json!({"outcome":{"outcome":"selected","optionId":"proceed_once"},
+               "answers":{"0":"Magenta","1":"Docs, a CHANGELOG"}})
+    );
+
+    // One answers file for both of Gemini's requests: ask_user, then the plan, which takes
+    // "DuckDB" (none of its options) as feedback.
+    let l = run(
+        "gemini-host-input",
+        r#"{"question_0":"DuckDB","question_1":"billing","question_2":"Yes"}"#,
+    );
+    assert_eq!(of_type(&l, "elicitation").len(), 2);
+    let r = report(&l);
+    assert_eq!(
+        r["results"][0]["result"],
+        json!({"outcome":"submitted","answers":{"0":"DuckDB","1":"billing","2":"Yes"}})
+    );
+    assert_eq!(
+        r["results"][1]["result"],
+        json!({"outcome":"submitted","answers":{"0":"DuckDB"}})
+    );
+}

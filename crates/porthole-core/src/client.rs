@@ -451,7 +451,17 @@ impl AgentClient {
             elicitation = elicitation.url(ElicitationUrlCapabilities::new());
         }
         let fs = self.shared.opts.fs;
+        // Gemini CLI asks its `ask_user` / `exit_plan_mode` questions only of a client that
+        // declares this (`handlers/host_input.rs` answers them as forms).
+        let mut meta = serde_json::Map::new();
+        if modes.form {
+            meta.insert(
+                crate::form::gemini::CAPABILITY_KEY.into(),
+                crate::form::gemini::capability(),
+            );
+        }
         ClientCapabilities::new()
+            .meta(Some(meta).filter(|m| !m.is_empty()))
             .fs(FileSystemCapabilities::new()
                 .read_text_file(fs)
                 .write_text_file(fs))

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ts_rs::{Config, TS};
 
-use crate::form::{EnumChoice, Field, FieldError, FieldKind, FormSchema, Validation};
+use crate::form::{EnumChoice, Field, FieldError, FieldKind, FormSchema, OtherAnswer, Validation};
 use crate::url_safety::{UrlAnalysis, UrlWarning};
 
 fn generated() -> String {
@@ -16,6 +16,7 @@ fn generated() -> String {
     let decls = [
         EnumChoice::decl(&cfg),
         FieldKind::decl(&cfg),
+        OtherAnswer::decl(&cfg),
         Field::decl(&cfg),
         FormSchema::decl(&cfg),
         FieldError::decl(&cfg),

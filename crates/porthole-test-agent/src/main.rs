@@ -36,6 +36,9 @@ struct Agent {
     model: String,
     /// How the current turn ends (a scenario that honours `session/cancel` sets `cancelled`).
     stop_reason: &'static str,
+    /// The client declared Gemini CLI's host input (`clientCapabilities._meta`
+    /// `["geminiCli.hostInput"].requestUserInput`), so it may be asked `gemini/requestUserInput`.
+    host_input: bool,
 }
 
 fn write_line(line: &str) {
@@ -320,6 +323,7 @@ fn main() {
         prompt_id: Value::Null,
         model: MODELS[0].0.to_string(),
         stop_reason: "end_turn",
+        host_input: false,
     };
     if std::env::var("PORTHOLE_TEST_AGENT_MUTE").is_ok() {
         // Never answers initialize.
@@ -342,6 +346,8 @@ fn main() {
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
         match (method, id) {
             ("initialize", Some(id)) => {
+                agent.host_input = params["clientCapabilities"]["_meta"]["geminiCli.hostInput"]["requestUserInput"]
+                    == json!(true);
                 let terminal_auth = params["clientCapabilities"]["auth"]["terminal"] == json!(true);
                 let mut auth_methods = vec![json!({"id":"agent-login","name":"Agent login",
                     "description":"Sign in with the agent's own flow"})];

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, within } from "@testing-library/svelte";
 import DialogHost from "./DialogHost.svelte";
 import { FakeBackend, feed, flush, storeWith } from "../test/fake";
-import { configureForm, secretForm } from "../lib/mock";
+import { configureForm, questionForm, secretForm } from "../lib/mock";
 import { validateFromCases } from "../lib/mock-validation";
 import type { FormElicitation, Validation } from "../lib/protocol";
 
@@ -305,5 +305,88 @@ describe("form dialog", () => {
     expect(document.querySelector(".dialog img")).toBeNull();
     expect(document.querySelector(".dialog i")).toBeNull();
     expect(screen.getByText("<img src=x onerror=alert(1)>")).toBeTruthy();
+  });
+});
+
+describe("agents' question forms (core's markers: an Other box inside its question, masked answers)", () => {
+  const sendAll = async () => {
+    await fireEvent.click(screen.getByLabelText(/I understand the risk/));
+    await fireEvent.click(screen.getByRole("button", { name: /Submit/ }));
+    await flush();
+  };
+
+  it("shows the Other box only inside its question, behind Other…, and sends it under its own name", async () => {
+    const d = questionForm(1);
+    const { backend } = setup(d);
+    // Claude's `question_0_custom` is not a field of its own on the form.
+    expect(screen.queryByLabelText("Other")).toBeNull();
+    const color = screen.getByText("Color").closest("fieldset")!;
+    await fireEvent.click(within(color).getByLabelText("Other…"));
+    const box = within(color).getByLabelText("Other") as HTMLInputElement;
+    await fireEvent.input(box, { target: { value: "Magenta" } });
+    expect(within(color).getByText(/add a note to the option you chose above/)).toBeTruthy();
+    // Codex's "None of the above" is its question's Other: choosing it reveals the note.
+    const accent = screen.getByText("Which accent?").closest("fieldset")!;
+    expect(within(accent).queryByLabelText("Other…")).toBeNull();
+    expect(within(accent).queryByLabelText("Additional answer or note")).toBeNull();
+    await fireEvent.click(within(accent).getByLabelText(/None of the above/));
+    await fireEvent.input(within(accent).getByLabelText("Additional answer or note"), { target: { value: "Silver" } });
+    await fireEvent.input(input(/Unlock phrase/), { target: { value: "open sesame" } });
+    await sendAll();
+    expect(backend.callsOf("validate_form").at(-1).content).toEqual({
+      question_0_custom: "Magenta",
+      accent: "None of the above",
+      accent_note: "Silver",
+      unlock_phrase: "open sesame",
+    });
+    const review = document.querySelector("dl.review")!;
+    expect(review.textContent).toContain("Color: Other");
+    expect(review.textContent).toContain("Magenta");
+    expect(review.textContent).not.toContain("open sesame");
+    await fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    await flush();
+    expect(backend.callsOf("answer_dialog")[0].answer.content.question_0_custom).toBe("Magenta");
+  });
+
+  it("a multi-select's Other… is one more pick whose text joins the picks", async () => {
+    const { backend } = setup(questionForm(1));
+    const extras = screen.getByText("Extras").closest("fieldset")!;
+    expect(within(extras).queryByLabelText("Other")).toBeNull();
+    await fireEvent.click(within(extras).getByLabelText(/Docs/));
+    await fireEvent.click(within(extras).getByLabelText("Other…"));
+    await fireEvent.input(within(extras).getByLabelText("Other"), { target: { value: "a CHANGELOG" } });
+    await fireEvent.click(screen.getByLabelText(/Gold/));
+    await sendAll();
+    expect(backend.callsOf("validate_form").at(-1).content).toEqual({
+      question_1: ["Docs"],
+      question_1_custom: "a CHANGELOG",
+      accent: "Gold",
+    });
+    // Unticking Other… hides the box and drops the text.
+    await fireEvent.click(screen.getByRole("button", { name: "Back to edit" }));
+    const again = screen.getByText("Extras").closest("fieldset")!;
+    await fireEvent.click(within(again).getByLabelText("Other…"));
+    expect(within(again).queryByLabelText("Other")).toBeNull();
+  });
+
+  it("choosing an option after Other… hides the box and drops what was typed", async () => {
+    const { backend } = setup(questionForm(1));
+    const color = screen.getByText("Color").closest("fieldset")!;
+    await fireEvent.click(within(color).getByLabelText("Other…"));
+    await fireEvent.input(within(color).getByLabelText("Other"), { target: { value: "Magenta" } });
+    await fireEvent.click(within(color).getByLabelText(/Teal/));
+    expect(within(color).queryByLabelText("Other")).toBeNull();
+    await fireEvent.click(screen.getByLabelText(/Gold/));
+    await sendAll();
+    expect(backend.callsOf("validate_form").at(-1).content).toEqual({ question_0: "Teal", accent: "Gold" });
+  });
+
+  it("masks a field the agent marks secret, flags the form, and shows option descriptions and previews", () => {
+    setup(questionForm(1));
+    const phrase = input(/Unlock phrase/);
+    expect(phrase.type).toBe("password");
+    expect(document.querySelector(".secret-warning")!.textContent).toContain("marked secret by the agent");
+    expect(screen.getByText("Calm, good contrast")).toBeTruthy();
+    expect(screen.getByText("#008080 on #ffffff").tagName).toBe("PRE");
   });
 });

@@ -343,6 +343,10 @@ export class MockBackend implements Backend {
       case "/secret":
         this.#later(200, () => token === this.#turnToken && this.#emitDialog(secretForm(this.#nextDialog++)));
         return;
+      case "/ask":
+        // Agents' question forms: an "Other…" box inside its question, a masked answer.
+        this.#later(200, () => token === this.#turnToken && this.#emitDialog(questionForm(this.#nextDialog++)));
+        return;
       case "/connect": {
         const id = this.#nextDialog++;
         const d = rest[0] === "evil" ? evilUrl(id) : goodUrl(id);
@@ -546,6 +550,7 @@ pub fn analyze(url: &str) -> UrlAnalysis {
 | Command | What it shows |
 |---|---|
 | \`/configure\` | a form with every field type |
+| \`/ask\` | an agent's questions, with "Other…" answers |
 | \`/connect\` | a URL consent dialog |
 | \`/edit\` | a permission request |
 
@@ -569,7 +574,7 @@ const NEW_FILE = `export const config = {
  *  analysis) from the requests an agent would send: porthole-app's `mock_dialogs.rs` writes
  *  them. Only the ids are the mock's. */
 type Made<T> = T & DialogOrigin;
-const MADE = made as unknown as { configure: Made<FormElicitation>; secret: Made<FormElicitation>; goodUrl: Made<UrlElicitation>; evilUrl: Made<UrlElicitation> };
+const MADE = made as unknown as { configure: Made<FormElicitation>; secret: Made<FormElicitation>; questions: Made<FormElicitation>; goodUrl: Made<UrlElicitation>; evilUrl: Made<UrlElicitation> };
 
 function withId<T extends { dialogId: number }>(d: T, id: number): T {
   return { ...(JSON.parse(JSON.stringify(d)) as T), dialogId: id };
@@ -581,6 +586,10 @@ export function configureForm(id: number): Made<FormElicitation> {
 
 export function secretForm(id: number): Made<FormElicitation> {
   return withId(MADE.secret, id);
+}
+
+export function questionForm(id: number): Made<FormElicitation> {
+  return withId(MADE.questions, id);
 }
 
 export function goodUrl(id: number): Made<UrlElicitation> {

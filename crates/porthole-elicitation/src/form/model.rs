@@ -122,6 +122,29 @@ pub struct Field {
     /// Listed in the schema's `required` array.
     pub required: bool,
     pub kind: FieldKind,
+    /// The agent marked the value as secret (Codex's `_meta.codex.isSecret`): a UI masks it
+    /// like a password, and the form is flagged as asking for a secret (`markers.rs`).
+    pub masked: bool,
+    /// For a single- or multi-select: the free-text "Other" answer that belongs to it, a
+    /// field of its own that a UI shows inside this one, behind an "Other…" choice
+    /// (`markers.rs` knows the agents' ways of saying so).
+    pub other: Option<OtherAnswer>,
+    /// This text field is the "Other" answer of the select named here, and is shown inside
+    /// it rather than on its own.
+    pub other_of: Option<String>,
+}
+
+/// The free-text "Other" answer of a select question: a text field of the same form, which
+/// is validated and sent like any other field, under its own name.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OtherAnswer {
+    /// The text field that holds the typed answer.
+    pub field: String,
+    /// The option of the select that stands for "Other" (Codex's "None of the above"): chosen
+    /// with it. `None`: choosing "Other…" leaves a single select empty (its answer is the text).
+    pub choice: Option<String>,
 }
 
 impl Field {
@@ -260,6 +283,9 @@ pub struct EnumChoice {
     /// the value.
     pub title: Option<String>,
     pub description: Option<String>,
+    /// A preview shown beside the option (Claude's `_meta["_claude/askUserQuestionOption"]
+    /// .preview`: a mockup, a code snippet), plain text.
+    pub preview: Option<String>,
 }
 
 impl EnumChoice {

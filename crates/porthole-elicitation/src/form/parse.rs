@@ -58,6 +58,7 @@ pub fn parse_form_schema(requested_schema: &Value) -> Result<FormSchema, SchemaE
         }
         fields.push(field);
     }
+    super::markers::apply(&mut fields, properties);
 
     Ok(FormSchema {
         title,
@@ -180,6 +181,9 @@ fn parse_property(
         description,
         required,
         kind,
+        masked: false,
+        other: None,
+        other_of: None,
     };
     drop_invalid_default(&mut field, regex.as_ref(), &mut budget.default_work);
     Ok((field, regex))
@@ -428,6 +432,7 @@ fn plain_options(keyword: &'static str, value: Option<&Value>) -> Result<Vec<Enu
             value: value.to_owned(),
             title: None,
             description: None,
+            preview: None,
         });
     }
     Ok(options)
@@ -468,6 +473,7 @@ fn titled_options(keyword: &'static str, value: Option<&Value>) -> Result<Vec<En
             value: value.to_owned(),
             title,
             description,
+            preview: super::markers::option_preview(obj),
         });
     }
     Ok(options)

@@ -226,6 +226,9 @@ pub fn secret_indicators(message: &str, schema: &FormSchema) -> Vec<String> {
 /// The secret terms in a field's name, title and description, once each.
 fn field_terms(field: &Field) -> Vec<&'static str> {
     let mut labels = find_terms(&field.name);
+    if field.masked {
+        labels.push("marked secret by the agent");
+    }
     for text in [&field.title, &field.description].into_iter().flatten() {
         for label in find_terms(text) {
             if !labels.contains(&label) {
@@ -281,6 +284,21 @@ mod tests {
 
     fn empty() -> FormSchema {
         schema(json!({"type": "object"}))
+    }
+
+    /// Codex's `_meta.codex.isSecret` (codex-acp `buildUserInputRequest`): flagged and kept out
+    /// of records even when nothing in its words says "secret".
+    #[test]
+    fn a_field_the_agent_marks_secret_is_a_secret_field() {
+        let s = schema(json!({"properties":{
+            "answer":{"type":"string","title":"Your answer","_meta":{"codex":{"isSecret":true}}},
+            "plain":{"type":"string","title":"Your name"}}}));
+        assert!(is_secret_request("Codex needs your input to continue.", &s));
+        assert_eq!(secret_fields(&s), ["answer"]);
+        assert_eq!(
+            secret_indicators("", &s),
+            ["field `answer` (\"marked secret by the agent\")"]
+        );
     }
 
     #[test]

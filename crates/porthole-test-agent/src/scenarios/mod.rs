@@ -4,6 +4,7 @@ mod consent;
 mod elicitation;
 mod faults;
 pub(crate) mod floods;
+mod questions;
 mod tools;
 
 use serde_json::Value;
@@ -27,6 +28,9 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("concurrent", elicitation::concurrent),
     ("withdraw", elicitation::withdraw),
     ("huge", elicitation::huge),
+    ("qwen-question", questions::qwen_question),
+    ("gemini-host-input", questions::gemini_host_input),
+    ("agent-forms", questions::agent_forms),
     ("fs", tools::fs),
     ("new-file", tools::new_file),
     ("roots", tools::roots),

@@ -10,7 +10,12 @@ value: string,
  * Human-readable label (titled selects only). When `None` the UI shows
  * the value.
  */
-title: string | null, description: string | null, };
+title: string | null, description: string | null, 
+/**
+ * A preview shown beside the option (Claude's `_meta["_claude/askUserQuestionOption"]
+ * .preview`: a mockup, a code snippet), plain text.
+ */
+preview: string | null, };
 
 export type FieldKind = { "type": "text", minLength: number | null, maxLength: number | null, pattern: string | null, 
 /**
@@ -31,6 +36,17 @@ reason: string,
  */
 raw: unknown, };
 
+export type OtherAnswer = { 
+/**
+ * The text field that holds the typed answer.
+ */
+field: string, 
+/**
+ * The option of the select that stands for "Other" (Codex's "None of the above"): chosen
+ * with it. `None`: choosing "Other…" leaves a single select empty (its answer is the text).
+ */
+choice: string | null, };
+
 export type Field = { 
 /**
  * The property name: the key used in the response `content`.
@@ -39,7 +55,23 @@ name: string, title: string | null, description: string | null,
 /**
  * Listed in the schema's `required` array.
  */
-required: boolean, kind: FieldKind, };
+required: boolean, kind: FieldKind, 
+/**
+ * The agent marked the value as secret (Codex's `_meta.codex.isSecret`): a UI masks it
+ * like a password, and the form is flagged as asking for a secret (`markers.rs`).
+ */
+masked: boolean, 
+/**
+ * For a single- or multi-select: the free-text "Other" answer that belongs to it, a
+ * field of its own that a UI shows inside this one, behind an "Other…" choice
+ * (`markers.rs` knows the agents' ways of saying so).
+ */
+other: OtherAnswer | null, 
+/**
+ * This text field is the "Other" answer of the select named here, and is shown inside
+ * it rather than on its own.
+ */
+otherOf: string | null, };
 
 export type FormSchema = { title: string | null, description: string | null, 
 /**

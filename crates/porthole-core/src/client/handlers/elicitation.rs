@@ -17,12 +17,15 @@ use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
 use crate::client::state::{ScopeView, Shared, State, UrlOutstanding, next_dialog_id};
 use crate::client::{Action, AgentClient, Answer, RespondError};
 use crate::events::*;
-use crate::form::Validation;
+use crate::form::{AgentReply, Decision, Validation};
 
-/// An `elicitation/create` waiting for the user.
+/// An `elicitation/create` waiting for the user, or an agent's question request of its own
+/// translated into one (`reply` says how that agent is answered).
 pub(crate) struct PendingElicitation {
     responder: Responder<Value>,
     parsed: ParsedElicitation,
+    /// `None`: an `elicitation/create`, answered as one. Else the agent's own shape.
+    reply: Option<AgentReply>,
     /// What its bound counts against: its session, or all request-scoped elicitations.
     pool: String,
     cancel_watch: oneshot::Sender<()>,
@@ -38,6 +41,12 @@ impl Waiting for PendingElicitation {
     /// Elicitations have their own bound per pool (`admit`).
     fn bounded(&self) -> bool {
         false
+    }
+
+    /// An agent's question request of its own belongs to its turn: Qwen's is a
+    /// `session/request_permission` on the wire, which `session/cancel` must answer `cancelled`.
+    fn ends_with_turn(&self) -> bool {
+        self.reply.is_some()
     }
 
     /// A form is accepted only with valid content, which is what the agent then gets.
@@ -90,9 +99,32 @@ impl Waiting for PendingElicitation {
         }
     }
 
-    /// No decision: the agent gets `cancel`.
+    /// No decision: the agent gets `cancel` (or its own shape's "no answer").
     fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
         let _ = self.cancel_watch.send(());
+        if let Some(reply) = &self.reply {
+            let nothing = serde_json::Map::new();
+            let value = reply.response(match &answer {
+                Some(DialogAnswer::Elicitation {
+                    action: Action::Accept,
+                    content: Some(content),
+                }) => Decision::Accept(content),
+                Some(DialogAnswer::Elicitation {
+                    action: Action::Accept,
+                    content: None,
+                }) => Decision::Accept(&nothing),
+                Some(DialogAnswer::Elicitation {
+                    action: Action::Decline,
+                    ..
+                }) => Decision::Decline,
+                Some(_) => Decision::Cancel,
+                None => Decision::Undecided,
+            });
+            return self
+                .responder
+                .respond(value)
+                .map_err(|e| RespondError::Send(e.message));
+        }
         let action = match answer {
             Some(DialogAnswer::Elicitation {
                 action: Action::Accept,
@@ -127,6 +159,22 @@ impl Waiting for PendingElicitation {
 }
 
 pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
+    open(shared, params, responder, None).await
+}
+
+/// Put a form elicitation before the user: an `elicitation/create`'s params, or the ones an
+/// agent's question request was translated into (with `reply`, how that agent is answered).
+/// The same rules apply to both (`broker::parse_request`, `admit`); a refusal is answered
+/// with a JSON-RPC error either way.
+pub(crate) async fn open(
+    shared: &Arc<Shared>,
+    params: Value,
+    responder: Responder<Value>,
+    reply: Option<AgentReply>,
+) {
+    if let Some(reply) = &reply {
+        tracing::debug!("{} asked as a form elicitation", reply.agent());
+    }
     let dialog_id = next_dialog_id();
     let admitted = {
         let mut state = shared.lock();
@@ -186,6 +234,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
             PendingElicitation {
                 responder,
                 parsed,
+                reply,
                 pool,
                 cancel_watch: watch_tx,
                 completed: false,

@@ -9,6 +9,7 @@
 
 pub(crate) mod elicitation;
 pub(crate) mod fs;
+pub(crate) mod host_input;
 pub(crate) mod permission;
 pub(crate) mod terminal;
 pub(crate) mod updates;
@@ -35,6 +36,8 @@ pub(crate) mod codes {
 enum Route {
     Elicitation,
     Permission,
+    /// Gemini CLI's questions (`host_input.rs`), when we advertised form elicitation.
+    HostInput,
     ReadFile,
     WriteFile,
     Terminal,
@@ -47,6 +50,7 @@ fn route(method: &str, shared: &Shared) -> Option<Route> {
     Some(match method {
         "elicitation/create" => Route::Elicitation,
         "session/request_permission" => Route::Permission,
+        m if opts.modes.form && crate::form::gemini::METHODS.contains(&m) => Route::HostInput,
         "fs/read_text_file" if opts.fs => Route::ReadFile,
         "fs/write_text_file" if opts.fs => Route::WriteFile,
         m if opts.terminals && m.starts_with("terminal/") => Route::Terminal,
@@ -60,6 +64,7 @@ pub(crate) async fn handle_request(shared: &Arc<Shared>, req: UntypedMessage, re
     match route(&method, shared) {
         Some(Route::Elicitation) => elicitation::handle(shared, params, responder).await,
         Some(Route::Permission) => permission::handle(shared, params, responder).await,
+        Some(Route::HostInput) => host_input::handle(shared, params, responder).await,
         Some(Route::ReadFile) => fs::handle_read(shared, params, responder).await,
         Some(Route::WriteFile) => fs::handle_write(shared, params, responder).await,
         Some(Route::Terminal) => {

@@ -1,5 +1,6 @@
 //! `session/request_permission`: answered at once by a remembered "always" decision, or shown
-//! to the user, who answers through [`AgentClient::respond_permission`].
+//! to the user, who answers through [`AgentClient::respond_permission`]. Qwen Code's question
+//! dialog, which comes as one, is shown as the form it is (`elicitation::open`).
 
 use std::sync::Arc;
 
@@ -79,6 +80,13 @@ impl Waiting for PendingPermission {
 }
 
 pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
+    // Qwen Code's questions come as a permission request: they are a form (`form::qwen`).
+    if shared.opts.modes.form
+        && let Some(translated) = crate::form::qwen::translate(&params)
+    {
+        let reply = Some(translated.reply.clone());
+        return super::elicitation::open(shared, translated.elicitation_params(), responder, reply).await;
+    }
     let request = match serde_json::from_value::<RequestPermissionRequest>(params) {
         Ok(request) => request,
         Err(e) => return reply_error(responder, invalid_params(e)),
