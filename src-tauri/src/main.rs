@@ -45,6 +45,15 @@ enum Mode {
     DemoAgent,
     /// Open one URL in the sealed view (used by the app itself; reads its request on stdin).
     SealedView,
+    /// What an agent runs for an MCP connection it reaches through Porthole's gateway
+    /// (the app hands it over; not for people): `porthole mcp-bridge [--pipe] URL`.
+    #[command(hide = true)]
+    McpBridge {
+        /// Pipe to a stdio server the gateway starts.
+        #[arg(long)]
+        pipe: bool,
+        url: String,
+    },
     /// Run an ACP agent for an editor and answer its elicitations in Porthole's window (the
     /// editor runs this instead of the agent): `porthole proxy [--always] -- AGENT [ARGS...]`.
     #[command(disable_help_flag = true)]
@@ -60,6 +69,9 @@ fn main() {
         // This program is the app the proxy starts when none runs.
         let launcher = porthole_companion::launcher::Launcher::this_program();
         std::process::exit(porthole_companion::cli::main(args, launcher));
+    }
+    if let Some(Mode::McpBridge { pipe, url }) = &args.mode {
+        std::process::exit(porthole_app::mcp_bridge(url, *pipe));
     }
     if let Some(Mode::SealedView) = args.mode {
         std::process::exit(sealed_view::run());

@@ -47,6 +47,16 @@ pub(crate) enum AppEvent {
         state: String,
         detail: Option<String>,
     },
+    /// An MCP connection failed for the sessions that use it: its sign-in expired and refresh
+    /// did not help (`needs_sign_in`), or it could not be started or handed over.
+    #[serde(rename_all = "camelCase")]
+    McpConnectionProblem {
+        connection: String,
+        reason: String,
+        needs_sign_in: bool,
+        /// The sessions it was handed to (none: it concerns every session).
+        sessions: Vec<String>,
+    },
     /// A registry install is downloading or unpacking (for its progress bar).
     #[serde(rename_all = "camelCase")]
     InstallProgress {

@@ -248,6 +248,7 @@ impl Backend {
         }
         if let Event::AgentExited(_) = event {
             self.forget_agent(agent_id);
+            self.0.mcp.end_agent(agent_id);
         }
         let asked = event.dialog().is_some();
         // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;

@@ -20,6 +20,8 @@ mod dialogs;
 mod generated_file;
 mod history;
 mod launch;
+mod mcp;
+pub use mcp::mcp_bridge;
 mod metrics;
 #[cfg(test)]
 mod mock_dialogs;
@@ -235,6 +237,8 @@ struct Inner {
     decisions: Mutex<()>,
     /// Set when the app stops: the companion socket and every proxy's link close.
     closing: tokio::sync::watch::Sender<bool>,
+    /// The MCP connections handed to sessions: the gateway and each session's pass.
+    mcp: mcp::AppConnections,
 }
 
 /// The app model. Cheap to clone.
@@ -282,6 +286,7 @@ impl Backend {
                 history_problem,
                 decisions: Mutex::new(()),
                 closing: tokio::sync::watch::channel(false).0,
+                mcp: mcp::AppConnections::default(),
             }
         }));
         backend.spawn_flusher();

@@ -11,7 +11,10 @@ use porthole_core::sessions::ConfigValue;
 use porthole_core::{AgentClient, OpenedSession, Workspace};
 use serde_json::{Value, json};
 
+use porthole_connections::handoff::AgentMcp;
+
 use super::app_event::{AppEvent, Attachment};
+use super::mcp::Handed;
 use super::results::{SessionList, StoredSession};
 use super::{AnswerError, Backend, SessionView};
 
@@ -73,14 +76,50 @@ impl Backend {
         view
     }
 
+    /// The person's MCP connections for a session of `agent_id`, as its capabilities allow.
+    async fn with_connections(
+        &self,
+        agent_id: &str,
+        client: &AgentClient,
+        workspace: Workspace,
+    ) -> (Workspace, Handed) {
+        let offered = &client.agent_capabilities().mcp_capabilities;
+        let caps = AgentMcp {
+            http: offered.http,
+            sse: offered.sse,
+        };
+        let mut handed = self.hand_connections(agent_id, caps).await;
+        let servers = std::mem::take(&mut handed.servers);
+        (workspace.with_mcp_servers(servers), handed)
+    }
+
+    /// The session opened: its pass lives with it; what was left out is said in it.
+    fn connections_kept(&self, agent_id: &str, session_id: &str, handed: Handed) {
+        if let Some(pass) = handed.pass {
+            self.0.mcp.keep(session_id, agent_id, pass);
+        }
+        for (connection, reason) in handed.skipped {
+            self.push_app(AppEvent::McpConnectionProblem {
+                connection,
+                reason,
+                needs_sign_in: false,
+                sessions: vec![session_id.to_string()],
+            });
+        }
+    }
+
     pub async fn new_session(
         &self,
         agent_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
+        let (workspace, handed) = self.with_connections(agent_id, &client, workspace.into()).await;
         match client.open_session(workspace).await {
-            Ok(opened) => Ok(self.register(agent_id, &opened)),
+            Ok(opened) => {
+                self.connections_kept(agent_id, &opened.session_id, handed);
+                Ok(self.register(agent_id, &opened))
+            }
             Err(e) => {
                 self.session_failed(agent_id, "session/new", &e);
                 Err(e.into())
@@ -149,8 +188,12 @@ impl Backend {
             models: None,
         };
         self.register(agent_id, &placeholder);
+        let (workspace, handed) = self.with_connections(agent_id, &client, workspace).await;
         match client.load_session(session_id, workspace).await {
-            Ok(opened) => Ok(self.register(agent_id, &opened)),
+            Ok(opened) => {
+                self.connections_kept(agent_id, session_id, handed);
+                Ok(self.register(agent_id, &opened))
+            }
             Err(e) => {
                 self.state().sessions.shift_remove(session_id);
                 self.session_failed(agent_id, "session/load", &e);
@@ -167,11 +210,14 @@ impl Backend {
         additional: &[String],
     ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
-        match client
-            .resume_session(session_id, workspace(cwd, additional)?)
-            .await
-        {
-            Ok(opened) => Ok(self.register(agent_id, &opened)),
+        let (workspace, handed) = self
+            .with_connections(agent_id, &client, workspace(cwd, additional)?)
+            .await;
+        match client.resume_session(session_id, workspace).await {
+            Ok(opened) => {
+                self.connections_kept(agent_id, session_id, handed);
+                Ok(self.register(agent_id, &opened))
+            }
             Err(e) => {
                 self.session_failed(agent_id, "session/resume", &e);
                 Err(e.into())
@@ -190,7 +236,9 @@ impl Backend {
             (view.agent_id.clone(), PathBuf::from(&view.cwd))
         };
         let client = self.client_of_session(session_id)?;
-        let opened = client.fork_session(session_id, cwd).await?;
+        let (workspace, handed) = self.with_connections(&agent_id, &client, cwd.into()).await;
+        let opened = client.fork_session(session_id, workspace).await?;
+        self.connections_kept(&agent_id, &opened.session_id, handed);
         Ok(self.register(&agent_id, &opened))
     }
 
@@ -209,6 +257,7 @@ impl Backend {
         let client = self.client_of_session(session_id)?;
         let result = client.close_session(session_id).await;
         self.state().sessions.shift_remove(session_id);
+        self.0.mcp.end_session(session_id);
         self.push_snapshot();
         result.map_err(Into::into)
     }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porthole_connections::gateway::{BoxFuture, Gateway, GatewayEvent, Pass, SignInLost, TokenSource};
+use porthole_connections::gateway::{Gateway, GatewayEvent, NoTokens, Pass, TokenSource};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand, Plan};
 use porthole_connections::list::{AgentScope, Connection, Connections, Server};
 use porthole_connections::oauth::{self, ClientChoice};
@@ -250,7 +250,7 @@ impl Session {
         }
         let source: Arc<dyn TokenSource> = match tokens {
             Some(t) => t,
-            None => Arc::new(NoTokens),
+            None => Arc::new(NoTokens("no OS keyring is open".into())),
         };
         let gateway = Gateway::start(source)
             .await
@@ -289,18 +289,6 @@ impl Session {
     /// `mcpServers` for the agent.
     pub fn servers(&self) -> Vec<McpServer> {
         self.plan.servers(self.pass.as_ref(), &bridge_command())
-    }
-}
-
-/// Without a keyring no connection is signed in.
-struct NoTokens;
-
-impl TokenSource for NoTokens {
-    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
-        Box::pin(async { Err(SignInLost("no OS keyring is open".into())) })
-    }
-    fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
-        Box::pin(async { Err(SignInLost("no OS keyring is open".into())) })
     }
 }
 

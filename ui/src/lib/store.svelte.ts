@@ -620,6 +620,15 @@ export class AppStore {
         if (d) d.urlView = { state: e.state, detail: e.detail };
         return;
       }
+      case "mcp_connection_problem": {
+        // Said where it matters: in each session the connection was handed to.
+        const text = e.needsSignIn
+          ? `Sign in to the MCP connection “${e.connection}” again (${e.reason}): porthole-cli mcp login ${e.connection}`
+          : `The MCP connection “${e.connection}” is not available: ${e.reason}`;
+        if (e.sessions.length === 0) this.#notice(text, "error");
+        for (const id of e.sessions) this.#notice(text, "error", id);
+        return;
+      }
       case "install_progress": {
         const { type: _type, registryId, ...progress } = e;
         this.installs.set(registryId, progress);

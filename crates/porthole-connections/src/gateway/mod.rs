@@ -66,6 +66,19 @@ pub trait TokenSource: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<String, SignInLost>>;
 }
 
+/// The token source of a Porthole with no keyring: every signed-in connection asks for
+/// sign-in again, with `.0` as the reason.
+pub struct NoTokens(pub String);
+
+impl TokenSource for NoTokens {
+    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+        Box::pin(async { Err(SignInLost(self.0.clone())) })
+    }
+    fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+        Box::pin(async { Err(SignInLost(self.0.clone())) })
+    }
+}
+
 /// What the gateway tells its owner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GatewayEvent {

@@ -206,4 +206,8 @@ export type WindowState = { snapshot: AppSnapshot,
  */
 dialogs: Array<DialogView>, };
 
-export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "dialogs", dialogs: Array<DialogView>, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "type": "dialogs", dialogs: Array<DialogView>, } | { "type": "user_prompt", sessionId: string, text: string, attachments: Array<Attachment>, } | { "type": "url_view", dialogId: number, state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed", detail: string | null, } | { "type": "mcp_connection_problem", connection: string, reason: string, needsSignIn: boolean, 
+/**
+ * The sessions it was handed to (none: it concerns every session).
+ */
+sessions: Array<string>, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
