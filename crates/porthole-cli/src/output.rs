@@ -278,6 +278,12 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             }
         }
         Event::StdoutNoise { line } => note!("[agent stdout, not JSON] {}", term::line(line)),
+        Event::StdoutNotShown { lines } => {
+            note!("[agent stdout] {lines} more lines not shown (printed faster than shown)")
+        }
+        Event::LineTooLong { bytes, limit } => note!(
+            "[agent message too long] a line of {bytes} bytes from the agent was discarded (limit {limit} bytes)"
+        ),
         Event::UnknownUpdate { error, .. } => note!("[unknown update] {}", term::line(error)),
         Event::AgentExited(info) => note!("[agent exited] {}", term::line(&info.status.to_string())),
         Event::TerminalCreated {

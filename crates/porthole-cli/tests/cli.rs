@@ -250,6 +250,34 @@ fn agent_killed_mid_turn_exits_non_zero_with_stderr() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("working on it"));
 }
 
+/// A line over core's 16 MiB cap (the test agent's `huge`: a 17 MiB request) is reported once
+/// with its size: on stderr in human mode, as an event with `--json` (issue 32: nothing was).
+#[test]
+fn a_line_over_the_cap_is_reported_with_its_size() {
+    let out = cli(&["--agent", &test_agent(), "huge"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let reports: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("[agent message too long] a line of 1782"))
+        .collect();
+    assert_eq!(reports.len(), 1, "{stderr}");
+    assert!(
+        reports[0].ends_with("bytes from the agent was discarded (limit 16777216 bytes)"),
+        "{stderr}"
+    );
+
+    let out = cli(&["--agent", &test_agent(), "--json", "huge"]);
+    let lines = lines(&out);
+    let too_long = of_type(&lines, "line_too_long");
+    assert_eq!(too_long.len(), 1, "{lines:?}");
+    assert!(
+        too_long[0]["bytes"].as_u64().unwrap() > 17 << 20,
+        "{}",
+        too_long[0]
+    );
+    assert_eq!(too_long[0]["limit"], 16 << 20);
+}
+
 #[test]
 fn agent_that_never_initializes_times_out_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();

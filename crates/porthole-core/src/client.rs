@@ -18,6 +18,7 @@ mod barrier;
 mod dialogs;
 pub(crate) mod handlers;
 mod hot_path;
+mod notices;
 pub(crate) mod state;
 
 use std::sync::atomic::Ordering;
@@ -681,6 +682,7 @@ async fn on_agent_exit(shared: &Arc<Shared>, info: ExitInfo) {
     dismiss_all(shared, None, DismissReason::AgentExited);
     shared.terminals.release_all(None).await;
     let _ = shared.exit.send(Some(info.clone()));
+    // Held notices go out before this (`emit` sends them first).
     shared.emit(Event::AgentExited(info)).await;
 }
 
@@ -726,11 +728,21 @@ struct EventTap {
 
 impl WireTap for EventTap {
     fn line(&self, direction: Direction, line: &str) {
+        if let (Direction::Incoming, Some(shared)) = (direction, self.shared.upgrade()) {
+            shared.flush_notices();
+        }
         self.inner.line(direction, line);
     }
     fn note(&self, note: TransportNote) {
-        if let (TransportNote::Banner(line), Some(shared)) = (&note, self.shared.upgrade()) {
-            shared.emit_now(Event::StdoutNoise { line: line.clone() });
+        if let Some(shared) = self.shared.upgrade() {
+            let event = match &note {
+                TransportNote::Banner(line) => Event::StdoutNoise { line: line.clone() },
+                TransportNote::Oversized { bytes, .. } => Event::LineTooLong {
+                    bytes: *bytes as u64,
+                    limit: shared.opts.max_line_bytes as u64,
+                },
+            };
+            shared.notice(event);
         }
         self.inner.note(note);
     }

@@ -51,6 +51,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("permission-flood", floods::permission_flood),
     ("file-flood", floods::file_flood),
     ("update-flood", floods::update_flood),
+    ("noise-flood", floods::noise_flood),
     ("stdin-flood", floods::stdin_flood),
     ("consent-loop", consent::consent_loop),
     ("timeout-form", consent::timeout_form),

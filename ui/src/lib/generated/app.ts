@@ -150,7 +150,11 @@ atMs: number, text: string,
 /**
  * The line was too long and was cut.
  */
-cut: boolean, };
+cut: boolean, 
+/**
+ * Porthole's own note about the traffic (a line it discarded), not a wire line.
+ */
+note: boolean, };
 
 export type ProtocolLog = { entries: Array<InspectorEntry>, stderrTail: string, };
 
