@@ -328,10 +328,10 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
     let nl = "⟨U+000A⟩[turn ended: end_turn]";
     for line in [
         format!("[thought] thought {SHOWN}"),
-        format!("[tool] tool {SHOWN}{nl}"),
+        format!("[tool] tool {SHOWN}{nl} (in_progress)"),
         format!("[tool output] output {SHOWN}"),
-        format!("update {SHOWN}{nl}"),
-        format!("[plan] Pending plan {SHOWN}{nl}"),
+        format!("[tool update] h-1 completed update {SHOWN}{nl}"),
+        format!("[plan] pending plan {SHOWN}{nl}"),
         format!("[command] /cmd command {SHOWN}{nl}"),
         format!("[agent stdout, not JSON] noise {SHOWN}"),
         format!("[permission] permission {SHOWN}{nl} options=[yes=allow {SHOWN}, no=Reject]"),
@@ -339,6 +339,10 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
         "terminal ⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩⟨U+001B⟩[2J\r\n".to_string(),
     ] {
         assert!(stderr.contains(&line), "no `{line}` in:\n{stderr}");
+    }
+    // Statuses in plain words, as the protocol names them, not Rust's debug text (issue 32).
+    for debug in ["Some(", "None", "Pending", "Completed", "InProgress"] {
+        assert!(!stderr.contains(debug), "`{debug}` in:\n{stderr}");
     }
     // The forged "[turn ended]" lines stay inside theirs: the only line that starts with it is
     // the CLI's own.
