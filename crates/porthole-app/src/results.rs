@@ -106,7 +106,7 @@ pub struct RegistryAgentView {
     #[cfg_attr(
         test,
         ts(
-            type = "{ status: \"notInstalled\" } | { status: \"installed\" } | { status: \"updateAvailable\"; installed: string }"
+            type = "{ status: \"notInstalled\" } | { status: \"installed\"; installed: string } | { status: \"updateAvailable\"; installed: string }"
         )
     )]
     pub status: Status,

@@ -180,7 +180,9 @@ fn available(registry: &RegistryArg, json: bool) -> Result<(), String> {
         } else {
             let status = match &status {
                 Status::NotInstalled => String::new(),
-                Status::Installed => "installed".into(),
+                // The version column is the registry's: name the installed one when it differs.
+                Status::Installed { installed } if *installed == agent.version => "installed".into(),
+                Status::Installed { installed } => format!("{installed} installed"),
                 Status::UpdateAvailable { installed } => {
                     format!("update available ({installed} installed)")
                 }
