@@ -141,7 +141,8 @@ fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
     for agent in &config.agents {
         let command = agent.to_command(None).display();
         let _ = if json {
-            writeln!(out, "{}", json!({ "agent": agent, "commandLine": command }))
+            let line = json!({ "agent": agent, "commandLine": command });
+            writeln!(out, "{}", crate::json_line::to_line(&line))
         } else {
             let source = match &agent.registry {
                 Some(mark) => format!("registry {} ({})", mark.version, mark.kind),
@@ -175,7 +176,7 @@ fn available(registry: &RegistryArg, json: bool) -> Result<(), String> {
             writeln!(
                 out,
                 "{}",
-                json!({ "agent": agent, "installAs": kind, "status": status })
+                crate::json_line::to_line(&json!({ "agent": agent, "installAs": kind, "status": status }))
             )
         } else {
             let status = match &status {

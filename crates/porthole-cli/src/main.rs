@@ -5,6 +5,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod agents;
+mod json_line;
 mod output;
 mod policy;
 mod term;

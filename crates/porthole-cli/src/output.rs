@@ -21,7 +21,7 @@ impl Output {
 
     fn line(&self, value: Value) {
         let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{value}");
+        let _ = writeln!(stdout, "{}", crate::json_line::to_line(&value));
         let _ = stdout.flush();
     }
 

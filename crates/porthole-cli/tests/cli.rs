@@ -364,4 +364,14 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
         })
         .expect("the message");
     assert_eq!(message, format!("message {HOSTILE}\n"));
+    // ... and inert: C1 and bidi controls escaped as \uXXXX, not raw (issue 32).
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for (raw, escaped) in [
+        ('\u{9B}', "\\u009B"),
+        ('\u{202E}', "\\u202E"),
+        ('\u{200B}', "\\u200B"),
+    ] {
+        assert!(!stdout.contains(raw), "U+{:04X} raw in --json output", raw as u32);
+        assert!(stdout.contains(escaped), "{escaped} in --json output");
+    }
 }
