@@ -26,6 +26,9 @@ use crate::term::{self, note, say};
                   cached registry). An installed agent runs with `porthole-cli --agent ID`."
 )]
 struct AgentsArgs {
+    /// Warnings and errors on stderr too (they always go to the log file).
+    #[arg(long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: AgentsCommand,
 }
@@ -90,6 +93,7 @@ impl RegistryArg {
 pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
     let parsed =
         AgentsArgs::parse_from(std::iter::once(OsString::from("porthole-cli agents")).chain(args.skip(1)));
+    crate::start_logging(parsed.verbose);
     let result = match parsed.command {
         AgentsCommand::List { agents_file, json } => list(agents_file, json),
         AgentsCommand::Available { registry, json } => available(&registry, json),

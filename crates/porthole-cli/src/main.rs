@@ -103,8 +103,19 @@ pub struct Args {
     /// One JSON object per line on stdout.
     #[arg(long)]
     json: bool,
+    /// Warnings and errors on stderr too (they always go to the log file).
+    #[arg(long)]
+    verbose: bool,
     /// Prompts to send, one turn each, in order.
     prompts: Vec<String>,
+}
+
+/// Warnings and errors to the log file (and stderr with `--verbose`): core's one set-up.
+pub(crate) fn start_logging(verbose: bool) {
+    let logging = porthole_core::logging::init("porthole-cli", verbose);
+    if let (true, Some(problem)) = (verbose, logging.problem) {
+        note!("porthole-cli: {}", term::line(&problem));
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -154,6 +165,7 @@ fn main() -> ExitCode {
         return agents::main(std::env::args_os().skip(1));
     }
     let mut args = Args::parse();
+    start_logging(args.verbose);
     // Absolute and real, as the spec wants each additional folder; a missing one is a usage error.
     for dir in &mut args.add_dirs {
         match dir.canonicalize() {

@@ -278,6 +278,46 @@ fn a_line_over_the_cap_is_reported_with_its_size() {
     assert_eq!(too_long[0]["limit"], 16 << 20);
 }
 
+/// A `warn!` reaches the log file (issue 32: no subscriber was installed, every warning was
+/// lost), and stderr only with `--verbose`. The `noise` scenario's non-JSON line is one.
+#[test]
+fn warnings_go_to_the_log_file_and_with_verbose_to_stderr() {
+    let logs = tempfile::tempdir().unwrap();
+    let run = |verbose: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_porthole-cli"));
+        command
+            .args(["--cwd", dir.path().to_str().unwrap(), "--agent", &test_agent()])
+            .env("PORTHOLE_LOG_DIR", logs.path());
+        if verbose {
+            command.arg("--verbose");
+        }
+        command.arg("noise").output().unwrap()
+    };
+    let warning = "ignoring non-JSON line from agent stdout: Starting agent... banner text";
+    let quiet = run(false);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains(warning));
+    let files: Vec<_> = std::fs::read_dir(logs.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("porthole-cli.") && name.ends_with(".log"),
+        "{name}"
+    );
+    let log = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(log.contains("WARN") && log.contains(warning), "{log}");
+
+    let verbose = run(true);
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(stderr.contains(warning), "{stderr}");
+    let log = std::fs::read_to_string(&files[0]).unwrap();
+    assert_eq!(log.matches(warning).count(), 2, "{log}");
+}
+
 #[test]
 fn agent_that_never_initializes_times_out_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
