@@ -128,8 +128,10 @@ impl Backend {
                     }
                 });
             }
+            let _running = EventLoop::start(&this);
             while let Some(event) = events.recv().await {
-                if !this.apply(&agent_id, generation, &event) {
+                // The exit is the connection's last event.
+                if !this.apply(&agent_id, generation, &event) || matches!(event, Event::AgentExited(_)) {
                     break;
                 }
             }
@@ -406,5 +408,22 @@ impl Backend {
             .write_input(terminal_id, text)
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))
+    }
+}
+
+/// Counts a connection's event loop as running while it lives (`Backend::stop` waits for
+/// none to run).
+struct EventLoop(Backend);
+
+impl EventLoop {
+    fn start(backend: &Backend) -> Self {
+        backend.0.event_loops.send_modify(|n| *n += 1);
+        EventLoop(backend.clone())
+    }
+}
+
+impl Drop for EventLoop {
+    fn drop(&mut self) {
+        self.0.0.event_loops.send_modify(|n| *n -= 1);
     }
 }
