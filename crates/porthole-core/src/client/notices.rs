@@ -66,7 +66,9 @@ impl Notices {
     /// else hold or count it.
     pub(crate) fn notice(&self, events: &mpsc::Sender<Event>, event: Event) {
         let mut held = self.lock();
-        if !held.is_empty() && !self.drain(events, &mut held) {
+        // While something is held, a line goes after it: sent only once all of that was.
+        let delivered = held.is_empty() || (has_room(events) && self.drain(events, &mut held));
+        if !delivered {
             held.hold(event);
             return;
         }
@@ -81,7 +83,7 @@ impl Notices {
 
     /// Deliver what is held, as far as the stream has room. Cheap when nothing is held.
     pub(crate) fn flush(&self, events: &mpsc::Sender<Event>) {
-        if self.any_held.load(Ordering::Acquire) {
+        if self.any_held.load(Ordering::Acquire) && has_room(events) {
             self.drain(events, &mut self.lock());
         }
     }
@@ -126,6 +128,12 @@ impl Notices {
     }
 }
 
+/// Counting goes on until the front end has read half the stream: a flood then shows as runs
+/// of lines with one count between them, not as a count after every line it read.
+fn has_room(events: &mpsc::Sender<Event>) -> bool {
+    events.capacity() * 2 >= events.max_capacity()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +173,28 @@ mod tests {
         ));
         assert!(rx.try_recv().is_err());
         assert!(notices.take_all().is_empty());
+    }
+
+    #[test]
+    fn counting_goes_on_until_half_the_stream_is_read() {
+        let (tx, mut rx) = mpsc::channel(4);
+        let notices = Notices::default();
+        for i in 0..10 {
+            notices.notice(&tx, noise(i));
+        }
+        // One read leaves the stream a quarter free: still counting.
+        rx.try_recv().unwrap();
+        notices.notice(&tx, noise(10));
+        assert_eq!(notices.lock().not_shown, 7);
+        // Half free: the count goes out, then lines show again.
+        rx.try_recv().unwrap();
+        notices.notice(&tx, noise(11));
+        let rest: Vec<Event> = std::iter::from_fn(|| rx.try_recv().ok()).collect();
+        assert!(matches!(&rest[2], Event::StdoutNotShown { lines: 7 }), "{rest:?}");
+        assert!(
+            matches!(&rest[3], Event::StdoutNoise { line } if line == "line 11"),
+            "{rest:?}"
+        );
     }
 
     #[test]
