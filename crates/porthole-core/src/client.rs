@@ -225,6 +225,10 @@ impl AgentClient {
                     process::signal_group(pid, true);
                 }
                 let _ = tokio::time::timeout(Duration::from_secs(1), stderr_done.wait_for(|d| *d)).await;
+                // What it wrote last (a line over the cap without a newline, say) is read and
+                // reported before its exit; the pipe ends with the group, so this is short.
+                let mut output_ended = shared.output_ended.subscribe();
+                let _ = tokio::time::timeout(Duration::from_secs(2), output_ended.wait_for(|d| *d)).await;
                 let mut info = exit_info(status, tail.text(), requested.load(Ordering::SeqCst));
                 if let Some(reason) = fault.reason() {
                     info.status = format!("{reason} ({})", info.status);
@@ -340,8 +344,10 @@ impl AgentClient {
             opts.max_line_bytes,
             tap.clone(),
         ));
+        let ended = shared.clone();
         let incoming = crate::client::hot_path::split(framed, shared.clone()).chain(
             futures::stream::once(async move {
+                ended.output_ended.send_replace(true);
                 let _ = eof_tx.send(());
             })
             .filter_map(|()| async { None }),

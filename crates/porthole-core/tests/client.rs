@@ -595,6 +595,24 @@ async fn oversized_lines_are_refused_with_an_answer() {
     assert_eq!(too_long[0].1, 16 << 20);
 }
 
+/// 64 MiB with no newline, then the agent exits: the line ends with its output, and is
+/// reported (with its size) before the exit (issue 32: the exit came first, the line never).
+#[tokio::test]
+async fn a_line_over_the_cap_that_ends_with_the_output_is_reported_before_the_exit() {
+    let mut h = start().await;
+    let session = h.session.clone();
+    h.client.prompt_text(&session, "endless-exit 64").unwrap();
+    let mut too_long = Vec::new();
+    loop {
+        match h.next().await {
+            Event::LineTooLong { bytes, .. } => too_long.push(bytes),
+            Event::AgentExited(_) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(too_long, vec![64 << 20]);
+}
+
 #[tokio::test]
 async fn a_burst_of_updates_arrives_complete_and_in_order() {
     let mut h = start_with(

@@ -100,6 +100,9 @@ pub(crate) struct Shared {
     notices: super::notices::Notices,
     state: Mutex<State>,
     pub(crate) exit: watch::Sender<Option<ExitInfo>>,
+    /// The agent's output was read to its end (what it wrote last is framed, noted and
+    /// handed on): the exit is reported after it, so nothing of it is lost.
+    pub(crate) output_ended: watch::Sender<bool>,
     /// Orders the fast path's updates after the SDK's earlier events (see `hot_path`).
     pub(crate) barrier: super::barrier::Barrier,
 }
@@ -129,6 +132,7 @@ impl Shared {
             notices: Default::default(),
             state: Mutex::new(State::default()),
             exit: exit_tx,
+            output_ended: watch::channel(false).0,
             barrier: super::barrier::Barrier::new(),
         });
         (shared, events_rx, exit_rx)

@@ -44,6 +44,7 @@ pub(crate) const SCENARIOS: &[(&str, Scenario)] = &[
     ("crash-permission", faults::crash_permission),
     ("kill-turn", faults::kill_turn),
     ("endless-line", faults::endless_line),
+    ("endless-exit", faults::endless_exit),
     ("xss", faults::xss),
     ("hostile-text", faults::hostile_text),
     ("stderr-flood", floods::stderr_flood),
