@@ -35,6 +35,9 @@ struct Args {
     /// window takes proxied sessions and connects no agent of its own until asked.
     #[arg(long)]
     companion: bool,
+    /// Warnings and errors on stderr too (they always go to the log file).
+    #[arg(long)]
+    verbose: bool,
     #[command(subcommand)]
     mode: Option<Mode>,
 }
@@ -65,6 +68,17 @@ enum Mode {
 
 fn main() {
     let args = Args::parse();
+    // One log per role: the app's, and each editor's proxy's (its stderr is the editor's).
+    let name = match args.mode {
+        Some(Mode::Proxy { .. }) => "porthole-proxy",
+        Some(Mode::SealedView) => "porthole-sealed-view",
+        Some(Mode::DemoAgent) => "porthole-demo-agent",
+        None => "porthole",
+    };
+    let logging = porthole_core::logging::init(name, args.verbose);
+    if let (true, Some(problem)) = (args.verbose, logging.problem) {
+        eprintln!("porthole: {problem}");
+    }
     if let Some(Mode::Proxy { args }) = &args.mode {
         // This program is the app the proxy starts when none runs.
         let launcher = porthole_companion::launcher::Launcher::this_program();

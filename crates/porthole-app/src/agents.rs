@@ -411,6 +411,8 @@ impl Backend {
     }
 
     pub(super) fn set_sign_in_problem(&self, agent_id: &str, generation: u64, problem: Option<String>) {
+        // Sign-in stops here: the window names the log (the callers log what is safe to).
+        let problem = problem.map(porthole_core::logging::with_log_hint);
         if let Some(conn) = self
             .state()
             .conns

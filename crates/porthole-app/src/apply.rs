@@ -65,6 +65,7 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
             agent_exited(state, agent_id, info);
             effects.snapshot_changed = true;
         }
+        Event::LineTooLong { bytes, limit } => line_too_long(state, agent_id, *bytes, *limit),
         _ => {}
     }
     effects
@@ -101,6 +102,18 @@ fn agent_exited(state: &mut AppState, agent_id: &str, info: &ExitInfo) {
             format!("The agent stopped: {}", info.status),
             info.stderr_tail.clone(),
         ));
+    }
+}
+
+/// The agent wrote a line over the size limit and core discarded it: the connection's log
+/// (the protocol inspector) says so where the line would have been.
+fn line_too_long(state: &mut AppState, agent_id: &str, bytes: u64, limit: u64) {
+    if let Some(conn) = state.conns.get(agent_id) {
+        let text = format!(
+            "Porthole discarded a line of {bytes} bytes from the agent: over the limit of {limit} bytes per line"
+        );
+        conn.inspector
+            .note(porthole_core::transport::Direction::Incoming, text);
     }
 }
 
@@ -212,6 +225,20 @@ mod tests {
             operation: FileOperation::Read,
             reason: "outside the workspace".into(),
         })))
+    }
+
+    #[test]
+    fn a_line_too_long_is_noted_in_the_connections_log() {
+        let mut st = state();
+        let event = Event::LineTooLong {
+            bytes: 20_000_000,
+            limit: 16 << 20,
+        };
+        apply(&mut st, "a", &event);
+        let log = st.conns["a"].inspector.since(0);
+        assert_eq!(log.len(), 1);
+        assert!(log[0].note, "marked as Porthole's note, not a wire line");
+        assert!(log[0].text.contains("20000000 bytes"), "{}", log[0].text);
     }
 
     #[test]

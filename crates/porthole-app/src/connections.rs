@@ -63,7 +63,11 @@ impl Backend {
             // Sign-in values the user typed earlier, from the OS keyring.
             match super::agents::sign_in_env(&agent_id).await {
                 Ok(env) => command.env.extend(env),
-                Err(problem) => this.set_sign_in_problem(&agent_id, generation, Some(problem)),
+                Err(problem) => {
+                    // The keyring's error, never a value.
+                    tracing::warn!("sign-in values of {agent_id}: {problem}");
+                    this.set_sign_in_problem(&agent_id, generation, Some(problem));
+                }
             }
             let (client, mut events) = match AgentClient::start(command, opts).await {
                 Ok(started) => started,
@@ -102,12 +106,17 @@ impl Backend {
                     Ok(keys) => {
                         for (method, key) in keys {
                             if let Err(e) = client.authenticate_with_api_key(&method, &key).await {
+                                // Not the agent's error text in the log: it may echo the key.
+                                tracing::warn!("signing in to {agent_id} with the saved API key failed");
                                 let problem = format!("Signing in with the saved API key failed: {e}");
                                 this.set_sign_in_problem(&agent_id, generation, Some(problem));
                             }
                         }
                     }
-                    Err(problem) => this.set_sign_in_problem(&agent_id, generation, Some(problem)),
+                    Err(problem) => {
+                        tracing::warn!("saved API keys of {agent_id}: {problem}");
+                        this.set_sign_in_problem(&agent_id, generation, Some(problem));
+                    }
                 }
             }
             if let Some(session_cwd) = open_session_in {
@@ -119,8 +128,10 @@ impl Backend {
                     }
                 });
             }
+            let _running = EventLoop::start(&this);
             while let Some(event) = events.recv().await {
-                if !this.apply(&agent_id, generation, &event) {
+                // The exit is the connection's last event.
+                if !this.apply(&agent_id, generation, &event) || matches!(event, Event::AgentExited(_)) {
                     break;
                 }
             }
@@ -398,5 +409,22 @@ impl Backend {
             .write_input(terminal_id, text)
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))
+    }
+}
+
+/// Counts a connection's event loop as running while it lives (`Backend::stop` waits for
+/// none to run).
+struct EventLoop(Backend);
+
+impl EventLoop {
+    fn start(backend: &Backend) -> Self {
+        backend.0.event_loops.send_modify(|n| *n += 1);
+        EventLoop(backend.clone())
+    }
+}
+
+impl Drop for EventLoop {
+    fn drop(&mut self) {
+        self.0.0.event_loops.send_modify(|n| *n -= 1);
     }
 }

@@ -32,7 +32,9 @@ fn default_path() -> Option<PathBuf> {
 /// Either message goes to the snapshot's `historyError`.
 pub(super) fn open() -> (Option<HistoryStore>, Option<String>) {
     let Some(path) = default_path() else {
-        return (None, Some("no data directory: the consent history is off".into()));
+        tracing::warn!("no data directory: the consent history is off");
+        let problem = porthole_core::logging::with_log_hint("no data directory: the consent history is off");
+        return (None, Some(problem));
     };
     match HistoryStore::open(&path) {
         Ok(opened) => {
@@ -45,7 +47,10 @@ pub(super) fn open() -> (Option<HistoryStore>, Option<String>) {
             tracing::warn!("history at {}: {e}", path.display());
             (
                 None,
-                Some(format!("The consent history is off: {e} ({})", path.display())),
+                Some(porthole_core::logging::with_log_hint(format!(
+                    "The consent history is off: {e} ({})",
+                    path.display()
+                ))),
             )
         }
     }

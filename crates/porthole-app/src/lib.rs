@@ -221,6 +221,8 @@ struct Inner {
     queue: Mutex<Vec<coalesce::Queued>>,
     /// Wakes the flusher before its next tick: a dialog should not wait for it.
     flush_now: Arc<tokio::sync::Notify>,
+    /// The count of waiting dialogs the title shows; held while a batch is delivered.
+    waiting_shown: Mutex<usize>,
     /// Counters for `perf_stats` (benchmarks).
     metrics: metrics::Metrics,
     /// Registry installs under way, by registry id: how to cancel each (`cancel_install`).
@@ -239,6 +241,10 @@ struct Inner {
     closing: tokio::sync::watch::Sender<bool>,
     /// The MCP connections handed to sessions: the gateway and each session's pass.
     mcp: mcp::AppConnections,
+    /// How many agent connections are applying their events (see `connections::EventLoop`):
+    /// `stop` waits for them, so an agent's exit is applied, recorded and delivered before
+    /// it returns.
+    event_loops: tokio::sync::watch::Sender<usize>,
 }
 
 /// The app model. Cheap to clone.
@@ -279,6 +285,7 @@ impl Backend {
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
                 flush_now: Arc::new(tokio::sync::Notify::new()),
+                waiting_shown: Mutex::new(0),
                 metrics: metrics::Metrics::default(),
                 installs: Mutex::new(HashMap::new()),
                 sealed: SealedViews::new(on_event),
@@ -287,6 +294,7 @@ impl Backend {
                 decisions: Mutex::new(()),
                 closing: tokio::sync::watch::channel(false).0,
                 mcp: mcp::AppConnections::default(),
+                event_loops: tokio::sync::watch::channel(0).0,
             }
         }));
         backend.spawn_flusher();
@@ -355,35 +363,38 @@ impl Backend {
         self.spawn(async move {
             let mut tick = tokio::time::interval(FLUSH_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            let mut waiting_shown = 0;
             loop {
                 tokio::select! {
                     _ = tick.tick() => {}
                     _ = flush_now.notified() => {}
                 }
                 let Some(inner) = weak.upgrade() else { break };
-                let waiting = inner
-                    .state
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .pending
-                    .len();
-                if waiting != waiting_shown {
-                    inner.shell.set_waiting_count(waiting);
-                    waiting_shown = waiting;
-                }
-                let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
-                let queued = events.iter().map(coalesce::Queued::count).sum();
-                let events: Vec<Value> = events.into_iter().map(coalesce::Queued::into_value).collect();
-                if queued > 0
-                    && let Err(e) = inner
-                        .shell
-                        .deliver(inner.metrics.encode_batch(queued, coalesce::chunks(events)))
-                {
-                    tracing::warn!("cannot deliver events to the window: {e}");
-                }
+                Backend(inner).flush();
             }
         });
+    }
+
+    /// Send the window what is queued, as one batch, and the title's count of waiting dialogs
+    /// when it changed. The flusher calls it every frame, `stop` once more at the end.
+    fn flush(&self) {
+        let inner = &self.0;
+        // One flush at a time: batches keep their order, and the count its last value.
+        let mut waiting_shown = inner.waiting_shown.lock().unwrap_or_else(|p| p.into_inner());
+        let waiting = self.state().pending.len();
+        if waiting != *waiting_shown {
+            inner.shell.set_waiting_count(waiting);
+            *waiting_shown = waiting;
+        }
+        let events = std::mem::take(&mut *inner.queue.lock().unwrap_or_else(|p| p.into_inner()));
+        let queued = events.iter().map(coalesce::Queued::count).sum();
+        let events: Vec<Value> = events.into_iter().map(coalesce::Queued::into_value).collect();
+        if queued > 0
+            && let Err(e) = inner
+                .shell
+                .deliver(inner.metrics.encode_batch(queued, coalesce::chunks(events)))
+        {
+            tracing::warn!("cannot deliver events to the window: {e}");
+        }
     }
 
     fn snapshot(&self, state: &AppState) -> AppSnapshot {
@@ -576,6 +587,12 @@ impl Backend {
         for client in clients {
             let _ = tokio::time::timeout(Duration::from_secs(5), client.shutdown()).await;
         }
+        // The exits are reported once the agents are gone; wait until each connection applied
+        // its own (waiting dialogs recorded as dismissed in the history) and send the window
+        // the last batch, so what it and the history get does not depend on timing.
+        let mut running = self.0.event_loops.subscribe();
+        let _ = tokio::time::timeout(Duration::from_secs(5), running.wait_for(|n| *n == 0)).await;
+        self.flush();
     }
 }
 

@@ -52,6 +52,8 @@ pub struct InspectorEntry {
     pub text: String,
     /// The line was too long and was cut.
     pub cut: bool,
+    /// Porthole's own note about the traffic (a line it discarded), not a wire line.
+    pub note: bool,
 }
 
 impl From<Entry> for InspectorEntry {
@@ -62,6 +64,7 @@ impl From<Entry> for InspectorEntry {
             at_ms: e.at_ms,
             text: e.text,
             cut: e.cut,
+            note: e.note,
         }
     }
 }
@@ -103,7 +106,7 @@ pub struct RegistryAgentView {
     #[cfg_attr(
         test,
         ts(
-            type = "{ status: \"notInstalled\" } | { status: \"installed\" } | { status: \"updateAvailable\"; installed: string }"
+            type = "{ status: \"notInstalled\" } | { status: \"installed\"; installed: string } | { status: \"updateAvailable\"; installed: string }"
         )
     )]
     pub status: Status,

@@ -114,8 +114,19 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     let last_list = events.iter().rev().find(|e| e["type"] == "dialogs").unwrap();
     assert_eq!(last_list["dialogs"], serde_json::json!([]), "{events:#?}");
 
+    // The golden stream is the run as the window showed it, recorded before the app stops:
+    // at exit the window is already closed (the shell stops the backend on `RunEvent::Exit`).
+    // Recorded after `stop`, it held the agent's exit or not by timing (a loaded machine
+    // delivered it before the read, a fast one did not); the exit's delivery is
+    // connection_life.rs's to check, and `stop` now returns only once it was delivered.
+    let run = shell.events.lock().unwrap().clone();
     backend.stop().await;
-    golden_stream(home.path(), &shell.events.lock().unwrap());
+    let stopped = shell.events.lock().unwrap();
+    assert!(
+        stopped[run.len()..].iter().any(|e| e["type"] == "agent_exited"),
+        "stop returns once the window heard the agent exit"
+    );
+    golden_stream(home.path(), &run);
 }
 
 /// What the window received in this run is the UI's golden stream

@@ -26,6 +26,9 @@ use crate::term::{self, note, say};
                   cached registry). An installed agent runs with `porthole-cli --agent ID`."
 )]
 struct AgentsArgs {
+    /// Warnings and errors on stderr too (they always go to the log file).
+    #[arg(long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: AgentsCommand,
 }
@@ -90,6 +93,7 @@ impl RegistryArg {
 pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
     let parsed =
         AgentsArgs::parse_from(std::iter::once(OsString::from("porthole-cli agents")).chain(args.skip(1)));
+    crate::start_logging(parsed.verbose);
     let result = match parsed.command {
         AgentsCommand::List { agents_file, json } => list(agents_file, json),
         AgentsCommand::Available { registry, json } => available(&registry, json),
@@ -141,7 +145,8 @@ fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
     for agent in &config.agents {
         let command = agent.to_command(None).display();
         let _ = if json {
-            writeln!(out, "{}", json!({ "agent": agent, "commandLine": command }))
+            let line = json!({ "agent": agent, "commandLine": command });
+            writeln!(out, "{}", crate::json_line::to_line(&line))
         } else {
             let source = match &agent.registry {
                 Some(mark) => format!("registry {} ({})", mark.version, mark.kind),
@@ -175,12 +180,14 @@ fn available(registry: &RegistryArg, json: bool) -> Result<(), String> {
             writeln!(
                 out,
                 "{}",
-                json!({ "agent": agent, "installAs": kind, "status": status })
+                crate::json_line::to_line(&json!({ "agent": agent, "installAs": kind, "status": status }))
             )
         } else {
             let status = match &status {
                 Status::NotInstalled => String::new(),
-                Status::Installed => "installed".into(),
+                // The version column is the registry's: name the installed one when it differs.
+                Status::Installed { installed } if *installed == agent.version => "installed".into(),
+                Status::Installed { installed } => format!("{installed} installed"),
                 Status::UpdateAvailable { installed } => {
                     format!("update available ({installed} installed)")
                 }

@@ -5,6 +5,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod agents;
+mod json_line;
 mod mcp;
 mod mcp_live;
 mod output;
@@ -113,8 +114,19 @@ pub struct Args {
     /// One JSON object per line on stdout.
     #[arg(long)]
     json: bool,
+    /// Warnings and errors on stderr too (they always go to the log file).
+    #[arg(long)]
+    verbose: bool,
     /// Prompts to send, one turn each, in order.
     prompts: Vec<String>,
+}
+
+/// Warnings and errors to the log file (and stderr with `--verbose`): core's one set-up.
+pub(crate) fn start_logging(verbose: bool) {
+    let logging = porthole_core::logging::init("porthole-cli", verbose);
+    if let (true, Some(problem)) = (verbose, logging.problem) {
+        note!("porthole-cli: {}", term::line(&problem));
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -165,9 +177,11 @@ fn main() -> ExitCode {
     }
     // `mcp ...`: the MCP connections every agent gets.
     if std::env::args_os().nth(1).is_some_and(|a| a == "mcp") {
+        start_logging(false);
         return mcp::main(std::env::args_os().skip(1));
     }
     let mut args = Args::parse();
+    start_logging(args.verbose);
     // Absolute and real, as the spec wants each additional folder; a missing one is a usage error.
     for dir in &mut args.add_dirs {
         match dir.canonicalize() {

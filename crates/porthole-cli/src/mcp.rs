@@ -458,7 +458,7 @@ fn show(path: &Path, json: bool) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     for c in list.iter() {
         let _ = if json {
-            writeln!(out, "{}", list::connection_json(c))
+            writeln!(out, "{}", crate::json_line::to_line(&list::connection_json(c)))
         } else {
             let agents = match &c.agents {
                 AgentScope::All => "all agents".to_string(),

@@ -161,7 +161,7 @@ pub fn tools(list: &Connections, name: &str, json: bool) -> Result<(), String> {
         let tools = tools.map_err(|e| format!("cannot list the tools of `{name}`: {e}"))?;
         for t in &tools {
             if json {
-                say!("{}", serde_json::to_string(t).expect("a tool serializes"));
+                say!("{}", crate::json_line::to_line(t));
             } else {
                 match &t.description {
                     Some(d) => say!("{}  {}", term::line(&t.name), term::line(d)),

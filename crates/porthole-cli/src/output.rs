@@ -21,7 +21,7 @@ impl Output {
 
     fn line(&self, value: Value) {
         let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{value}");
+        let _ = writeln!(stdout, "{}", crate::json_line::to_line(&value));
         let _ = stdout.flush();
     }
 
@@ -191,16 +191,17 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             SessionUpdate::AgentMessageChunk(c) => term::out(&text_of(&c.content)),
             SessionUpdate::AgentThoughtChunk(c) => note!("[thought] {}", text_of(&c.content)),
             SessionUpdate::ToolCall(t) => {
-                note!("[tool] {} ({:?})", term::line(&t.title), t.status);
+                note!("[tool] {} ({})", term::line(&t.title), term::name(&t.status));
                 for c in &t.content {
                     tool_content(c);
                 }
             }
             SessionUpdate::ToolCallUpdate(t) => {
+                let status = t.fields.status.as_ref().map(term::name);
                 note!(
-                    "[tool update] {} {:?}{}",
+                    "[tool update] {}{}{}",
                     term::line(&t.tool_call_id.0),
-                    t.fields.status,
+                    status.map(|s| format!(" {s}")).unwrap_or_default(),
                     t.fields
                         .title
                         .as_deref()
@@ -213,7 +214,7 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             }
             SessionUpdate::Plan(p) => {
                 for e in &p.entries {
-                    note!("[plan] {:?} {}", e.status, term::line(&e.content));
+                    note!("[plan] {} {}", term::name(&e.status), term::line(&e.content));
                 }
             }
             SessionUpdate::UsageUpdate(u) => {
@@ -270,14 +271,17 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
                 Some(e) => note!("[turn failed] {}", term::line(&e.message)),
                 None => note!(
                     "[turn ended: {}]",
-                    serde_json::to_value(stop_reason)
-                        .unwrap_or_default()
-                        .as_str()
-                        .unwrap_or("?")
+                    stop_reason.as_ref().map(term::name).unwrap_or_else(|| "?".into())
                 ),
             }
         }
         Event::StdoutNoise { line } => note!("[agent stdout, not JSON] {}", term::line(line)),
+        Event::StdoutNotShown { lines } => {
+            note!("[agent stdout] {lines} more lines not shown (printed faster than shown)")
+        }
+        Event::LineTooLong { bytes, limit } => note!(
+            "[agent message too long] a line of {bytes} bytes from the agent was discarded (limit {limit} bytes)"
+        ),
         Event::UnknownUpdate { error, .. } => note!("[unknown update] {}", term::line(error)),
         Event::AgentExited(info) => note!("[agent exited] {}", term::line(&info.status.to_string())),
         Event::TerminalCreated {
@@ -300,9 +304,13 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
             exit_code,
             signal,
         } => note!(
-            "[terminal {} exited] code={exit_code:?} signal={}",
+            "[terminal {} exited] {}",
             term::line(terminal_id),
-            term::line(&format!("{signal:?}"))
+            match (exit_code, signal) {
+                (Some(code), _) => format!("exit code {code}"),
+                (None, Some(signal)) => format!("killed by {}", term::line(signal)),
+                (None, None) => "exit status unknown".into(),
+            }
         ),
         Event::TerminalReleased { terminal_id } => {
             note!("[terminal {} released]", term::line(terminal_id))

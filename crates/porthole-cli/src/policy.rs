@@ -289,11 +289,11 @@ pub fn dialog_text(prompt: &DialogPrompt, decision: Option<&Decision>) {
                 _ => String::new(),
             };
             note!(
-                "[elicitation {} from {}] \"{}\"{url} warnings={:?} -> {action}",
+                "[elicitation {} from {}] \"{}\"{url}{} -> {action}",
                 p.mode_name(),
                 term::line(&p.agent.display_name()),
                 term::line(&p.message),
-                p.warnings
+                warnings(&p.warnings)
             );
         }
         DialogPrompt::Permission(p) => {
@@ -310,21 +310,30 @@ pub fn dialog_text(prompt: &DialogPrompt, decision: Option<&Decision>) {
                 .map(|o| format!("{}={}", term::line(&o.option_id.0), term::line(&o.name)))
                 .collect();
             note!(
-                "[permission] {} options=[{}] warnings={:?} -> {}",
+                "[permission] {} options=[{}]{} -> {}",
                 term::line(title),
                 options.join(", "),
-                p.warnings,
+                warnings(&p.warnings),
                 term::line(&selected)
             )
         }
         DialogPrompt::FileAccess(p) => {
             let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
             note!(
-                "[file access {:?} outside the workspace] {} -> {}",
-                p.operation,
+                "[file access: {} outside the workspace] {} -> {}",
+                term::name(&p.operation),
                 term::line(&p.path),
                 if allowed { "allowed" } else { "denied" }
             )
         }
     }
+}
+
+/// A dialog's warning codes for its line: ` warnings: a, b`, nothing when there are none.
+fn warnings(codes: &[String]) -> String {
+    if codes.is_empty() {
+        return String::new();
+    }
+    let codes: Vec<String> = codes.iter().map(|c| term::line(c)).collect();
+    format!(" warnings: {}", codes.join(", "))
 }

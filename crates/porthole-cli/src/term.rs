@@ -55,6 +55,15 @@ pub fn line(s: &str) -> String {
     out
 }
 
+/// A protocol value's name as the wire spells it (`in_progress`, `end_turn`), for a line:
+/// plain words, not Rust's debug text (`Some(InProgress)`).
+pub fn name(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => line(&name),
+        _ => "?".into(),
+    }
+}
+
 /// Write `text(s)` to stdout (no newline added), flushed so streamed chunks show at once.
 pub fn out(s: &str) {
     let mut stdout = std::io::stdout().lock();

@@ -250,6 +250,74 @@ fn agent_killed_mid_turn_exits_non_zero_with_stderr() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("working on it"));
 }
 
+/// A line over core's 16 MiB cap (the test agent's `huge`: a 17 MiB request) is reported once
+/// with its size: on stderr in human mode, as an event with `--json` (issue 32: nothing was).
+#[test]
+fn a_line_over_the_cap_is_reported_with_its_size() {
+    let out = cli(&["--agent", &test_agent(), "huge"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let reports: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("[agent message too long] a line of 1782"))
+        .collect();
+    assert_eq!(reports.len(), 1, "{stderr}");
+    assert!(
+        reports[0].ends_with("bytes from the agent was discarded (limit 16777216 bytes)"),
+        "{stderr}"
+    );
+
+    let out = cli(&["--agent", &test_agent(), "--json", "huge"]);
+    let lines = lines(&out);
+    let too_long = of_type(&lines, "line_too_long");
+    assert_eq!(too_long.len(), 1, "{lines:?}");
+    assert!(
+        too_long[0]["bytes"].as_u64().unwrap() > 17 << 20,
+        "{}",
+        too_long[0]
+    );
+    assert_eq!(too_long[0]["limit"], 16 << 20);
+}
+
+/// A `warn!` reaches the log file (issue 32: no subscriber was installed, every warning was
+/// lost), and stderr only with `--verbose`. The `noise` scenario's non-JSON line is one.
+#[test]
+fn warnings_go_to_the_log_file_and_with_verbose_to_stderr() {
+    let logs = tempfile::tempdir().unwrap();
+    let run = |verbose: bool| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_porthole-cli"));
+        command
+            .args(["--cwd", dir.path().to_str().unwrap(), "--agent", &test_agent()])
+            .env("PORTHOLE_LOG_DIR", logs.path());
+        if verbose {
+            command.arg("--verbose");
+        }
+        command.arg("noise").output().unwrap()
+    };
+    let warning = "ignoring non-JSON line from agent stdout: Starting agent... banner text";
+    let quiet = run(false);
+    assert!(quiet.status.success());
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains(warning));
+    let files: Vec<_> = std::fs::read_dir(logs.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with("porthole-cli.") && name.ends_with(".log"),
+        "{name}"
+    );
+    let log = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(log.contains("WARN") && log.contains(warning), "{log}");
+
+    let verbose = run(true);
+    let stderr = String::from_utf8_lossy(&verbose.stderr);
+    assert!(stderr.contains(warning), "{stderr}");
+    let log = std::fs::read_to_string(&files[0]).unwrap();
+    assert_eq!(log.matches(warning).count(), 2, "{log}");
+}
+
 #[test]
 fn agent_that_never_initializes_times_out_with_a_clear_message() {
     let dir = tempfile::tempdir().unwrap();
@@ -300,10 +368,10 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
     let nl = "⟨U+000A⟩[turn ended: end_turn]";
     for line in [
         format!("[thought] thought {SHOWN}"),
-        format!("[tool] tool {SHOWN}{nl}"),
+        format!("[tool] tool {SHOWN}{nl} (in_progress)"),
         format!("[tool output] output {SHOWN}"),
-        format!("update {SHOWN}{nl}"),
-        format!("[plan] Pending plan {SHOWN}{nl}"),
+        format!("[tool update] h-1 completed update {SHOWN}{nl}"),
+        format!("[plan] pending plan {SHOWN}{nl}"),
         format!("[command] /cmd command {SHOWN}{nl}"),
         format!("[agent stdout, not JSON] noise {SHOWN}"),
         format!("[permission] permission {SHOWN}{nl} options=[yes=allow {SHOWN}, no=Reject]"),
@@ -311,6 +379,10 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
         "terminal ⟨U+001B⟩]52;c;cHduZWQ=⟨U+0007⟩⟨U+001B⟩[2J\r\n".to_string(),
     ] {
         assert!(stderr.contains(&line), "no `{line}` in:\n{stderr}");
+    }
+    // Statuses in plain words, as the protocol names them, not Rust's debug text (issue 32).
+    for debug in ["Some(", "None", "Pending", "Completed", "InProgress"] {
+        assert!(!stderr.contains(debug), "`{debug}` in:\n{stderr}");
     }
     // The forged "[turn ended]" lines stay inside theirs: the only line that starts with it is
     // the CLI's own.
@@ -332,6 +404,16 @@ fn hostile_agent_text_reaches_the_terminal_only_as_visible_escapes() {
         })
         .expect("the message");
     assert_eq!(message, format!("message {HOSTILE}\n"));
+    // ... and inert: C1 and bidi controls escaped as \uXXXX, not raw (issue 32).
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for (raw, escaped) in [
+        ('\u{9B}', "\\u009B"),
+        ('\u{202E}', "\\u202E"),
+        ('\u{200B}', "\\u200B"),
+    ] {
+        assert!(!stdout.contains(raw), "U+{:04X} raw in --json output", raw as u32);
+        assert!(stdout.contains(escaped), "{escaped} in --json output");
+    }
 }
 
 /// Qwen Code's and Gemini CLI's questions are forms the CLI answers from `--answers` like any

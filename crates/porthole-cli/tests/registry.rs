@@ -228,6 +228,12 @@ fn install_run_update_and_remove_an_agent_from_the_registry() {
         "{}",
         stdout(&out)
     );
+    // The registry goes back to an older version: the listing names the one installed
+    // (issue 32: it showed the registry's `1.0` beside a bare "installed").
+    sandbox.publish("1.0", None);
+    let out = ok(sandbox.cli(&["agents", "available"]));
+    let fixture = line_of(&stdout(&out), "fixture");
+    assert!(fixture.contains(" 1.1.0 installed "), "{fixture}");
 
     let out = ok(sandbox.cli(&["agents", "remove", "fixture"]));
     assert_eq!(stdout(&out), "removed fixture 1.1.0\n");

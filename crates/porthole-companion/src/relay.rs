@@ -225,8 +225,14 @@ impl Relay {
             return true;
         }
         match (p.method(), p.id_key()) {
-            ("elicitation/create", Some(id)) => {
+            ("elicitation/create", Some(id)) if is_request_id(id) => {
                 self.take_elicitation(id.to_string(), line).await;
+                false
+            }
+            ("elicitation/create", _) => {
+                // No id, `"id": null`, or an object: not a request anyone can answer. The
+                // editor advertised no elicitation; it is not handed what it cannot parse.
+                tracing::warn!("dropped an elicitation/create without a valid id");
                 false
             }
             ("elicitation/complete", None) => {
@@ -387,10 +393,12 @@ impl Relay {
                 _ = self.wanted.notified() => true,
                 _ = tokio::time::sleep(self.opts.retry_every) => false,
             };
-            // The app is linked once the agent answered `initialize` (it names the agent).
+            // The app is linked once the agent answered `initialize` (it names the agent), or
+            // before when an elicitation waits: the agent may ask during `initialize` and not
+            // answer it until it has its answer.
             let ready = {
                 let state = self.state();
-                state.answering && state.agent_init.is_some()
+                state.answering && (state.agent_init.is_some() || !state.queued.is_empty())
             };
             if self.link_up.load(Ordering::Acquire) || !ready {
                 continue;
@@ -502,11 +510,10 @@ impl Relay {
                 cwd: self.cwd.clone(),
                 proxy_pid: std::process::id(),
             })];
-            if let Some(result) = &state.agent_init {
-                first.push(link::control(&Control::AgentInitialized {
-                    result: result.clone(),
-                }));
-            }
+            // Before the agent's answer, the app gets a bare one: it then names the agent by
+            // its command, and learns no capability it would not see anyway.
+            let result = (state.agent_init.clone()).unwrap_or_else(|| json!({"protocolVersion": 1}));
+            first.push(link::control(&Control::AgentInitialized { result }));
             for (session_id, cwd) in &state.sessions {
                 first.push(link::control(&Control::Session {
                     session_id: session_id.clone(),
@@ -604,6 +611,11 @@ fn line_of(message: &[u8]) -> Vec<u8> {
     line
 }
 
+/// A JSON-RPC request id as the spec allows it: a number or a string (`null` is not one).
+fn is_request_id(id: &str) -> bool {
+    id.starts_with('"') || id.starts_with(|c: char| c == '-' || c.is_ascii_digit())
+}
+
 /// The editor's `initialize` with `elicitation: {form, url}` in its client capabilities.
 fn rewrite_initialize(line: &[u8]) -> Option<Vec<u8>> {
     let mut message: Value = serde_json::from_slice(line).ok()?;
@@ -694,19 +706,20 @@ where
     // exit, then its group is stopped. The agent exiting ends the relay.
     enum End {
         Exited(std::io::Result<std::process::ExitStatus>),
-        Stop,
+        /// Stop the agent's group, SIGKILL after this long.
+        Stop(Duration),
     }
     let end = tokio::select! {
         status = child.wait() => End::Exited(status),
         _ = async {
             let _ = editor_pump.await;
-            tokio::time::sleep(Duration::from_secs(3)).await;
-        } => End::Stop,
-        _ = terminated() => End::Stop,
+            tokio::time::sleep(EOF_GRACE).await;
+        } => End::Stop(EXIT_GRACE - EOF_GRACE),
+        _ = terminated() => End::Stop(EXIT_GRACE),
     };
     let status = match end {
         End::Exited(status) => status,
-        End::Stop => stop_group(pid, &mut child).await,
+        End::Stop(grace) => stop_group(pid, &mut child, grace).await,
     };
     // Whatever the agent wrote before it went reaches the editor.
     let _ = tokio::time::timeout(Duration::from_secs(2), agent_pump).await;
@@ -801,15 +814,23 @@ fn signal_group(pid: u32, signal: i32) {
     }
 }
 
-/// SIGTERM to the agent's group, SIGKILL after 3 s.
+/// How long an agent has to go once it is asked to (the docs' "3 s"): when the editor left,
+/// counted from the end of its input, SIGTERM at [`EOF_GRACE`] and SIGKILL at the end; when the
+/// proxy is stopped, from SIGTERM. An agent that ignores both is gone in 3 s, not 6.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+/// After the editor's input ended: the agent's own time to exit on EOF, before SIGTERM.
+const EOF_GRACE: Duration = Duration::from_secs(2);
+
+/// SIGTERM to the agent's group, SIGKILL after `grace`.
 async fn stop_group(
     pid: Option<u32>,
     child: &mut tokio::process::Child,
+    grace: Duration,
 ) -> std::io::Result<std::process::ExitStatus> {
     if let Some(pid) = pid {
         signal_group(pid, libc::SIGTERM);
     }
-    match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
+    match tokio::time::timeout(grace, child.wait()).await {
         Ok(status) => status,
         Err(_) => {
             if let Some(pid) = pid {
@@ -834,6 +855,100 @@ fn describe(status: &std::io::Result<std::process::ExitStatus>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Runs the proxy over in-memory pipes with `script` (sh) as the agent and no app to be
+    /// had; the editor writes `editor_lines`, then (`None`) leaves at once or (`Some(())`)
+    /// stays until the agent's output ended. Returns what the editor received and how long
+    /// the proxy ran.
+    async fn proxy_with(script: &str, editor_lines: &[&str], stay: Option<()>) -> (Vec<Value>, Duration) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut opts = ProxyOptions::new(vec!["sh".into(), "-c".into(), script.into()]);
+        opts.socket = dir.path().join("no-app.sock");
+        opts.launcher = None;
+        opts.retry_every = Duration::from_millis(50);
+        let (mut editor, proxy_in) = tokio::io::duplex(1 << 16);
+        let (proxy_out, mut from_proxy) = tokio::io::duplex(1 << 16);
+        for line in editor_lines {
+            editor.write_all(line.as_bytes()).await.unwrap();
+            editor.write_all(b"\n").await.unwrap();
+        }
+        let editor = stay.map(|()| editor);
+        let t = std::time::Instant::now();
+        let proxy = tokio::spawn(run_proxy(opts, proxy_in, proxy_out));
+        let mut out = Vec::new();
+        let read = async {
+            use tokio::io::AsyncReadExt;
+            from_proxy.read_to_end(&mut out).await.unwrap();
+        };
+        // The editor's input stays open until the agent's output ended (the editor then goes).
+        tokio::time::timeout(Duration::from_secs(20), read)
+            .await
+            .expect("the proxy's output ended within 20 s");
+        drop(editor);
+        tokio::time::timeout(Duration::from_secs(20), proxy)
+            .await
+            .unwrap()
+            .unwrap();
+        let lines = String::from_utf8(out).unwrap();
+        let seen = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (seen, t.elapsed())
+    }
+
+    const EDITOR_INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#;
+
+    /// An agent that asks before it answers `initialize` and answers it only then (issue 32:
+    /// the question waited for the agent's `initialize` answer, which waited for the question).
+    /// With no app to be had it gets `cancel`; the editor gets its answer, and no question.
+    #[tokio::test]
+    async fn an_elicitation_during_initialize_is_answered_without_the_agents_init() {
+        let script = r#"read -r init
+printf '%s\n' '{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}}'
+read -r answer
+printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"_meta":{"got":%s}}}\n' "$answer""#;
+        let (seen, _) = proxy_with(script, &[EDITOR_INIT], Some(())).await;
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0]["id"], 0);
+        assert_eq!(
+            seen[0]["result"]["_meta"]["got"]["result"]["action"], "cancel",
+            "{seen:?}"
+        );
+    }
+
+    /// `elicitation/create` with `"id": null`, with no id or with an object id is not a request
+    /// anyone can answer: it never reaches the editor, which advertised no elicitation.
+    #[tokio::test]
+    async fn malformed_elicitation_requests_never_reach_the_editor() {
+        let script = r#"read -r init
+for id in '"id":null,' '' '"id":{"a":1},'; do
+  printf '{"jsonrpc":"2.0",%s"method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object"}}}\n' "$id"
+done
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'"#;
+        let (seen, _) = proxy_with(script, &[EDITOR_INIT], Some(())).await;
+        assert_eq!(
+            seen,
+            vec![json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}})]
+        );
+    }
+
+    /// The editor leaves and the agent ignores both EOF and SIGTERM: it is killed 3 s after
+    /// the editor's input ended, as docs/companion.md says (issue 32: 3 s + 3 s).
+    #[tokio::test]
+    async fn an_agent_that_ignores_eof_and_sigterm_is_gone_in_3_s() {
+        let script = "trap '' TERM; while :; do sleep 0.1; done";
+        let (_, took) = proxy_with(script, &[], None).await;
+        assert!(took >= Duration::from_millis(2900), "{took:?}");
+        assert!(took < Duration::from_millis(4500), "{took:?}");
+    }
+
+    #[test]
+    fn request_ids_are_numbers_or_strings() {
+        for id in ["0", "-3", "12.5", r#""abc""#] {
+            assert!(is_request_id(id), "{id}");
+        }
+        for id in ["null", "{}", "[1]", "true"] {
+            assert!(!is_request_id(id), "{id}");
+        }
+    }
 
     #[test]
     fn initialize_gains_elicitation_and_keeps_the_rest() {

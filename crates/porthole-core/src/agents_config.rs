@@ -127,7 +127,7 @@ pub fn slug(name: &str) -> String {
 pub fn parse(text: &str, path_for_errors: &str) -> Result<AgentsConfig, ConfigError> {
     let file: File = json5::from_str(text).map_err(|e| ConfigError::Parse {
         path: path_for_errors.to_string(),
-        error: e.to_string(),
+        error: describe_parse_error(text, e),
     })?;
     let mut config = AgentsConfig::default();
     for (name, entry) in file.agent_servers {
@@ -179,6 +179,37 @@ pub fn parse(text: &str, path_for_errors: &str) -> Result<AgentsConfig, ConfigEr
         });
     }
     Ok(config)
+}
+
+/// Characters of the file shown on each side of a parse error.
+const EXCERPT_CHARS: usize = 30;
+
+/// Where the file is wrong and a short excerpt there. The parser's own message quotes the whole
+/// line, which may be a 200 KB one; only its last line (what was expected) is kept.
+fn describe_parse_error(text: &str, error: json5::Error) -> String {
+    let json5::Error::Message { msg, location } = error;
+    let reason = msg
+        .lines()
+        .rev()
+        .find_map(|l| l.trim_start().strip_prefix("= "))
+        .unwrap_or(&msg);
+    let reason: String = reason.chars().take(200).collect();
+    let Some(at) = location else {
+        return reason;
+    };
+    let line = text.lines().nth(at.line.saturating_sub(1)).unwrap_or_default();
+    let start = at.column.saturating_sub(1 + EXCERPT_CHARS);
+    let shown: String = line.chars().skip(start).take(2 * EXCERPT_CHARS).collect();
+    let before = if start > 0 { "…" } else { "" };
+    let after = if line.chars().count() > start + 2 * EXCERPT_CHARS {
+        "…"
+    } else {
+        ""
+    };
+    format!(
+        "line {}, column {}: {reason} (at `{before}{shown}{after}`)",
+        at.line, at.column
+    )
 }
 
 /// Load the settings file; a missing file is an empty configuration, not an error.
@@ -243,6 +274,29 @@ mod tests {
                 .iter()
                 .any(|p| p.contains("From registry") && p.contains("registry"))
         );
+    }
+
+    #[test]
+    fn a_parse_error_names_its_place_with_a_short_excerpt() {
+        // One 200 KB line, broken near its end: the message stays short (issue 32: it held
+        // the whole line).
+        let text = format!(
+            r#"{{"agent_servers": {{"A": {{"command": "{}" ! }}}}}}"#,
+            "x".repeat(200_000)
+        );
+        let error = parse(&text, "agents.json").unwrap_err().to_string();
+        assert!(
+            error.len() < 400,
+            "{} bytes: {}",
+            error.len(),
+            &error[..400.min(error.len())]
+        );
+        assert!(error.contains("line 1, column "), "{error}");
+        assert!(error.contains("xxxx…`"), "{error}");
+        let error = parse("{\n  \"agent_servers\": [,]\n}", "agents.json")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("line 2, column"), "{error}");
     }
 
     #[test]

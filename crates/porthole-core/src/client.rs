@@ -18,6 +18,7 @@ mod barrier;
 mod dialogs;
 pub(crate) mod handlers;
 mod hot_path;
+mod notices;
 pub(crate) mod state;
 
 use std::sync::atomic::Ordering;
@@ -224,6 +225,10 @@ impl AgentClient {
                     process::signal_group(pid, true);
                 }
                 let _ = tokio::time::timeout(Duration::from_secs(1), stderr_done.wait_for(|d| *d)).await;
+                // What it wrote last (a line over the cap without a newline, say) is read and
+                // reported before its exit; the pipe ends with the group, so this is short.
+                let mut output_ended = shared.output_ended.subscribe();
+                let _ = tokio::time::timeout(Duration::from_secs(2), output_ended.wait_for(|d| *d)).await;
                 let mut info = exit_info(status, tail.text(), requested.load(Ordering::SeqCst));
                 if let Some(reason) = fault.reason() {
                     info.status = format!("{reason} ({})", info.status);
@@ -339,8 +344,10 @@ impl AgentClient {
             opts.max_line_bytes,
             tap.clone(),
         ));
+        let ended = shared.clone();
         let incoming = crate::client::hot_path::split(framed, shared.clone()).chain(
             futures::stream::once(async move {
+                ended.output_ended.send_replace(true);
                 let _ = eof_tx.send(());
             })
             .filter_map(|()| async { None }),
@@ -691,6 +698,7 @@ async fn on_agent_exit(shared: &Arc<Shared>, info: ExitInfo) {
     dismiss_all(shared, None, DismissReason::AgentExited);
     shared.terminals.release_all(None).await;
     let _ = shared.exit.send(Some(info.clone()));
+    // Held notices go out before this (`emit` sends them first).
     shared.emit(Event::AgentExited(info)).await;
 }
 
@@ -736,11 +744,21 @@ struct EventTap {
 
 impl WireTap for EventTap {
     fn line(&self, direction: Direction, line: &str) {
+        if let (Direction::Incoming, Some(shared)) = (direction, self.shared.upgrade()) {
+            shared.flush_notices();
+        }
         self.inner.line(direction, line);
     }
     fn note(&self, note: TransportNote) {
-        if let (TransportNote::Banner(line), Some(shared)) = (&note, self.shared.upgrade()) {
-            shared.emit_now(Event::StdoutNoise { line: line.clone() });
+        if let Some(shared) = self.shared.upgrade() {
+            let event = match &note {
+                TransportNote::Banner(line) => Event::StdoutNoise { line: line.clone() },
+                TransportNote::Oversized { bytes, .. } => Event::LineTooLong {
+                    bytes: *bytes as u64,
+                    limit: shared.opts.max_line_bytes as u64,
+                },
+            };
+            shared.notice(event);
         }
         self.inner.note(note);
     }

@@ -277,6 +277,14 @@ pub enum Event {
     /// The agent wrote a line on stdout that is not JSON (ignored).
     #[serde(rename_all = "camelCase")]
     StdoutNoise { line: String },
+    /// `lines` more lines of the agent's stdout were not shown: the front end fell behind
+    /// while the agent printed them (non-JSON lines, or notices beyond the few kept).
+    #[serde(rename_all = "camelCase")]
+    StdoutNotShown { lines: u64 },
+    /// The agent wrote a line of `bytes` bytes, over the limit of `limit` bytes per line: it
+    /// was discarded (a request in it was answered with an error).
+    #[serde(rename_all = "camelCase")]
+    LineTooLong { bytes: u64, limit: u64 },
     /// The agent process is gone.
     AgentExited(ExitInfo),
     /// A terminal started (`terminal/create`, or the login command of terminal auth when

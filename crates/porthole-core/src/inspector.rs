@@ -24,6 +24,8 @@ pub struct Entry {
     pub text: String,
     /// The line was longer than [`MAX_LINE_CHARS`] and was cut.
     pub cut: bool,
+    /// Porthole's own note about the traffic (a line it discarded), not a line of it.
+    pub note: bool,
 }
 
 /// Longest line kept whole; the protocol inspector is for reading, not for archiving images.
@@ -62,6 +64,16 @@ impl Inspector {
             Some((i, _)) => (redact_url_queries(&line[..i]), true),
             None => (redact_url_queries(line), false),
         };
+        self.push(direction, text, cut, false);
+    }
+
+    /// Porthole's own words about the traffic in `direction` (a line discarded for its size),
+    /// kept in order with its lines.
+    pub fn note(&self, direction: Direction, text: String) {
+        self.push(direction, text, false, true);
+    }
+
+    fn push(&self, direction: Direction, text: String, cut: bool, note: bool) {
         let at_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
@@ -76,6 +88,7 @@ impl Inspector {
             at_ms,
             text,
             cut,
+            note,
         });
         while ring.bytes > self.max_bytes && ring.entries.len() > 1 {
             if let Some(old) = ring.entries.pop_front() {

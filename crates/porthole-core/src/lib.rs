@@ -24,6 +24,7 @@ pub mod client;
 pub mod events;
 pub mod fs_access;
 pub mod inspector;
+pub mod logging;
 pub mod models;
 pub mod outgoing;
 pub mod permission_rules;

@@ -56,11 +56,12 @@ where
     R: AsyncRead + Send + Unpin + 'static,
 {
     let reader = BufReader::with_capacity(256 * 1024, reader);
-    futures::stream::unfold((reader, tap), move |(mut reader, tap)| async move {
+    let state = (reader, tap, 0u64);
+    futures::stream::unfold(state, move |(mut reader, tap, mut noise)| async move {
         loop {
             match read_capped_line(&mut reader, max_line).await {
                 Ok(None) => return None,
-                Err(e) => return Some((Err(e), (reader, tap))),
+                Err(e) => return Some((Err(e), (reader, tap, noise))),
                 Ok(Some(Frame::Line(bytes))) => {
                     let line = match String::from_utf8(bytes) {
                         Ok(s) => s,
@@ -71,12 +72,12 @@ where
                         continue;
                     }
                     if !trimmed.starts_with('{') && !trimmed.starts_with('[') {
-                        tracing::warn!("ignoring non-JSON line from agent stdout: {trimmed:.200}");
+                        log_noise(&mut noise, trimmed);
                         tap.note(TransportNote::Banner(truncate(trimmed, 4096)));
                         continue;
                     }
                     tap.line(Direction::Incoming, &line);
-                    return Some((Ok(line), (reader, tap)));
+                    return Some((Ok(line), (reader, tap, noise)));
                 }
                 Ok(Some(Frame::Oversized { bytes, prefix })) => {
                     let head = scan_head(&prefix);
@@ -86,12 +87,27 @@ where
                         id: head.id.clone(),
                     });
                     if let Some(line) = synthetic_reply(&head, bytes, max_line) {
-                        return Some((Ok(line), (reader, tap)));
+                        return Some((Ok(line), (reader, tap, noise)));
                     }
                 }
             }
         }
     })
+}
+
+/// Non-JSON lines written to the log, per connection; the rest are only counted there (an
+/// agent may print millions, and the log file must not grow with them).
+const LOGGED_NOISE_LINES: u64 = 10;
+
+/// Log a non-JSON line (escaped, cut: it is the agent's text) while few have been logged.
+fn log_noise(seen: &mut u64, line: &str) {
+    *seen += 1;
+    if *seen <= LOGGED_NOISE_LINES {
+        let shown: String = line.chars().take(200).flat_map(char::escape_debug).collect();
+        tracing::warn!("ignoring non-JSON line from agent stdout: {shown}");
+    } else if *seen == LOGGED_NOISE_LINES + 1 {
+        tracing::warn!("more non-JSON lines from agent stdout: not logged");
+    }
 }
 
 enum Frame {

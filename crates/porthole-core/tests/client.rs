@@ -577,11 +577,40 @@ async fn noise_unknown_methods_and_unknown_updates_are_not_fatal() {
 #[tokio::test]
 async fn oversized_lines_are_refused_with_an_answer() {
     let mut h = start().await;
-    let (_, report) = h.turn("huge", decline).await;
+    let (events, report) = h.turn("huge", decline).await;
     let r = report["results"].as_array().unwrap();
     assert_eq!(r[0]["error"]["code"], -32600, "{}", r[0]);
     assert!(r[0]["error"].to_string().contains("exceeds"), "{}", r[0]);
     assert_eq!(r[1]["result"]["action"], "decline", "the connection still works");
+    // The front end hears of it once, with the line's size (issue 32: it heard nothing).
+    let too_long: Vec<(u64, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::LineTooLong { bytes, limit } => Some((*bytes, *limit)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(too_long.len(), 1, "{too_long:?}");
+    assert!(too_long[0].0 > 17 << 20, "{too_long:?}");
+    assert_eq!(too_long[0].1, 16 << 20);
+}
+
+/// 64 MiB with no newline, then the agent exits: the line ends with its output, and is
+/// reported (with its size) before the exit (issue 32: the exit came first, the line never).
+#[tokio::test]
+async fn a_line_over_the_cap_that_ends_with_the_output_is_reported_before_the_exit() {
+    let mut h = start().await;
+    let session = h.session.clone();
+    h.client.prompt_text(&session, "endless-exit 64").unwrap();
+    let mut too_long = Vec::new();
+    loop {
+        match h.next().await {
+            Event::LineTooLong { bytes, .. } => too_long.push(bytes),
+            Event::AgentExited(_) => break,
+            _ => {}
+        }
+    }
+    assert_eq!(too_long, vec![64 << 20]);
 }
 
 #[tokio::test]

@@ -32,6 +32,7 @@ use std::fmt;
 use std::net::{IpAddr, Ipv6Addr};
 
 use serde::{Deserialize, Serialize};
+use unicode_properties::UnicodeEmoji;
 use unicode_script::{Script, ScriptExtension, UnicodeScript};
 use url::{Host, Url};
 
@@ -335,8 +336,10 @@ pub const HIDDEN_CHARS: &[(char, char, UrlWarning)] = {
         ('\u{180B}', '\u{180F}', InvisibleChar),
         // Zero-width space, non-joiner, joiner.
         ('\u{200B}', '\u{200D}', InvisibleChar),
-        // LRM, RLM; embeddings and overrides.
+        // LRM, RLM; line and paragraph separators (they break a line where none shows);
+        // embeddings and overrides.
         ('\u{200E}', '\u{200F}', BidiControl),
+        ('\u{2028}', '\u{2029}', InvisibleChar),
         ('\u{202A}', '\u{202E}', BidiControl),
         // Word joiner, invisible operators.
         ('\u{2060}', '\u{2064}', InvisibleChar),
@@ -365,10 +368,12 @@ fn hidden_char_kind(c: char) -> Option<UrlWarning> {
         .map(|(_, _, warning)| *warning)
 }
 
-/// Characters that can carry an emoji presentation selector or be joined by ZWJ.
-/// Emoji are in the Common script; letters of real scripts are not.
+/// Characters that can carry an emoji presentation selector or be joined by ZWJ: emoji
+/// (the Emoji property of UTS #51; ASCII digits, `#` and `*` have it too, but a selector
+/// after them is a keycap's, handled apart). Other symbols and letters are not: a ZWJ after
+/// `é` or `→` would hide in plain text.
 fn is_emoji_like(c: char) -> bool {
-    !c.is_ascii() && c.script() == Script::Common && !c.is_whitespace() && hidden_char_kind(c).is_none()
+    !c.is_ascii() && c.is_emoji_char() && hidden_char_kind(c).is_none()
 }
 
 /// Each char of `s` with the warning it raises. With `emoji_ok`, one emoji
@@ -917,6 +922,18 @@ mod tests {
         assert_eq!(text_warnings("\u{26A0}\u{FE01}"), vec![InvisibleChar]);
         assert_eq!(text_warnings("\u{1F469}\u{200D}x"), vec![InvisibleChar]);
         assert_eq!(text_warnings("a\u{200D}\u{1F4BB}"), vec![InvisibleChar]);
+        // A ZWJ only between emoji: not after other non-ASCII letters or symbols (issue 32).
+        for s in [
+            "é\u{200D}é",
+            "→\u{200D}←",
+            "例\u{200D}え",
+            "€\u{200D}\u{1F4BB}",
+            "\u{1F4BB}\u{200D}→",
+        ] {
+            assert_eq!(text_warnings(s), vec![InvisibleChar], "{s:?}");
+            assert!(neutralize(s).contains("⟨U+200D⟩"), "{s:?}");
+        }
+        assert_eq!(text_warnings("\u{1F3F3}\u{FE0F}\u{200D}\u{1F308}"), vec![]); // 🏳️‍🌈
         assert_eq!(text_warnings("\u{1F600}\u{E0041}"), vec![InvisibleChar]);
         // URLs get no emoji allowance.
         assert_eq!(
@@ -942,6 +959,8 @@ mod tests {
         assert_eq!(neutralize("a\u{200B}b\u{FEFF}"), "a⟨U+200B⟩b⟨U+FEFF⟩");
         assert_eq!(neutralize("tag\u{E0041}"), "tag⟨U+E0041⟩");
         assert_eq!(neutralize("bell\u{7}"), "bell⟨U+0007⟩");
+        // Line and paragraph separators break a line where no line break shows (issue 32).
+        assert_eq!(neutralize("a\u{2028}b\u{2029}"), "a⟨U+2028⟩b⟨U+2029⟩");
         assert_eq!(neutralize("plain текст 例え\n"), "plain текст 例え\n");
         assert_eq!(neutralize(""), "");
     }

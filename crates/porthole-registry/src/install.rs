@@ -119,8 +119,13 @@ const INSTALLED_MARK: &str = ".porthole-installed";
 #[serde(tag = "status", rename_all = "camelCase")]
 pub enum Status {
     NotInstalled,
-    Installed,
-    UpdateAvailable { installed: String },
+    /// Installed, at this registry version or newer (`installed` is the version installed).
+    Installed {
+        installed: String,
+    },
+    UpdateAvailable {
+        installed: String,
+    },
 }
 
 impl Status {
@@ -130,7 +135,9 @@ impl Status {
             Some(i) if format::is_newer(&agent.version, &i.version) => Self::UpdateAvailable {
                 installed: i.version.clone(),
             },
-            Some(_) => Self::Installed,
+            Some(i) => Self::Installed {
+                installed: i.version.clone(),
+            },
         }
     }
 }

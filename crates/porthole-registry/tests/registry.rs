@@ -122,7 +122,9 @@ fn installs_a_binary_agent_that_then_runs_from_the_data_dir() {
     assert_eq!(installer.installed().unwrap(), vec![installed.clone()]);
     assert_eq!(
         Status::of(&agent, &installer.installed().unwrap()),
-        Status::Installed
+        Status::Installed {
+            installed: "1.0.0".into()
+        }
     );
     let profiles = registry::installed_profiles(&dir.path().join("agents")).unwrap();
     assert_eq!(profiles.len(), 1);
@@ -835,7 +837,9 @@ fn a_version_that_is_not_clearly_newer_is_not_an_update() {
     let older = fetch_agent(&server, &cache, "fixture");
     assert_eq!(
         Status::of(&older, &installer.installed().unwrap()),
-        Status::Installed
+        Status::Installed {
+            installed: "2.0.0".into()
+        }
     );
     let outcome = installer.install(&older, &mut no_progress()).unwrap();
     assert!(

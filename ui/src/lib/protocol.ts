@@ -85,6 +85,9 @@ export type UiEvent =
   | { type: "permission_auto"; sessionId: string; toolCall: ToolCallFields & { toolCallId: string }; optionId: string; optionName: string; ruleId: number }
   | { type: "turn_ended"; sessionId: string; stopReason: string | null; error: { code: number; message: string } | null }
   | { type: "stdout_noise"; line: string }
+  | { type: "stdout_not_shown"; lines: number }
+  /** A line over core's size limit was discarded; the app model notes it in the inspector. */
+  | { type: "line_too_long"; bytes: number; limit: number }
   | { type: "agent_exited"; code: number | null; signal: number | null; status: string; stderrTail: string; requested: boolean }
   | { type: "terminal_created"; terminalId: string; sessionId: string | null; command: string; args: string[]; cwd: string | null }
   | { type: "terminal_output"; terminalId: string; data: string; truncated: boolean }

@@ -635,6 +635,8 @@ export class AppStore {
         return;
       }
       case "stdout_noise":
+      case "stdout_not_shown":
+      case "line_too_long":
         return;
       default: {
         const unknown: never = e;

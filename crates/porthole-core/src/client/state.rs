@@ -97,8 +97,12 @@ pub(crate) struct Shared {
     pub(crate) terminals: Terminals,
     pub(crate) agent: OnceLock<AgentIdentity>,
     events: mpsc::Sender<Event>,
+    notices: super::notices::Notices,
     state: Mutex<State>,
     pub(crate) exit: watch::Sender<Option<ExitInfo>>,
+    /// The agent's output was read to its end (what it wrote last is framed, noted and
+    /// handed on): the exit is reported after it, so nothing of it is lost.
+    pub(crate) output_ended: watch::Sender<bool>,
     /// Orders the fast path's updates after the SDK's earlier events (see `hot_path`).
     pub(crate) barrier: super::barrier::Barrier,
 }
@@ -125,8 +129,10 @@ impl Shared {
             terminals: Terminals::new(events_tx.clone()),
             agent: OnceLock::new(),
             events: events_tx,
+            notices: Default::default(),
             state: Mutex::new(State::default()),
             exit: exit_tx,
+            output_ended: watch::channel(false).0,
             barrier: super::barrier::Barrier::new(),
         });
         (shared, events_rx, exit_rx)
@@ -145,16 +151,40 @@ impl Shared {
     }
 
     pub(crate) async fn emit(&self, event: Event) {
+        // Held notices first: they came earlier, and here there is time to wait for room.
+        self.emit_held_notices().await;
         // A closed receiver means no front end is listening; nothing to deliver to.
         let _ = self.events.send(event).await;
     }
 
+    /// Deliver without waiting, from code that cannot wait for the front end. Only for events
+    /// whose number is bounded by other means (a dismissal: by the table of waiting dialogs);
+    /// a full stream costs a task each. The transport's notices, which an agent can make as
+    /// many of as it likes, go through [`Shared::notice`].
     pub(crate) fn emit_now(&self, event: Event) {
         if let Err(mpsc::error::TrySendError::Full(event)) = self.events.try_send(event) {
             let events = self.events.clone();
             tokio::spawn(async move {
                 let _ = events.send(event).await;
             });
+        }
+    }
+
+    /// A transport notice (a non-JSON line, a line over the cap): never waits, never queues
+    /// without bound (see `notices`).
+    pub(crate) fn notice(&self, event: Event) {
+        self.notices.notice(&self.events, event);
+    }
+
+    /// Deliver held notices when the stream has room again (called for every line read).
+    pub(crate) fn flush_notices(&self) {
+        self.notices.flush(&self.events);
+    }
+
+    /// Deliver every held notice, waiting for room (before any event that may wait).
+    pub(crate) async fn emit_held_notices(&self) {
+        for event in self.notices.take_all() {
+            let _ = self.events.send(event).await;
         }
     }
 }

@@ -92,6 +92,19 @@ pub(crate) fn endless_line(agent: &mut Agent, arg: Option<u64>, _results: &mut V
     agent.say("survived the endless line");
 }
 
+/// `endless-exit`
+pub(crate) fn endless_exit(_agent: &mut Agent, arg: Option<u64>, _results: &mut Vec<Value>) {
+    // `endless-exit MB`: that many MiB with no newline at all (past the client's cap), then
+    // exit: the line ends with the output.
+    let mut out = std::io::stdout().lock();
+    let chunk = vec![b'a'; 1 << 20];
+    for _ in 0..arg.unwrap_or(64) {
+        let _ = out.write_all(&chunk);
+    }
+    let _ = out.flush();
+    std::process::exit(0);
+}
+
 /// `xss`
 pub(crate) fn xss(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Value>) {
     // Every agent-controlled string the window shows, once per payload.

@@ -80,6 +80,20 @@ pub(crate) fn update_flood(agent: &mut Agent, arg: Option<u64>, _results: &mut V
     let _ = out.flush();
 }
 
+/// `noise-flood`
+pub(crate) fn noise_flood(agent: &mut Agent, arg: Option<u64>, _results: &mut Vec<Value>) {
+    // `noise-flood N`: N lines of about 200 bytes on stdout that are not JSON (a chatty log),
+    // as fast as the pipe takes them, then a normal message.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let filler = "n".repeat(180);
+    for i in 0..arg.unwrap_or(1_000_000) {
+        let _ = writeln!(out, "log line {i:>10} {filler}");
+    }
+    let _ = out.flush();
+    drop(out);
+    agent.say("noise flood done");
+}
+
 /// Set by `stdin-flood`: the thread that reads stdin stops for good.
 pub(crate) static STOP_READING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

@@ -150,7 +150,11 @@ atMs: number, text: string,
 /**
  * The line was too long and was cut.
  */
-cut: boolean, };
+cut: boolean, 
+/**
+ * Porthole's own note about the traffic (a line it discarded), not a wire line.
+ */
+note: boolean, };
 
 export type ProtocolLog = { entries: Array<InspectorEntry>, stderrTail: string, };
 
@@ -164,7 +168,7 @@ icon: string | null, website: string | null, license: string | null,
 /**
  * How it installs here ("binary", "npx", "uvx"); null when it has no build for this platform.
  */
-kind: string | null, status: { status: "notInstalled" } | { status: "installed" } | { status: "updateAvailable"; installed: string }, };
+kind: string | null, status: { status: "notInstalled" } | { status: "installed"; installed: string } | { status: "updateAvailable"; installed: string }, };
 
 export type RegistryListing = { source: string, 
 /**

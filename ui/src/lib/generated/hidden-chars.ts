@@ -15,6 +15,7 @@ export const HIDDEN_CHARS: readonly (readonly [number, number, "bidi-control" | 
   [0x180B, 0x180F, "invisible-char"],
   [0x200B, 0x200D, "invisible-char"],
   [0x200E, 0x200F, "bidi-control"],
+  [0x2028, 0x2029, "invisible-char"],
   [0x202A, 0x202E, "bidi-control"],
   [0x2060, 0x2064, "invisible-char"],
   [0x2066, 0x2069, "bidi-control"],
