@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use porthole_connections::handoff::AgentMcp;
 
 use super::app_event::{AppEvent, Attachment};
-use super::mcp::Handed;
 use super::results::{SessionList, StoredSession};
 use super::{AnswerError, Backend, SessionView};
+use porthole_connections::connector::Handed;
 
 /// Largest text file embedded in a prompt; larger ones go as links.
 const MAX_EMBED_BYTES: u64 = 1024 * 1024;

@@ -252,7 +252,7 @@ async fn hand_connections(
         sse: offered.sse,
     };
     let session = mcp_live::Session::open(&chosen, Some(caps)).await?;
-    for (name, why) in &session.plan.skipped {
+    for (name, why) in &session.handed.skipped {
         note!(
             "porthole-cli: MCP connection `{name}` is not handed to the agent: {}",
             term::line(why)

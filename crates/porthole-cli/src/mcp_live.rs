@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porthole_connections::gateway::{Gateway, GatewayEvent, NoTokens, Pass, TokenSource};
-use porthole_connections::handoff::{AgentMcp, BridgeCommand, Plan};
+use porthole_connections::connector::{Connector, Handed};
+use porthole_connections::gateway::GatewayEvent;
+use porthole_connections::handoff::{AgentMcp, BridgeCommand};
 use porthole_connections::list::{AgentScope, Connection, Connections, Server};
 use porthole_connections::oauth::{self, ClientChoice};
 use porthole_connections::secrets::SecretStore;
@@ -149,13 +150,12 @@ pub fn tools(list: &Connections, name: &str, json: bool) -> Result<(), String> {
     let connection = find(list, name)?.clone();
     runtime()?.block_on(async {
         let session = Session::open(&[connection], None).await?;
-        if let Some((n, why)) = session.plan.skipped.first() {
+        if let Some((n, why)) = session.handed.skipped.first() {
             return Err(format!("`{n}` cannot be reached: {why}"));
         }
-        let tools = match session.pass.as_ref().and_then(|p| p.url(name)) {
-            Some(url) => {
-                porthole_connections::probe::tools(&url, session.plan.is_piped(name), TOOLS_TIMEOUT).await
-            }
+        let piped = session.handed.piped.iter().any(|n| n == name);
+        let tools = match session.handed.pass.as_ref().and_then(|p| p.url(name)) {
+            Some(url) => porthole_connections::probe::tools(&url, piped, TOOLS_TIMEOUT).await,
             None => Err("nothing to reach".to_string()),
         };
         let tools = tools.map_err(|e| format!("cannot list the tools of `{name}`: {e}"))?;
@@ -175,16 +175,7 @@ pub fn tools(list: &Connections, name: &str, json: bool) -> Result<(), String> {
 
 /// `mcp bridge [--pipe] URL`.
 pub fn bridge(url: &str, pipe: bool) -> Result<(), String> {
-    let url = url::Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
-    runtime()?
-        .block_on(async {
-            if pipe {
-                porthole_connections::bridge::pipe(&url).await
-            } else {
-                porthole_connections::bridge::http(&url).await
-            }
-        })
-        .map_err(|e| e.to_string())
+    porthole_connections::bridge::run_blocking(url, pipe)
 }
 
 /// The command an agent runs for a bridged connection: this program's `mcp bridge`.
@@ -197,98 +188,46 @@ pub fn bridge_command() -> BridgeCommand {
 }
 
 /// The connections one session hands its agent, and what keeps them reachable: the gateway
-/// and the session's pass live as long as this does.
+/// (in the connector) and the session's pass live as long as this does.
 pub struct Session {
-    pub plan: Plan,
-    pass: Option<Pass>,
-    /// Kept alive for the pass; dropped last.
-    _gateway: Option<Gateway>,
-    watcher: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        if let Some(w) = self.watcher.take() {
-            w.abort();
-        }
-    }
+    pub handed: Handed,
+    _connector: Connector,
 }
 
 impl Session {
     /// `caps`: the agent's; `None` for Porthole's own use (every connection through the gateway).
     pub async fn open(connections: &[Connection], caps: Option<AgentMcp>) -> Result<Session, String> {
-        let needs_keyring = connections
-            .iter()
-            .any(|c| matches!(c.server, Server::Remote { .. }) || !c.secret_keys().is_empty());
-        let secrets = if needs_keyring {
-            match keyring() {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    note!(
-                        "porthole-cli: MCP connections go without sign-in or secret values: {}",
-                        term::line(&e)
-                    );
-                    None
-                }
-            }
-        } else {
-            None
-        };
-        let tokens = secrets.clone().map(|s| Arc::new(Tokens::new(s)));
-        let plan = match caps {
-            Some(caps) => Plan::new(connections, secrets.as_deref(), tokens.as_deref(), caps).await,
-            None => Plan::for_porthole(connections, secrets.as_deref(), tokens.as_deref()).await,
-        };
-        let upstreams = plan.upstreams();
-        if upstreams.is_empty() {
-            return Ok(Session {
-                plan,
-                pass: None,
-                _gateway: None,
-                watcher: None,
-            });
-        }
-        let source: Arc<dyn TokenSource> = match tokens {
-            Some(t) => t,
-            None => Arc::new(NoTokens("no OS keyring is open".into())),
-        };
-        let gateway = Gateway::start(source)
-            .await
-            .map_err(|e| format!("cannot start the MCP gateway on 127.0.0.1: {e}"))?;
-        let pass = gateway.open(upstreams);
-        let mut events = gateway.events();
         // Said once per connection: what failed and how to fix it.
-        let watcher = tokio::spawn(async move {
-            let mut said = std::collections::HashSet::new();
-            while let Ok(event) = events.recv().await {
-                match event {
-                    GatewayEvent::SignInNeeded { connection, reason } if said.insert(connection.clone()) => {
-                        note!(
-                            "porthole-cli: MCP connection `{connection}` needs sign-in ({}): porthole-cli mcp login {connection}",
-                            term::line(&reason)
-                        );
-                    }
-                    GatewayEvent::StdioFailed { connection, reason } if said.insert(connection.clone()) => {
-                        note!(
-                            "porthole-cli: MCP connection `{connection}`: {}",
-                            term::line(&reason)
-                        );
-                    }
-                    _ => {}
+        let said = std::sync::Mutex::new(std::collections::HashSet::new());
+        let on_event = Arc::new(move |event: GatewayEvent| {
+            let (connection, line) = match event {
+                GatewayEvent::SignInNeeded { connection, reason } => {
+                    let line = format!(
+                        "MCP connection `{connection}` needs sign-in ({}): porthole-cli mcp login {connection}",
+                        term::line(&reason)
+                    );
+                    (connection, line)
                 }
+                GatewayEvent::StdioFailed { connection, reason } => {
+                    let line = format!("MCP connection `{connection}`: {}", term::line(&reason));
+                    (connection, line)
+                }
+            };
+            if said.lock().unwrap_or_else(|p| p.into_inner()).insert(connection) {
+                note!("porthole-cli: {line}");
             }
         });
+        let connector = Connector::new(bridge_command(), on_event);
+        let handed = connector.hand(connections, caps).await;
         Ok(Session {
-            plan,
-            pass: Some(pass),
-            _gateway: Some(gateway),
-            watcher: Some(watcher),
+            handed,
+            _connector: connector,
         })
     }
 
     /// `mcpServers` for the agent.
     pub fn servers(&self) -> Vec<McpServer> {
-        self.plan.servers(self.pass.as_ref(), &bridge_command())
+        self.handed.servers.clone()
     }
 }
 

@@ -4,50 +4,66 @@
 use crate::launcher::Launcher;
 use crate::relay::{ProxyOptions, run_proxy};
 
-pub const USAGE: &str = "usage: porthole proxy [--always] -- AGENT [ARGS...]\n\
+pub const USAGE: &str = "usage: porthole proxy [--always] [--connections] -- AGENT [ARGS...]\n\
   Runs AGENT for an ACP editor and answers its elicitations (forms, sign-in links) in\n\
-  Porthole's window when the editor cannot. --always: even when the editor can.";
+  Porthole's window when the editor cannot. --always: even when the editor can.\n\
+  --connections: add your MCP connections (docs/connections.md) to the editor's sessions.";
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Parsed {
+    pub always: bool,
+    pub connections: bool,
+    pub agent: Vec<String>,
+}
 
 /// Parse the arguments after `proxy`: `Err` is the usage message.
-pub fn parse(args: &[String]) -> Result<(bool, Vec<String>), String> {
-    let mut always = false;
+pub fn parse(args: &[String]) -> Result<Parsed, String> {
+    let mut parsed = Parsed {
+        always: false,
+        connections: false,
+        agent: Vec::new(),
+    };
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
-            "--always" => always = true,
-            "--" => return agent(always, rest.cloned().collect()),
+            "--always" => parsed.always = true,
+            "--connections" => parsed.connections = true,
+            "--" => return agent(parsed, rest.cloned().collect()),
             "-h" | "--help" => return Err(USAGE.into()),
             a if a.starts_with('-') => return Err(format!("unknown option `{a}`\n{USAGE}")),
             _ => {
                 let mut agent_args = vec![arg.clone()];
                 agent_args.extend(rest.cloned());
-                return agent(always, agent_args);
+                return agent(parsed, agent_args);
             }
         }
     }
     Err(USAGE.into())
 }
 
-fn agent(always: bool, command: Vec<String>) -> Result<(bool, Vec<String>), String> {
+fn agent(mut parsed: Parsed, command: Vec<String>) -> Result<Parsed, String> {
     if command.is_empty() {
         Err(format!("no agent command\n{USAGE}"))
     } else {
-        Ok((always, command))
+        parsed.agent = command;
+        Ok(parsed)
     }
 }
 
 /// Run the proxy on this process's stdin and stdout; returns the exit code.
 /// `launcher` starts the app when none runs (`None`: look for it, see [`Launcher::find`]).
 pub fn main(args: &[String], launcher: Option<Launcher>) -> i32 {
-    let (always, command) = match parse(args) {
+    let parsed = match parse(args) {
         Ok(parsed) => parsed,
         Err(usage) => {
             eprintln!("{usage}");
             return 2;
         }
     };
-    let mut opts = ProxyOptions::new(command);
-    opts.always = always;
+    let mut opts = ProxyOptions::new(parsed.agent);
+    opts.always = parsed.always;
+    opts.connections = parsed.connections;
     if launcher.is_some() {
         opts.launcher = launcher;
     }
@@ -79,11 +95,19 @@ mod tests {
     fn the_agent_command_follows_the_options() {
         assert_eq!(
             parse(&args(&["--always", "--", "npx", "-y", "x", "--acp"])).unwrap(),
-            (true, args(&["npx", "-y", "x", "--acp"]))
+            Parsed {
+                always: true,
+                connections: false,
+                agent: args(&["npx", "-y", "x", "--acp"])
+            }
         );
         assert_eq!(
-            parse(&args(&["gemini", "--acp"])).unwrap(),
-            (false, args(&["gemini", "--acp"]))
+            parse(&args(&["--connections", "gemini", "--acp"])).unwrap(),
+            Parsed {
+                always: false,
+                connections: true,
+                agent: args(&["gemini", "--acp"])
+            }
         );
         assert!(parse(&args(&["--"])).is_err());
         assert!(

@@ -13,8 +13,10 @@
 //!   connect (the same user, checked by peer credentials).
 //! - `relay`: the proxy itself.
 //! - `launcher`: starting the app when it is not running.
+//! - `connections`: `--connections`, the person's MCP connections added to the editor's sessions.
 
 pub mod cli;
+pub mod connections;
 pub mod framing;
 pub mod launcher;
 pub mod link;

@@ -45,6 +45,10 @@ pub struct ProxyOptions {
     /// How often to look for an app while none is connected (it may be opened later).
     pub retry_every: Duration,
     pub max_line: usize,
+    /// Add the person's MCP connections to the editor's session requests (`--connections`).
+    pub connections: bool,
+    /// The connections file (default: `PORTHOLE_CONNECTIONS_FILE`, else the config folder's).
+    pub connections_file: Option<PathBuf>,
 }
 
 impl ProxyOptions {
@@ -57,6 +61,8 @@ impl ProxyOptions {
             app_wait: Duration::from_secs(20),
             retry_every: Duration::from_secs(3),
             max_line: crate::MAX_LINE_BYTES,
+            connections: false,
+            connections_file: None,
         }
     }
 }
@@ -112,6 +118,8 @@ struct Relay {
     link_up: AtomicBool,
     /// Asks the link manager to reach the app now (an elicitation waits).
     wanted: Notify,
+    /// Set with `--connections`.
+    mcp: Option<crate::connections::ProxyConnections>,
 }
 
 impl Relay {
@@ -154,6 +162,15 @@ impl Relay {
             let method = p.method().to_string();
             if method == "initialize" && self.on_initialize(p.params.map(|r| r.get())) {
                 rewritten = rewrite_initialize(line);
+            }
+            if let Some(mcp) = &self.mcp
+                && matches!(
+                    method.as_str(),
+                    "session/new" | "session/load" | "session/resume" | "session/fork"
+                )
+            {
+                let agent_init = self.state().agent_init.clone();
+                rewritten = mcp.add_to(line, agent_init.as_ref()).await;
             }
             let params = method
                 .starts_with("session/")
@@ -668,6 +685,9 @@ where
     };
 
     let (to_agent, agent_rx) = mpsc::channel(256);
+    let mcp = opts
+        .connections
+        .then(|| crate::connections::ProxyConnections::new(opts.connections_file.clone()));
     let relay = Arc::new(Relay {
         cwd: std::env::current_dir()
             .map(|d| d.display().to_string())
@@ -677,6 +697,7 @@ where
         to_agent,
         link_up: AtomicBool::new(false),
         wanted: Notify::new(),
+        mcp,
     });
     let writer = tokio::spawn(write_agent(agent_in, agent_rx));
     let manager = tokio::spawn(relay.clone().manage_link());
@@ -895,6 +916,66 @@ mod tests {
     }
 
     const EDITOR_INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#;
+
+    /// `--connections`: the editor's `session/new` reaches the agent with the person's
+    /// connections beside the editor's own servers (the editor's name wins), a remote one at
+    /// the proxy's gateway on loopback.
+    #[tokio::test]
+    async fn connections_join_the_editors_session_requests() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("connections.json");
+        std::fs::write(
+            &file,
+            r#"{"connections": {"tracker": {"url": "http://127.0.0.1:9/mcp"},
+                "files": {"command": "/bin/cat"}, "mine": {"command": "/bin/true"},
+                "codex-only": {"command": "/bin/true", "agents": ["codex"]}}}"#,
+        )
+        .unwrap();
+        let seen = dir.path().join("agent-saw.json");
+        let script = format!(
+            r#"read init; echo '{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":1,"agentCapabilities":{{"mcpCapabilities":{{"http":true}}}}}}}}'
+               read new; printf '%s\n' "$new" > {seen}; echo '{{"jsonrpc":"2.0","id":1,"result":{{"sessionId":"s1"}}}}'"#,
+            seen = seen.display()
+        );
+        let mut opts = ProxyOptions::new(vec!["sh".into(), "-c".into(), script]);
+        opts.socket = dir.path().join("no-app.sock");
+        opts.launcher = None;
+        opts.connections = true;
+        opts.connections_file = Some(file);
+        let (mut editor, proxy_in) = tokio::io::duplex(1 << 16);
+        let (proxy_out, from_proxy) = tokio::io::duplex(1 << 16);
+        let proxy = tokio::spawn(run_proxy(opts, proxy_in, proxy_out));
+        let mut answers = BufReader::new(from_proxy).lines();
+        editor
+            .write_all(format!("{EDITOR_INIT}\n").as_bytes())
+            .await
+            .unwrap();
+        answers.next_line().await.unwrap().unwrap();
+        let new = r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[{"name":"mine","command":"/usr/bin/editors-own","args":[],"env":[]}]}}"#;
+        editor.write_all(format!("{new}\n").as_bytes()).await.unwrap();
+        answers.next_line().await.unwrap().unwrap();
+        drop(editor);
+        let _ = tokio::time::timeout(Duration::from_secs(20), proxy).await;
+
+        let request: Value = serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+        let servers = request["params"]["mcpServers"].as_array().unwrap();
+        let names: Vec<&str> = servers.iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["mine", "tracker", "files"], "{servers:?}");
+        assert_eq!(servers[0]["command"], "/usr/bin/editors-own");
+        assert_eq!(servers[1]["type"], "http");
+        assert!(
+            servers[1]["url"]
+                .as_str()
+                .unwrap()
+                .starts_with("http://127.0.0.1:")
+        );
+        assert_ne!(
+            servers[1]["url"], "http://127.0.0.1:9/mcp",
+            "the remote server goes through the gateway"
+        );
+        assert_eq!(servers[2]["command"], "/bin/cat");
+    }
 
     /// An agent that asks before it answers `initialize` and answers it only then (issue 32:
     /// the question waited for the agent's `initialize` answer, which waited for the question).

@@ -33,6 +33,26 @@ pub enum BridgeError {
     Io(#[from] std::io::Error),
 }
 
+/// The whole bridge command, blocking: what each front end's `mcp-bridge` runs, on this
+/// process's stdin and stdout.
+pub fn run_blocking(url: &str, pipe: bool) -> Result<(), String> {
+    let url = Url::parse(url).map_err(|e| format!("{url} is not a URL: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let result = runtime.block_on(async {
+        if pipe {
+            self::pipe(&url).await
+        } else {
+            http(&url).await
+        }
+    });
+    // The read of stdin may block a thread until the agent writes or closes it.
+    runtime.shutdown_background();
+    result.map_err(|e| e.to_string())
+}
+
 /// Pipe mode over the process's stdin and stdout.
 pub async fn pipe(url: &Url) -> Result<(), BridgeError> {
     pipe_with(url, tokio::io::stdin(), tokio::io::stdout()).await

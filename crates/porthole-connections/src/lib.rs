@@ -9,6 +9,7 @@
 //!   the OS keyring.
 
 pub mod bridge;
+pub mod connector;
 pub mod gateway;
 pub mod handoff;
 pub mod http;

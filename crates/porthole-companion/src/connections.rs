@@ -1,0 +1,128 @@
+//! `porthole proxy --connections`: the person's MCP connections follow them into their editor.
+//! The editor's `session/new` (`load`, `resume`, `fork`) gains the connections made for every
+//! agent (those limited to named agents stay out: the proxy cannot know the agent's id), beside
+//! the editor's own servers (a name the editor already uses is the editor's). They go through
+//! this process's gateway, as in the window: the agent never holds a token.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use porthole_connections::connector::{Connector, Handed};
+use porthole_connections::gateway::GatewayEvent;
+use porthole_connections::handoff::{AgentMcp, BridgeCommand};
+use porthole_connections::list::{AgentScope, Connections};
+use serde_json::Value;
+
+pub struct ProxyConnections {
+    file: Option<PathBuf>,
+    connector: Connector,
+    /// Decided at the first session request; the pass lives as long as the proxy.
+    handed: tokio::sync::OnceCell<Handed>,
+}
+
+impl ProxyConnections {
+    /// `file`: the connections file; `None` for the default one.
+    pub fn new(file: Option<PathBuf>) -> Self {
+        let on_event = std::sync::Arc::new(|event: GatewayEvent| match event {
+            GatewayEvent::SignInNeeded { connection, reason } => eprintln!(
+                "porthole proxy: MCP connection `{connection}` needs sign-in ({reason}): sign in to it in Porthole or with porthole-cli mcp login {connection}"
+            ),
+            GatewayEvent::StdioFailed { connection, reason } => {
+                eprintln!("porthole proxy: MCP connection `{connection}`: {reason}")
+            }
+        });
+        let bridge = BridgeCommand {
+            program: std::env::current_exe().unwrap_or_else(|_| "porthole".into()),
+            args: vec!["mcp-bridge".into()],
+        };
+        Self {
+            file,
+            connector: Connector::new(bridge, on_event),
+            handed: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    async fn handed(&self, agent_init: Option<&Value>) -> &Handed {
+        let caps = AgentMcp {
+            http: agent_init
+                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/http"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            sse: agent_init
+                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/sse"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        };
+        self.handed
+            .get_or_init(|| async {
+                let path = self
+                    .file
+                    .clone()
+                    .or_else(porthole_connections::list::default_path);
+                let list = match path.map(|p| Connections::load(&p)) {
+                    Some(Ok(list)) => list,
+                    Some(Err(e)) => {
+                        eprintln!("porthole proxy: the MCP connections are not added: {e}");
+                        Connections::new()
+                    }
+                    None => Connections::new(),
+                };
+                let chosen: Vec<_> = list
+                    .iter()
+                    .filter(|c| c.enabled && c.agents == AgentScope::All)
+                    .cloned()
+                    .collect();
+                let handed = self.connector.hand(&chosen, Some(caps)).await;
+                for (name, why) in &handed.skipped {
+                    eprintln!("porthole proxy: MCP connection `{name}` is not added: {why}");
+                }
+                handed
+            })
+            .await
+    }
+
+    /// `line` (a session request of the editor) with the connections added to its
+    /// `mcpServers`; `None` when there is nothing to add or it is not a JSON object.
+    pub async fn add_to(&self, line: &[u8], agent_init: Option<&Value>) -> Option<Vec<u8>> {
+        let handed = self.handed(agent_init).await;
+        if handed.servers.is_empty() {
+            return None;
+        }
+        let mut request: Value = serde_json::from_slice(line).ok()?;
+        let params = request.get_mut("params")?.as_object_mut()?;
+        let servers = params
+            .entry("mcpServers")
+            .or_insert_with(|| Value::Array(Vec::new()))
+            .as_array_mut()?;
+        let taken: HashSet<String> = servers
+            .iter()
+            .filter_map(|s| s.get("name").and_then(Value::as_str).map(str::to_string))
+            .collect();
+        for server in &handed.servers {
+            let value = serde_json::to_value(server).ok()?;
+            let name = value.get("name").and_then(Value::as_str).unwrap_or_default();
+            if !taken.contains(name) {
+                servers.push(value);
+            }
+        }
+        let mut out = serde_json::to_vec(&request).ok()?;
+        out.push(b'\n');
+        Some(out)
+    }
+}
+
+/// `mcp-bridge [--pipe] URL`: the bridge an agent runs; returns the exit status.
+pub fn bridge_main(args: &[String]) -> i32 {
+    let pipe = args.iter().any(|a| a == "--pipe");
+    let Some(url) = args.iter().find(|a| !a.starts_with("--")) else {
+        eprintln!("usage: porthole-proxy mcp-bridge [--pipe] URL");
+        return 2;
+    };
+    match porthole_connections::bridge::run_blocking(url, pipe) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("porthole-proxy mcp-bridge: {e}");
+            1
+        }
+    }
+}
