@@ -160,6 +160,88 @@ function ok(r) {
 }
 const modeArgs = (agent) => (agent.mode ? ["--mode", agent.mode] : []);
 
+/** Issue 31, the "mcp connection" flows: a remote MCP server that needs OAuth
+ * (porthole-test-mcp) is signed in to once with porthole-cli (the token goes to the OS keyring)
+ * and handed to the agent with --mcp: an agent that takes http gets the gateway's 127.0.0.1
+ * address, a stdio-only one (`stdioOnly`: the ACP tap hides http) `porthole-cli mcp bridge URL`;
+ * the gateway adds the token. The fake model calls the connection's `echo` tool; the result
+ * must reach it, the server must get the token, and no token may be anywhere the agent can
+ * see or leave it. */
+async function mcpConnection(agent, { stdioOnly }) {
+  const tracker = await startTestMcp();
+  const name = "tracker";
+  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
+  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
+  const said = [];
+  const step = (args) => {
+    const r = spawnSync(cli, args, { env: { ...cleanEnv({ keyring: true }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
+    said.push(r.stdout ?? "", r.stderr ?? "");
+    expect(r.status === 0, `porthole-cli ${args.slice(0, 3).join(" ")} exited ${r.status}: ${`${r.stdout}${r.stderr}`.trim().slice(-300)}`);
+    return `${r.stdout}${r.stderr}`;
+  };
+  try {
+    step(["mcp", "add", name, "--url", tracker.url]);
+    const login = step(["mcp", "login", name, "--browser", `${testMcp} --browse`]);
+    expect(login.includes(`Signed in to \`${name}\``), `login: ${login.slice(-200)}`);
+    const marker = `porthole-connection-${agent.id}-${stdioOnly ? "bridge" : "http"}-${process.pid}`;
+    const procs = new Map();
+    server.bodies = [];
+    const resultsBefore = server.toolResults.length;
+    // Qwen Code registers MCP tools in the background: a first turn gives it the time.
+    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, `[[mcp echo ${marker}]]`], { home, workspace: ws, connections: true, keyring: true, watch: procs, env: { ...connEnv, ...(stdioOnly ? { ACP_TAP_STDIO_MCP_ONLY: "1" } : {}) } });
+    const bodies = server.bodies;
+    server.bodies = null;
+    ok(r);
+    // What the agent was handed for the connection (session/new's mcpServers, through the tap).
+    const newSession = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/new");
+    const handed = (newSession?.msg.params?.mcpServers ?? []).find((s) => s.name === name);
+    expect(handed, `session/new carried no mcpServers entry \`${name}\`: ${JSON.stringify(newSession?.msg.params?.mcpServers ?? null).slice(0, 200)}`);
+    const caps = r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.agentCapabilities)?.msg.result.agentCapabilities;
+    const viaHttp = handed.type === "http";
+    expect(viaHttp === (Boolean(caps?.mcpCapabilities?.http) && !stdioOnly), `handed ${JSON.stringify(handed).slice(0, 200)} to an agent whose mcpCapabilities are ${JSON.stringify(caps?.mcpCapabilities ?? null)}`);
+    if (viaHttp) expect(/^http:\/\/127\.0\.0\.1:\d+\//.test(handed.url) && !handed.url.startsWith(tracker.url.replace(/\/mcp$/, "")), `the http address is not the gateway's: ${handed.url}`);
+    else expect(realpathSync(handed.command) === realpathSync(cli) && handed.args?.slice(0, 2).join(" ") === "mcp bridge", `not the bridge: ${JSON.stringify(handed).slice(0, 200)}`);
+    // The tool ran against the server and its result reached the model.
+    const echoed = `echo: ${marker}`;
+    expect(server.toolResults.slice(resultsBefore).some((t) => t.includes(echoed)), `the model API never got the tool result "${echoed}"; reply: ${text(r.events).slice(-200)}`);
+    expect(text(r.events).includes(`Tool finished: ${echoed}`), `reply: ${text(r.events).slice(-200)}`);
+    const issued = await tracker.issued();
+    const tokens = issued.tokens ?? [];
+    expect(tokens.length >= 2, `the server issued ${tokens.length} tokens`);
+    expect((issued.seen ?? []).some((t) => tokens.includes(t)), "the MCP server never received an issued token");
+    // No issued token anywhere the agent can see or leave it.
+    const leaks = [];
+    const look = (where, content) => {
+      for (const t of tokens) if (content.includes(t)) leaks.push(where);
+    };
+    look("the ACP tap", r.tapRaw);
+    look("porthole-cli's output", `${r.stdout}${r.stderr}${said.join("")}`);
+    look("the requests to the model API", bodies.join("\n"));
+    for (const p of procs.values()) {
+      look(`/proc/${p.pid}/cmdline (${p.command.slice(0, 80)})`, p.cmdline);
+      look(`/proc/${p.pid}/environ (${p.command.slice(0, 80)})`, p.environ);
+    }
+    const files = [...filesUnder(home), ...filesUnder(ws)];
+    for (const f of files) look(f, readFileSync(f, "latin1"));
+    expect(leaks.length === 0, `an issued token in: ${[...new Set(leaks)].join("; ").slice(0, 400)}`);
+    // The sampling saw the processes that matter: the agent, and the bridge when there is one.
+    const commands = [...procs.values()].map((p) => p.command);
+    expect(commands.some((c) => c.includes(agent.entry)), `the agent's process was never sampled (${commands.length} processes)`);
+    if (!viaHttp) expect(commands.some((c) => c.includes(" mcp bridge ")), "the bridge process was never sampled");
+    const logout = step(["mcp", "logout", name]);
+    look("porthole-cli mcp logout", logout);
+    expect(leaks.length === 0, "an issued token in mcp logout's output");
+    const how = viaHttp ? "mcpServers: http, the gateway's 127.0.0.1 address" : `mcpServers: stdio, \`porthole-cli mcp bridge URL\`${caps?.mcpCapabilities?.http ? " (the agent's http hidden by the tap)" : ""}, started by the agent`;
+    const pids = new Set([...procs.values()].map((p) => p.pid)).size;
+    return `${how}; "${echoed}" reached the model; the server saw the token; no token in the ACP tap (${r.acp.length} messages), the CLI's output, the model API's requests, the environ and cmdline of ${pids} processes under porthole-cli, or ${files.length} files under HOME and the workspace`;
+  } finally {
+    server.bodies = null;
+    tracker.stop();
+  }
+}
+
 /** Each flow returns a short note for the matrix, or throws why it failed. */
 const FLOWS = [
   ["streamed reply", async (agent) => {
@@ -350,83 +432,11 @@ const FLOWS = [
     }
     return `${notes[0]}; accept and decline reached the MCP server`;
   }],
-  ["mcp connection (signed in once, no token reaches the agent)", async (agent) => {
-    // Issue 31: a remote MCP server that needs OAuth is signed in to once with porthole-cli (the
-    // token goes to the OS keyring), and handed to the agent with --mcp: an agent that takes
-    // http gets the gateway's 127.0.0.1 address, a stdio-only one `porthole-cli mcp bridge URL`;
-    // the gateway adds the token. The fake model calls the connection's `echo` tool.
-    const tracker = await startTestMcp();
-    const name = "tracker";
-    const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
-    const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
-    const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
-    const said = [];
-    const step = (args) => {
-      const r = spawnSync(cli, args, { env: { ...cleanEnv({ keyring: true }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
-      said.push(r.stdout ?? "", r.stderr ?? "");
-      expect(r.status === 0, `porthole-cli ${args.slice(0, 3).join(" ")} exited ${r.status}: ${`${r.stdout}${r.stderr}`.trim().slice(-300)}`);
-      return `${r.stdout}${r.stderr}`;
-    };
-    try {
-      step(["mcp", "add", name, "--url", tracker.url]);
-      const login = step(["mcp", "login", name, "--browser", `${testMcp} --browse`]);
-      expect(login.includes(`Signed in to \`${name}\``), `login: ${login.slice(-200)}`);
-      const marker = `porthole-connection-${agent.id}-${process.pid}`;
-      const procs = new Map();
-      server.bodies = [];
-      // Qwen Code registers MCP tools in the background: a first turn gives it the time.
-      const warmup = agent.mcpWarmup ? ["hello"] : [];
-      const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, `[[mcp echo ${marker}]]`], { home, workspace: ws, connections: true, keyring: true, watch: procs, env: connEnv });
-      const bodies = server.bodies;
-      server.bodies = null;
-      ok(r);
-      // What the agent was handed for the connection (session/new's mcpServers, through the tap).
-      const newSession = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/new");
-      const handed = (newSession?.msg.params?.mcpServers ?? []).find((s) => s.name === name);
-      expect(handed, `session/new carried no mcpServers entry \`${name}\`: ${JSON.stringify(newSession?.msg.params?.mcpServers ?? null).slice(0, 200)}`);
-      const caps = r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.agentCapabilities)?.msg.result.agentCapabilities;
-      const viaHttp = handed.type === "http";
-      expect(viaHttp === Boolean(caps?.mcpCapabilities?.http), `handed ${JSON.stringify(handed).slice(0, 200)} to an agent whose mcpCapabilities are ${JSON.stringify(caps?.mcpCapabilities ?? null)}`);
-      if (viaHttp) expect(/^http:\/\/127\.0\.0\.1:\d+\//.test(handed.url) && !handed.url.startsWith(tracker.url.replace(/\/mcp$/, "")), `the http address is not the gateway's: ${handed.url}`);
-      else expect(realpathSync(handed.command) === realpathSync(cli) && handed.args?.slice(0, 2).join(" ") === "mcp bridge", `not the bridge: ${JSON.stringify(handed).slice(0, 200)}`);
-      // The tool ran against the server and its result reached the model.
-      const echoed = `echo: ${marker}`;
-      expect(server.toolResults.some((t) => t.includes(echoed)), `the model API never got the tool result "${echoed}"; reply: ${text(r.events).slice(-200)}`);
-      expect(text(r.events).includes(`Tool finished: ${echoed}`), `reply: ${text(r.events).slice(-200)}`);
-      const issued = await tracker.issued();
-      const tokens = issued.tokens ?? [];
-      expect(tokens.length >= 2, `the server issued ${tokens.length} tokens`);
-      expect((issued.seen ?? []).some((t) => tokens.includes(t)), "the MCP server never received an issued token");
-      // No issued token anywhere the agent can see or leave it.
-      const leaks = [];
-      const look = (where, content) => {
-        for (const t of tokens) if (content.includes(t)) leaks.push(where);
-      };
-      look("the ACP tap", r.tapRaw);
-      look("porthole-cli's output", `${r.stdout}${r.stderr}${said.join("")}`);
-      look("the requests to the model API", bodies.join("\n"));
-      for (const p of procs.values()) {
-        look(`/proc/${p.pid}/cmdline (${p.command.slice(0, 80)})`, p.cmdline);
-        look(`/proc/${p.pid}/environ (${p.command.slice(0, 80)})`, p.environ);
-      }
-      const files = [...filesUnder(home), ...filesUnder(ws)];
-      for (const f of files) look(f, readFileSync(f, "latin1"));
-      expect(leaks.length === 0, `an issued token in: ${[...new Set(leaks)].join("; ").slice(0, 400)}`);
-      // The sampling saw the processes that matter: the agent, and the bridge when there is one.
-      const commands = [...procs.values()].map((p) => p.command);
-      expect(commands.some((c) => c.includes(agent.entry)), `the agent's process was never sampled (${commands.length} processes)`);
-      if (!viaHttp) expect(commands.some((c) => c.includes(" mcp bridge ")), "the bridge process was never sampled");
-      const logout = step(["mcp", "logout", name]);
-      look("porthole-cli mcp logout", logout);
-      expect(leaks.length === 0, "an issued token in mcp logout's output");
-      const how = viaHttp ? "mcpServers: http, the gateway's 127.0.0.1 address" : "mcpServers: stdio, `porthole-cli mcp bridge URL` (no http in mcpCapabilities)";
-      const pids = new Set([...procs.values()].map((p) => p.pid)).size;
-      return `${how}; "${echoed}" reached the model; the server saw the token; no token in the ACP tap (${r.acp.length} messages), the CLI's output, the model API's requests, the environ and cmdline of ${pids} processes under porthole-cli, or ${files.length} files under HOME and the workspace`;
-    } finally {
-      server.bodies = null;
-      tracker.stop();
-    }
-  }],
+  ["mcp connection (signed in once, no token reaches the agent)", (agent) => mcpConnection(agent, { stdioOnly: false })],
+  // The same through `porthole-cli mcp bridge`, which stdio-only agents get: these four all take
+  // http, so the ACP tap hides that from the CLI (ACP_TAP_STDIO_MCP_ONLY) and the real agent
+  // starts the bridge as its own MCP stdio server.
+  ["mcp connection through the stdio bridge (http hidden)", (agent) => mcpConnection(agent, { stdioOnly: true })],
   ["question tool as a form elicitation", async (agent) => {
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input):
     // the fake model asks "Which color?" (Teal / Orange); the answer must come back to it.
