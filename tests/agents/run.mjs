@@ -432,11 +432,11 @@ const FLOWS = [
     }
     return `${notes[0]}; accept and decline reached the MCP server`;
   }],
-  ["mcp connection (signed in once, no token reaches the agent)", (agent) => mcpConnection(agent, { stdioOnly: false })],
+  ["mcp connection (http)", (agent) => mcpConnection(agent, { stdioOnly: false })],
   // The same through `porthole-cli mcp bridge`, which stdio-only agents get: these four all take
   // http, so the ACP tap hides that from the CLI (ACP_TAP_STDIO_MCP_ONLY) and the real agent
   // starts the bridge as its own MCP stdio server.
-  ["mcp connection through the stdio bridge (http hidden)", (agent) => mcpConnection(agent, { stdioOnly: true })],
+  ["mcp connection (stdio bridge)", (agent) => mcpConnection(agent, { stdioOnly: true })],
   ["question tool as a form elicitation", async (agent) => {
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input):
     // the fake model asks "Which color?" (Teal / Orange); the answer must come back to it.
