@@ -2,10 +2,11 @@
 // model API on 127.0.0.1, and what each needs to stay offline (telemetry and update checks off,
 // a throwaway HOME). scripts/test-agents installs the packages into $PORTHOLE_AGENT_CACHE.
 //
-// env({ baseUrl, home, signedIn, mcp }) writes the agent's configuration under `home` and returns
-// the environment to run it with; `mcp` ({ name, command, args }) adds an MCP stdio server
-// through the agent's own configuration (ACP's session/new mcpServers is not used: the CLI
-// sends none).
+// env({ baseUrl, home, signedIn, mcp, connections }) writes the agent's configuration under `home`
+// and returns the environment to run it with; `mcp` ({ name, command, args }) adds an MCP stdio
+// server through the agent's own configuration; `connections: true` says MCP servers come in
+// ACP's session/new mcpServers (Porthole's connections, porthole-cli --mcp), which the agent's
+// settings cannot mark to load their tools up front.
 import { mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -179,7 +180,7 @@ export const AGENTS = [
     mcpWarmup: true,
     /** Its default mode is "auto" (a classifier may approve); "default" asks before edits. */
     mode: "default",
-    env({ baseUrl, home, signedIn = true, mcp }) {
+    env({ baseUrl, home, signedIn = true, mcp, connections = false }) {
       // An OpenAI-compatible provider on 127.0.0.1 (chat completions), chosen in the settings.
       mkdirSync(join(home, ".qwen"), { recursive: true });
       const settings = {
@@ -194,6 +195,9 @@ export const AGENTS = [
         general: { enableAutoUpdate: false },
         // MCP tools are otherwise deferred behind tool_search, which a scripted model cannot drive.
         ...(mcp ? { mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args, alwaysLoadTools: true } } } : {}),
+        // Servers from session/new get no alwaysLoadTools (its ACP layer leaves it unset): without
+        // tool_search (and its tool_call bridge) Qwen Code declares deferred tools up front.
+        ...(connections ? { tools: { toolSearch: { enabled: false } } } : {}),
       };
       writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify(settings));
       // Qwen Code makes a socket dir per run and leaves it: in XDG_RUNTIME_DIR when set, else

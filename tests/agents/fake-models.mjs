@@ -7,6 +7,7 @@
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
 //   [[mcp TOOL]]         call the MCP tool named TOOL (whatever prefix the agent gives it)
+//   [[mcp TOOL TEXT]]    the same with the argument { text: TEXT } (porthole-test-mcp's `echo`)
 //   [[ask]]              ask the user "Which color?" (Teal / Orange) with the agent's question tool
 //   [[slow N]]           stream N chunks, 200 ms apart (long enough to cancel mid-turn)
 //   anything else        stream "Porthole fake model says: <prompt>" in several chunks
@@ -14,7 +15,9 @@
 // After a tool result comes back, the model answers "Tool finished: <last line of result>"
 // (the command's output, the MCP tool's answer), so a test sees what reached the model.
 // Every request is appended as one JSON line to $FAKE_MODELS_LOG when set; the server records
-// the API keys (`keysSeen`) and models (`modelsSeen`) it was sent. No dependencies.
+// the API keys (`keysSeen`) and models (`modelsSeen`) it was sent, and every tool result it was
+// given (`toolResults`); while `server.bodies` is an array, each request's raw body is pushed
+// to it (a test looks there for what an agent must never send). No dependencies.
 import http from "node:http";
 import fs from "node:fs";
 
@@ -30,8 +33,9 @@ export function chunks(text) {
 const QUESTION = { id: "color", header: "Color", question: "Which color?", options: [{ label: "Teal", description: "a blue green" }, { label: "Orange", description: "a warm one" }] };
 
 /** What the scripted model does with `prompt` (the latest user text) or a tool result. */
-export function plan(prompt, toolResult) {
+export function plan(prompt, toolResult, seen) {
   if (toolResult !== null) {
+    seen?.toolResults.push(String(toolResult));
     // A command's result may be framed (Gemini CLI: "<untrusted_context>\nOutput: ...\nProcess
     // Group PGID: N"; Qwen Code adds "Exit Code: 0" and more): the "Output:" line is the output.
     const result = String(toolResult).replace(/<\/?untrusted_context>/g, "");
@@ -44,8 +48,8 @@ export function plan(prompt, toolResult) {
   m = /\[\[shell ([^\]]*)\]\]/.exec(prompt);
   if (m) return { tool: "shell", input: { command: m[1] } };
   if (/\[\[ask\]\]/.test(prompt)) return { tool: "ask", input: QUESTION };
-  m = /\[\[mcp (\S+)\]\]/.exec(prompt);
-  if (m) return { tool: "mcp", name: m[1], input: {} };
+  m = /\[\[mcp (\S+)(?: ([^\]]+))?\]\]/.exec(prompt);
+  if (m) return { tool: "mcp", name: m[1], input: m[2] ? { text: m[2] } : {} };
   m = /\[\[slow (\d+)\]\]/.exec(prompt);
   if (m) return { text: Array.from({ length: Number(m[1]) }, (_, i) => `step-${i} `).join(""), delay: 200 };
   return { text: `Porthole fake model says: ${prompt.trim()}` };
@@ -95,7 +99,7 @@ async function anthropic(req, res, body) {
   const lastUser = [...messages].reverse().find((m) => m.role === "user" || m.role === "assistant");
   const result = lastUser?.role === "user" ? anthropicToolResult(lastUser.content) : null;
   const prompt = currentTurnText(messages, (m) => anthropicText(m.content));
-  const p = plan(prompt, result);
+  const p = plan(prompt, result, req.fakeServer);
   log?.write(JSON.stringify({ api: "anthropic", system: JSON.stringify(body.system ?? "").slice(0, 300), tail: messages.slice(-3).map((m) => ({ role: m.role, content: typeof m.content === "string" ? m.content.slice(0, 200) : (m.content ?? []).map((b) => ({ type: b.type, name: b.name, text: (b.text ?? (b.type === "tool_result" ? JSON.stringify(b.content) : "")).slice(0, 200) })) })), plan: p }) + "\n");
   const usage = { input_tokens: 10, output_tokens: 5 };
   let blocks;
@@ -182,7 +186,7 @@ async function responses(req, res, body) {
   const outputText = (o) => (Array.isArray(o) ? o.map((c) => c.text ?? "").join("\n") : String(o ?? ""));
   const result = last.type === "function_call_output" || last.type === "custom_tool_call_output" ? outputText(last.output) : null;
   const lastUser = [...input].reverse().find((i) => i.role === "user");
-  const p = plan(lastUser ? responsesInputText(lastUser) : "", result);
+  const p = plan(lastUser ? responsesInputText(lastUser) : "", result, req.fakeServer);
   log?.write(JSON.stringify({ api: "responses", tail: input.slice(-2).map((i) => ({ type: i.type, role: i.role, name: i.name, arguments: i.arguments, output: typeof i.output === "string" ? i.output.slice(0, 300) : i.output, text: i.role ? responsesInputText(i).slice(0, 200) : undefined })), plan: p }) + "\n");
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   let seq = 0;
@@ -266,7 +270,7 @@ async function gemini(req, res, body, model, stream) {
     p = { json: true };
     parts = [{ text: JSON.stringify(fitSchema(config.responseJsonSchema ?? config.responseSchema)) }];
   } else {
-    p = plan(prompt, result);
+    p = plan(prompt, result, req.fakeServer);
     if (p.tool) {
       const name = geminiTool(decls, p.tool, p.name);
       const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, type: "choice", multiSelect: false }] } : p.input;
@@ -318,7 +322,7 @@ async function chat(req, res, body) {
   const lastCall = [...messages].reverse().find((m) => m.role === "assistant")?.tool_calls?.[0]?.function?.name;
   const afterRead = last.role === "tool" && lastCall === "read_file";
   const result = last.role === "tool" && !afterRead ? chatText(last) : null;
-  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls), chatText), result);
+  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls), chatText), result, req.fakeServer);
   const tools = body.tools ?? [];
   let call = null;
   if (p.tool === "write" && !afterRead && fs.existsSync(p.input.path) && chatTool(tools, "read", null)) {
@@ -363,6 +367,8 @@ export function startFakeModels(port = 0) {
     let raw = "";
     req.on("data", (c) => (raw += c));
     req.on("end", async () => {
+      req.fakeServer = server;
+      server.bodies?.push(raw);
       // The keys agents send (Gemini: x-goog-api-key; OpenAI-style: a bearer token), so a test
       // can check that a key given at sign-in reached the model API.
       const key = req.headers["x-goog-api-key"] ?? req.headers["x-api-key"] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1];
@@ -403,6 +409,8 @@ export function startFakeModels(port = 0) {
   });
   server.keysSeen = new Set();
   server.modelsSeen = new Set();
+  server.toolResults = [];
+  server.bodies = null;
   return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
 }
 

@@ -5,8 +5,12 @@
 //
 //   node tests/agents/run.mjs            (scripts/test-agents sets the paths below)
 //   PORTHOLE_CLI=... PORTHOLE_AGENT_CACHE=... node tests/agents/run.mjs [agent-id ...]
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+//
+// The "mcp connection" flows sign in to porthole-test-mcp (PORTHOLE_TEST_MCP, else next to
+// PORTHOLE_CLI) and keep the token in the OS keyring: run under scripts/with-keyring, as
+// scripts/test-agents does. Only those flows get the keyring's D-Bus session.
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,18 +32,18 @@ const baseUrl = `http://127.0.0.1:${server.address().port}`;
 const CLEARED = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_HOME", "GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_CLOUD_PROJECT", "OPENAI_MODEL", "DASHSCOPE_API_KEY"];
 
 const here = dirname(fileURLToPath(import.meta.url));
+const testMcp = process.env.PORTHOLE_TEST_MCP ?? join(dirname(cli), "porthole-test-mcp");
 // The MCP server of the elicitation flow (elicit-mcp-server.mjs), started by the agent itself.
 const ELICIT_MCP = { name: "porthole-elicit", command: process.execPath, args: [join(here, "elicit-mcp-server.mjs")] };
 
 /** Run porthole-cli with `agent` in a workspace and a HOME (fresh ones unless given: an agent
  * keeps its stored sessions under HOME); returns { code, events, stderr, home, acp }, where
  * `acp` is the JSON-RPC traffic seen by acp-tap.mjs between the CLI and the agent. */
-async function runCli(agent, args, { signedIn = true, workspace, home: givenHome, mcp, env: extraEnv = {} } = {}) {
+async function runCli(agent, args, { signedIn = true, workspace, home: givenHome, mcp, connections = false, env: extraEnv = {}, keyring = false, watch = null } = {}) {
   const ws = workspace ?? mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
   const home = givenHome ?? mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
-  const env = { ...process.env };
-  for (const k of CLEARED) delete env[k];
-  Object.assign(env, agent.env({ baseUrl, home, signedIn, mcp }), extraEnv);
+  const env = cleanEnv({ keyring });
+  Object.assign(env, agent.env({ baseUrl, home, signedIn, mcp, connections }), extraEnv);
   const tapLog = join(mkdtempSync(join(root, "porthole-agent-tap-")), "acp.jsonl");
   const command = `node ${join(here, "acp-tap.mjs")} ${tapLog} node ${join(cache, "node_modules", agent.entry)}${(agent.args ?? []).map((a) => ` ${a}`).join("")}`;
   // Asynchronous: the fake model API answers from this same process while the agent runs.
@@ -50,13 +54,97 @@ async function runCli(agent, args, { signedIn = true, workspace, home: givenHome
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+    // `watch` (a Map): the environment and command line of porthole-cli and every process under
+    // it, sampled while the turn runs (processes come and go: an MCP bridge lives for a session).
+    const sampler = watch ? setInterval(() => sampleTree(child.pid, watch), 100) : null;
+    if (watch) sampleTree(child.pid, watch);
     child.on("close", (code) => {
       clearTimeout(timer);
+      if (sampler) clearInterval(sampler);
       const events = stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
-      const acp = existsSync(tapLog) ? readFileSync(tapLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : [];
-      resolve({ code, events, stderr, home, acp });
+      const tapRaw = existsSync(tapLog) ? readFileSync(tapLog, "utf8") : "";
+      const acp = tapRaw.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      resolve({ code, events, stdout, stderr, home, workspace: ws, acp, tapRaw });
     });
   });
+}
+
+/** The caller's environment without credentials, model endpoints, or (unless `keyring`) the
+ * D-Bus session of scripts/with-keyring: only the connections flows use the keyring. */
+function cleanEnv({ keyring = false } = {}) {
+  const env = { ...process.env };
+  for (const k of CLEARED) delete env[k];
+  if (!keyring) delete env.DBUS_SESSION_BUS_ADDRESS;
+  return env;
+}
+
+/** `root` and every process below it (the parent of each process is in /proc/PID/stat). */
+function processTree(rootPid) {
+  const children = new Map();
+  for (const d of readdirSync("/proc")) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses; the last ")" ends it.
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch {} // gone meanwhile
+  }
+  const tree = [rootPid];
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  return tree;
+}
+
+/** Record /proc/PID/cmdline and /proc/PID/environ of every process in the tree under `rootPid`
+ * into `into` (keyed by pid and command line: an exec changes both). */
+function sampleTree(rootPid, into) {
+  for (const pid of processTree(rootPid)) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "latin1");
+      const key = `${pid} ${cmdline}`;
+      if (into.has(key)) continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+      into.set(key, { pid, cmdline, environ, command: cmdline.split("\0").filter(Boolean).join(" ") });
+    } catch {} // gone meanwhile
+  }
+}
+
+/** Every regular file under `dir` (symbolic links are not followed). */
+function filesUnder(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile()) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** porthole-test-mcp on 127.0.0.1 (its MCP endpoint needs a token it issued). */
+async function startTestMcp() {
+  const child = spawn(testMcp, [], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /^ready (\S+)$/m.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`porthole-test-mcp exited ${code} before it was ready`)));
+    setTimeout(() => reject(new Error("porthole-test-mcp was not ready in 30 s")), 30_000);
+  });
+  return {
+    url,
+    /** { tokens: every access and refresh token issued, seen: every bearer token presented }. */
+    issued: async () => (await fetch(url.replace(/\/mcp$/, "/_test/issued"))).json(),
+    stop: () => child.kill("SIGKILL"),
+  };
 }
 
 const updates = (events, kind) => events.filter((e) => e.type === "session_update" && e.update.sessionUpdate === kind).map((e) => e.update);
@@ -71,6 +159,88 @@ function ok(r) {
   expect(r.code === 0, `porthole-cli exited ${r.code}: ${r.stderr.split("\n").filter((l) => l.startsWith("porthole-cli")).join(" | ").slice(0, 300)}`);
 }
 const modeArgs = (agent) => (agent.mode ? ["--mode", agent.mode] : []);
+
+/** Issue 31, the "mcp connection" flows: a remote MCP server that needs OAuth
+ * (porthole-test-mcp) is signed in to once with porthole-cli (the token goes to the OS keyring)
+ * and handed to the agent with --mcp: an agent that takes http gets the gateway's 127.0.0.1
+ * address, a stdio-only one (`stdioOnly`: the ACP tap hides http) `porthole-cli mcp bridge URL`;
+ * the gateway adds the token. The fake model calls the connection's `echo` tool; the result
+ * must reach it, the server must get the token, and no token may be anywhere the agent can
+ * see or leave it. */
+async function mcpConnection(agent, { stdioOnly }) {
+  const tracker = await startTestMcp();
+  const name = "tracker";
+  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
+  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
+  const said = [];
+  const step = (args) => {
+    const r = spawnSync(cli, args, { env: { ...cleanEnv({ keyring: true }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
+    said.push(r.stdout ?? "", r.stderr ?? "");
+    expect(r.status === 0, `porthole-cli ${args.slice(0, 3).join(" ")} exited ${r.status}: ${`${r.stdout}${r.stderr}`.trim().slice(-300)}`);
+    return `${r.stdout}${r.stderr}`;
+  };
+  try {
+    step(["mcp", "add", name, "--url", tracker.url]);
+    const login = step(["mcp", "login", name, "--browser", `${testMcp} --browse`]);
+    expect(login.includes(`Signed in to \`${name}\``), `login: ${login.slice(-200)}`);
+    const marker = `porthole-connection-${agent.id}-${stdioOnly ? "bridge" : "http"}-${process.pid}`;
+    const procs = new Map();
+    server.bodies = [];
+    const resultsBefore = server.toolResults.length;
+    // Qwen Code registers MCP tools in the background: a first turn gives it the time.
+    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, `[[mcp echo ${marker}]]`], { home, workspace: ws, connections: true, keyring: true, watch: procs, env: { ...connEnv, ...(stdioOnly ? { ACP_TAP_STDIO_MCP_ONLY: "1" } : {}) } });
+    const bodies = server.bodies;
+    server.bodies = null;
+    ok(r);
+    // What the agent was handed for the connection (session/new's mcpServers, through the tap).
+    const newSession = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/new");
+    const handed = (newSession?.msg.params?.mcpServers ?? []).find((s) => s.name === name);
+    expect(handed, `session/new carried no mcpServers entry \`${name}\`: ${JSON.stringify(newSession?.msg.params?.mcpServers ?? null).slice(0, 200)}`);
+    const caps = r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.agentCapabilities)?.msg.result.agentCapabilities;
+    const viaHttp = handed.type === "http";
+    expect(viaHttp === (Boolean(caps?.mcpCapabilities?.http) && !stdioOnly), `handed ${JSON.stringify(handed).slice(0, 200)} to an agent whose mcpCapabilities are ${JSON.stringify(caps?.mcpCapabilities ?? null)}`);
+    if (viaHttp) expect(/^http:\/\/127\.0\.0\.1:\d+\//.test(handed.url) && !handed.url.startsWith(tracker.url.replace(/\/mcp$/, "")), `the http address is not the gateway's: ${handed.url}`);
+    else expect(realpathSync(handed.command) === realpathSync(cli) && handed.args?.slice(0, 2).join(" ") === "mcp bridge", `not the bridge: ${JSON.stringify(handed).slice(0, 200)}`);
+    // The tool ran against the server and its result reached the model.
+    const echoed = `echo: ${marker}`;
+    expect(server.toolResults.slice(resultsBefore).some((t) => t.includes(echoed)), `the model API never got the tool result "${echoed}"; reply: ${text(r.events).slice(-200)}`);
+    expect(text(r.events).includes(`Tool finished: ${echoed}`), `reply: ${text(r.events).slice(-200)}`);
+    const issued = await tracker.issued();
+    const tokens = issued.tokens ?? [];
+    expect(tokens.length >= 2, `the server issued ${tokens.length} tokens`);
+    expect((issued.seen ?? []).some((t) => tokens.includes(t)), "the MCP server never received an issued token");
+    // No issued token anywhere the agent can see or leave it.
+    const leaks = [];
+    const look = (where, content) => {
+      for (const t of tokens) if (content.includes(t)) leaks.push(where);
+    };
+    look("the ACP tap", r.tapRaw);
+    look("porthole-cli's output", `${r.stdout}${r.stderr}${said.join("")}`);
+    look("the requests to the model API", bodies.join("\n"));
+    for (const p of procs.values()) {
+      look(`/proc/${p.pid}/cmdline (${p.command.slice(0, 80)})`, p.cmdline);
+      look(`/proc/${p.pid}/environ (${p.command.slice(0, 80)})`, p.environ);
+    }
+    const files = [...filesUnder(home), ...filesUnder(ws)];
+    for (const f of files) look(f, readFileSync(f, "latin1"));
+    expect(leaks.length === 0, `an issued token in: ${[...new Set(leaks)].join("; ").slice(0, 400)}`);
+    // The sampling saw the processes that matter: the agent, and the bridge when there is one.
+    const commands = [...procs.values()].map((p) => p.command);
+    expect(commands.some((c) => c.includes(agent.entry)), `the agent's process was never sampled (${commands.length} processes)`);
+    if (!viaHttp) expect(commands.some((c) => c.includes(" mcp bridge ")), "the bridge process was never sampled");
+    const logout = step(["mcp", "logout", name]);
+    look("porthole-cli mcp logout", logout);
+    expect(leaks.length === 0, "an issued token in mcp logout's output");
+    const how = viaHttp ? "mcpServers: http, the gateway's 127.0.0.1 address" : `mcpServers: stdio, \`porthole-cli mcp bridge URL\`${caps?.mcpCapabilities?.http ? " (the agent's http hidden by the tap)" : ""}, started by the agent`;
+    const pids = new Set([...procs.values()].map((p) => p.pid)).size;
+    return `${how}; "${echoed}" reached the model; the server saw the token; no token in the ACP tap (${r.acp.length} messages), the CLI's output, the model API's requests, the environ and cmdline of ${pids} processes under porthole-cli, or ${files.length} files under HOME and the workspace`;
+  } finally {
+    server.bodies = null;
+    tracker.stop();
+  }
+}
 
 /** Each flow returns a short note for the matrix, or throws why it failed. */
 const FLOWS = [
@@ -262,6 +432,11 @@ const FLOWS = [
     }
     return `${notes[0]}; accept and decline reached the MCP server`;
   }],
+  ["mcp connection (http)", (agent) => mcpConnection(agent, { stdioOnly: false })],
+  // The same through `porthole-cli mcp bridge`, which stdio-only agents get: these four all take
+  // http, so the ACP tap hides that from the CLI (ACP_TAP_STDIO_MCP_ONLY) and the real agent
+  // starts the bridge as its own MCP stdio server.
+  ["mcp connection (stdio bridge)", (agent) => mcpConnection(agent, { stdioOnly: true })],
   ["question tool as a form elicitation", async (agent) => {
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input):
     // the fake model asks "Which color?" (Teal / Orange); the answer must come back to it.
