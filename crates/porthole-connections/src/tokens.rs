@@ -2,7 +2,7 @@
 //! cached in memory while Porthole runs, refreshed before they expire and after a 401 (once,
 //! however many requests failed together). The gateway asks here; nothing else sees a token.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -36,10 +36,10 @@ pub struct Tokens {
     client: reqwest::Client,
     /// One lock per connection, so a refresh waits only for its own connection.
     slots: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<Grant>>>>>,
-    /// Connections whose refresh failed, with why; cleared by a new sign-in.
-    lost: Mutex<HashMap<String, String>>,
-    /// Connections read from the keyring at least once (a cached `None` means none stored).
-    loaded: Mutex<HashSet<String>>,
+    /// Connections whose refresh failed: why, and the access token that failed. A grant in
+    /// the keyring with another token (a sign-in since, perhaps by another Porthole process)
+    /// clears it.
+    lost: Mutex<HashMap<String, (String, String)>>,
 }
 
 impl Tokens {
@@ -49,7 +49,6 @@ impl Tokens {
             client: crate::http::sign_in_client(),
             slots: Mutex::new(HashMap::new()),
             lost: Mutex::new(HashMap::new()),
-            loaded: Mutex::new(HashSet::new()),
         }
     }
 
@@ -66,18 +65,40 @@ impl Tokens {
             .clone()
     }
 
-    fn read(&self, connection: &str, cached: &mut Option<Grant>) -> Result<(), SecretError> {
-        let first = self.loaded.lock().expect("loaded").insert(connection.to_string());
-        if first {
-            *cached = match self.secrets.get(connection, GRANT_KEY)? {
-                Some(text) => Some(
-                    serde_json::from_str(&text)
-                        .map_err(|_| SecretError::Damaged(format!("{connection}/{GRANT_KEY}")))?,
-                ),
-                None => None,
+    fn lost(&self, connection: &str) -> Option<(String, String)> {
+        self.lost.lock().expect("lost").get(connection).cloned()
+    }
+
+    /// The connection's grant, from the cache; from the keyring when there is none cached or
+    /// the cached one failed (a sign-in elsewhere is picked up). `Err` (reason) while the
+    /// sign-in is still the one that failed.
+    fn current_grant<'a>(
+        &self,
+        connection: &str,
+        cached: &'a mut Option<Grant>,
+    ) -> Result<&'a mut Option<Grant>, String> {
+        let lost = self.lost(connection);
+        if cached.is_none() || lost.is_some() {
+            *cached = match self.secrets.get(connection, GRANT_KEY) {
+                Ok(Some(text)) => Some(serde_json::from_str(&text).map_err(|_| {
+                    format!(
+                        "its tokens cannot be read: {}",
+                        SecretError::Damaged(format!("{connection}/{GRANT_KEY}"))
+                    )
+                })?),
+                Ok(None) => None,
+                Err(e) => return Err(format!("its tokens cannot be read: {e}")),
             };
         }
-        Ok(())
+        if let Some((reason, failed)) = lost {
+            match cached.as_ref() {
+                Some(g) if g.access_token != failed => {
+                    self.lost.lock().expect("lost").remove(connection);
+                }
+                _ => return Err(reason),
+            }
+        }
+        Ok(cached)
     }
 
     fn write(&self, connection: &str, grant: &Grant) -> Result<(), SecretError> {
@@ -92,7 +113,6 @@ impl Tokens {
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
         self.write(connection, &grant)?;
-        self.loaded.lock().expect("loaded").insert(connection.to_string());
         self.lost.lock().expect("lost").remove(connection);
         *cached = Some(grant);
         Ok(())
@@ -105,19 +125,16 @@ impl Tokens {
     }
 
     pub async fn state(&self, connection: &str) -> Result<SignInState, SecretError> {
-        if let Some(reason) = self.lost.lock().expect("lost").get(connection) {
-            return Ok(SignInState::Expired {
-                reason: reason.clone(),
-            });
-        }
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
-        self.read(connection, &mut cached)?;
-        Ok(match &*cached {
-            None => SignInState::SignedOut,
-            Some(g) => SignInState::SignedIn {
-                expires_at: g.expires_at,
-                scopes: g.scopes.clone(),
+        Ok(match self.current_grant(connection, &mut cached) {
+            Err(reason) => SignInState::Expired { reason },
+            Ok(grant) => match grant.as_ref() {
+                None => SignInState::SignedOut,
+                Some(g) => SignInState::SignedIn {
+                    expires_at: g.expires_at,
+                    scopes: g.scopes.clone(),
+                },
             },
         })
     }
@@ -128,8 +145,12 @@ impl Tokens {
     pub async fn sign_out(&self, connection: &str) -> Result<(bool, Option<String>), SecretError> {
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
-        self.read(connection, &mut cached)?;
-        let outcome = match cached.take() {
+        self.lost.lock().expect("lost").remove(connection);
+        let stored = match self.current_grant(connection, &mut cached) {
+            Ok(grant) => grant.take(),
+            Err(_) => cached.take(),
+        };
+        let outcome = match stored {
             Some(grant) => match oauth::revoke(&self.client, grant).await {
                 Ok(revoked) => (revoked, None),
                 Err(e) => (false, Some(e.to_string())),
@@ -137,7 +158,6 @@ impl Tokens {
             None => (false, None),
         };
         self.secrets.delete(connection, GRANT_KEY)?;
-        self.lost.lock().expect("lost").remove(connection);
         Ok(outcome)
     }
 
@@ -148,39 +168,36 @@ impl Tokens {
     }
 
     async fn current(&self, connection: &str, failed: Option<&str>) -> Result<String, SignInLost> {
-        if let Some(reason) = self.lost.lock().expect("lost").get(connection) {
-            return Err(SignInLost(reason.clone()));
-        }
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
-        self.read(connection, &mut cached)
-            .map_err(|e| SignInLost(format!("its tokens cannot be read: {e}")))?;
-        let Some(grant) = cached.as_ref() else {
+        let grant = self.current_grant(connection, &mut cached).map_err(SignInLost)?;
+        let Some(current) = grant.as_ref() else {
             return Err(SignInLost("it is not signed in".into()));
         };
         let stale = match failed {
             // Another request may have refreshed already while this one waited for the lock.
-            Some(failed) => grant.access_token == failed,
-            None => grant.needs_refresh(oauth::grant::now_secs()),
+            Some(failed) => current.access_token == failed,
+            None => current.needs_refresh(oauth::grant::now_secs()),
         };
         if !stale {
-            return Ok(grant.access_token.clone());
+            return Ok(current.access_token.clone());
         }
-        match oauth::refresh(&self.client, grant.clone()).await {
+        match oauth::refresh(&self.client, current.clone()).await {
             Ok(fresh) => {
                 if let Err(e) = self.write(connection, &fresh) {
                     tracing::warn!(connection, error = %e, "a refreshed token could not be saved in the keyring");
                 }
                 let token = fresh.access_token.clone();
-                *cached = Some(fresh);
+                *grant = Some(fresh);
                 Ok(token)
             }
             Err(e) => {
                 let reason = format!("refresh failed: {e}");
+                let failed = current.access_token.clone();
                 self.lost
                     .lock()
                     .expect("lost")
-                    .insert(connection.to_string(), reason.clone());
+                    .insert(connection.to_string(), (reason.clone(), failed));
                 Err(SignInLost(reason))
             }
         }

@@ -196,7 +196,8 @@ async fn call(
 async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refresh_fails() {
     let server = porthole_test_mcp::start(Options::default()).await;
     let grant = sign_in(&server, &ClientChoice::default()).await.unwrap();
-    let tokens = Arc::new(Tokens::new(store()));
+    let keyring = store();
+    let tokens = Arc::new(Tokens::new(keyring.clone()));
     tokens.store("tracker", grant.clone()).await.unwrap();
     assert!(matches!(
         tokens.state("tracker").await.unwrap(),
@@ -281,6 +282,25 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
     let refreshes = server.state().refreshes;
     call(&url, None, json!({"jsonrpc": "2.0", "id": 5, "method": "ping"})).await;
     assert_eq!(server.state().refreshes, refreshes);
+
+    // Signing in again elsewhere (another Porthole process, e.g. `porthole-cli mcp login`, writes
+    // the same keyring) is picked up without a restart.
+    let again = sign_in(&server, &ClientChoice::default()).await.unwrap();
+    Tokens::new(keyring.clone())
+        .store("tracker", again)
+        .await
+        .unwrap();
+    let (_, _, body) = call(
+        &url,
+        None,
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "whoami"}}),
+    )
+    .await;
+    assert!(body.contains("signed in"), "{body}");
+    assert!(matches!(
+        tokens.state("tracker").await.unwrap(),
+        SignInState::SignedIn { .. }
+    ));
 
     // The pass dies with the session.
     drop(pass);
