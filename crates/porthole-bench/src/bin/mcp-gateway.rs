@@ -1,15 +1,19 @@
 //! Issue 31's gateway benchmark, the pieces bench/gateway.py runs as separate processes (the
 //! MCP server, Porthole's gateway, and the agent's MCP client each in its own process):
 //!
-//! - `mcp-gateway host UPSTREAM_URL`: Porthole's gateway (`porthole_connections::gateway`) on
-//!   127.0.0.1 with one connection, `bench`, to UPSTREAM_URL (a server that needs no sign-in);
-//!   prints `ready GATEWAY_URL` and serves until its stdin closes.
+//! - `mcp-gateway host UPSTREAM_URL [--current-thread]`: Porthole's gateway
+//!   (`porthole_connections::gateway`) on 127.0.0.1 with one connection, `bench`, to
+//!   UPSTREAM_URL (a server that needs no sign-in); prints `ready GATEWAY_URL` and serves until
+//!   its stdin closes. On tokio's multi-thread runtime, as in the app, or on one thread.
 //! - `mcp-gateway calls URL K WARMUP`: an MCP client: `initialize`, then WARMUP + K sequential
 //!   `tools/call` of `echo` (answered as an event stream), each timed from sending the request
 //!   to the end of its answer; prints `{"samples_us": [...]}` (the K after the warm-up).
-//! - `mcp-gateway stream URL N`: one `tools/call` of porthole-test-mcp's `stream` tool (started
-//!   with `--stream-tool`), read as it comes, every event's progress number checked in order;
-//!   prints `{"events": N, "bytes": B, "seconds": S}`.
+//! - `mcp-gateway stream URL N [--parse]`: one `tools/call` of porthole-test-mcp's `stream` tool
+//!   (started with `--stream-tool`), read as it comes, every event's progress number checked in
+//!   order (found in the line, or with `--parse` read from the event parsed as JSON, as an MCP
+//!   client does);
+//!   prints `{"events": N, "bytes": B, "chunks": C, "seconds": S}` (C: body chunks the client
+//!   read).
 //!
 //! Figures only; nothing here passes or fails on time.
 
@@ -23,7 +27,9 @@ use serde_json::{Value, json};
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = || -> ! {
-        eprintln!("usage: mcp-gateway host UPSTREAM_URL | calls URL K WARMUP | stream URL N");
+        eprintln!(
+            "usage: mcp-gateway host UPSTREAM_URL [--current-thread] | calls URL K WARMUP | stream URL N [--parse]"
+        );
         std::process::exit(2)
     };
     let url = |i: usize| -> url::Url {
@@ -37,12 +43,18 @@ fn main() {
             .unwrap_or_else(|| usage())
     };
     match args.first().map(String::as_str) {
-        // The gateway runs on tokio's multi-thread runtime, as in the app.
+        // The gateway runs on tokio's multi-thread runtime in the app.
+        Some("host") if args.get(2).is_some_and(|a| a == "--current-thread") => {
+            client_runtime().block_on(host(url(1)))
+        }
         Some("host") => tokio::runtime::Runtime::new()
             .expect("runtime")
             .block_on(host(url(1))),
         Some("calls") => client_runtime().block_on(calls(url(1), number(2), number(3))),
-        Some("stream") => client_runtime().block_on(stream(url(1), number(2))),
+        Some("stream") => {
+            let parse = args.get(3).is_some_and(|a| a == "--parse");
+            client_runtime().block_on(stream(url(1), number(2), parse))
+        }
         _ => usage(),
     }
 }
@@ -156,7 +168,7 @@ async fn calls(url: url::Url, k: u64, warmup: u64) {
     println!("{}", json!({"samples_us": samples}));
 }
 
-async fn stream(url: url::Url, n: u64) {
+async fn stream(url: url::Url, n: u64, parse: bool) {
     let client = client();
     let session = initialize(&client, &url).await;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -169,10 +181,11 @@ async fn stream(url: url::Url, n: u64) {
     assert!(answer.status().is_success(), "stream: HTTP {}", answer.status());
     let mut body = answer.bytes_stream();
     let mut pending: Vec<u8> = Vec::with_capacity(1 << 16);
-    let (mut events, mut bytes, mut result) = (0u64, 0u64, false);
+    let (mut events, mut bytes, mut chunks, mut result) = (0u64, 0u64, 0u64, false);
     while let Some(chunk) = body.next().await {
         let chunk = chunk.expect("the stream");
         bytes += chunk.len() as u64;
+        chunks += 1;
         pending.extend_from_slice(&chunk);
         let mut from = 0;
         while let Some(at) = pending[from..].iter().position(|&b| b == b'\n') {
@@ -181,7 +194,15 @@ async fn stream(url: url::Url, n: u64) {
             let Some(data) = line.strip_prefix(b"data: ") else {
                 continue;
             };
-            match progress(data) {
+            let found = if parse {
+                serde_json::from_slice::<Value>(data)
+                    .expect("an event's data is JSON")
+                    .pointer("/params/progress")
+                    .and_then(Value::as_u64)
+            } else {
+                progress(data)
+            };
+            match found {
                 Some(p) => {
                     events += 1;
                     assert_eq!(p, events, "event {events} carries progress {p}");
@@ -204,7 +225,7 @@ async fn stream(url: url::Url, n: u64) {
     assert!(result, "the stream ended without its result");
     println!(
         "{}",
-        json!({"events": events, "bytes": bytes, "seconds": seconds})
+        json!({"events": events, "bytes": bytes, "chunks": chunks, "seconds": seconds})
     );
 }
 
