@@ -106,6 +106,9 @@ pub struct Options {
     pub preregistered_client: Option<String>,
     /// The MCP server answers without a token (a server that needs no sign-in).
     pub open: bool,
+    /// Offers the `stream` tool too (for benchmarks): `tools/call` of `stream` with
+    /// `{"count": N}` answers an event stream of N progress notifications, then the result.
+    pub stream_tool: bool,
 }
 
 impl Default for Options {
@@ -115,6 +118,7 @@ impl Default for Options {
             token_lifetime: 3600,
             preregistered_client: None,
             open: false,
+            stream_tool: false,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID] [--open]`:
-//! serves the test MCP server on 127.0.0.1 and prints `ready http://127.0.0.1:PORT/mcp`.
+//! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID] [--open]
+//! [--stream-tool]`: serves the test MCP server on 127.0.0.1 and prints
+//! `ready http://127.0.0.1:PORT/mcp`. `--stream-tool` adds the `stream` tool (benchmarks).
 //! `porthole-test-mcp --stdio`: the same MCP server on stdin and stdout, with no sign-in.
 
 use porthole_test_mcp::{Hostile, Options};
@@ -28,6 +29,7 @@ async fn main() {
             }
             "--client-id" => options.preregistered_client = Some(value()),
             "--open" => options.open = true,
+            "--stream-tool" => options.stream_tool = true,
             "--browse" => {
                 let url = value();
                 if let Err(e) = browse(&url) {

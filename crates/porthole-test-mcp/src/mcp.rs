@@ -67,7 +67,21 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
     };
     ctx.state.lock().expect("state").served.push(method.to_string());
     let params = message.get("params").cloned().unwrap_or(Value::Null);
-    let answer = answer(id, method, &params);
+    if ctx.options.stream_tool
+        && method == "tools/call"
+        && params.get("name").and_then(Value::as_str) == Some("stream")
+    {
+        return stream_events(id, &params, wants_stream);
+    }
+    let mut answer = answer(id, method, &params);
+    if ctx.options.stream_tool
+        && method == "tools/list"
+        && let Some(tools) = answer.pointer_mut("/result/tools").and_then(Value::as_array_mut)
+    {
+        tools.push(json!({"name": "stream",
+            "description": "Answers with `count` progress notifications, then the result.",
+            "inputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}, "required": ["count"]}}));
+    }
     if method == "tools/call" && wants_stream {
         // An event stream: a progress notification first when asked for, then the answer.
         let mut events = String::new();
@@ -160,5 +174,82 @@ fn call(params: &Value) -> Result<Value, Value> {
             Ok(json!({"content": [{"type": "text", "text": said}]}))
         }
         other => Err(json!({"code": -32602, "message": format!("no tool {other:?}")})),
+    }
+}
+
+/// The `stream` tool's answer: an event stream of `count` progress notifications, made as the
+/// client reads it (batches of [`EVENTS_PER_FRAME`]), then the result.
+fn stream_events(id: Value, params: &Value, wants_stream: bool) -> Response<Body> {
+    if !wants_stream {
+        return text(
+            StatusCode::NOT_ACCEPTABLE,
+            "the stream tool answers text/event-stream only",
+        );
+    }
+    let count = params
+        .pointer("/arguments/count")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let token = params
+        .pointer("/_meta/progressToken")
+        .cloned()
+        .unwrap_or(json!("stream"));
+    let result = json!({"jsonrpc": "2.0", "id": id,
+        "result": {"content": [{"type": "text", "text": format!("streamed {count} events")}]}});
+    Response::builder()
+        .status(StatusCode::OK)
+        .header("Content-Type", "text/event-stream")
+        .header("mcp-session-id", SESSION)
+        .body(
+            Events {
+                token: token.to_string(),
+                next: 0,
+                count,
+                result: Some(format!("event: message\ndata: {result}\n\n")),
+            }
+            .boxed(),
+        )
+        .expect("response")
+}
+
+const EVENTS_PER_FRAME: u64 = 64;
+
+struct Events {
+    token: String,
+    next: u64,
+    count: u64,
+    result: Option<String>,
+}
+
+impl hyper::body::Body for Events {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        use std::fmt::Write;
+        let this = &mut *self;
+        if this.next >= this.count {
+            return std::task::Poll::Ready(
+                this.result
+                    .take()
+                    .map(|r| Ok(hyper::body::Frame::data(Bytes::from(r)))),
+            );
+        }
+        let end = (this.next + EVENTS_PER_FRAME).min(this.count);
+        let mut frame = String::with_capacity(128 * EVENTS_PER_FRAME as usize);
+        for i in this.next..end {
+            let _ = write!(
+                frame,
+                "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":{},\"progress\":{},\"total\":{}}}}}\n\n",
+                this.token,
+                i + 1,
+                this.count
+            );
+        }
+        this.next = end;
+        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(Bytes::from(frame)))))
     }
 }

@@ -231,6 +231,11 @@ pub async fn refresh(client: &reqwest::Client, grant: Grant) -> Result<Grant, Si
 ///
 /// Written here rather than through oauth2's `revoke_token`, which refuses any http endpoint,
 /// loopback included; `check_endpoint` applies the same rule as everywhere else.
+///
+/// A public client sends its `client_id` alone (RFC 7009 §5). The MCP Python SDK's `/revoke`
+/// (1.x and 2.x, python-sdk issue 3508) refuses that with `invalid_request` because its form
+/// model wants a `client_secret` key; a public client then asks once more with an empty
+/// `client_secret`, which RFC 6749 §2.3.1 treats as no secret.
 pub async fn revoke(client: &reqwest::Client, grant: Grant) -> Result<bool, SignInError> {
     let Some(endpoint) = &grant.revocation_endpoint else {
         return Ok(false);
@@ -242,31 +247,54 @@ pub async fn revoke(client: &reqwest::Client, grant: Grant) -> Result<bool, Sign
     }
     tokens.push((grant.access_token.as_str(), "access_token"));
     for (token, hint) in tokens {
-        let mut form = vec![("token", token), ("token_type_hint", hint)];
-        let mut request = client.post(endpoint.clone());
-        match &grant.registration.client_secret {
-            Some(secret) => request = request.basic_auth(&grant.registration.client_id, Some(secret)),
-            None => form.push(("client_id", grant.registration.client_id.as_str())),
+        let mut answer = revoke_one(client, endpoint, &grant.registration, token, hint, false).await?;
+        if grant.registration.client_secret.is_none()
+            && answer.as_ref().is_err_and(|e| e == "invalid_request")
+        {
+            answer = revoke_one(client, endpoint, &grant.registration, token, hint, true).await?;
         }
-        let body: String = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs(form)
-            .finish();
-        let response = request
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| http::transport(endpoint.as_str(), e))?;
-        // RFC 7009 §2.2: 200 whether or not the token was valid; anything else is a refusal.
-        let status = response.status().as_u16();
-        let said = http::read_capped(response, http::METADATA_CAP).await?;
-        if status != 200 {
-            let error = serde_json::from_slice::<serde_json::Value>(&said)
-                .ok()
-                .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
-                .unwrap_or_else(|| format!("HTTP {status}"));
+        if let Err(error) = answer {
             return Err(SignInError::Token(format!("revocation refused: `{error}`")));
         }
     }
     Ok(true)
+}
+
+/// One RFC 7009 request: `Ok(Ok(()))` when the server took it, `Ok(Err(error))` when it refused.
+async fn revoke_one(
+    client: &reqwest::Client,
+    endpoint: &Url,
+    registration: &Registration,
+    token: &str,
+    hint: &str,
+    empty_secret: bool,
+) -> Result<Result<(), String>, SignInError> {
+    let mut form = vec![("token", token), ("token_type_hint", hint)];
+    let mut request = client.post(endpoint.clone());
+    match &registration.client_secret {
+        Some(secret) => request = request.basic_auth(&registration.client_id, Some(secret)),
+        None => form.push(("client_id", registration.client_id.as_str())),
+    }
+    if empty_secret {
+        form.push(("client_secret", ""));
+    }
+    let body: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(form)
+        .finish();
+    let response = request
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| http::transport(endpoint.as_str(), e))?;
+    // RFC 7009 §2.2: 200 whether or not the token was valid; anything else is a refusal.
+    let status = response.status().as_u16();
+    let said = http::read_capped(response, http::METADATA_CAP).await?;
+    if status == 200 {
+        return Ok(Ok(()));
+    }
+    Ok(Err(serde_json::from_slice::<serde_json::Value>(&said)
+        .ok()
+        .and_then(|v| v.get("error").and_then(|e| e.as_str()).map(str::to_string))
+        .unwrap_or_else(|| format!("HTTP {status}"))))
 }
