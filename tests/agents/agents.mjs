@@ -166,12 +166,21 @@ export const AGENTS = [
     /** cli.js itself: the bin (cli-entry.js) may run a managed npm update and relaunch. */
     entry: "@qwen-code/qwen-code/cli.js",
     args: ["--acp"],
-    /** ask_user_question becomes a session/request_permission (options Submit / Cancel) whose
+    /** ask_user_question arrives as a session/request_permission (options Submit / Cancel) whose
      * tool call carries `_meta.qwenInteractionKind: "user_question"` and `_meta.qwenQuestions`;
-     * the answers must come back in a non-standard top-level `answers` field of the permission
-     * response, which ACP's RequestPermissionResponse has no place for. */
+     * Porthole shows it as a form (field `question_0` for the first question) and answers with
+     * the Submit option plus a non-standard top-level `answers` field ({"0": "Orange"}), which
+     * Qwen hands to the tool: `toolResult` is what the tool gives the model (askUserQuestion.ts
+     * `execute`). Decline selects Qwen's Cancel option: Qwen does not run the tool (so never
+     * says "User declined to answer the questions."), fails the tool call and ends the turn
+     * (`stopAfterPermissionCancel`); the model gets `declined` as the call's result with the
+     * next prompt. */
     questionTool: {
-      viaPermission: "Qwen Code asks through session/request_permission with its questions in _meta.qwenQuestions and reads the answers from a non-standard `answers` field of the response; Porthole answers with an option only, so the tool reports \"No valid answers were provided.\"",
+      field: "question_0",
+      viaPermission: { submit: "proceed_once", cancel: "cancel", answers: { 0: "Orange" } },
+      toolResult: /^User has provided the following answers:\s+\*\*Color\*\*: Orange$/,
+      answered: /Tool finished: \*\*Color\*\*: Orange/,
+      declined: /^Tool "ask_user_question" was canceled by the user\.$/,
     },
     /** Its MCP client declares only `roots` and the MCP-apps UI extension. */
     mcpElicitation: { unsupported: "Qwen Code's MCP client advertises no elicitation capability (only roots and the MCP apps extension)" },

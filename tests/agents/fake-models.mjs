@@ -322,7 +322,13 @@ async function chat(req, res, body) {
   const lastCall = [...messages].reverse().find((m) => m.role === "assistant")?.tool_calls?.[0]?.function?.name;
   const afterRead = last.role === "tool" && lastCall === "read_file";
   const result = last.role === "tool" && !afterRead ? chatText(last) : null;
-  const p = plan(currentTurnText(messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls), chatText), result, req.fakeServer);
+  // The user's words: after a read_file, those before the read; after the user's own message,
+  // only those since the last tool call or result (a turn Qwen ended on a cancelled tool call,
+  // such as a declined question, leaves the call and its result before the next prompt).
+  const turn = afterRead
+    ? messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls)
+    : messages.filter((m) => m.role !== "system").map((m) => (m.role === "tool" ? { ...m, role: "assistant" } : m));
+  const p = plan(currentTurnText(turn, chatText), result, req.fakeServer);
   const tools = body.tools ?? [];
   let call = null;
   if (p.tool === "write" && !afterRead && fs.existsSync(p.input.path) && chatTool(tools, "read", null)) {

@@ -150,6 +150,15 @@ async function startTestMcp() {
 const updates = (events, kind) => events.filter((e) => e.type === "session_update" && e.update.sessionUpdate === kind).map((e) => e.update);
 const text = (events) => updates(events, "agent_message_chunk").map((u) => u.content?.text ?? "").join("");
 const turnEnd = (events) => events.find((e) => e.type === "turn_end");
+/** The tool results in a raw Chat Completions request body (messages with role "tool"). */
+function chatToolMessages(raw) {
+  try {
+    const body = JSON.parse(raw);
+    return (body.messages ?? []).filter((m) => m.role === "tool").map((m) => (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n")));
+  } catch {
+    return [];
+  }
+}
 /** Did the agent ask the client for `method` (e.g. fs/write_text_file)? */
 const agentAsked = (r, method) => r.acp.some((m) => m.dir === "from-agent" && m.msg.method === method);
 function expect(cond, why) {
@@ -438,42 +447,84 @@ const FLOWS = [
   // starts the bridge as its own MCP stdio server.
   ["mcp connection (stdio bridge)", (agent) => mcpConnection(agent, { stdioOnly: true })],
   ["question tool as a form elicitation", async (agent) => {
-    // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input):
-    // the fake model asks "Which color?" (Teal / Orange); the answer must come back to it.
-    if (agent.questionTool?.skip) return { skip: agent.questionTool.skip };
-    if (agent.questionTool?.viaPermission) {
-      // The question comes as a permission request marked in _meta; choosing its "Submit" option
-      // sends no answers (ACP's permission response has no place for them).
-      const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "[[ask]]"]);
-      ok(r);
-      expect(r.events.filter((e) => e.type === "elicitation").length === 0, "an elicitation reached the client: update agents.mjs");
-      const asked = r.events.filter((e) => e.type === "permission");
-      expect(asked.length === 1, `${asked.length} permission requests; reply: ${text(r.events).slice(-160)}`);
-      const meta = asked[0].toolCall?._meta ?? {};
-      expect(meta.qwenInteractionKind === "user_question" && JSON.stringify(meta.qwenQuestions ?? null).includes("Which color?"), `the permission carries no question: ${JSON.stringify(asked[0].toolCall).slice(0, 300)}`);
-      expect(text(r.events).includes("No valid answers were provided"), `reply: ${text(r.events).slice(-160)}`);
-      return { skip: `checked: a permission request (${asked[0].options.map((o) => o.name).join(" / ")}) with the question in _meta; ${agent.questionTool.viaPermission}` };
-    }
-    if (agent.questionTool?.absent) {
+    // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input,
+    // Qwen's ask_user_question): the fake model asks "Which color?" (Teal / Orange); porthole-cli
+    // answers the form from --answers, and the answer must come back to the model. Where the
+    // agent says what its tool gives the model on decline (`declined`), decline is checked too.
+    const q = agent.questionTool ?? {};
+    if (q.skip) return { skip: q.skip };
+    if (q.absent) {
       // Not offered to the model at all: the fake model says so when asked to use it.
       const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "[[ask]]"]);
       ok(r);
       expect(text(r.events).includes("no ask tool offered"), `a question tool was offered after all: ${text(r.events).slice(-160)}`);
-      return { skip: `checked: not offered to the model; ${agent.questionTool.absent}` };
+      return { skip: `checked: not offered to the model; ${q.absent}` };
     }
     const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
-    writeFileSync(answers, JSON.stringify({ [agent.questionTool.field]: "Orange" }));
-    const config = (agent.questionTool.config ?? []).flatMap((c) => ["--config", c]);
-    const r = await runCli(agent, [...modeArgs(agent), ...config, "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "[[ask]]"]);
-    ok(r);
-    const asked = r.events.filter((e) => e.type === "elicitation");
-    expect(asked.length === 1, `${asked.length} elicitations; reply: ${text(r.events).slice(-120)}`);
-    const field = asked[0].schema?.fields?.find((f) => f.name === agent.questionTool.field);
-    expect(field?.kind?.type === "singleSelect", `no select field ${agent.questionTool.field}: ${JSON.stringify(asked[0].schema).slice(0, 200)}`);
-    expect(asked[0].action === "accept", `answered ${asked[0].action}`);
-    expect((agent.questionTool.answered ?? /Which color\?.*Orange/).test(text(r.events)), `the answer did not reach the model: ${text(r.events).slice(-160)}`);
-    const how = config.length ? ` (with ${agent.questionTool.config.map((c) => `--config ${c}`).join(" ")})` : "";
-    return `form "${asked[0].message}"${how}, field ${field.name} (${field.kind.options.map((o) => o.value).join("/")}), toolCallId ${asked[0].toolCallId ? "set" : "none"}; the answer reached the model`;
+    writeFileSync(answers, JSON.stringify({ [q.field]: "Orange" }));
+    const config = (q.config ?? []).flatMap((c) => ["--config", c]);
+    /** One turn answered with `elicit`: the form, and the tool results the model API got. */
+    const ask = async (elicit, then = []) => {
+      const before = server.toolResults.length;
+      const extra = elicit === "accept" ? ["--answers", answers] : [];
+      const r = await runCli(agent, [...modeArgs(agent), ...config, "--permission", "allow-once", "--elicit", elicit, ...extra, "[[ask]]", ...then]);
+      ok(r);
+      const asked = r.events.filter((e) => e.type === "elicitation");
+      expect(asked.length === 1, `${asked.length} elicitations (${elicit}); reply: ${text(r.events).slice(-120)}`);
+      expect(r.events.filter((e) => e.type === "permission").length === 0, `a permission request reached the client beside the form (${elicit})`);
+      expect(asked[0].mode === "form", `a ${asked[0].mode} elicitation`);
+      expect(asked[0].action === elicit, `answered ${asked[0].action}, not ${elicit}`);
+      const field = asked[0].schema?.fields?.find((f) => f.name === q.field);
+      expect(field?.kind?.type === "singleSelect", `no select field ${q.field}: ${JSON.stringify(asked[0].schema).slice(0, 200)}`);
+      const labels = field.kind.options.map((o) => o.value);
+      expect(labels.includes("Teal") && labels.includes("Orange"), `field ${q.field} offers ${labels.join("/")}`);
+      return { r, asked: asked[0], field, results: server.toolResults.slice(before) };
+    };
+    /** Qwen: the question came as session/request_permission, answered with `optionId` (and the answers). */
+    const permissionReply = (r, optionId, answersWanted) => {
+      const req = r.acp.filter((m) => m.dir === "from-agent" && m.msg.method === "session/request_permission");
+      expect(req.length === 1, `${req.length} session/request_permission from the agent`);
+      const meta = req[0].msg.params?.toolCall?._meta ?? {};
+      expect(meta.qwenInteractionKind === "user_question" && JSON.stringify(meta.qwenQuestions ?? null).includes("Which color?"), `the permission request carries no question: ${JSON.stringify(req[0].msg.params?.toolCall ?? null).slice(0, 300)}`);
+      const reply = r.acp.find((m) => m.dir === "to-agent" && m.msg.id === req[0].msg.id && !m.msg.method)?.msg.result;
+      expect(reply?.outcome?.outcome === "selected" && reply.outcome.optionId === optionId, `the agent was answered ${JSON.stringify(reply ?? null)}, not option ${optionId}`);
+      expect(JSON.stringify(reply.answers ?? null) === JSON.stringify(answersWanted), `answers ${JSON.stringify(reply.answers ?? null)}, not ${JSON.stringify(answersWanted)}`);
+      return req[0].msg.params.toolCall.toolCallId;
+    };
+
+    const a = await ask("accept");
+    expect((q.answered ?? /Which color\?.*Orange/).test(text(a.r.events)), `the answer did not reach the model: ${text(a.r.events).slice(-160)}`);
+    const notes = [];
+    if (q.viaPermission) {
+      const id = permissionReply(a.r, q.viaPermission.submit, q.viaPermission.answers);
+      expect(a.asked.toolCallId === id, `the form's toolCallId ${a.asked.toolCallId} is not the tool call's ${id}`);
+      notes.push(`from session/request_permission with _meta.qwenQuestions, answered ${q.viaPermission.submit} + answers ${JSON.stringify(q.viaPermission.answers)}`);
+    }
+    if (q.toolResult) {
+      expect(!a.results.some((t) => t.includes("No valid answers were provided")), `the model got "No valid answers were provided": ${a.results.join(" | ").slice(0, 200)}`);
+      expect(a.results.some((t) => q.toolResult.test(t)), `the model API got no tool result like ${q.toolResult}: ${JSON.stringify(a.results).slice(0, 300)}`);
+      notes.push(`the model got ${JSON.stringify(a.results.find((t) => q.toolResult.test(t)))}`);
+    }
+    if (q.declined) {
+      // Decline, then a second prompt in the same session: an agent that ends the turn when the
+      // question is cancelled (Qwen) tells the model with the next turn's request.
+      server.bodies = [];
+      let d;
+      try {
+        d = await ask("decline", ["what now?"]);
+      } finally {
+        var bodies = server.bodies;
+        server.bodies = null;
+      }
+      if (q.viaPermission) permissionReply(d.r, q.viaPermission.cancel, null);
+      const told = [...d.results, ...bodies.flatMap(chatToolMessages)];
+      expect(told.some((t) => q.declined.test(t)), `after decline the model API got no tool result like ${q.declined}: ${JSON.stringify([...new Set(told)]).slice(0, 300)}`);
+      expect(!told.some((t) => t.includes("Orange")), "an answer reached the model after decline");
+      expect(text(d.r.events).includes("Porthole fake model says: what now?"), `the turn after decline: ${text(d.r.events).slice(-160)}`);
+      notes.push(`decline: ${q.viaPermission ? `option ${q.viaPermission.cancel}, ` : ""}the model got ${JSON.stringify(told.find((t) => q.declined.test(t)))}${d.results.length ? "" : " (with the next turn: the agent ends the turn)"}`);
+    }
+    const how = config.length ? ` (with ${q.config.map((c) => `--config ${c}`).join(" ")})` : "";
+    return `form "${a.asked.message}"${how}, field ${a.field.name} (${a.field.kind.options.map((o) => o.value).join("/")}), toolCallId ${a.asked.toolCallId ? "set" : "none"}; the answer reached the model${notes.length ? `; ${notes.join("; ")}` : ""}`;
   }],
   ["model choice (session/set_model)", async (agent) => {
     const first = await runCli(agent, ["which model?"]);

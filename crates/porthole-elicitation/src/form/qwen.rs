@@ -25,8 +25,10 @@
 //! {"outcome": {"outcome": "selected", "optionId": "proceed_once"}, "answers": {"0": "Teal"}}
 //! ```
 //!
-//! Decline and cancel select Qwen's own cancel option ("User declined to answer the
-//! questions."); a request nobody decided gets ACP's `cancelled` outcome.
+//! Decline and cancel select Qwen's own cancel option: Qwen (0.24.4) then fails the tool call
+//! without running the tool and ends the turn, and the model gets `Tool "ask_user_question"
+//! was canceled by the user.` with the next prompt (tests/agents, "question tool"); a request
+//! nobody decided gets ACP's `cancelled` outcome.
 
 use serde_json::{Value, json};
 
