@@ -73,6 +73,7 @@ fn main() {
         Some(Mode::Proxy { .. }) => "porthole-proxy",
         Some(Mode::SealedView) => "porthole-sealed-view",
         Some(Mode::DemoAgent) => "porthole-demo-agent",
+        Some(Mode::McpBridge { .. }) => "porthole-mcp-bridge",
         None => "porthole",
     };
     let logging = porthole_core::logging::init(name, args.verbose);
