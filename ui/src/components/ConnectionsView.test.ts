@@ -105,6 +105,7 @@ describe("the Connections view", () => {
     const files = await row("files");
     await fireEvent.click(within(files).getByRole("button", { name: "Remove…" }));
     expect(backend.calls.some((c) => c.cmd === "mcp_remove")).toBe(false);
+    expect(document.activeElement).toBe(within(files).getByRole("button", { name: "Keep" }));
     await fireEvent.click(within(files).getByRole("button", { name: "Keep" }));
     expect(backend.calls.some((c) => c.cmd === "mcp_remove")).toBe(false);
     await fireEvent.click(within(files).getByRole("button", { name: "Remove…" }));
@@ -127,6 +128,10 @@ describe("the Connections view", () => {
           name: "evil", server: { kind: "remote", url: "https://x.example/<img src=x onerror=alert(1)>", sse: false }, enabled: true,
           agents: null, secrets: [], signIn: { state: "signedOut" }, sessions: [],
         },
+        {
+          name: "pat", server: { kind: "remote", url: "https://pat.example/mcp", sse: false }, enabled: true,
+          agents: ["gone-agent"], secrets: ["header authorization"], signIn: { state: "signedOut" }, sessions: ["not-open-any-more"],
+        },
       ],
     };
     const invoke = backend.invoke.bind(backend);
@@ -143,6 +148,12 @@ describe("the Connections view", () => {
     expect(tools.textContent).toContain("<b>bold</b>");
     expect(tools.textContent).toContain("<script>alert(1)</script> [link](https://evil.example)");
     expect(document.querySelectorAll("img, script, b, a").length).toBe(0);
+    // A header kept in the keyring is the sign-in; an agent or session no longer known shows its id.
+    const pat = await row("pat");
+    expect(pat.textContent).toContain("Not signed in; Porthole sends the header the keyring keeps.");
+    expect(pat.textContent).toContain("header authorization");
+    expect(pat.textContent).toContain("gone-agent");
+    expect(pat.textContent).toContain("not-open");
   });
 
   it("says when the connections file cannot be used", async () => {
