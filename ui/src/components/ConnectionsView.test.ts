@@ -56,14 +56,16 @@ describe("the Connections view", () => {
     expect(document.querySelectorAll("a").length).toBe(0);
   });
 
-  it("names the open sessions that have a connection", async () => {
+  it("names the open sessions that have a connection, and follows them as they close", async () => {
     const { backend, store } = await boot();
-    await backend.invoke("new_session", { agentId: "demo", cwd: "/home/user/projects/porthole" });
-    await waitFor(() => expect(store.snapshot?.sessions.length).toBe(1));
-    await fireEvent.click(screen.getByRole("button", { name: "Reload" }));
     await waitFor(async () => expect((await row("github")).textContent).toContain("Demo Agent: porthole · demo-1"));
+    expect((await row("files")).textContent).toContain("Demo Agent: porthole · demo-1");
     expect((await row("docs")).textContent).toContain("None has it now");
     expect((await row("tracker")).textContent).toContain("None has it now");
+    // No Reload: the view reads the list again when a session closes.
+    await backend.invoke("close_session", { sessionId: "demo-1" });
+    await waitFor(() => expect(store.snapshot?.sessions.length).toBe(0));
+    await waitFor(async () => expect((await row("github")).textContent).toContain("None has it now"));
   });
 
   it("fetches a connection's tools on demand, and says why it cannot", async () => {
