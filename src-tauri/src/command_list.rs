@@ -50,6 +50,11 @@ macro_rules! with_app_commands {
             remove_agent,
             save_sign_in,
             forget_sign_in,
+            mcp_connections,
+            mcp_tools,
+            mcp_set_enabled,
+            mcp_sign_out,
+            mcp_remove,
         )
     };
 }

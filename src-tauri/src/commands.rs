@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 use tauri::{Manager, State};
 
 use porthole_app::{
-    AnswerError, Attachment, Backend, HistoryExport, Launch, PerfStats, ProtocolLog, RegistryListing,
-    SessionList, SessionView, WindowState,
+    AnswerError, Attachment, Backend, HistoryExport, Launch, McpConnectionList, McpTool, PerfStats,
+    ProtocolLog, RegistryListing, SessionList, SessionView, WindowState,
 };
 use porthole_core::DialogAnswer;
 use porthole_core::form::Validation;
@@ -293,6 +293,32 @@ async fn save_sign_in(
 #[tauri::command]
 async fn forget_sign_in(backend: State<'_, Backend>, agent_id: String) -> Result<()> {
     backend.forget_sign_in(&agent_id).await
+}
+
+/// The person's MCP connections, with their sign-in and the sessions that have them.
+#[tauri::command]
+async fn mcp_connections(backend: State<'_, Backend>) -> Result<McpConnectionList> {
+    Ok(backend.mcp_connections().await)
+}
+
+#[tauri::command]
+async fn mcp_tools(backend: State<'_, Backend>, name: String) -> Result<Vec<McpTool>> {
+    backend.mcp_tools(&name).await
+}
+
+#[tauri::command]
+async fn mcp_set_enabled(backend: State<'_, Backend>, name: String, on: bool) -> Result<()> {
+    backend.mcp_set_enabled(&name, on)
+}
+
+#[tauri::command]
+async fn mcp_sign_out(backend: State<'_, Backend>, name: String) -> Result<String> {
+    backend.mcp_sign_out(&name).await
+}
+
+#[tauri::command]
+async fn mcp_remove(backend: State<'_, Backend>, name: String) -> Result<String> {
+    backend.mcp_remove(&name).await
 }
 
 /// Registers the one list of commands (src/command_list.rs) with Tauri.

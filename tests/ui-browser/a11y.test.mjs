@@ -88,7 +88,7 @@ for (const scheme of ["light", "dark"]) {
     });
   }
 
-  for (const view of ["History", "Settings", "Protocol inspector"]) {
+  for (const view of ["History", "Settings", "MCP connections", "Protocol inspector"]) {
     test(`${scheme} theme: the ${view} view`, async () => {
       const { page, context } = await open(scheme);
       await page.getByRole("button", { name: view, exact: true }).click();

@@ -22,6 +22,8 @@ mod history;
 mod launch;
 mod mcp;
 pub use mcp::mcp_bridge;
+mod mcp_view;
+pub use mcp_view::{McpConnectionList, McpTool};
 mod metrics;
 #[cfg(test)]
 mod mock_dialogs;

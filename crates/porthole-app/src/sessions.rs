@@ -82,7 +82,7 @@ impl Backend {
         agent_id: &str,
         client: &AgentClient,
         workspace: Workspace,
-    ) -> (Workspace, Handed) {
+    ) -> (Workspace, (Handed, Vec<String>)) {
         let offered = &client.agent_capabilities().mcp_capabilities;
         let caps = AgentMcp {
             http: offered.http,
@@ -90,14 +90,14 @@ impl Backend {
         };
         let mut handed = self.hand_connections(agent_id, caps).await;
         let servers = std::mem::take(&mut handed.servers);
-        (workspace.with_mcp_servers(servers), handed)
+        let names = servers.iter().filter_map(crate::mcp::server_name).collect();
+        (workspace.with_mcp_servers(servers), (handed, names))
     }
 
-    /// The session opened: its pass lives with it; what was left out is said in it.
-    fn connections_kept(&self, agent_id: &str, session_id: &str, handed: Handed) {
-        if let Some(pass) = handed.pass {
-            self.0.mcp.keep(session_id, agent_id, pass);
-        }
+    /// The session opened: its pass lives with it (and the names of what it got, for the
+    /// Connections view); what was left out is said in it.
+    fn connections_kept(&self, agent_id: &str, session_id: &str, (handed, names): (Handed, Vec<String>)) {
+        self.0.mcp.keep(session_id, agent_id, handed.pass, names);
         for (connection, reason) in handed.skipped {
             self.push_app(AppEvent::McpConnectionProblem {
                 connection,

@@ -64,6 +64,13 @@ impl Connector {
         .clone()
     }
 
+    /// The keyring and the tokens the gateway uses (opened on first need), for a front end's
+    /// sign-in states, sign-out and removal: the same `Tokens`, so a sign-out also empties the
+    /// gateway's cache and an expired sign-in shows as expired.
+    pub fn keyring(&self) -> Result<(Arc<SecretStore>, Arc<Tokens>), String> {
+        self.keys().map(|k| (k.secrets.clone(), k.tokens.clone()))
+    }
+
     /// Hand `connections` to a session of an agent with `caps`; `None` for Porthole's own use
     /// (every connection through the gateway, see [`Plan::for_porthole`]).
     pub async fn hand(&self, connections: &[Connection], caps: Option<AgentMcp>) -> Handed {

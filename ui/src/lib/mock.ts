@@ -4,7 +4,7 @@
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
-  FormContent, FormElicitation, HistoryEntry, PermissionRequest, UiEvent, UrlElicitation, Validation,
+  FormContent, FormElicitation, HistoryEntry, McpConnectionView, McpTool, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
@@ -26,6 +26,41 @@ interface MockState {
   settings: AppSettings;
 }
 
+/** The mock's MCP connections (without `sessions`: an enabled one for every agent is in the open session). */
+function mockConnections(): Omit<McpConnectionView, "sessions">[] {
+  return [
+    {
+      name: "github", server: { kind: "remote", url: "https://api.githubcopilot.com/mcp/", sse: false }, enabled: true, agents: null,
+      secrets: [], signIn: { state: "signedIn", expiresAt: Math.floor(Date.now() / 1000) + 3600, scopes: ["repo", "read:org"] },
+    },
+    {
+      name: "files", server: { kind: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/home/user/notes"] },
+      enabled: true, agents: null, secrets: ["TOKEN"], signIn: { state: "notNeeded" },
+    },
+    {
+      name: "tracker", server: { kind: "remote", url: "https://mcp.tracker.example/mcp?api_key=…", sse: false }, enabled: true,
+      agents: ["claude-code", "codex"], secrets: [], signIn: { state: "expired", reason: "the server refused the refresh token (invalid_grant)" },
+    },
+    {
+      name: "docs", server: { kind: "remote", url: "http://127.0.0.1:8931/sse", sse: true }, enabled: false, agents: null,
+      secrets: [], signIn: { state: "signedOut" },
+    },
+  ];
+}
+
+const MOCK_TOOLS: Record<string, McpTool[]> = {
+  github: [
+    { name: "search_issues", description: "Search issues and pull requests across repositories." },
+    { name: "create_pull_request", description: "Open a pull request from a branch." },
+    { name: "get_file_contents", description: null },
+  ],
+  files: [
+    { name: "read_file", description: "Read a file under the allowed folders." },
+    { name: "list_directory", description: "List a folder's entries." },
+  ],
+  docs: [{ name: "search_docs", description: "Full-text search of the local documentation." }],
+};
+
 export interface MockOptions {
   /** Delay between streamed chunks, ms (0 = synchronous-ish, for tests). */
   chunkDelay?: number;
@@ -42,6 +77,7 @@ export class MockBackend implements Backend {
   #state: MockState;
   #history: HistoryEntry[] = [];
   #marks: DomainMark[] = [];
+  #mcp = mockConnections();
   #dialogs = new Map<number, Elicitation | PermissionRequest>();
   #nextDialog = 1;
   #nextTool = 1;
@@ -320,6 +356,33 @@ export class MockBackend implements Backend {
       throw { kind: "error", message: "the mock has no keyring" };
     },
     forget_sign_in: () => undefined,
+    mcp_connections: () => ({
+      path: "/home/user/.config/porthole/connections.json",
+      problem: null,
+      connections: this.#mcp.map((c) => ({
+        ...c,
+        sessions: this.#state.sessionOpen && c.enabled && (c.agents === null || c.agents.includes(AGENT_ID)) ? [SESSION] : [],
+      })),
+    }),
+    mcp_tools: ({ name }) => {
+      const c = this.#mcpNamed(name);
+      if (c.signIn.state === "expired") throw { kind: "error", message: `cannot list the tools of \`${name}\`: Sign in to \`${name}\` again` };
+      return MOCK_TOOLS[name] ?? [];
+    },
+    mcp_set_enabled: ({ name, on }) => {
+      this.#mcpNamed(name).enabled = on;
+    },
+    mcp_sign_out: ({ name }) => {
+      const c = this.#mcpNamed(name);
+      if (c.server.kind === "stdio") throw { kind: "error", message: `\`${name}\` is a stdio server: there is nothing to sign out of` };
+      c.signIn = { state: "signedOut" };
+      return `Signed out of \`${name}\`: the server revoked the tokens and Porthole deleted them.`;
+    },
+    mcp_remove: ({ name }) => {
+      this.#mcpNamed(name);
+      this.#mcp = this.#mcp.filter((c) => c.name !== name);
+      return `Removed \`${name}\`.`;
+    },
     perf_stats: () => ({
       ipc: { queued: 0, batches: 0, events: 0, bytes: 0, largestBatchEvents: 0, largestBatchBytes: 0 },
       dialogs: [],
@@ -328,6 +391,12 @@ export class MockBackend implements Backend {
       processStartEpochMs: null,
     }),
   };
+
+  #mcpNamed(name: string) {
+    const c = this.#mcp.find((x) => x.name === name);
+    if (!c) throw { kind: "error", message: `no connection named \`${name}\`` };
+    return c;
+  }
 
   #completions = new Set<{ dialogId: number; elicitationId: string }>();
 

@@ -20,7 +20,7 @@ export type {
 import type {
   AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
-  StoredSession, PerfStats,
+  StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool,
 } from "./generated/app";
 export type {
   AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
@@ -144,6 +144,9 @@ export interface DomainMark {
   lastOpened: number | null;
 }
 
+// ---------- MCP connections (the Connections view): generated (porthole-app's mcp_view.rs) ----------
+export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool };
+
 /** What the other commands return: generated (porthole-app's results.rs). */
 export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };
 
@@ -211,6 +214,16 @@ export interface Commands {
   save_sign_in(args: { agentId: string; methodId: string; values: Record<string, string> }): void;
   /** Delete an agent's saved sign-in values from the OS keyring. */
   forget_sign_in(args: { agentId: string }): void;
+  /** The person's MCP connections: where each points, who gets it, its sign-in, the open sessions that have it. */
+  mcp_connections(): McpConnectionList;
+  /** A connection's tools (`tools/list` through the gateway, as an agent reaches it). */
+  mcp_tools(args: { name: string }): McpTool[];
+  /** Switch a connection on or off for the sessions opened from now on. */
+  mcp_set_enabled(args: { name: string; on: boolean }): void;
+  /** Revoke (where the server offers it) and delete a remote connection's tokens; says which. */
+  mcp_sign_out(args: { name: string }): string;
+  /** Take a connection out of the list and delete its keyring values; says what happened. */
+  mcp_remove(args: { name: string }): string;
 }
 
 // The backend's one list of commands (src-tauri/src/command_list.rs, generated into

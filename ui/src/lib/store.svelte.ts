@@ -296,7 +296,7 @@ export class Transcript {
   }
 }
 
-export type View = "chat" | "history" | "settings" | "inspector" | "add-agent";
+export type View = "chat" | "history" | "settings" | "connections" | "inspector" | "add-agent";
 
 /** How many ended sessions' transcripts the window keeps readable. */
 export const ENDED_KEPT = 20;

@@ -176,6 +176,40 @@ export type RegistryListing = { source: string,
  */
 offline: string | null, problems: Array<string>, agents: Array<RegistryAgentView>, };
 
+export type McpServerView = { "kind": "remote", url: string, sse: boolean, } | { "kind": "stdio", command: string, args: Array<string>, };
+
+export type McpSignIn = { "state": "notNeeded" } | { "state": "signedOut" } | { "state": "signedIn", 
+/**
+ * Seconds since the epoch; `null` when the server gave no expiry.
+ */
+expiresAt: number | null, scopes: Array<string>, } | { "state": "expired", reason: string, } | { "state": "unknown", reason: string, };
+
+export type McpConnectionView = { name: string, server: McpServerView, enabled: boolean, 
+/**
+ * The agent ids that get it; `null`: every agent.
+ */
+agents: Array<string> | null, 
+/**
+ * Values kept in the OS keyring (`TOKEN`, `header authorization`), named, never read.
+ */
+secrets: Array<string>, signIn: McpSignIn, 
+/**
+ * The open sessions whose agent has it.
+ */
+sessions: Array<string>, };
+
+export type McpConnectionList = { 
+/**
+ * The connections file (`PORTHOLE_CONNECTIONS_FILE` or the platform config folder).
+ */
+path: string | null, 
+/**
+ * Set when the file cannot be read: why (no connection reaches any agent then).
+ */
+problem: string | null, connections: Array<McpConnectionView>, };
+
+export type McpTool = { name: string, description: string | null, };
+
 export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
 
 export type DialogSample = { dialogId: number, 

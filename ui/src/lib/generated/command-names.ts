@@ -44,6 +44,11 @@ export const COMMAND_NAMES = [
   "remove_agent",
   "save_sign_in",
   "forget_sign_in",
+  "mcp_connections",
+  "mcp_tools",
+  "mcp_set_enabled",
+  "mcp_sign_out",
+  "mcp_remove",
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
