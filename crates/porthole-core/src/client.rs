@@ -583,10 +583,20 @@ impl AgentClient {
                     error: None,
                 },
                 Err(e) => {
-                    // Give the exit watcher a moment so the error names the real cause.
+                    // Give the exit watcher a moment so the error names the real cause. When the
+                    // connection itself ended, the watcher first reads the agent's output to its
+                    // end (up to 2 s) before it reports the exit: wait for that.
+                    let terminated = e.message.starts_with("Connection terminated")
+                        || e.data.as_ref().is_some_and(|d| {
+                            d.get("reason").and_then(|r| r.as_str()) == Some("connection_terminated")
+                        });
+                    let wait = if terminated {
+                        Duration::from_secs(4)
+                    } else {
+                        Duration::from_millis(500)
+                    };
                     let mut exit = client.exit_rx.clone();
-                    let _ = tokio::time::timeout(Duration::from_millis(500), exit.wait_for(|e| e.is_some()))
-                        .await;
+                    let _ = tokio::time::timeout(wait, exit.wait_for(|e| e.is_some())).await;
                     let error = match client.exit_info() {
                         Some(info) => RpcError {
                             code: e.code.value(),
