@@ -242,7 +242,7 @@ impl Backend {
                     },
                 },
                 Some(Err(e)) => McpSignIn::Unknown {
-                    reason: format!("no OS keyring: {e}"),
+                    reason: e.to_string(),
                 },
                 None => McpSignIn::SignedOut,
             };
