@@ -3,35 +3,7 @@
 //! stdio one handed directly), its tools through the gateway, switching, signing out, removing.
 //! No keyring here (the session bus points nowhere): open and stdio connections need none.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 mod common;
-
-use common::{FakeShell, workspace_bin};
-
-struct Server(Child, String);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn server(args: &[&str]) -> Server {
-    let mut child = Command::new(workspace_bin("porthole-test-mcp", "porthole-test-mcp"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let url = line.trim().strip_prefix("ready ").unwrap().to_string();
-    Server(child, url)
-}
 
 fn message(e: porthole_app::AnswerError) -> String {
     match e {
@@ -43,46 +15,10 @@ fn message(e: porthole_app::AnswerError) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_connections_view_lists_lists_tools_switches_and_removes() {
     let home = tempfile::tempdir().unwrap();
-    let open = server(&["--open"]);
-    let guarded = server(&[]);
-    let stdio = workspace_bin("porthole-test-mcp", "porthole-test-mcp");
-    let file = home.path().join("connections.json");
-    std::fs::write(
-        &file,
-        serde_json::json!({"connections": {
-            "tracker": {"url": open.1},
-            "local": {"command": stdio, "args": ["--stdio"]},
-            "guarded": {"url": guarded.1},
-            "off": {"url": open.1, "enabled": false},
-        }})
-        .to_string(),
-    )
-    .unwrap();
-    let cli = workspace_bin("porthole-cli", "porthole-cli");
-    common::set_home(home.path());
-    // SAFETY: set before the app model starts; one test in this binary.
-    unsafe {
-        std::env::set_var("PORTHOLE_CONNECTIONS_FILE", &file);
-        std::env::set_var("PORTHOLE_MCP_BRIDGE", format!("{} mcp bridge", cli.display()));
-        std::env::set_var(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/porthole-test-bus",
-        );
-    }
-    let agent = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
-    let launch = porthole_app::Launch::from_args(
-        Some(&agent.display().to_string()),
-        Some(home.path().to_path_buf()),
-    )
-    .unwrap();
-    let shell = std::sync::Arc::new(FakeShell::default());
-    let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
-    backend.start();
-    let snapshot = shell.wait_for_session().await;
-    let session = snapshot["snapshot"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    // Kept whole: it owns the test servers, which stop when it is dropped.
+    let started = common::mcp::start_with_connections(home.path()).await;
+    let (backend, session, file) = (&started.backend, &started.session, &started.file);
+    let tracker_url = &started.tracker_url;
 
     let listed = serde_json::to_value(backend.mcp_connections().await).unwrap();
     assert_eq!(listed["path"], file.display().to_string());
@@ -106,7 +42,7 @@ async fn the_connections_view_lists_lists_tools_switches_and_removes() {
     let tracker = by_name("tracker");
     assert_eq!(
         tracker["server"],
-        serde_json::json!({"kind": "remote", "url": open.1, "sse": false})
+        serde_json::json!({"kind": "remote", "url": tracker_url, "sse": false})
     );
     assert_eq!(tracker["sessions"], serde_json::json!([session]));
     assert_eq!(tracker["agents"], serde_json::Value::Null);
@@ -151,12 +87,12 @@ async fn the_connections_view_lists_lists_tools_switches_and_removes() {
     );
 
     // A closed session has none.
-    backend.close_session(&session).await.unwrap();
+    backend.close_session(session).await.unwrap();
     let listed = serde_json::to_value(backend.mcp_connections().await).unwrap();
     assert_eq!(listed["connections"][0]["sessions"], serde_json::json!([]));
 
     // A file that cannot be read is said, not an error.
-    std::fs::write(&file, "{not json").unwrap();
+    std::fs::write(file, "{not json").unwrap();
     let listed = serde_json::to_value(backend.mcp_connections().await).unwrap();
     assert!(
         listed["problem"].as_str().unwrap().contains("not valid JSON"),

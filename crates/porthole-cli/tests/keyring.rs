@@ -81,27 +81,10 @@ fn loopback_get(url: &str) -> String {
 #[test]
 #[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-cli --test keyring -- --ignored"]
 fn an_mcp_connection_signs_in_once_and_its_token_reaches_only_the_server() {
-    use std::io::BufRead;
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let mut server = Killed(
-        Command::new(workspace_bin("porthole-test-mcp"))
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut ready = String::new();
-    std::io::BufReader::new(server.0.stdout.take().unwrap())
-        .read_line(&mut ready)
-        .unwrap();
-    let url = ready.trim().strip_prefix("ready ").unwrap().to_string();
+    let server = porthole_test_mcp::Spawned::start(&workspace_bin("porthole-test-mcp"), &[]);
+    let url = server.url.clone();
     let name = format!("tracker-{}", std::process::id());
     let cli = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_porthole-cli"))

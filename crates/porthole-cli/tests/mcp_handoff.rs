@@ -5,44 +5,16 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
+use porthole_test_mcp::Spawned;
 use serde_json::Value;
 use support::workspace_bin;
 
 /// porthole-test-mcp on a free loopback port, killed on drop.
-struct TestServer {
-    child: Child,
-    url: String,
-}
-
-impl TestServer {
-    fn start(args: &[&str]) -> TestServer {
-        let mut child = Command::new(workspace_bin("porthole-test-mcp"))
-            .args(args)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("ready ")
-            .expect("ready line")
-            .to_string();
-        TestServer { child, url }
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+fn test_server(args: &[&str]) -> Spawned {
+    Spawned::start(&workspace_bin("porthole-test-mcp"), args)
 }
 
 fn cli(home: &Path, args: &[&str]) -> Output {
@@ -97,7 +69,7 @@ fn demo(home: &Path, extra: &[&str], prompt: &str) -> Output {
 fn the_agent_reaches_a_remote_server_through_the_gateway_and_a_stdio_server_directly() {
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
-    let server = TestServer::start(&["--open"]);
+    let server = test_server(&["--open"]);
     ok(home, &["mcp", "add", "tracker", "--url", &server.url]);
     let stdio = workspace_bin("porthole-test-mcp");
     ok(
@@ -162,7 +134,7 @@ fn an_unknown_connection_is_a_usage_error_before_any_session() {
 fn a_server_that_wants_sign_in_tells_the_person_how() {
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
-    let server = TestServer::start(&[]);
+    let server = test_server(&[]);
     ok(home, &["mcp", "add", "tracker", "--url", &server.url]);
     let out = demo(home, &["--mcp", "tracker"], "/tools tracker whoami");
     let text = said(&String::from_utf8_lossy(&out.stdout));

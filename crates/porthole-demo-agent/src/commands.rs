@@ -786,7 +786,10 @@ mod tests {
             .iter()
             .map(|c| c["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["configure", "connect", "ask", "edit", "test", "tools", "slow"]);
+        assert_eq!(
+            names,
+            ["configure", "connect", "ask", "edit", "test", "tools", "slow"]
+        );
         assert!(v["availableCommands"][0]["description"].is_string());
     }
 

@@ -122,7 +122,10 @@ impl Client {
             .iter()
             .map(|c| c["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["configure", "connect", "ask", "edit", "test", "tools", "slow"]);
+        assert_eq!(
+            names,
+            ["configure", "connect", "ask", "edit", "test", "tools", "slow"]
+        );
         id
     }
 

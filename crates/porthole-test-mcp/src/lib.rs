@@ -299,3 +299,40 @@ pub(crate) fn now() -> u64 {
         .map(|d| d.as_secs())
         .unwrap_or(0)
 }
+
+/// The test server as a process (`porthole-test-mcp ARGS`, the binary at `binary`), for tests
+/// of other crates; killed when dropped.
+pub struct Spawned {
+    child: std::process::Child,
+    /// The MCP server's address (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+}
+
+impl Spawned {
+    pub fn start(binary: &std::path::Path, args: &[&str]) -> Spawned {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(binary)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped stdout");
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("porthole-test-mcp's ready line");
+        let url = line
+            .trim()
+            .strip_prefix("ready ")
+            .unwrap_or_else(|| panic!("porthole-test-mcp said {line:?}, not `ready URL`"))
+            .to_string();
+        Spawned { child, url }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)] // each test binary uses its own part of this
 
+pub mod mcp;
+
 use std::sync::Mutex;
 use std::time::Duration;
 

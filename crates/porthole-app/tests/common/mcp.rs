@@ -1,0 +1,67 @@
+//! The app model with the demo agent and the person's MCP connections (an open remote server,
+//! a stdio one, one that wants sign-in, one switched off), for the connections tests.
+
+use porthole_test_mcp::Spawned;
+
+use super::{FakeShell, workspace_bin};
+
+pub struct Started {
+    pub backend: porthole_app::Backend,
+    pub shell: std::sync::Arc<FakeShell>,
+    /// The start-up session.
+    pub session: String,
+    pub file: std::path::PathBuf,
+    /// The open remote server's address (`tracker`).
+    pub tracker_url: String,
+    _servers: (Spawned, Spawned),
+}
+
+/// Sets process-wide variables: one test per test binary may call it.
+pub async fn start_with_connections(home: &std::path::Path) -> Started {
+    let test_mcp = workspace_bin("porthole-test-mcp", "porthole-test-mcp");
+    let open = Spawned::start(&test_mcp, &["--open"]);
+    let guarded = Spawned::start(&test_mcp, &[]);
+    let file = home.join("connections.json");
+    std::fs::write(
+        &file,
+        serde_json::json!({"connections": {
+            "tracker": {"url": open.url},
+            "local": {"command": test_mcp, "args": ["--stdio"]},
+            "guarded": {"url": guarded.url},
+            "off": {"url": open.url, "enabled": false},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let cli = workspace_bin("porthole-cli", "porthole-cli");
+    super::set_home(home);
+    // SAFETY: set before the app model starts; one test in this binary.
+    unsafe {
+        std::env::set_var("PORTHOLE_CONNECTIONS_FILE", &file);
+        std::env::set_var("PORTHOLE_MCP_BRIDGE", format!("{} mcp bridge", cli.display()));
+        std::env::set_var(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        );
+    }
+    let agent = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
+    let launch =
+        porthole_app::Launch::from_args(Some(&agent.display().to_string()), Some(home.to_path_buf()))
+            .unwrap();
+    let shell = std::sync::Arc::new(FakeShell::default());
+    let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    backend.start();
+    let snapshot = shell.wait_for_session().await;
+    let session = snapshot["snapshot"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    Started {
+        backend,
+        shell,
+        session,
+        file,
+        tracker_url: open.url.clone(),
+        _servers: (open, guarded),
+    }
+}
