@@ -76,9 +76,12 @@ fn main() {
         Some(Mode::McpBridge { .. }) => "porthole-mcp-bridge",
         None => "porthole",
     };
-    let logging = porthole_core::logging::init(name, args.verbose);
-    if let (true, Some(problem)) = (args.verbose, logging.problem) {
-        eprintln!("porthole: {problem}");
+    // The sealed view leaves nothing on disk (its parent logs what it reports): no log file.
+    if !matches!(args.mode, Some(Mode::SealedView)) {
+        let logging = porthole_core::logging::init(name, args.verbose);
+        if let (true, Some(problem)) = (args.verbose, logging.problem) {
+            eprintln!("porthole: {problem}");
+        }
     }
     if let Some(Mode::Proxy { args }) = &args.mode {
         // This program is the app the proxy starts when none runs.
