@@ -7,6 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { throwawayHomes } from "./homes.mjs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { By, launch, targetDir } from "../e2e/harness.mjs";
@@ -31,7 +32,8 @@ after(async () => {
 });
 
 test("acpx drives Claude Code through porthole proxy; AskUserQuestion is answered in the window", async () => {
-  const home = mkdtempSync(join(tmpdir(), "porthole-acpx-claude-home-"));
+  const homes = throwawayHomes("acpx-claude");
+  const home = homes.make("home");
   const env = {
     ...process.env,
     ...claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home }),
@@ -66,6 +68,6 @@ test("acpx drives Claude Code through porthole proxy; AskUserQuestion is answere
     assert.match(out, /Which color\?[\s\S]*Orange/, `acpx's output: ${out.slice(-1500)}`);
   } finally {
     acpx.kill();
-    rmSync(home, { recursive: true, force: true });
+    await homes.removeAll();
   }
 });

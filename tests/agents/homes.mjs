@@ -13,9 +13,16 @@ export function throwawayHomes(prefix) {
       return dir;
     },
     async removeAll() {
-      // An agent may still write its lock files for a moment after the app closed: look again.
+      // An agent may still write its files for a moment after the app closed, so a removal can
+      // race a new file (ENOTEMPTY): look again, and say which HOME stayed rather than fail a test.
       for (let attempt = 0; attempt < 20 && homes.some((dir) => existsSync(dir)); attempt++) {
-        for (const dir of homes) rmSync(dir, { recursive: true, force: true });
+        for (const dir of homes) {
+          try {
+            rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+          } catch (error) {
+            if (attempt === 19) console.log(`# could not remove ${dir}: ${error.message}`);
+          }
+        }
         await new Promise((r) => setTimeout(r, 250));
       }
     },
