@@ -55,6 +55,9 @@ macro_rules! with_app_commands {
             mcp_set_enabled,
             mcp_sign_out,
             mcp_remove,
+            mcp_sign_in,
+            mcp_add,
+            mcp_import,
         )
     };
 }

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 use tauri::{Manager, State};
 
 use porthole_app::{
-    AnswerError, Attachment, Backend, HistoryExport, Launch, McpConnectionList, McpTool, PerfStats,
-    ProtocolLog, RegistryListing, SessionList, SessionView, WindowState,
+    AnswerError, Attachment, Backend, HistoryExport, Launch, McpConnectionList, McpImported, McpTool,
+    NewServer, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState,
 };
 use porthole_core::DialogAnswer;
 use porthole_core::form::Validation;
@@ -319,6 +319,23 @@ async fn mcp_sign_out(backend: State<'_, Backend>, name: String) -> Result<Strin
 #[tauri::command]
 async fn mcp_remove(backend: State<'_, Backend>, name: String) -> Result<String> {
     backend.mcp_remove(&name).await
+}
+
+/// Start a sign-in: its consent dialog arrives in the dialog list; returns its id.
+#[tauri::command]
+async fn mcp_sign_in(backend: State<'_, Backend>, name: String, client_id: Option<String>) -> Result<u64> {
+    backend.mcp_sign_in(&name, client_id).await
+}
+
+#[tauri::command]
+async fn mcp_add(backend: State<'_, Backend>, name: String, server: NewServer) -> Result<()> {
+    backend.mcp_add(&name, server)
+}
+
+/// Import another client's MCP servers from pasted text.
+#[tauri::command]
+async fn mcp_import(backend: State<'_, Backend>, text: String) -> Result<Vec<McpImported>> {
+    backend.mcp_import(&text)
 }
 
 /// Registers the one list of commands (src/command_list.rs) with Tauri.

@@ -57,6 +57,14 @@ pub(crate) enum AppEvent {
         /// The sessions it was handed to (none: it concerns every session).
         sessions: Vec<String>,
     },
+    /// A sign-in the window started (`mcp_sign_in`) ended: signed in (`error` null; the
+    /// dialog also gets `elicitation_complete`), or failed with why.
+    #[serde(rename_all = "camelCase")]
+    McpSignInEnded {
+        dialog_id: u64,
+        connection: String,
+        error: Option<String>,
+    },
     /// A registry install is downloading or unpacking (for its progress bar).
     #[serde(rename_all = "camelCase")]
     InstallProgress {

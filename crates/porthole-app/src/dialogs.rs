@@ -20,6 +20,9 @@ impl Backend {
     /// Answer a waiting dialog of any kind, exactly once: the history gets the decision first
     /// (retracted if core refuses the answer), then the agent; the dialog leaves the list.
     pub fn answer_dialog(&self, dialog_id: u64, answer: DialogAnswer) -> Result<(), AnswerError> {
+        if self.0.sign_ins.is_sign_in(dialog_id) {
+            return self.answer_sign_in(dialog_id, answer);
+        }
         if let DialogAnswer::Elicitation { .. } = answer {
             self.0.metrics.answer_started(dialog_id);
         }

@@ -22,6 +22,9 @@ mod history;
 mod launch;
 mod mcp;
 pub use mcp::mcp_bridge;
+mod mcp_edit;
+pub use mcp_edit::{McpImported, NewServer};
+mod mcp_sign_in;
 mod mcp_view;
 pub use mcp_view::{McpConnectionList, McpTool};
 mod metrics;
@@ -231,6 +234,8 @@ struct Inner {
     installs: Mutex<HashMap<String, agents::InstallHandle>>,
     /// Sealed URL windows (separate processes), by dialog id.
     sealed: SealedViews,
+    /// MCP sign-ins started from the window (`mcp_sign_in`).
+    sign_ins: mcp_sign_in::SignIns,
     /// The consent history; `None` when it could not be opened (`history_problem` says why).
     history: Option<porthole_history::HistoryStore>,
     /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
@@ -291,6 +296,7 @@ impl Backend {
                 metrics: metrics::Metrics::default(),
                 installs: Mutex::new(HashMap::new()),
                 sealed: SealedViews::new(on_event),
+                sign_ins: mcp_sign_in::SignIns::default(),
                 history,
                 history_problem,
                 decisions: Mutex::new(()),

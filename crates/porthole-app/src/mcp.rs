@@ -12,6 +12,7 @@ use porthole_connections::connector::{Connector, Handed};
 use porthole_connections::gateway::{GatewayEvent, Pass};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand};
 use porthole_connections::list::{self, Connection, Connections, Server};
+use porthole_connections::secrets::SecretStore;
 use porthole_core::acp::v1::schema::McpServer;
 
 use crate::app_event::AppEvent;
@@ -31,6 +32,8 @@ pub(crate) struct AppConnections {
     connector: OnceLock<Connector>,
     /// What each session got, by session id.
     passes: Mutex<HashMap<String, Kept>>,
+    /// Where secrets are kept when not in the OS keyring (`Backend::keep_mcp_secrets_in`).
+    secrets: Mutex<Option<Arc<SecretStore>>>,
 }
 
 /// What one session got: its agent, its pass (when a connection goes through the gateway) and
@@ -116,7 +119,18 @@ impl AppConnections {
 }
 
 impl Backend {
-    fn connector(&self) -> &Connector {
+    /// Keep the MCP connections' secrets and sign-ins in `secrets` instead of the OS keyring
+    /// (an embedder's own store; an in-memory one in tests). Only before the first use.
+    pub fn keep_mcp_secrets_in(&self, secrets: Arc<SecretStore>) -> Result<(), AnswerError> {
+        let mut slot = self.0.mcp.secrets.lock().unwrap_or_else(|p| p.into_inner());
+        if self.0.mcp.connector.get().is_some() {
+            return Err(AnswerError::msg("the connections' keyring is already in use"));
+        }
+        *slot = Some(secrets);
+        Ok(())
+    }
+
+    pub(crate) fn connector(&self) -> &Connector {
         self.0.mcp.connector.get_or_init(|| {
             // Weak: the connector lives inside the backend it reports to.
             let weak = Arc::downgrade(&self.0);
@@ -135,7 +149,17 @@ impl Backend {
                     sessions,
                 });
             });
-            Connector::new(bridge(), on_event)
+            match self
+                .0
+                .mcp
+                .secrets
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone()
+            {
+                Some(secrets) => Connector::with_secrets(bridge(), on_event, secrets),
+                None => Connector::new(bridge(), on_event),
+            }
         })
     }
 
@@ -167,17 +191,17 @@ impl Backend {
 }
 
 /// The connections file, for the window's commands.
-fn file() -> Result<PathBuf, AnswerError> {
+pub(crate) fn file() -> Result<PathBuf, AnswerError> {
     path().ok_or_else(|| {
         AnswerError::msg("there is no config folder for the connections file (set PORTHOLE_CONNECTIONS_FILE)")
     })
 }
 
-fn load(path: &Path) -> Result<Connections, AnswerError> {
+pub(crate) fn load(path: &Path) -> Result<Connections, AnswerError> {
     Connections::load(path).map_err(|e| AnswerError::msg(e.to_string()))
 }
 
-fn find(list: &Connections, name: &str) -> Result<Connection, AnswerError> {
+pub(crate) fn find(list: &Connections, name: &str) -> Result<Connection, AnswerError> {
     list.get(name)
         .cloned()
         .ok_or_else(|| AnswerError::msg(format!("no connection named `{name}`")))

@@ -99,7 +99,7 @@ impl From<ToolInfo> for McpTool {
 }
 
 /// `https://host/path?key=…`: a query's values can be secrets the server reads there.
-fn shown_url(url: &url::Url) -> String {
+pub(crate) fn shown_url(url: &url::Url) -> String {
     let mut shown = url.clone();
     shown.set_fragment(None);
     if url.query().is_some() {

@@ -43,6 +43,8 @@ fn generated() -> String {
         crate::mcp_view::McpConnectionView::decl(&cfg),
         crate::mcp_view::McpConnectionList::decl(&cfg),
         crate::mcp_view::McpTool::decl(&cfg),
+        crate::mcp_edit::NewServer::decl(&cfg),
+        crate::mcp_edit::McpImported::decl(&cfg),
         crate::metrics::IpcStats::decl(&cfg),
         crate::metrics::DialogSample::decl(&cfg),
         crate::metrics::AnswerSample::decl(&cfg),

@@ -48,6 +48,19 @@ impl Connector {
         }
     }
 
+    /// A connector that keeps secrets in `secrets` rather than the OS keyring (an embedder's own
+    /// store, or an in-memory one in tests).
+    pub fn with_secrets(bridge: BridgeCommand, on_event: OnEvent, secrets: Arc<SecretStore>) -> Self {
+        let keys = Keys {
+            tokens: Arc::new(Tokens::new(secrets.clone())),
+            secrets,
+        };
+        Self {
+            keys: Mutex::new(Some(Ok(Arc::new(keys)))),
+            ..Self::new(bridge, on_event)
+        }
+    }
+
     fn keys(&self) -> Result<Arc<Keys>, String> {
         let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
         keys.get_or_insert_with(|| {

@@ -178,7 +178,6 @@ impl Plan {
                 let upstream = Upstream::Remote {
                     url: url.clone(),
                     headers,
-                    signed_in,
                 };
                 Ok((Route::Gateway(Via::Http), Some(upstream)))
             }

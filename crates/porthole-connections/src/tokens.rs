@@ -167,12 +167,14 @@ impl Tokens {
         self.secrets.delete(connection, REGISTRATION_KEY)
     }
 
-    async fn current(&self, connection: &str, failed: Option<&str>) -> Result<String, SignInLost> {
+    /// The access token to send, refreshed first when stale (or when `failed` is still the
+    /// current one); `None` when no sign-in is kept.
+    async fn current(&self, connection: &str, failed: Option<&str>) -> Result<Option<String>, SignInLost> {
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
         let grant = self.current_grant(connection, &mut cached).map_err(SignInLost)?;
         let Some(current) = grant.as_ref() else {
-            return Err(SignInLost("it is not signed in".into()));
+            return Ok(None);
         };
         let stale = match failed {
             // Another request may have refreshed already while this one waited for the lock.
@@ -180,7 +182,7 @@ impl Tokens {
             None => current.needs_refresh(oauth::grant::now_secs()),
         };
         if !stale {
-            return Ok(current.access_token.clone());
+            return Ok(Some(current.access_token.clone()));
         }
         match oauth::refresh(&self.client, current.clone()).await {
             Ok(fresh) => {
@@ -189,7 +191,7 @@ impl Tokens {
                 }
                 let token = fresh.access_token.clone();
                 *grant = Some(fresh);
-                Ok(token)
+                Ok(Some(token))
             }
             Err(e) => {
                 let reason = format!("refresh failed: {e}");
@@ -205,7 +207,7 @@ impl Tokens {
 }
 
 impl TokenSource for Tokens {
-    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
         Box::pin(self.current(connection, None))
     }
 
@@ -214,6 +216,10 @@ impl TokenSource for Tokens {
         connection: &'a str,
         failed: &'a str,
     ) -> BoxFuture<'a, Result<String, SignInLost>> {
-        Box::pin(self.current(connection, Some(failed)))
+        Box::pin(async move {
+            self.current(connection, Some(failed))
+                .await?
+                .ok_or_else(|| SignInLost("it is not signed in".into()))
+        })
     }
 }

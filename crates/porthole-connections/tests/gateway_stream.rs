@@ -30,7 +30,6 @@ async fn twenty_thousand_streamed_events_pass_the_gateway_whole_and_in_order() {
         Upstream::Remote {
             url: Url::parse(&server.mcp_url()).unwrap(),
             headers: vec![],
-            signed_in: false,
         },
     )]);
     porthole_connections::http::install_crypto_provider();

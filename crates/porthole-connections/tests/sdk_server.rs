@@ -221,7 +221,6 @@ async fn signs_in_to_the_mcp_python_sdk_calls_through_the_gateway_refreshes_and_
         Upstream::Remote {
             url: server.mcp.clone(),
             headers: vec![],
-            signed_in: true,
         },
     )]);
     let url = pass.url("sdk").unwrap();

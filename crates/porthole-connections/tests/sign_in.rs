@@ -211,7 +211,6 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
         Upstream::Remote {
             url: Url::parse(&server.mcp_url()).unwrap(),
             headers: vec![],
-            signed_in: true,
         },
     )]);
     let url = pass.url("tracker").unwrap();
@@ -338,7 +337,6 @@ async fn a_server_that_answers_401_forever_gets_one_refresh_per_request() {
         Upstream::Remote {
             url: Url::parse(&hostile.mcp_url()).unwrap(),
             headers: vec![],
-            signed_in: true,
         },
     )]);
     let (_, _, body) = call(
@@ -369,7 +367,6 @@ async fn the_bridge_speaks_stdio_to_a_remote_connection_and_pipes_to_a_hosted_st
             Upstream::Remote {
                 url: Url::parse(&server.mcp_url()).unwrap(),
                 headers: vec![],
-                signed_in: true,
             },
         ),
         (

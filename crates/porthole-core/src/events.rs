@@ -9,8 +9,16 @@ use agent_client_protocol::v1::schema::{
 use crate::form::FormSchema;
 use crate::url_safety::UrlAnalysis;
 
-/// Identifies one pending dialog (elicitation or permission) within a connection.
+/// Identifies one pending dialog (elicitation or permission).
 pub type DialogId = u64;
+
+/// A new dialog id. Ids are unique in the process, not per connection: a front end with
+/// several agents (and dialogs of its own, such as an MCP sign-in) addresses every dialog by
+/// its id alone.
+pub fn new_dialog_id() -> DialogId {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Who is asking: every prompt to the user names the agent (from `agentInfo`).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]

@@ -176,12 +176,13 @@ impl Server {
         self.state.lock().expect("test server state")
     }
 
-    /// Make every access token expire now (the next request must refresh).
+    /// Make every access token expire now (the next request must refresh). Another process
+    /// does the same with `POST /_test/expire`.
     pub fn expire_access_tokens(&self) {
         self.state().access.values_mut().for_each(|exp| *exp = 0);
     }
 
-    /// Forget every refresh token (a refresh now fails).
+    /// Forget every refresh token (a refresh now fails); `POST /_test/forget-refresh`.
     pub fn forget_refresh_tokens(&self) {
         self.state().refresh.clear();
     }
@@ -252,8 +253,23 @@ async fn route(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
             let state = ctx.state.lock().expect("state");
             json(
                 StatusCode::OK,
-                &serde_json::json!({"tokens": state.issued, "seen": state.seen_tokens}),
+                &serde_json::json!({"tokens": state.issued, "seen": state.seen_tokens, "refreshes": state.refreshes}),
             )
+        }
+        // For tests of another process (the window's): what `expire_access_tokens` and
+        // `forget_refresh_tokens` do in-process.
+        "/_test/expire" if req.method() == hyper::Method::POST => {
+            ctx.state
+                .lock()
+                .expect("state")
+                .access
+                .values_mut()
+                .for_each(|exp| *exp = 0);
+            text(StatusCode::OK, "access tokens expired")
+        }
+        "/_test/forget-refresh" if req.method() == hyper::Method::POST => {
+            ctx.state.lock().expect("state").refresh.clear();
+            text(StatusCode::OK, "refresh tokens forgotten")
         }
         _ => text(StatusCode::NOT_FOUND, "not found"),
     }

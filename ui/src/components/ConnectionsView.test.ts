@@ -46,12 +46,14 @@ describe("the Connections view", () => {
     const tracker = await row("tracker");
     expect(tracker.textContent).toContain("claude-code, codex");
     expect(tracker.textContent).toContain("The sign-in expired: the server refused the refresh token (invalid_grant).");
-    expect(tracker.textContent).toContain("porthole-cli mcp login tracker");
+    expect(within(tracker).getByRole("button", { name: "Sign in again" })).toBeTruthy();
 
     const docs = await row("docs");
     expect((within(docs).getByRole("switch") as HTMLInputElement).checked).toBe(false);
     expect(docs.textContent).toContain("(HTTP+SSE)");
-    expect(docs.textContent).toContain("porthole-cli mcp login docs");
+    expect(within(docs).getByRole("button", { name: "Sign in" })).toBeTruthy();
+    expect(within(files).queryByRole("button", { name: "Sign in" })).toBeNull();
+    expect(within(github).queryByRole("button", { name: "Sign in" })).toBeNull();
     // No link anywhere: URLs are text.
     expect(document.querySelectorAll("a").length).toBe(0);
   });
@@ -99,7 +101,55 @@ describe("the Connections view", () => {
     await fireEvent.click(within(await row("github")).getByRole("button", { name: "Sign out" }));
     expect(await screen.findByText("Signed out of `github`: the server revoked the tokens and Porthole deleted them.")).toBeTruthy();
     expect(backend.calls).toContainEqual({ cmd: "mcp_sign_out", args: { name: "github" } });
-    await waitFor(async () => expect((await row("github")).textContent).toContain("porthole-cli mcp login github"));
+    await waitFor(async () => expect(within(await row("github")).getByRole("button", { name: "Sign in" })).toBeTruthy());
+  });
+
+  it("starts a sign-in through the backend, says why it failed, and asks for a client id when the server wants one", async () => {
+    const { backend } = await boot();
+    await fireEvent.click(within(await row("docs")).getByRole("button", { name: "Sign in" }));
+    expect(backend.calls).toContainEqual({ cmd: "mcp_sign_in", args: { name: "docs", clientId: null } });
+    expect(await within(await row("docs")).findByText(/cannot sign in to `docs`/)).toBeTruthy();
+    expect(within(await row("docs")).queryByLabelText(/Client id/)).toBeNull();
+
+    // A server that registers no clients: a field for the id, sent with the next attempt.
+    backend.fail("mcp_sign_in", "cannot sign in to `docs`: https://auth.example offers neither dynamic registration nor client ID metadata documents that Porthole can use; ask its owner for a client id and enter it");
+    await fireEvent.click(within(await row("docs")).getByRole("button", { name: "Sign in" }));
+    const field = (await within(await row("docs")).findByLabelText(/Client id/)) as HTMLInputElement;
+    await fireEvent.input(field, { target: { value: " porthole-desktop " } });
+    await fireEvent.click(within(await row("docs")).getByRole("button", { name: "Sign in" }));
+    await waitFor(() => expect(backend.calls).toContainEqual({ cmd: "mcp_sign_in", args: { name: "docs", clientId: "porthole-desktop" } }));
+  });
+
+  it("shows a sign-in that ended in failure under its connection, and reads the list again", async () => {
+    const { backend, store } = await boot();
+    await row("docs");
+    const reads = () => backend.calls.filter((c) => c.cmd === "mcp_connections").length;
+    const before = reads();
+    store.enqueue([{ type: "mcp_sign_in_ended", dialogId: 999, connection: "docs", error: "the token endpoint refused: invalid_grant" }]);
+    expect(await within(await row("docs")).findByText(/The last sign-in did not finish: the token endpoint refused: invalid_grant/)).toBeTruthy();
+    await waitFor(() => expect(reads()).toBeGreaterThan(before));
+  });
+
+  it("adds a remote and a stdio connection from the form, and says what is wrong", async () => {
+    const { backend } = await boot();
+    await row("github");
+    await fireEvent.click(screen.getByRole("button", { name: "Add…" }));
+    const form = screen.getByRole("form", { name: "Add a connection" });
+    await fireEvent.input(within(form).getByLabelText("Name"), { target: { value: "notes" } });
+    await fireEvent.input(within(form).getByLabelText("URL"), { target: { value: "https://mcp.notes.example/mcp" } });
+    await fireEvent.submit(form);
+    expect(backend.calls).toContainEqual({ cmd: "mcp_add", args: { name: "notes", server: { kind: "remote", url: "https://mcp.notes.example/mcp", sse: false } } });
+    const notes = await row("notes");
+    expect(within(notes).getByRole("button", { name: "Sign in" })).toBeTruthy();
+
+    await fireEvent.click(screen.getByRole("button", { name: "Add…" }));
+    const again = screen.getByRole("form", { name: "Add a connection" });
+    await fireEvent.input(within(again).getByLabelText("Name"), { target: { value: "github" } });
+    await fireEvent.click(within(again).getByLabelText("A program on this computer"));
+    await fireEvent.input(within(again).getByLabelText("Command line"), { target: { value: "uvx mcp-server-git" } });
+    await fireEvent.submit(again);
+    expect(await within(again).findByRole("alert")).toBeTruthy();
+    expect(within(again).getByRole("alert").textContent).toContain("already exists");
   });
 
   it("removes a connection only after confirmation", async () => {

@@ -124,9 +124,22 @@ export class MockBackend implements Backend {
     this.#timers.add(t);
   }
 
+  /** Failures a test asked for: the next call of each command fails with its message, once. */
+  #failNext = new Map<CommandName, string>();
+
+  /** The next call of `cmd` fails with `message` (as the backend's `{ kind: "error" }`). */
+  fail(cmd: CommandName, message: string) {
+    this.#failNext.set(cmd, message);
+  }
+
   async invoke<K extends CommandName>(cmd: K, ...args: CommandArgs<K>): Promise<CommandResult<K>> {
     this.calls.push({ cmd, args: args[0] });
     if (cmd === "subscribe_events") throw new Error("the mock delivers events through onEvents");
+    const failure = this.#failNext.get(cmd);
+    if (failure !== undefined) {
+      this.#failNext.delete(cmd);
+      throw { kind: "error", message: failure };
+    }
     const h = this.#handlers[cmd as MockCommand] as (...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>;
     return h(...args);
   }
@@ -382,6 +395,22 @@ export class MockBackend implements Backend {
       this.#mcpNamed(name);
       this.#mcp = this.#mcp.filter((c) => c.name !== name);
       return `Removed \`${name}\`.`;
+    },
+    mcp_sign_in: ({ name }) => {
+      this.#mcpNamed(name);
+      throw { kind: "error", message: `cannot sign in to \`${name}\`: the mock reaches no server (run the app)` };
+    },
+    mcp_add: ({ name, server }) => {
+      if (this.#mcp.some((c) => c.name === name)) throw { kind: "error", message: `a connection named \`${name}\` already exists` };
+      const [command = "", ...args] = server.kind === "stdio" ? server.commandLine.trim().split(/\s+/) : [];
+      this.#mcp.push({
+        name,
+        server: server.kind === "remote" ? { kind: "remote", url: server.url, sse: server.sse } : { kind: "stdio", command, args },
+        enabled: true, agents: null, secrets: [], signIn: server.kind === "remote" ? { state: "signedOut" } : { state: "notNeeded" },
+      });
+    },
+    mcp_import: () => {
+      throw { kind: "error", message: "the mock imports nothing (run the app)" };
     },
     perf_stats: () => ({
       ipc: { queued: 0, batches: 0, events: 0, bytes: 0, largestBatchEvents: 0, largestBatchBytes: 0 },

@@ -19,7 +19,15 @@ const DURING_TEXT: Record<string, string> = {
   "session/prompt": "during a turn",
 };
 
+/** The `during` of a dialog Porthole asks itself (an MCP sign-in; set by the app model, never by
+ *  an agent, so an agent calling itself "Porthole" cannot borrow this line). */
+export const PORTHOLE_SIGN_IN = "porthole/mcp-sign-in";
+
 export function scopeText(s: Scope): string {
+  if (s.kind === "request" && s.during === PORTHOLE_SIGN_IN) {
+    const name = String(s.requestId).slice(PORTHOLE_SIGN_IN.length + 1);
+    return `Porthole's own request · signing in to the MCP connection “${revealHidden(name)}”`;
+  }
   if (s.kind === "request") {
     const during = s.during ? (DURING_TEXT[s.during] ?? `during ${s.during}`) : "outside any session";
     return `Agent level · ${during}`;

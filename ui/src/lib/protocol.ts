@@ -20,7 +20,7 @@ export type {
 import type {
   AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
-  StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool,
+  StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
 } from "./generated/app";
 export type {
   AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
@@ -145,7 +145,7 @@ export interface DomainMark {
 }
 
 // ---------- MCP connections (the Connections view): generated (porthole-app's mcp_view.rs) ----------
-export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool };
+export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported };
 
 /** What the other commands return: generated (porthole-app's results.rs). */
 export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };
@@ -224,6 +224,13 @@ export interface Commands {
   mcp_sign_out(args: { name: string }): string;
   /** Take a connection out of the list and delete its keyring values; says what happened. */
   mcp_remove(args: { name: string }): string;
+  /** Start signing in to a remote connection: its URL consent dialog arrives in the dialog list;
+   *  returns that dialog's id. `clientId`: one the person entered, for a server that registers none. */
+  mcp_sign_in(args: { name: string; clientId?: string | null }): number;
+  /** Add a connection (every agent gets it in the sessions opened from now on). */
+  mcp_add(args: { name: string; server: McpNewServer }): void;
+  /** Import another client's MCP servers from pasted text: what happened to each. */
+  mcp_import(args: { text: string }): McpImported[];
 }
 
 // The backend's one list of commands (src-tauri/src/command_list.rs, generated into

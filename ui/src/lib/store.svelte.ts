@@ -127,6 +127,8 @@ export class DialogEntry {
   urlView = $state<UrlViewState | null>(null);
   /** Target used when the user accepted a URL dialog (for Reopen). */
   openedWith = $state<"sealed" | "system" | null>(null);
+  /** Why what the page was opened for failed (an MCP sign-in that did not finish). */
+  problem = $state<string | null>(null);
   constructor(readonly dialog: Dialog) {}
   get dialogId() {
     return this.dialog.dialogId;
@@ -319,6 +321,10 @@ export class AppStore {
   authTerminals = new SvelteMap<string, string>();
   /** Bumped once per applied batch; the transcript auto-scroll follows it. */
   version = $state(0);
+  /** Bumped when an MCP connection's sign-in may have changed (the Connections view reads again). */
+  mcpVersion = $state(0);
+  /** Why the last sign-in the window started failed, by connection (cleared by the next). */
+  mcpSignInFailures = new SvelteMap<string, string>();
   /** Frames in which batches were applied (for tests / diagnostics). */
   framesApplied = 0;
 
@@ -623,10 +629,21 @@ export class AppStore {
       case "mcp_connection_problem": {
         // Said where it matters: in each session the connection was handed to.
         const text = e.needsSignIn
-          ? `Sign in to the MCP connection “${e.connection}” again (${e.reason}): porthole-cli mcp login ${e.connection}`
+          ? `Sign in to the MCP connection “${e.connection}” again (${e.reason}): choose Sign in under MCP connections.`
           : `The MCP connection “${e.connection}” is not available: ${e.reason}`;
         if (e.sessions.length === 0) this.#notice(text, "error");
         for (const id of e.sessions) this.#notice(text, "error", id);
+        this.mcpVersion++;
+        return;
+      }
+      case "mcp_sign_in_ended": {
+        if (e.error === null) this.mcpSignInFailures.delete(e.connection);
+        else {
+          this.mcpSignInFailures.set(e.connection, e.error);
+          const d = this.find(e.dialogId);
+          if (d) d.problem = `The sign-in did not finish: ${e.error}`;
+        }
+        this.mcpVersion++;
         return;
       }
       case "install_progress": {

@@ -81,7 +81,7 @@ impl FakeShell {
         .await
     }
 
-    async fn wait(&self, what: &str, look: impl Fn(&[Value]) -> Option<Value>) -> Value {
+    pub async fn wait(&self, what: &str, look: impl Fn(&[Value]) -> Option<Value>) -> Value {
         for _ in 0..750 {
             if let Some(e) = look(&self.events.lock().unwrap()) {
                 return e;

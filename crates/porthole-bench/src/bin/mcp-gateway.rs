@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use porthole_connections::gateway::{BoxFuture, Gateway, SignInLost, TokenSource, Upstream};
+use porthole_connections::gateway::{Gateway, NoTokens, Upstream};
 use serde_json::{Value, json};
 
 fn main() {
@@ -66,21 +66,9 @@ fn client_runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
-/// The benchmark's connection needs no sign-in, so no token is ever asked for.
-struct NoTokens;
-
-impl TokenSource for NoTokens {
-    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
-        Box::pin(async { Err(SignInLost("the benchmark signs in nowhere".into())) })
-    }
-
-    fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
-        Box::pin(async { Err(SignInLost("the benchmark signs in nowhere".into())) })
-    }
-}
-
 async fn host(upstream: url::Url) {
-    let gateway = Gateway::start(Arc::new(NoTokens))
+    let gateway = // The benchmark's connection needs no sign-in, so no token is ever sent.
+    Gateway::start(Arc::new(NoTokens("the benchmark signs in nowhere".into())))
         .await
         .expect("the gateway starts");
     let pass = gateway.open(vec![(
@@ -88,7 +76,6 @@ async fn host(upstream: url::Url) {
         Upstream::Remote {
             url: upstream,
             headers: vec![],
-            signed_in: false,
         },
     )]);
     println!("ready {}", pass.url("bench").expect("the pass has `bench`"));

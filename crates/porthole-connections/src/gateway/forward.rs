@@ -35,7 +35,6 @@ pub(super) async fn forward(
     name: &str,
     url: &Url,
     headers: &[(String, String)],
-    signed_in: bool,
     req: Request<Incoming>,
 ) -> Response<Body> {
     let method = req.method().clone();
@@ -55,13 +54,10 @@ pub(super) async fn forward(
     let request_id = jsonrpc_id(&body);
     let fail = |reason: String, status: StatusCode| failure(request_id.as_ref(), status, &reason);
 
-    let mut token = None;
-    if signed_in {
-        match inner.tokens.token(name).await {
-            Ok(t) => token = Some(t),
-            Err(lost) => return lost_sign_in(inner, name, lost.0, request_id.as_ref()),
-        }
-    }
+    let token = match inner.tokens.token(name).await {
+        Ok(t) => t,
+        Err(lost) => return lost_sign_in(inner, name, lost.0, request_id.as_ref()),
+    };
     let send = |token: Option<String>| {
         let mut upstream = inner
             .client

@@ -38,12 +38,12 @@ pub use stdio_host::{StdioServer, UPGRADE};
 #[derive(Clone)]
 pub enum Upstream {
     /// A remote MCP server (streamable HTTP): requests are forwarded with its headers and,
-    /// when `signed_in`, a bearer token from the [`TokenSource`].
+    /// when the connection is signed in at the time of the request, a bearer token from the
+    /// [`TokenSource`] (so a session opened before the person signed in gets the sign-in too).
     Remote {
         url: Url,
         /// Header values the person configured (secret ones read from the keyring by the caller).
         headers: Vec<(String, String)>,
-        signed_in: bool,
     },
     /// A stdio server the gateway starts for each bridge that connects (its environment may
     /// hold secrets, which must not pass through the agent).
@@ -55,10 +55,11 @@ pub enum Upstream {
 #[error("{0}")]
 pub struct SignInLost(pub String);
 
-/// The tokens of signed-in connections. `refreshed` is called after the server answered 401
+/// The tokens of signed-in connections. `token` is `None` for a connection with no sign-in
+/// kept (its requests go without one). `refreshed` is called after the server answered 401
 /// to `failed`: it returns a newer token (refreshing once, however many requests failed).
 pub trait TokenSource: Send + Sync + 'static {
-    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<String, SignInLost>>;
+    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>>;
     fn refreshed<'a>(
         &'a self,
         connection: &'a str,
@@ -66,13 +67,13 @@ pub trait TokenSource: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<String, SignInLost>>;
 }
 
-/// The token source of a Porthole with no keyring: every signed-in connection asks for
-/// sign-in again, with `.0` as the reason.
+/// The token source of a Porthole with no keyring: no connection has a sign-in, and one whose
+/// server asks for it is told to sign in again, with `.0` as the reason.
 pub struct NoTokens(pub String);
 
 impl TokenSource for NoTokens {
-    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
-        Box::pin(async { Err(SignInLost(self.0.clone())) })
+    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
+        Box::pin(async { Ok(None) })
     }
     fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
         Box::pin(async { Err(SignInLost(self.0.clone())) })
@@ -240,11 +241,7 @@ async fn route(inner: Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
         return plain(StatusCode::NOT_FOUND, "no such connection");
     };
     match upstream {
-        Upstream::Remote {
-            url,
-            headers,
-            signed_in,
-        } => forward::forward(&inner, &name, &url, &headers, signed_in, req).await,
+        Upstream::Remote { url, headers } => forward::forward(&inner, &name, &url, &headers, req).await,
         Upstream::Stdio(server) => stdio_host::attach(&inner, &name, server, req),
     }
 }

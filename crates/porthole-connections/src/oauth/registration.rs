@@ -79,7 +79,7 @@ pub(super) async fn register(
     let Some(endpoint) = &server.registration_endpoint else {
         return Err(SignInError::Registration(format!(
             "{issuer} offers neither dynamic registration nor client ID metadata documents that \
-             Porthole can use; ask its owner for a client id and enter it (`mcp login NAME --client-id ID`)"
+             Porthole can use; ask its owner for a client id and enter it (under MCP connections in the window, or `porthole-cli mcp login NAME --client-id ID`)"
         )));
     };
     dynamic(client, &issuer, endpoint, redirect_uri).await

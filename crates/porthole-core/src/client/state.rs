@@ -4,7 +4,6 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
@@ -107,11 +106,9 @@ pub(crate) struct Shared {
     pub(crate) barrier: super::barrier::Barrier,
 }
 
-/// Dialog ids are unique in the process, not per connection: a front end with several agents
-/// addresses every dialog by its id alone.
+/// See [`crate::events::new_dialog_id`].
 pub(crate) fn next_dialog_id() -> DialogId {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    crate::events::new_dialog_id()
 }
 
 impl Shared {

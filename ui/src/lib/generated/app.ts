@@ -210,6 +210,22 @@ problem: string | null, connections: Array<McpConnectionView>, };
 
 export type McpTool = { name: string, description: string | null, };
 
+export type McpNewServer = { "kind": "remote", url: string, sse: boolean, } | { "kind": "stdio", commandLine: string, };
+
+export type McpImported = { 
+/**
+ * The server's name in the pasted text.
+ */
+sourceName: string, 
+/**
+ * Its name in the list; `null`: skipped, for `reason`.
+ */
+name: string | null, reason: string | null, 
+/**
+ * Variables and headers whose values went to the keyring, not the file.
+ */
+secrets: Array<string>, notes: Array<string>, };
+
 export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
 
 export type DialogSample = { dialogId: number, 
@@ -248,4 +264,4 @@ export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "typ
 /**
  * The sessions it was handed to (none: it concerns every session).
  */
-sessions: Array<string>, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });

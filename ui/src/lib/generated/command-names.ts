@@ -49,6 +49,9 @@ export const COMMAND_NAMES = [
   "mcp_set_enabled",
   "mcp_sign_out",
   "mcp_remove",
+  "mcp_sign_in",
+  "mcp_add",
+  "mcp_import",
 ] as const;
 
 export type CommandName = (typeof COMMAND_NAMES)[number];
