@@ -229,7 +229,14 @@ impl Backend {
         match &error {
             None => {
                 tracing::info!(connection, "signed in to an MCP connection");
-                self.0.sealed.close(dialog_id);
+                // Its page has done its work: the isolated window closes, and the dialog says so.
+                if self.0.sealed.close(dialog_id) {
+                    self.push_app(AppEvent::UrlView {
+                        dialog_id,
+                        state: "closed".into(),
+                        detail: None,
+                    });
+                }
                 self.push(event_json(&Event::ElicitationComplete {
                     elicitation_id: format!("{DURING}/{connection}/{dialog_id}"),
                     known: true,

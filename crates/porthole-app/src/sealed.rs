@@ -164,9 +164,10 @@ impl SealedViews {
     }
 
     /// Close the sealed window of one dialog, if it is open (the user is done with it).
-    pub fn close(&self, dialog_id: u64) {
+    /// Close the sealed window of `dialog_id`; false when none was open.
+    pub fn close(&self, dialog_id: u64) -> bool {
         let Some(mut view) = self.views().remove(&dialog_id) else {
-            return;
+            return false;
         };
         if let Some(mut stdin) = view.stdin.take() {
             let _ = stdin
@@ -176,6 +177,7 @@ impl SealedViews {
         std::thread::spawn(move || {
             wait_or_kill(&mut view.child, Duration::from_secs(2));
         });
+        true
     }
 
     /// Close every sealed window: ask politely, then kill after `grace`. Blocks up to `grace`.
