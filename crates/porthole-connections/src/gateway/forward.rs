@@ -1,8 +1,8 @@
 //! One request from an agent to a remote connection: forwarded with the connection's token,
 //! the answer streamed back as it comes. A 401 gets one refresh and one retry, never a loop.
 
-use bytes::Bytes;
-use futures::TryStreamExt;
+use bytes::{Bytes, BytesMut};
+use futures::{StreamExt, TryStreamExt};
 use http_body_util::{BodyExt, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
@@ -121,6 +121,8 @@ fn stream_back(answer: reqwest::Response) -> Response<Body> {
     }
     let frames = answer
         .bytes_stream()
+        .ready_chunks(READY_CHUNKS)
+        .flat_map(|ready| futures::stream::iter(coalesce(ready)))
         .map_ok(Frame::data)
         .map_err(std::io::Error::other);
     response
@@ -131,6 +133,36 @@ fn stream_back(answer: reqwest::Response) -> Response<Body> {
                 "the server's answer could not be passed on",
             )
         })
+}
+
+/// At most this many chunks that arrived together are sent on as one.
+const READY_CHUNKS: usize = 64;
+
+/// The chunks the server's answer had ready at once, as one write: a streamed answer of many
+/// small events then costs the agent's side one write per read, not one per event. Nothing
+/// waits for more data, so a lone event goes on at once; an error ends the batch after the
+/// data before it.
+fn coalesce<E>(ready: Vec<Result<Bytes, E>>) -> Vec<Result<Bytes, E>> {
+    if ready.len() == 1 {
+        return ready;
+    }
+    let mut out = Vec::new();
+    let mut joined = BytesMut::new();
+    for chunk in ready {
+        match chunk {
+            Ok(bytes) => joined.extend_from_slice(&bytes),
+            Err(e) => {
+                if !joined.is_empty() {
+                    out.push(Ok(joined.split().freeze()));
+                }
+                out.push(Err(e));
+            }
+        }
+    }
+    if !joined.is_empty() {
+        out.push(Ok(joined.freeze()));
+    }
+    out
 }
 
 fn unreachable(name: &str, e: &reqwest::Error) -> String {
@@ -183,4 +215,38 @@ fn jsonrpc_id(body: &[u8]) -> Option<serde_json::Value> {
     let v: serde_json::Value = serde_json::from_slice(body).ok()?;
     v.get("method")?;
     v.get("id").filter(|id| !id.is_null()).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(v: &[Result<Bytes, &'static str>]) -> Vec<Result<Vec<u8>, &'static str>> {
+        v.iter().map(|r| r.clone().map(|b| b.to_vec())).collect()
+    }
+
+    #[test]
+    fn chunks_ready_together_go_as_one_and_an_error_keeps_what_came_before() {
+        let one = vec![Ok(Bytes::from_static(b"a"))];
+        assert_eq!(data(&coalesce(one)), vec![Ok(b"a".to_vec())]);
+        let three = vec![
+            Ok(Bytes::from_static(b"data: 1\n\n")),
+            Ok(Bytes::from_static(b"data: 2\n\n")),
+            Ok(Bytes::from_static(b"data: 3\n\n")),
+        ];
+        assert_eq!(
+            data(&coalesce(three)),
+            vec![Ok(b"data: 1\n\ndata: 2\n\ndata: 3\n\n".to_vec())]
+        );
+        let broken = vec![
+            Ok(Bytes::from_static(b"x")),
+            Ok(Bytes::from_static(b"y")),
+            Err("reset"),
+            Ok(Bytes::from_static(b"z")),
+        ];
+        assert_eq!(
+            data(&coalesce(broken)),
+            vec![Ok(b"xy".to_vec()), Err("reset"), Ok(b"z".to_vec())]
+        );
+    }
 }
