@@ -19,12 +19,25 @@ const DURING_TEXT: Record<string, string> = {
   "session/prompt": "during a turn",
 };
 
-export function scopeText(s: Scope): string {
+/** What a person reads of where a question comes from: an agent-level one says what Porthole
+ *  was doing; a session's question needs no words (its ids are in `scopeDetails`). */
+export function scopeText(s: Scope): string | null {
   if (s.kind === "request") {
     const during = s.during ? (DURING_TEXT[s.during] ?? `during ${s.during}`) : "outside any session";
     return `Agent level · ${during}`;
   }
-  return s.toolCallId ? `Session ${s.sessionId} · Tool call ${s.toolCallId}` : `Session ${s.sessionId}`;
+  return null;
+}
+
+/** The ids behind a question, for a dialog's "Details" disclosure (of use in bug reports and
+ *  the inspector, not to decide). */
+export function scopeDetails(s: Scope): string {
+  if (s.kind === "request") return `Request ${JSON.stringify(s.requestId)}`;
+  return idsText(s.sessionId, s.toolCallId);
+}
+
+export function idsText(sessionId: string, toolCallId?: string | null): string {
+  return toolCallId ? `Session ${sessionId} · Tool call ${toolCallId}` : `Session ${sessionId}`;
 }
 
 export const STATE_LABEL: Record<ConnectionState, string> = {
