@@ -25,6 +25,11 @@ pub struct Settings {
     pub theme: String,
     /// Keep submitted form values (never secret fields) in the consent history.
     pub store_form_values: bool,
+    /// Who answers the agent's questions when an editor that can ask itself runs it through
+    /// `porthole proxy`: "editor" or "porthole" (read by the proxy, porthole-companion
+    /// `preference.rs`).
+    #[cfg_attr(test, ts(type = "\"editor\" | \"porthole\""))]
+    pub editor_questions: String,
 }
 
 impl Default for Settings {
@@ -36,6 +41,7 @@ impl Default for Settings {
             notifications: true,
             theme: "system".into(),
             store_form_values: false,
+            editor_questions: "editor".into(),
         }
     }
 }
@@ -55,6 +61,12 @@ impl Settings {
                 self.theme
             ));
         }
+        if !porthole_companion::preference::WhoAnswers::VALUES.contains(&self.editor_questions.as_str()) {
+            return Err(format!(
+                "editorQuestions must be \"editor\" or \"porthole\", not {:?}",
+                self.editor_questions
+            ));
+        }
         Ok(())
     }
 
@@ -66,11 +78,10 @@ impl Settings {
     }
 }
 
-/// `~/.config/porthole/settings.json` (or `PORTHOLE_SETTINGS_FILE`).
+/// `~/.config/porthole/settings.json` (or `PORTHOLE_SETTINGS_FILE`): where editors' proxies
+/// read `editorQuestions` too, so the path is defined once, in porthole-companion.
 pub fn default_path() -> Option<PathBuf> {
-    std::env::var_os("PORTHOLE_SETTINGS_FILE")
-        .map(PathBuf::from)
-        .or_else(|| dirs::config_dir().map(|d| d.join("porthole").join("settings.json")))
+    porthole_companion::preference::settings_path()
 }
 
 /// The settings, and a message when the file could not be used.
@@ -152,5 +163,27 @@ mod tests {
         let (s, problem) = load(&path);
         assert!(problem.is_none());
         assert!(!s.notifications && s.form_mode && s.url_opener == "sealed");
+    }
+
+    /// Who answers an editor's agent's questions is saved here and read by the proxy there.
+    #[test]
+    fn the_proxy_reads_who_answers_from_the_saved_settings() {
+        use porthole_companion::preference::{WhoAnswers, read};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        assert_eq!(Settings::default().editor_questions, "editor");
+        let s = Settings {
+            editor_questions: "porthole".into(),
+            ..Settings::default()
+        };
+        save(&path, &s).unwrap();
+        assert_eq!(read(Some(&path)), WhoAnswers::Porthole);
+        save(&path, &Settings::default()).unwrap();
+        assert_eq!(read(Some(&path)), WhoAnswers::Editor);
+        let bad = Settings {
+            editor_questions: "someone".into(),
+            ..Settings::default()
+        };
+        assert!(save(&path, &bad).is_err());
     }
 }
