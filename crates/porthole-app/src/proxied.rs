@@ -51,10 +51,22 @@ pub(crate) fn history_agent_id(agent_id: &str) -> &str {
 impl Backend {
     /// Take proxies on the companion socket at `path`. `Ok(false)`: another running Porthole
     /// of this user takes them.
+    /// A socket that cannot be used (a directory of another user, a symlink) is an `Err`, also
+    /// shown in the window (the snapshot's `companionError`): editors' proxies cannot reach it.
     pub async fn serve_companion(&self, path: PathBuf) -> Result<bool, String> {
-        let listener = porthole_companion::socket::listen(&path)
-            .await
-            .map_err(|e| format!("companion socket {}: {e}", path.display()))?;
+        let listener = match porthole_companion::socket::listen(&path).await {
+            Ok(listener) => listener,
+            Err(e) => {
+                let problem = format!("companion socket {}: {e}", path.display());
+                tracing::warn!("{problem}: proxied sessions are off");
+                let shown = porthole_core::logging::with_log_hint(format!(
+                    "Editors cannot reach Porthole through `porthole proxy`: {problem}"
+                ));
+                *self.0.companion_problem.lock().unwrap_or_else(|p| p.into_inner()) = Some(shown);
+                self.push_snapshot();
+                return Err(problem);
+            }
+        };
         let Some(listener) = listener else {
             tracing::info!("another Porthole takes the proxies at {}", path.display());
             return Ok(false);

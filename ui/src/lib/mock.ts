@@ -97,7 +97,7 @@ export class MockBackend implements Backend {
       turnRunning: false,
       commands: [],
       sealedViewAvailable: opts.sealedViewAvailable ?? true,
-      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false },
+      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor" },
     };
   }
 
@@ -160,6 +160,8 @@ export class MockBackend implements Backend {
       appSettingsPath: "/home/user/.config/porthole/settings.json",
       appSettingsError: null,
       historyError: null,
+      logDir: "/home/user/.local/state/porthole/logs",
+      companionError: null,
       storedSignIn: {},
     };
   }

@@ -94,7 +94,13 @@ theme: "system" | "light" | "dark",
 /**
  * Keep submitted form values (never secret fields) in the consent history.
  */
-storeFormValues: boolean, };
+storeFormValues: boolean, 
+/**
+ * Who answers the agent's questions when an editor that can ask itself runs it through
+ * `porthole proxy`: "editor" or "porthole" (read by the proxy, porthole-companion
+ * `preference.rs`).
+ */
+editorQuestions: "editor" | "porthole", };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**
@@ -109,6 +115,15 @@ sealedViewAvailable: boolean, defaultCwd: string, appSettings: AppSettings, appS
  * Set when the consent history could not be opened (the app runs without it).
  */
 historyError: string | null, 
+/**
+ * The folder of the log files (warnings and errors), when there is one: Settings links it.
+ */
+logDir: string | null, 
+/**
+ * Why editors' proxies cannot reach this app (its companion socket was refused: a
+ * directory of another user, a symlink), shown in the window, not only logged.
+ */
+companionError: string | null, 
 /**
  * Names of the sign-in values saved in the OS keyring, per agent id (never the values).
  */
