@@ -63,7 +63,7 @@ test("killed mid-permission: the permission dialog closes, the transcript says t
   await app.prompt("/edit");
   await app.waitText("[role=dialog]", "Edit notes.txt");
   killDemoAgent();
-  await app.waitText("main.transcript", "permission for “Edit notes.txt”. The agent stopped running.");
+  await app.waitText("main.transcript", "permission for “Edit notes.txt” — The agent stopped running.");
   await app.noDialog();
   await restartAndReconnect();
 });
@@ -88,7 +88,7 @@ test("killed while its sign-in page is open: the isolated window closes with it"
   });
   killDemoAgent();
   await waitUntil("the sealed view to close with its agent", () => isZombie(view.pid), 15000);
-  await app.waitText("main.transcript", "a sign-in page. The agent stopped running.");
+  await app.waitText("main.transcript", "a sign-in page — The agent stopped running.");
   await app.noDialog();
   await restartAndReconnect();
 });

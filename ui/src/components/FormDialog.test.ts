@@ -259,7 +259,7 @@ describe("form dialog", () => {
     expect(store.dialogs.length).toBe(0);
     const notes = store.transcripts.get("demo-1")!.items.filter((i) => i.kind === "notice");
     expect(notes.map((n) => (n as { text: string }).text)).toEqual([
-      `Withdrawn before you answered: “${configureForm(1).message}”. The agent stopped running.`,
+      `Withdrawn before you answered: “${configureForm(1).message}” — The agent stopped running.`,
     ]);
     expect(backend.callsOf("answer_dialog")).toEqual([]);
   });

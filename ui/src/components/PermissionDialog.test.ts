@@ -76,7 +76,7 @@ describe("permission dialog", () => {
     expect(screen.queryByRole("dialog")).toBeNull();
     const notes = store.transcripts.get("demo-1")!.items.flatMap((i) => (i.kind === "notice" ? [i.text] : []));
     expect(notes).toEqual([
-      "Withdrawn before you answered: permission for “Edit a.ts”. The turn was cancelled, so this request no longer applies.",
+      "Withdrawn before you answered: permission for “Edit a.ts” — The turn was cancelled, so this request no longer applies.",
     ]);
   });
 });

@@ -43,8 +43,8 @@ describe("logs and the companion socket in the window", () => {
     const backend = new FakeBackend();
     render(SettingsView, { props: { backend, store: storeOf({}) } });
     await flush();
-    const porthole = screen.getByRole("radio", { name: /^Porthole:/ }) as HTMLInputElement;
-    expect((screen.getByRole("radio", { name: /^The editor/ }) as HTMLInputElement).checked).toBe(true);
+    const porthole = screen.getByRole("radio", { name: /^Porthole always answers/ }) as HTMLInputElement;
+    expect((screen.getByRole("radio", { name: /^Your editor answers/ }) as HTMLInputElement).checked).toBe(true);
     await fireEvent.click(porthole);
     await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
     await flush();

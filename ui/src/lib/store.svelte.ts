@@ -152,10 +152,10 @@ function dialogSession(d: Dialog): string | null {
 
 /** A dialog in a few words, for the note that says it was withdrawn. */
 function dialogGist(d: Dialog): string {
-  const quote = (s: string) => `“${revealHidden(s.length > 80 ? `${s.slice(0, 79)}…` : s)}”.`;
+  const quote = (s: string) => `“${revealHidden(s.length > 80 ? `${s.slice(0, 79)}…` : s)}”`;
   switch (d.type) {
     case "elicitation":
-      return d.mode === "url" ? "a sign-in page." : quote(d.message.split("\n")[0] || "a question");
+      return d.mode === "url" ? "a sign-in page" : quote(d.message.split("\n")[0] || "a question");
     case "permission":
       return `permission for ${quote(d.toolCall.title ?? "a tool call")}`;
     case "file_access":
@@ -258,7 +258,7 @@ export class Transcript {
       this.#grew(last);
       return;
     }
-    const note = new NoticeItem(`Withdrawn before you answered: ${what} ${why}`);
+    const note = new NoticeItem(`Withdrawn before you answered: ${what} — ${why}`);
     note.withdrawn = 1;
     this.push(note);
   }

@@ -214,7 +214,7 @@ describe("AppStore", () => {
     feed(s, [{ type: "dialog_dismissed", dialogId: 7, reason: "session_ended" }]);
     expect(s.active).toBeNull();
     expect(notes(s, "s")).toEqual([
-      "Withdrawn before you answered: access to “/etc/passwd”. The session ended, so this request no longer applies.",
+      "Withdrawn before you answered: access to “/etc/passwd” — The session ended, so this request no longer applies.",
     ]);
   });
 
@@ -238,7 +238,7 @@ describe("AppStore", () => {
     s.apply([{ type: "session_update", sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } }]);
     feed(s, [goodUrl(4), { type: "dialog_dismissed", dialogId: 4, reason: "turn_cancelled" }]);
     expect(notes(s, "s")).toHaveLength(2);
-    expect(notes(s, "s")[1]).toBe("Withdrawn before you answered: a sign-in page. The turn was cancelled, so this request no longer applies.");
+    expect(notes(s, "s")[1]).toBe("Withdrawn before you answered: a sign-in page — The turn was cancelled, so this request no longer applies.");
   });
 
   it("a URL page the person finished stays until closed when the agent withdraws it", () => {
