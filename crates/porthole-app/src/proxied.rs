@@ -38,6 +38,10 @@ pub struct ProxyView {
     /// Where the proxy runs (the editor's project, usually).
     pub cwd: String,
     pub proxy_pid: u32,
+    /// The window is to ask who answers this agent's questions from its next session (the
+    /// person chose "ask once per agent" and has not answered for it): the agent's key in the
+    /// settings' `editorQuestionsByAgent`.
+    pub ask_who_answers: Option<String>,
 }
 
 /// The id the consent history knows a connection's agent by.
@@ -131,6 +135,7 @@ impl Backend {
             agent_command,
             cwd,
             proxy_pid,
+            ask_who_answers,
         }) = next_control(&mut reader).await
         else {
             return tracing::warn!("a proxy did not describe its relay: link closed");
@@ -148,6 +153,7 @@ impl Backend {
             agent_command,
             cwd,
             proxy_pid,
+            ask_who_answers,
         };
         self.relay(proxy, result, reader, write).await;
     }

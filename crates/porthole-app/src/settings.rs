@@ -26,10 +26,13 @@ pub struct Settings {
     /// Keep submitted form values (never secret fields) in the consent history.
     pub store_form_values: bool,
     /// Who answers the agent's questions when an editor that can ask itself runs it through
-    /// `porthole proxy`: "editor" or "porthole" (read by the proxy, porthole-companion
-    /// `preference.rs`).
-    #[cfg_attr(test, ts(type = "\"editor\" | \"porthole\""))]
+    /// `porthole proxy`: "editor", "porthole", or "ask" once per agent (read by the proxy,
+    /// porthole-companion `preference.rs`).
+    #[cfg_attr(test, ts(type = "\"editor\" | \"porthole\" | \"ask\""))]
     pub editor_questions: String,
+    /// With "ask": each agent's answer ("editor" or "porthole"), by its command line.
+    #[cfg_attr(test, ts(type = "Record<string, \"editor\" | \"porthole\">"))]
+    pub editor_questions_by_agent: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for Settings {
@@ -42,6 +45,7 @@ impl Default for Settings {
             theme: "system".into(),
             store_form_values: false,
             editor_questions: "editor".into(),
+            editor_questions_by_agent: Default::default(),
         }
     }
 }
@@ -61,10 +65,18 @@ impl Settings {
                 self.theme
             ));
         }
-        if !porthole_companion::preference::WhoAnswers::VALUES.contains(&self.editor_questions.as_str()) {
+        use porthole_companion::preference::WhoAnswers;
+        if !WhoAnswers::VALUES.contains(&self.editor_questions.as_str()) {
             return Err(format!(
-                "editorQuestions must be \"editor\" or \"porthole\", not {:?}",
+                "editorQuestions must be \"editor\", \"porthole\" or \"ask\", not {:?}",
                 self.editor_questions
+            ));
+        }
+        if let Some((agent, who)) = (self.editor_questions_by_agent.iter())
+            .find(|(_, who)| !WhoAnswers::ANSWERS.contains(&who.as_str()))
+        {
+            return Err(format!(
+                "editorQuestionsByAgent[{agent:?}] must be \"editor\" or \"porthole\", not {who:?}"
             ));
         }
         Ok(())
@@ -177,13 +189,28 @@ mod tests {
             ..Settings::default()
         };
         save(&path, &s).unwrap();
-        assert_eq!(read(Some(&path)), WhoAnswers::Porthole);
+        assert_eq!(read(Some(&path), "claude"), WhoAnswers::Porthole);
         save(&path, &Settings::default()).unwrap();
-        assert_eq!(read(Some(&path)), WhoAnswers::Editor);
+        assert_eq!(read(Some(&path), "claude"), WhoAnswers::Editor);
         let bad = Settings {
             editor_questions: "someone".into(),
             ..Settings::default()
         };
         assert!(save(&path, &bad).is_err());
+        // Asked once per agent: each agent's answer is kept.
+        let mut asking = Settings {
+            editor_questions: "ask".into(),
+            ..Settings::default()
+        };
+        asking
+            .editor_questions_by_agent
+            .insert("claude".into(), "porthole".into());
+        save(&path, &asking).unwrap();
+        assert_eq!(read(Some(&path), "claude"), WhoAnswers::Porthole);
+        assert_eq!(read(Some(&path), "codex"), WhoAnswers::Ask);
+        asking
+            .editor_questions_by_agent
+            .insert("codex".into(), "maybe".into());
+        assert!(save(&path, &asking).is_err());
     }
 }

@@ -99,10 +99,16 @@ impl Editor {
     }
 
     async fn open_session(&mut self, cwd: &Path) -> String {
+        let caps = json!({"fs": {"readTextFile": false, "writeTextFile": false}});
+        self.open_session_with(cwd, caps).await
+    }
+
+    /// As [`Editor::open_session`], advertising `caps` (an editor with elicitation of its own).
+    async fn open_session_with(&mut self, cwd: &Path, caps: Value) -> String {
         let init = self
             .request(
                 "initialize",
-                json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}},
+                json!({"protocolVersion": 1, "clientCapabilities": caps,
                        "clientInfo": {"name": "test-editor", "title": "Test Editor", "version": "1.0"}}),
             )
             .await;
@@ -398,6 +404,9 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         })
         .await;
 
+    // --- "Ask once per agent" with an editor that elicits itself. ---
+    who_answers_is_asked_once_per_agent(&backend, &shell, home.path(), &run_dir).await;
+
     // --- The app closes mid-dialog: the agent gets `cancel`, the session goes on. ---
     let before = shell.dialog_ids();
     let turn = editor.prompt(&session, "form").await;
@@ -444,6 +453,67 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         "one line for the outage: {stderr}"
     );
     assert!(!alive(agent_pid), "the agent outlived its editor");
+}
+
+/// The person chose to be asked once per agent who answers when the editor can: the editor
+/// answers the agent's first session (its `initialize` reaches the agent as it was) and the
+/// window is told to ask; once the person chose Porthole, the agent's next session is
+/// Porthole's (the agent is told of host input). (Part of the test above.)
+async fn who_answers_is_asked_once_per_agent(
+    backend: &Backend,
+    shell: &Arc<FakeShell>,
+    home: &Path,
+    run_dir: &Path,
+) {
+    let mut settings = porthole_app::settings::Settings {
+        editor_questions: "ask".into(),
+        ..Default::default()
+    };
+    backend.save_settings(settings.clone()).unwrap();
+    let eliciting = json!({"elicitation": {"form": {}}});
+    let init_caps = |log: &Path| {
+        client_lines(log)
+            .into_iter()
+            .find(|l| l["method"] == "initialize")
+            .unwrap()["params"]["clientCapabilities"]
+            .clone()
+    };
+
+    let log = home.join("agent-asked.log");
+    let mut first = Editor::start(run_dir, &log, &[]);
+    first.open_session_with(home, eliciting.clone()).await;
+    assert_eq!(init_caps(&log), eliciting, "the editor answers this session");
+    let asking = shell
+        .wait_for_latest("a proxied connection whose agent is to be asked about", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["connections"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|c| c["proxy"]["askWhoAnswers"].is_string()))
+        })
+        .await;
+    let key = asking["snapshot"]["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|c| c["proxy"]["askWhoAnswers"].as_str())
+        .unwrap()
+        .to_string();
+    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
+    assert_eq!(key, agent.display().to_string());
+
+    // The person answers "Porthole" (what the window's prompt saves): the next session is Porthole's.
+    settings.editor_questions_by_agent.insert(key, "porthole".into());
+    backend.save_settings(settings).unwrap();
+    let log = home.join("agent-answered.log");
+    let mut second = Editor::start(run_dir, &log, &[]);
+    second.open_session_with(home, eliciting).await;
+    let caps = init_caps(&log);
+    assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}), "{caps}");
+    assert_eq!(caps["_meta"]["geminiCli.hostInput"]["requestUserInput"], true);
+    for mut editor in [first, second] {
+        drop(editor.stdin);
+        let _ = tokio::time::timeout(Duration::from_secs(15), editor.child.wait()).await;
+    }
 }
 
 /// Gemini CLI's host input and Qwen Code's questions through the proxy: the agent was told the

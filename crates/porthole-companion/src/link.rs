@@ -59,6 +59,11 @@ pub enum Control {
         agent_command: Vec<String>,
         cwd: String,
         proxy_pid: u32,
+        /// The person chose to be asked once per agent who answers its questions when the
+        /// editor can, and has not been asked for this one: its key in the settings'
+        /// `editorQuestionsByAgent` (preference.rs). The editor answers meanwhile.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ask_who_answers: Option<String>,
     },
     /// The agent's answer to the editor's `initialize` (its identity and capabilities).
     AgentInitialized { result: Value },

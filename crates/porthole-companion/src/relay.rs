@@ -95,6 +95,9 @@ struct EditorRequest {
 struct State {
     /// Decided by the editor's `initialize`.
     answering: bool,
+    /// The editor answers, and the window is to ask who should from the agent's next session
+    /// (Settings: ask once per agent): the app is linked as when answering.
+    asking: bool,
     editor_info: Option<Value>,
     agent_init: Option<Value>,
     requests: HashMap<String, EditorRequest>,
@@ -220,13 +223,17 @@ impl Relay {
         let params: Value = params
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or(Value::Null);
+        use crate::preference::{WhoAnswers, agent_key, read};
         // The person's choice is read only when it matters: the editor can ask, `--always` is off.
-        let answering = self.opts.always
-            || !crate::capabilities::editor_elicits(&params)
-            || crate::preference::read(self.opts.settings_file.as_deref())
-                == crate::preference::WhoAnswers::Porthole;
+        let who = if self.opts.always || !crate::capabilities::editor_elicits(&params) {
+            WhoAnswers::Porthole
+        } else {
+            read(self.opts.settings_file.as_deref(), &agent_key(&self.opts.agent))
+        };
+        let answering = who == WhoAnswers::Porthole;
         let mut state = self.state();
         state.answering = answering;
+        state.asking = who == WhoAnswers::Ask;
         state.editor_info = params.get("clientInfo").cloned();
         answering
     }
@@ -425,7 +432,7 @@ impl Relay {
             // answer it until it has its answer.
             let ready = {
                 let state = self.state();
-                state.answering && (state.agent_init.is_some() || !state.queued.is_empty())
+                (state.answering || state.asking) && (state.agent_init.is_some() || !state.queued.is_empty())
             };
             if self.link_up.load(Ordering::Acquire) || !ready {
                 continue;
@@ -536,6 +543,9 @@ impl Relay {
                 agent_command: self.opts.agent.clone(),
                 cwd: self.cwd.clone(),
                 proxy_pid: std::process::id(),
+                ask_who_answers: state
+                    .asking
+                    .then(|| crate::preference::agent_key(&self.opts.agent)),
             })];
             // Before the agent's answer, the app gets a bare one: it then names the agent by
             // its command, and learns no capability it would not see anyway.
@@ -1146,6 +1156,66 @@ printf '%s
             assert_eq!(lines.len(), 1, "{settings:?}: {lines:?}");
             assert!(lines[0].contains("elicitation/create"), "{lines:?}");
         }
+    }
+
+    /// "Ask once per agent", not yet answered for this agent: the editor answers this session
+    /// (the question reaches it), and the proxy links to the app saying whom to ask about.
+    #[tokio::test]
+    async fn asking_once_per_agent_links_the_app_and_leaves_the_question_to_the_editor() {
+        use tokio::io::{AsyncBufReadExt, BufReader};
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        std::fs::write(
+            &settings,
+            r#"{"editorQuestions": "ask", "editorQuestionsByAgent": {"other": "porthole"}}"#,
+        )
+        .unwrap();
+        let run = dir.path().join("run");
+        crate::socket::prepare_dir(&run).unwrap();
+        let app = tokio::net::UnixListener::bind(run.join("app.sock")).unwrap();
+        let script = r#"read -r init
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'
+printf '%s\n' '{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{}}'
+read -r done"#;
+        let agent: Vec<String> = vec!["sh".into(), "-c".into(), script.into()];
+        let mut opts = ProxyOptions::new(agent.clone());
+        opts.socket = run.join("app.sock");
+        opts.launcher = None;
+        opts.retry_every = Duration::from_millis(50);
+        opts.settings_file = Some(settings);
+        let (mut editor, proxy_in) = tokio::io::duplex(1 << 16);
+        let (proxy_out, from_proxy) = tokio::io::duplex(1 << 16);
+        let proxy = tokio::spawn(run_proxy(opts, proxy_in, proxy_out));
+        let eliciting = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientCapabilities":{"elicitation":{"form":{}}}}}"#;
+        editor
+            .write_all(format!("{eliciting}\n").as_bytes())
+            .await
+            .unwrap();
+        let mut seen = BufReader::new(from_proxy).lines();
+        assert!(seen.next_line().await.unwrap().unwrap().contains(r#""id":0"#));
+        let question = seen.next_line().await.unwrap().unwrap();
+        assert!(
+            question.contains("elicitation/create"),
+            "the editor answers: {question}"
+        );
+
+        let (stream, _) = tokio::time::timeout(Duration::from_secs(10), app.accept())
+            .await
+            .expect("the proxy links to the app to have the person asked")
+            .unwrap();
+        let (read, mut write) = stream.into_split();
+        let mut lines = BufReader::new(read).lines();
+        link::check_hello(lines.next_line().await.unwrap().unwrap().as_bytes()).unwrap();
+        let mut welcome = serde_json::to_vec(&link::Welcome::ours()).unwrap();
+        welcome.push(b'\n');
+        write.write_all(&welcome).await.unwrap();
+        let relay = lines.next_line().await.unwrap().unwrap();
+        let Ok(Control::Relay { ask_who_answers, .. }) = serde_json::from_str(&relay[1..]) else {
+            panic!("{relay}")
+        };
+        assert_eq!(ask_who_answers, Some(crate::preference::agent_key(&agent)));
+        drop(editor);
+        let _ = tokio::time::timeout(Duration::from_secs(20), proxy).await;
     }
 
     #[test]

@@ -50,4 +50,18 @@ describe("logs and the companion socket in the window", () => {
     await flush();
     expect(backend.callsOf("save_settings")[0].settings.editorQuestions).toBe("porthole");
   });
+
+  it("each agent's answer to 'who answers' is listed and can be forgotten", async () => {
+    const backend = new FakeBackend();
+    const appSettings = { ...snapshotWith().appSettings, editorQuestions: "ask" as const, editorQuestionsByAgent: { "npx claude-agent-acp": "porthole" as const } };
+    render(SettingsView, { props: { backend, store: storeOf({ appSettings }) } });
+    await flush();
+    expect((screen.getByRole("radio", { name: /^Ask me once for each agent/ }) as HTMLInputElement).checked).toBe(true);
+    const list = screen.getByRole("list", { name: "Your answers for each agent" });
+    expect(list.textContent).toContain("npx claude-agent-acp: Porthole answers");
+    await fireEvent.click(screen.getByRole("button", { name: "Forget" }));
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    expect(backend.callsOf("save_settings")[0].settings.editorQuestionsByAgent).toEqual({});
+  });
 });

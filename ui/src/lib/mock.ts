@@ -97,7 +97,7 @@ export class MockBackend implements Backend {
       turnRunning: false,
       commands: [],
       sealedViewAvailable: opts.sealedViewAvailable ?? true,
-      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor" },
+      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {} },
     };
   }
 

@@ -42,7 +42,13 @@ editor: string, editorVersion: string | null, agentCommand: Array<string>,
 /**
  * Where the proxy runs (the editor's project, usually).
  */
-cwd: string, proxyPid: number, };
+cwd: string, proxyPid: number, 
+/**
+ * The window is to ask who answers this agent's questions from its next session (the
+ * person chose "ask once per agent" and has not answered for it): the agent's key in the
+ * settings' `editorQuestionsByAgent`.
+ */
+askWhoAnswers: string | null, };
 
 export type Connection = { agentId: string, state: ConnectionState, agent: AgentIdentity | null, error: ConnectionError | null, authMethods: Array<AuthMethodView>, 
 /**
@@ -97,10 +103,14 @@ theme: "system" | "light" | "dark",
 storeFormValues: boolean, 
 /**
  * Who answers the agent's questions when an editor that can ask itself runs it through
- * `porthole proxy`: "editor" or "porthole" (read by the proxy, porthole-companion
- * `preference.rs`).
+ * `porthole proxy`: "editor", "porthole", or "ask" once per agent (read by the proxy,
+ * porthole-companion `preference.rs`).
  */
-editorQuestions: "editor" | "porthole", };
+editorQuestions: "editor" | "porthole" | "ask", 
+/**
+ * With "ask": each agent's answer ("editor" or "porthole"), by its command line.
+ */
+editorQuestionsByAgent: Record<string, "editor" | "porthole">, };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**
