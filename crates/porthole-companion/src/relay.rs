@@ -220,10 +220,10 @@ impl Relay {
     /// Decides whether the proxy answers the agent's questions; true when the line must gain
     /// Porthole's capabilities.
     fn on_initialize(&self, params: Option<&str>) -> bool {
+        use crate::preference::{WhoAnswers, agent_key, read};
         let params: Value = params
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or(Value::Null);
-        use crate::preference::{WhoAnswers, agent_key, read};
         // The person's choice is read only when it matters: the editor can ask, `--always` is off.
         let who = if self.opts.always || !crate::capabilities::editor_elicits(&params) {
             WhoAnswers::Porthole
@@ -264,7 +264,7 @@ impl Relay {
         match (p.method(), p.id_key()) {
             ("elicitation/create", _) => {
                 // No id, `"id": null`, or an object: not a request anyone can answer. The
-                // editor advertised no elicitation; it is not handed what it cannot parse.
+                // proxy answers the questions here; the editor is not handed this one.
                 tracing::warn!("dropped an elicitation/create without a valid id");
                 false
             }
