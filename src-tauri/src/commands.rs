@@ -366,9 +366,8 @@ pub fn run(launch: Launch, companion_only: bool) {
             let companion = backend.clone();
             runtime.spawn(async move {
                 let path = porthole_companion::socket::socket_path();
-                if let Err(e) = companion.serve_companion(path).await {
-                    tracing::warn!("{e}: proxied sessions are off");
-                }
+                // A refusal is logged and shown in the window by the app model.
+                let _ = companion.serve_companion(path).await;
             });
             app.manage(backend);
             Ok(())

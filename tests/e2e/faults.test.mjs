@@ -47,24 +47,24 @@ async function restartAndReconnect() {
   await app.d.wait(async () => box.isEnabled(), 20000, "prompt box enabled after restart");
 }
 
-test("killed mid-elicitation: the form turns into a notice and Restart brings the agent back", async () => {
+test("killed mid-elicitation: the form closes with a note in the transcript and Restart brings the agent back", async () => {
   await app.waitText("header", "Connected");
   await app.prompt("/configure");
   await app.waitFor("[role=dialog] form");
   killDemoAgent();
-  await app.waitText("[role=dialog]", "The agent stopped running.");
-  await app.shot("14-killed-mid-elicitation");
-  await app.click("OK");
+  await app.waitText("main.transcript", "Withdrawn before you answered");
+  await app.waitText("main.transcript", "The agent stopped running.");
   await app.noDialog();
+  await app.shot("14-killed-mid-elicitation");
   await restartAndReconnect();
 });
 
-test("killed mid-permission: the permission dialog says the agent stopped", async () => {
+test("killed mid-permission: the permission dialog closes, the transcript says the agent stopped", async () => {
   await app.prompt("/edit");
   await app.waitText("[role=dialog]", "Edit notes.txt");
   killDemoAgent();
-  await app.waitText("[role=dialog]", "The agent stopped running.");
-  await app.click("OK");
+  await app.waitText("main.transcript", "permission for “Edit notes.txt” — The agent stopped running.");
+  await app.noDialog();
   await restartAndReconnect();
 });
 
@@ -88,8 +88,8 @@ test("killed while its sign-in page is open: the isolated window closes with it"
   });
   killDemoAgent();
   await waitUntil("the sealed view to close with its agent", () => isZombie(view.pid), 15000);
-  await app.waitText("[role=dialog]", "The agent stopped running.");
-  await app.click("OK");
+  await app.waitText("main.transcript", "a sign-in page — The agent stopped running.");
+  await app.noDialog();
   await restartAndReconnect();
 });
 

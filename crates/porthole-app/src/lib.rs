@@ -241,6 +241,8 @@ struct Inner {
     /// Shown as the snapshot's `historyError`: why history is off, or that a damaged file
     /// was replaced.
     history_problem: Option<String>,
+    /// Why the companion socket could not be used (`serve_companion`), for the window.
+    companion_problem: Mutex<Option<String>>,
     /// Held while a dialog's outcome is decided and recorded (an answer: record, send, drop
     /// the dialog; a dismissal: drop the dialog, record), so a dialog gets one entry.
     decisions: Mutex<()>,
@@ -299,6 +301,7 @@ impl Backend {
                 sign_ins: mcp_sign_in::SignIns::default(),
                 history,
                 history_problem,
+                companion_problem: Mutex::new(None),
                 decisions: Mutex::new(()),
                 closing: tokio::sync::watch::channel(false).0,
                 mcp: mcp::AppConnections::default(),
@@ -451,6 +454,13 @@ impl Backend {
                 .unwrap_or_else(|p| p.into_inner())
                 .clone(),
             history_error: self.0.history_problem.clone(),
+            log_dir: porthole_core::logging::log_dir().map(|d| d.display().to_string()),
+            companion_error: self
+                .0
+                .companion_problem
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .clone(),
         }
     }
 

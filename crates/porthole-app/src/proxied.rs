@@ -38,6 +38,10 @@ pub struct ProxyView {
     /// Where the proxy runs (the editor's project, usually).
     pub cwd: String,
     pub proxy_pid: u32,
+    /// The window is to ask who answers this agent's questions from its next session (the
+    /// person chose "ask once per agent" and has not answered for it): the agent's key in the
+    /// settings' `editorQuestionsByAgent`.
+    pub ask_who_answers: Option<String>,
 }
 
 /// The id the consent history knows a connection's agent by.
@@ -51,10 +55,22 @@ pub(crate) fn history_agent_id(agent_id: &str) -> &str {
 impl Backend {
     /// Take proxies on the companion socket at `path`. `Ok(false)`: another running Porthole
     /// of this user takes them.
+    /// A socket that cannot be used (a directory of another user, a symlink) is an `Err`, also
+    /// shown in the window (the snapshot's `companionError`): editors' proxies cannot reach it.
     pub async fn serve_companion(&self, path: PathBuf) -> Result<bool, String> {
-        let listener = porthole_companion::socket::listen(&path)
-            .await
-            .map_err(|e| format!("companion socket {}: {e}", path.display()))?;
+        let listener = match porthole_companion::socket::listen(&path).await {
+            Ok(listener) => listener,
+            Err(e) => {
+                let problem = format!("companion socket {}: {e}", path.display());
+                tracing::warn!("{problem}: proxied sessions are off");
+                let shown = porthole_core::logging::with_log_hint(format!(
+                    "Editors cannot reach Porthole through `porthole proxy`: {problem}"
+                ));
+                *self.0.companion_problem.lock().unwrap_or_else(|p| p.into_inner()) = Some(shown);
+                self.push_snapshot();
+                return Err(problem);
+            }
+        };
         let Some(listener) = listener else {
             tracing::info!("another Porthole takes the proxies at {}", path.display());
             return Ok(false);
@@ -119,6 +135,7 @@ impl Backend {
             agent_command,
             cwd,
             proxy_pid,
+            ask_who_answers,
         }) = next_control(&mut reader).await
         else {
             return tracing::warn!("a proxy did not describe its relay: link closed");
@@ -136,6 +153,7 @@ impl Backend {
             agent_command,
             cwd,
             proxy_pid,
+            ask_who_answers,
         };
         self.relay(proxy, result, reader, write).await;
     }

@@ -25,6 +25,14 @@ pub struct Settings {
     pub theme: String,
     /// Keep submitted form values (never secret fields) in the consent history.
     pub store_form_values: bool,
+    /// Who answers the agent's questions when an editor that can ask itself runs it through
+    /// `porthole proxy`: "editor", "porthole", or "ask" once per agent (read by the proxy,
+    /// porthole-companion `preference.rs`).
+    #[cfg_attr(test, ts(type = "\"editor\" | \"porthole\" | \"ask\""))]
+    pub editor_questions: String,
+    /// With "ask": each agent's answer ("editor" or "porthole"), by its command line.
+    #[cfg_attr(test, ts(type = "Record<string, \"editor\" | \"porthole\">"))]
+    pub editor_questions_by_agent: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for Settings {
@@ -36,6 +44,8 @@ impl Default for Settings {
             notifications: true,
             theme: "system".into(),
             store_form_values: false,
+            editor_questions: "editor".into(),
+            editor_questions_by_agent: Default::default(),
         }
     }
 }
@@ -55,6 +65,20 @@ impl Settings {
                 self.theme
             ));
         }
+        use porthole_companion::preference::WhoAnswers;
+        if !WhoAnswers::VALUES.contains(&self.editor_questions.as_str()) {
+            return Err(format!(
+                "editorQuestions must be \"editor\", \"porthole\" or \"ask\", not {:?}",
+                self.editor_questions
+            ));
+        }
+        if let Some((agent, who)) = (self.editor_questions_by_agent.iter())
+            .find(|(_, who)| !WhoAnswers::ANSWERS.contains(&who.as_str()))
+        {
+            return Err(format!(
+                "editorQuestionsByAgent[{agent:?}] must be \"editor\" or \"porthole\", not {who:?}"
+            ));
+        }
         Ok(())
     }
 
@@ -66,11 +90,10 @@ impl Settings {
     }
 }
 
-/// `~/.config/porthole/settings.json` (or `PORTHOLE_SETTINGS_FILE`).
+/// `~/.config/porthole/settings.json` (or `PORTHOLE_SETTINGS_FILE`): where editors' proxies
+/// read `editorQuestions` too, so the path is defined once, in porthole-companion.
 pub fn default_path() -> Option<PathBuf> {
-    std::env::var_os("PORTHOLE_SETTINGS_FILE")
-        .map(PathBuf::from)
-        .or_else(|| dirs::config_dir().map(|d| d.join("porthole").join("settings.json")))
+    porthole_companion::preference::settings_path()
 }
 
 /// The settings, and a message when the file could not be used.
@@ -152,5 +175,42 @@ mod tests {
         let (s, problem) = load(&path);
         assert!(problem.is_none());
         assert!(!s.notifications && s.form_mode && s.url_opener == "sealed");
+    }
+
+    /// Who answers an editor's agent's questions is saved here and read by the proxy there.
+    #[test]
+    fn the_proxy_reads_who_answers_from_the_saved_settings() {
+        use porthole_companion::preference::{WhoAnswers, read};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        assert_eq!(Settings::default().editor_questions, "editor");
+        let s = Settings {
+            editor_questions: "porthole".into(),
+            ..Settings::default()
+        };
+        save(&path, &s).unwrap();
+        assert_eq!(read(Some(&path), "claude"), WhoAnswers::Porthole);
+        save(&path, &Settings::default()).unwrap();
+        assert_eq!(read(Some(&path), "claude"), WhoAnswers::Editor);
+        let bad = Settings {
+            editor_questions: "someone".into(),
+            ..Settings::default()
+        };
+        assert!(save(&path, &bad).is_err());
+        // Asked once per agent: each agent's answer is kept.
+        let mut asking = Settings {
+            editor_questions: "ask".into(),
+            ..Settings::default()
+        };
+        asking
+            .editor_questions_by_agent
+            .insert("claude".into(), "porthole".into());
+        save(&path, &asking).unwrap();
+        assert_eq!(read(Some(&path), "claude"), WhoAnswers::Porthole);
+        assert_eq!(read(Some(&path), "codex"), WhoAnswers::Ask);
+        asking
+            .editor_questions_by_agent
+            .insert("codex".into(), "maybe".into());
+        assert!(save(&path, &asking).is_err());
     }
 }

@@ -36,6 +36,11 @@ pub struct AppSnapshot {
     pub app_settings_error: Option<String>,
     /// Set when the consent history could not be opened (the app runs without it).
     pub history_error: Option<String>,
+    /// The folder of the log files (warnings and errors), when there is one: Settings links it.
+    pub log_dir: Option<String>,
+    /// Why editors' proxies cannot reach this app (its companion socket was refused: a
+    /// directory of another user, a symlink), shown in the window, not only logged.
+    pub companion_error: Option<String>,
     /// Names of the sign-in values saved in the OS keyring, per agent id (never the values).
     pub stored_sign_in: BTreeMap<String, Vec<String>>,
 }

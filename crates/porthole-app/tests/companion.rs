@@ -99,10 +99,16 @@ impl Editor {
     }
 
     async fn open_session(&mut self, cwd: &Path) -> String {
+        let caps = json!({"fs": {"readTextFile": false, "writeTextFile": false}});
+        self.open_session_with(cwd, caps).await
+    }
+
+    /// As [`Editor::open_session`], advertising `caps` (an editor with elicitation of its own).
+    async fn open_session_with(&mut self, cwd: &Path, caps: Value) -> String {
         let init = self
             .request(
                 "initialize",
-                json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}},
+                json!({"protocolVersion": 1, "clientCapabilities": caps,
                        "clientInfo": {"name": "test-editor", "title": "Test Editor", "version": "1.0"}}),
             )
             .await;
@@ -175,6 +181,24 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
     let run_dir = home.path().join("run");
     let (backend, shell) = start_app(home.path(), &run_dir).await;
 
+    // --- A companion folder that is a symlink is refused, and the window says so (issue 32:
+    // only a log line said it, and the window looked normal). ---
+    let elsewhere = home.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, home.path().join("run-link")).unwrap();
+    let refused = backend
+        .serve_companion(home.path().join("run-link").join("companion.sock"))
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+    shell
+        .wait_for_latest("the refusal in the window", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["companionError"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("run-link") && m.contains("is not a directory"))
+        })
+        .await;
+
     // --- A form, answered in the app; the editor sees the turn end and nothing else. ---
     let log = home.path().join("agent.log");
     let mut editor = Editor::start(&run_dir, &log, &[]);
@@ -235,6 +259,10 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         .wait_for_latest("the agent's report in the live view", |e| {
             e["type"] == "session_update" && e["sessionId"] == session.as_str()
         })
+        .await;
+
+    // --- Gemini's host input and Qwen's questions: Porthole's forms too. ---
+    gemini_and_qwen_questions_are_answered_in_portholes_forms(&mut editor, &session, &log, &backend, &shell)
         .await;
 
     // --- A URL consent, with its completion; and a withdrawn question. ---
@@ -376,6 +404,9 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         })
         .await;
 
+    // --- "Ask once per agent" with an editor that elicits itself. ---
+    who_answers_is_asked_once_per_agent(&backend, &shell, home.path(), &run_dir).await;
+
     // --- The app closes mid-dialog: the agent gets `cancel`, the session goes on. ---
     let before = shell.dialog_ids();
     let turn = editor.prompt(&session, "form").await;
@@ -422,6 +453,158 @@ async fn an_editor_without_elicitation_gets_its_questions_answered_in_porthole()
         "one line for the outage: {stderr}"
     );
     assert!(!alive(agent_pid), "the agent outlived its editor");
+}
+
+/// The person chose to be asked once per agent who answers when the editor can: the editor
+/// answers the agent's first session (its `initialize` reaches the agent as it was) and the
+/// window is told to ask; once the person chose Porthole, the agent's next session is
+/// Porthole's (the agent is told of host input). (Part of the test above.)
+async fn who_answers_is_asked_once_per_agent(
+    backend: &Backend,
+    shell: &Arc<FakeShell>,
+    home: &Path,
+    run_dir: &Path,
+) {
+    let mut settings = porthole_app::settings::Settings {
+        editor_questions: "ask".into(),
+        ..Default::default()
+    };
+    backend.save_settings(settings.clone()).unwrap();
+    let eliciting = json!({"elicitation": {"form": {}}});
+    let init_caps = |log: &Path| {
+        client_lines(log)
+            .into_iter()
+            .find(|l| l["method"] == "initialize")
+            .unwrap()["params"]["clientCapabilities"]
+            .clone()
+    };
+
+    let log = home.join("agent-asked.log");
+    let mut first = Editor::start(run_dir, &log, &[]);
+    first.open_session_with(home, eliciting.clone()).await;
+    assert_eq!(init_caps(&log), eliciting, "the editor answers this session");
+    let asking = shell
+        .wait_for_latest("a proxied connection whose agent is to be asked about", |e| {
+            e["type"] == "connection"
+                && e["snapshot"]["connections"]
+                    .as_array()
+                    .is_some_and(|c| c.iter().any(|c| c["proxy"]["askWhoAnswers"].is_string()))
+        })
+        .await;
+    let key = asking["snapshot"]["connections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|c| c["proxy"]["askWhoAnswers"].as_str())
+        .unwrap()
+        .to_string();
+    let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
+    assert_eq!(key, agent.display().to_string());
+
+    // The person answers "Porthole" (what the window's prompt saves): the next session is Porthole's.
+    settings.editor_questions_by_agent.insert(key, "porthole".into());
+    backend.save_settings(settings).unwrap();
+    let log = home.join("agent-answered.log");
+    let mut second = Editor::start(run_dir, &log, &[]);
+    second.open_session_with(home, eliciting).await;
+    let caps = init_caps(&log);
+    assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}), "{caps}");
+    assert_eq!(caps["_meta"]["geminiCli.hostInput"]["requestUserInput"], true);
+    for mut editor in [first, second] {
+        drop(editor.stdin);
+        let _ = tokio::time::timeout(Duration::from_secs(15), editor.child.wait()).await;
+    }
+}
+
+/// Gemini CLI's host input and Qwen Code's questions through the proxy: the agent was told the
+/// client takes host input, each question becomes one of Porthole's forms (core translates
+/// them, as for the app's own agents), and the answers reach the agent in its own shape. The
+/// editor sees neither request. (Part of the test above: one app model per test process.)
+async fn gemini_and_qwen_questions_are_answered_in_portholes_forms(
+    editor: &mut Editor,
+    session: &str,
+    log: &Path,
+    backend: &Backend,
+    shell: &Arc<FakeShell>,
+) {
+    let init = client_lines(log)
+        .into_iter()
+        .find(|l| l["method"] == "initialize")
+        .unwrap();
+    let caps = &init["params"]["clientCapabilities"];
+    assert_eq!(
+        caps["_meta"]["geminiCli.hostInput"]["requestUserInput"], true,
+        "{caps}"
+    );
+    assert_eq!(
+        caps["fs"]["readTextFile"], false,
+        "the editor's own capabilities stay"
+    );
+
+    let accept = |dialog: u64, content: Value| {
+        backend
+            .answer_elicitation(dialog, "accept", Some(content.as_object().unwrap().clone()))
+            .unwrap()
+    };
+    let new_form = |before: std::collections::HashSet<u64>, tool_call: &'static str| {
+        let shell = shell.clone();
+        async move {
+            shell
+                .wait_for_dialog("a translated form", |e| {
+                    e["type"] == "elicitation"
+                        && e["mode"] == "form"
+                        && !before.contains(&e["dialogId"].as_u64().unwrap_or(0))
+                        && e.to_string().contains(tool_call)
+                })
+                .await["dialogId"]
+                .as_u64()
+                .unwrap()
+        }
+    };
+
+    // --- Qwen: the answers go back in `answers`, by question index. ---
+    let turn = editor.prompt(session, "qwen-question").await;
+    let dialog = new_form(shell.dialog_ids(), "qwen-ask-1").await;
+    accept(dialog, json!({"question_0": "Teal", "question_1": ["Docs"]}));
+    editor.answer(turn).await;
+    assert_eq!(
+        editor.report()["results"][0]["result"],
+        json!({"outcome": {"outcome": "selected", "optionId": "proceed_once"},
+               "answers": {"0": "Teal", "1": "Docs"}}),
+        "{:#?}",
+        editor.report()
+    );
+
+    // --- Gemini: ask_user, then exit_plan_mode with typed feedback. ---
+    let turn = editor.prompt(session, "gemini-host-input").await;
+    let dialog = new_form(shell.dialog_ids(), "gemini-ask-1").await;
+    accept(
+        dialog,
+        json!({"question_0": "SQLite", "question_1": "billing", "question_2": "No"}),
+    );
+    let dialog = new_form(shell.dialog_ids(), "Ready to start implementing").await;
+    accept(dialog, json!({"question_0_custom": "Do step 2 first"}));
+    editor.answer(turn).await;
+    let results = &editor.report()["results"];
+    assert_eq!(
+        results[0]["result"],
+        json!({"outcome": "submitted", "answers": {"0": "SQLite", "1": "billing", "2": "No"}}),
+        "{results:#}"
+    );
+    assert_eq!(
+        results[1]["result"],
+        json!({"outcome": "submitted", "answers": {"0": "Do step 2 first"}})
+    );
+    assert!(
+        !editor.seen.iter().any(|v| {
+            v["method"] == "session/request_permission"
+                || v["method"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("requestUserInput"))
+        }),
+        "{:#?}",
+        editor.seen
+    );
 }
 
 /// A process's peak resident memory (VmHWM), in kB.

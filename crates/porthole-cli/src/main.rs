@@ -480,6 +480,7 @@ async fn run(
         events,
         out: &out,
         policy: &policy,
+        discarded: std::cell::Cell::new(0),
     };
     let mut signed_in = None;
     // Dialogs are answered while the session opens too: an agent may ask during `authenticate`
@@ -519,7 +520,7 @@ async fn run(
         Ok(Some(id)) => run_prompts(&args, reader, id, (&command, signed_in.as_ref())).await,
         Ok(None) => {
             client.shutdown().await;
-            ExitCode::SUCCESS
+            reader.success()
         }
         Err(OpenError::Usage(e)) => {
             note!("porthole-cli: {}", term::line(&e));
@@ -903,9 +904,29 @@ struct Reader<'a> {
     events: tokio::sync::mpsc::Receiver<Event>,
     out: &'a output::Output,
     policy: &'a policy::Policy,
+    /// Lines over core's limit the agent wrote, each reported when it came and discarded: the
+    /// run then did not see all the agent said, and does not end with success.
+    discarded: std::cell::Cell<u64>,
 }
 
 impl Reader<'_> {
+    /// The exit of a run that went to its end: success, unless a line of the agent's was
+    /// discarded (said once more, last, so it is not lost in the output).
+    fn success(&self) -> ExitCode {
+        match self.discarded.get() {
+            0 => ExitCode::SUCCESS,
+            n => {
+                note!(
+                    "porthole-cli: {n} message{} from the agent exceeded the limit of {} bytes per line and {} discarded (reported above)",
+                    if n == 1 { "" } else { "s" },
+                    porthole_core::transport::DEFAULT_MAX_LINE_BYTES,
+                    if n == 1 { "was" } else { "were" },
+                );
+                ExitCode::FAILURE
+            }
+        }
+    }
+
     /// Print an event and answer it if it is a dialog. `Err` when the agent is gone.
     fn passive(&self, event: &Event, during: &str) -> Result<(), ExitCode> {
         if let Event::AgentExited(info) = event {
@@ -915,6 +936,9 @@ impl Reader<'_> {
                 porthole_core::client::describe_exit(info)
             );
             return Err(ExitCode::FAILURE);
+        }
+        if let Event::LineTooLong { .. } = event {
+            self.discarded.set(self.discarded.get() + 1);
         }
         let decision = self.policy.decide(self.client, event);
         self.out.event(event, decision.as_ref());
@@ -1034,7 +1058,7 @@ async fn run_prompts(
         }
     }
     client.shutdown().await;
-    ExitCode::SUCCESS
+    reader.success()
 }
 
 /// Reading a secret at the terminal without echoing it.

@@ -251,11 +251,15 @@ fn agent_killed_mid_turn_exits_non_zero_with_stderr() {
 }
 
 /// A line over core's 16 MiB cap (the test agent's `huge`: a 17 MiB request) is reported once
-/// with its size: on stderr in human mode, as an event with `--json` (issue 32: nothing was).
+/// with its size: on stderr in human mode, as an event with `--json` (issue 32: nothing was);
+/// and the run, which did not see all the agent said, exits 1 saying why (it exited 0).
 #[test]
 fn a_line_over_the_cap_is_reported_with_its_size() {
     let out = cli(&["--agent", &test_agent(), "huge"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = "porthole-cli: 1 message from the agent exceeded the limit of 16777216 bytes per line and was discarded (reported above)";
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().last(), Some(last), "{stderr}");
     let reports: Vec<&str> = stderr
         .lines()
         .filter(|l| l.starts_with("[agent message too long] a line of 1782"))
@@ -267,6 +271,8 @@ fn a_line_over_the_cap_is_reported_with_its_size() {
     );
 
     let out = cli(&["--agent", &test_agent(), "--json", "huge"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(last));
     let lines = lines(&out);
     let too_long = of_type(&lines, "line_too_long");
     assert_eq!(too_long.len(), 1, "{lines:?}");

@@ -11,16 +11,23 @@
 //! - `link`: the small versioned format between a proxy and the app, and its handshake.
 //! - `socket`: where the app listens (a Unix socket in a 0700 runtime directory), and who may
 //!   connect (the same user, checked by peer credentials).
+//! - `capabilities`: the editor's `initialize`, and Porthole's capabilities merged into it.
+//! - `questions`: which of the agent's requests are questions for the app (elicitation,
+//!   Gemini CLI's host input, Qwen Code's questions), and their answer when no app can be had.
+//! - `preference`: who answers when the editor can (the person's choice in Porthole's Settings).
 //! - `relay`: the proxy itself.
 //! - `launcher`: starting the app when it is not running.
 //! - `connections`: `--connections`, the person's MCP connections added to the editor's sessions.
 
+pub mod capabilities;
 pub mod cli;
 pub mod connections;
 pub mod framing;
 pub mod launcher;
 pub mod link;
 pub mod peek;
+pub mod preference;
+pub mod questions;
 pub mod relay;
 pub mod socket;
 

@@ -4,9 +4,11 @@
 //! Newline-delimited UTF-8 over the app's Unix socket. The proxy speaks first with a
 //! [`Hello`]; the app answers with a [`Welcome`], or refuses (another protocol or version) and
 //! closes. After that every line starts with one channel byte:
-//! - `a`: an ACP JSON-RPC message, as the agent wrote it (proxy to app: `elicitation/create`,
-//!   `elicitation/complete`, `$/cancel_request` for those, and `session/update` for the live
-//!   view) or the app's answer to one of those requests (app to proxy);
+//! - `a`: an ACP JSON-RPC message, as the agent wrote it (proxy to app: the agent's questions,
+//!   `questions.rs`: `elicitation/create`, Gemini's `_gemini/requestUserInput`, Qwen's question
+//!   `session/request_permission`; `elicitation/complete`, `$/cancel_request` for those, and
+//!   `session/update` for the live view) or the app's answer to one of those requests (app to
+//!   proxy);
 //! - `c`: a [`Control`] message from the proxy about the relay (who drives, sessions, the
 //!   editor's requests in flight, the agent's exit).
 //!
@@ -57,6 +59,11 @@ pub enum Control {
         agent_command: Vec<String>,
         cwd: String,
         proxy_pid: u32,
+        /// The person chose to be asked once per agent who answers its questions when the
+        /// editor can, and has not been asked for this one: its key in the settings'
+        /// `editorQuestionsByAgent` (preference.rs). The editor answers meanwhile.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ask_who_answers: Option<String>,
     },
     /// The agent's answer to the editor's `initialize` (its identity and capabilities).
     AgentInitialized { result: Value },

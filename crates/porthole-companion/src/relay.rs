@@ -1,20 +1,24 @@
 //! The proxy: an editor runs it instead of the agent; it runs the agent and relays ACP both
 //! ways, line by line, in order, ids untouched.
 //!
-//! What it changes, and only when it answers elicitations (the editor advertised none, or
-//! `--always`):
-//! - the editor's `initialize` gains `clientCapabilities.elicitation` (form and url) when the
-//!   editor did not advertise it; that one line is re-serialized, every other line keeps its bytes;
-//! - the agent's `elicitation/create` requests, `elicitation/complete` notifications and
-//!   `$/cancel_request` for those requests go to the app instead of the editor; the app's
-//!   answers go back to the agent. When no app can be had, the agent gets `cancel` and the
-//!   proxy says so once on stderr.
+//! What it changes, and only when it answers the agent's questions (the editor advertised no
+//! elicitation, the person chose Porthole in Settings, or `--always`):
+//! - the editor's `initialize` gains Porthole's capabilities, merged into its own
+//!   (`capabilities.rs`: elicitation, and Gemini CLI's host input); that one line is
+//!   re-serialized, every other line keeps its bytes;
+//! - the agent's questions (`questions.rs`: `elicitation/create`, Gemini's
+//!   `gemini/requestUserInput`, Qwen's questions in `session/request_permission`),
+//!   `elicitation/complete` notifications and `$/cancel_request` for those requests go to the
+//!   app instead of the editor; the app's answers go back to the agent. When no app can be
+//!   had, the agent is told nobody answered (each in its own shape) and the proxy says so once
+//!   on stderr.
 //!
-//! Everything else is passed through; the agent's `session/update`s are also copied to the
+//! Everything else is passed through: other messages, JSON-RPC batch arrays and anything that
+//! is not a JSON object, as they came. The agent's `session/update`s are also copied to the
 //! app for its live view (dropped, never waited for, when the app falls behind). Lines over the
 //! framing limit stream through unread.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,6 +33,7 @@ use crate::framing::{LineReader, Piece};
 use crate::launcher::Launcher;
 use crate::link::{self, Control};
 use crate::peek::{SESSION_UPDATE_PREFIX, peek};
+use crate::questions::Kind;
 
 #[derive(Debug, Clone)]
 pub struct ProxyOptions {
@@ -36,6 +41,9 @@ pub struct ProxyOptions {
     pub agent: Vec<String>,
     /// Answer elicitations even when the editor advertises its own.
     pub always: bool,
+    /// The app's settings file, whose `editorQuestions` says who answers when the editor can
+    /// (`preference.rs`; `None`: the editor).
+    pub settings_file: Option<PathBuf>,
     /// The app's socket.
     pub socket: PathBuf,
     /// How to start the app when it is not running (`None`: never start it).
@@ -56,6 +64,7 @@ impl ProxyOptions {
         Self {
             agent,
             always: false,
+            settings_file: crate::preference::settings_path(),
             socket: crate::socket::socket_path(),
             launcher: Launcher::find(),
             app_wait: Duration::from_secs(20),
@@ -67,7 +76,7 @@ impl ProxyOptions {
     }
 }
 
-/// Elicitations held while the app is being reached; beyond this the agent gets `cancel` at once.
+/// Questions held while the app is being reached; beyond this the agent gets `cancel` at once.
 const MAX_QUEUED: usize = 64;
 /// The editor's requests in flight that are tracked (for request-scoped elicitations).
 const MAX_TRACKED: usize = 4096;
@@ -86,15 +95,18 @@ struct EditorRequest {
 struct State {
     /// Decided by the editor's `initialize`.
     answering: bool,
+    /// The editor answers, and the window is to ask who should from the agent's next session
+    /// (Settings: ask once per agent): the app is linked as when answering.
+    asking: bool,
     editor_info: Option<Value>,
     agent_init: Option<Value>,
     requests: HashMap<String, EditorRequest>,
     /// The editor's sessions, in the order they opened: (id, cwd).
     sessions: Vec<(String, String)>,
-    /// Ids of the agent's elicitation requests that the app holds.
-    held: HashSet<String>,
-    /// Elicitation requests waiting for an app: (id, line).
-    queued: Vec<(String, Vec<u8>)>,
+    /// The agent's questions that the app holds, by id.
+    held: HashMap<String, Kind>,
+    /// Questions waiting for an app: (id, kind, line).
+    queued: Vec<(String, Kind, Vec<u8>)>,
     link: Option<mpsc::Sender<Vec<u8>>>,
     /// The proxy started the app once already; it does not do so again.
     app_started: bool,
@@ -131,10 +143,9 @@ impl Relay {
         let _ = self.to_agent.send(AgentInput::Bytes(line)).await;
     }
 
-    /// The agent gets `cancel` for elicitation `id`: no one could ask the user.
-    async fn cancel(&self, id: &str) {
-        let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"action":"cancel"}}}}"#);
-        self.to_agent(line_of(answer.as_bytes())).await;
+    /// The agent is told nobody answered question `id` (`cancel` for an elicitation).
+    async fn cancel(&self, id: &str, kind: Kind) {
+        self.to_agent(kind.undecided_line(id)).await;
     }
 
     fn link(&self) -> Option<mpsc::Sender<Vec<u8>>> {
@@ -161,7 +172,7 @@ impl Relay {
             let id = p.id_key().unwrap_or_default().to_string();
             let method = p.method().to_string();
             if method == "initialize" && self.on_initialize(p.params.map(|r| r.get())) {
-                rewritten = rewrite_initialize(line);
+                rewritten = crate::capabilities::merge_into_initialize(line);
             }
             if let Some(mcp) = &self.mcp
                 && matches!(
@@ -206,22 +217,25 @@ impl Relay {
         self.to_agent(line_of(rewritten.as_deref().unwrap_or(line))).await;
     }
 
-    /// Decides whether the proxy answers elicitations; true when the line must gain the
-    /// capability.
+    /// Decides whether the proxy answers the agent's questions; true when the line must gain
+    /// Porthole's capabilities.
     fn on_initialize(&self, params: Option<&str>) -> bool {
+        use crate::preference::{WhoAnswers, agent_key, read};
         let params: Value = params
             .and_then(|p| serde_json::from_str(p).ok())
             .unwrap_or(Value::Null);
-        let editor_elicits = params
-            .pointer("/clientCapabilities/elicitation")
-            .is_some_and(|e| e.is_object());
-        let answering = self.opts.always || !editor_elicits;
-        {
-            let mut state = self.state();
-            state.answering = answering;
-            state.editor_info = params.get("clientInfo").cloned();
-        }
-        answering && !editor_elicits
+        // The person's choice is read only when it matters: the editor can ask, `--always` is off.
+        let who = if self.opts.always || !crate::capabilities::editor_elicits(&params) {
+            WhoAnswers::Porthole
+        } else {
+            read(self.opts.settings_file.as_deref(), &agent_key(&self.opts.agent))
+        };
+        let answering = who == WhoAnswers::Porthole;
+        let mut state = self.state();
+        state.answering = answering;
+        state.asking = who == WhoAnswers::Ask;
+        state.editor_info = params.get("clientInfo").cloned();
+        answering
     }
 
     // ----- agent to editor -----
@@ -241,14 +255,16 @@ impl Relay {
         if !answering {
             return true;
         }
+        if let (Some(id), Some(kind)) = (p.id_key(), Kind::of(p.method(), p.params))
+            && is_request_id(id)
+        {
+            self.take_question(id.to_string(), kind, line).await;
+            return false;
+        }
         match (p.method(), p.id_key()) {
-            ("elicitation/create", Some(id)) if is_request_id(id) => {
-                self.take_elicitation(id.to_string(), line).await;
-                false
-            }
             ("elicitation/create", _) => {
                 // No id, `"id": null`, or an object: not a request anyone can answer. The
-                // editor advertised no elicitation; it is not handed what it cannot parse.
+                // proxy answers the questions here; the editor is not handed this one.
                 tracing::warn!("dropped an elicitation/create without a valid id");
                 false
             }
@@ -334,8 +350,8 @@ impl Relay {
         Control::Session { session_id, cwd }
     }
 
-    /// An `elicitation/create`: to the app, or held until one is reached.
-    async fn take_elicitation(self: &Arc<Self>, id: String, line: &[u8]) {
+    /// One of the agent's questions: to the app, or held until one is reached.
+    async fn take_question(self: &Arc<Self>, id: String, kind: Kind, line: &[u8]) {
         enum Next {
             Send(mpsc::Sender<Vec<u8>>),
             Wait,
@@ -349,11 +365,11 @@ impl Relay {
                 .filter(|_| self.link_up.load(Ordering::Acquire))
             {
                 Some(link) => {
-                    state.held.insert(id.clone());
+                    state.held.insert(id.clone(), kind);
                     Next::Send(link)
                 }
                 None if state.queued.len() < MAX_QUEUED => {
-                    state.queued.push((id.clone(), line.to_vec()));
+                    state.queued.push((id.clone(), kind, line.to_vec()));
                     Next::Wait
                 }
                 None => Next::Refuse,
@@ -363,15 +379,16 @@ impl Relay {
             Next::Send(link) => Some(link),
             Next::Wait => None,
             Next::Refuse => {
-                tracing::warn!("{MAX_QUEUED} elicitations already wait for the app; {id} answered cancel");
-                return self.cancel(&id).await;
+                tracing::warn!("{MAX_QUEUED} questions already wait for the app; {id} answered cancel");
+                return self.cancel(&id, kind).await;
             }
         };
         match link {
             Some(link) => {
-                if link.send(link::frame(link::ACP, line)).await.is_err() && self.state().held.remove(&id) {
+                let lost = link.send(link::frame(link::ACP, line)).await.is_err();
+                if lost && self.state().held.remove(&id).is_some() {
                     // The link went between the check and the send; its closing did not see this one.
-                    self.cancel(&id).await;
+                    self.cancel(&id, kind).await;
                 }
             }
             None => self.wanted.notify_one(),
@@ -382,12 +399,12 @@ impl Relay {
     async fn withdraw(&self, id: &str, line: &[u8]) -> bool {
         let (held, queued) = {
             let mut state = self.state();
-            let before = state.queued.len();
-            state.queued.retain(|(q, _)| q != id);
-            (state.held.contains(id), state.queued.len() != before)
+            let queued = state.queued.iter().position(|(q, ..)| q == id);
+            let queued = queued.map(|i| state.queued.remove(i).1);
+            (state.held.contains_key(id), queued)
         };
-        if queued {
-            self.cancel(id).await;
+        if let Some(kind) = queued {
+            self.cancel(id, kind).await;
             return true;
         }
         if held {
@@ -415,7 +432,7 @@ impl Relay {
             // answer it until it has its answer.
             let ready = {
                 let state = self.state();
-                state.answering && (state.agent_init.is_some() || !state.queued.is_empty())
+                (state.answering || state.asking) && (state.agent_init.is_some() || !state.queued.is_empty())
             };
             if self.link_up.load(Ordering::Acquire) || !ready {
                 continue;
@@ -488,8 +505,8 @@ impl Relay {
                 "porthole proxy: {why}; the agent's questions are answered `cancel` until Porthole runs (the session goes on)"
             );
         }
-        for (id, _) in queued {
-            self.cancel(&id).await;
+        for (id, kind, _) in queued {
+            self.cancel(&id, kind).await;
         }
     }
 
@@ -526,6 +543,9 @@ impl Relay {
                 agent_command: self.opts.agent.clone(),
                 cwd: self.cwd.clone(),
                 proxy_pid: std::process::id(),
+                ask_who_answers: state
+                    .asking
+                    .then(|| crate::preference::agent_key(&self.opts.agent)),
             })];
             // Before the agent's answer, the app gets a bare one: it then names the agent by
             // its command, and learns no capability it would not see anyway.
@@ -545,8 +565,8 @@ impl Relay {
                 }));
             }
             let queued = std::mem::take(&mut state.queued);
-            for (id, line) in &queued {
-                state.held.insert(id.clone());
+            for (id, kind, line) in &queued {
+                state.held.insert(id.clone(), *kind);
                 first.push(link::frame(link::ACP, line));
             }
             for line in first {
@@ -561,7 +581,7 @@ impl Relay {
             self.link_up.store(true, Ordering::Release);
             queued.len()
         };
-        tracing::info!("linked to the app ({queued} elicitations were waiting)");
+        tracing::info!("linked to the app ({queued} questions were waiting)");
         tokio::spawn(write_link(write, rx));
         let this = self.clone();
         tokio::spawn(async move { this.read_link(reader).await });
@@ -578,7 +598,9 @@ impl Relay {
                         .filter(|p| p.is_response())
                         .and_then(|p| p.id_key().map(str::to_string));
                     match id {
-                        Some(id) if self.state().held.remove(&id) => self.to_agent(line_of(message)).await,
+                        Some(id) if self.state().held.remove(&id).is_some() => {
+                            self.to_agent(line_of(message)).await
+                        }
                         _ => tracing::debug!("the app sent a line that answers nothing held: dropped"),
                     }
                 }
@@ -586,7 +608,7 @@ impl Relay {
                 Ok(None) | Err(_) => break,
             }
         }
-        let held: Vec<String> = {
+        let held: Vec<(String, Kind)> = {
             let mut state = self.state();
             self.link_up.store(false, Ordering::Release);
             state.link = None;
@@ -602,8 +624,8 @@ impl Relay {
         eprintln!(
             "porthole proxy: Porthole closed; the agent's questions are answered `cancel` until Porthole runs{waiting} (the session goes on)"
         );
-        for id in held {
-            self.cancel(&id).await;
+        for (id, kind) in held {
+            self.cancel(&id, kind).await;
         }
     }
 }
@@ -631,18 +653,6 @@ fn line_of(message: &[u8]) -> Vec<u8> {
 /// A JSON-RPC request id as the spec allows it: a number or a string (`null` is not one).
 fn is_request_id(id: &str) -> bool {
     id.starts_with('"') || id.starts_with(|c: char| c == '-' || c.is_ascii_digit())
-}
-
-/// The editor's `initialize` with `elicitation: {form, url}` in its client capabilities.
-fn rewrite_initialize(line: &[u8]) -> Option<Vec<u8>> {
-    let mut message: Value = serde_json::from_slice(line).ok()?;
-    let params = message.get_mut("params")?.as_object_mut()?;
-    let caps = params
-        .entry("clientCapabilities")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()?;
-    caps.insert("elicitation".into(), json!({"form": {}, "url": {}}));
-    serde_json::to_vec(&message).ok()
 }
 
 /// Run the proxy between the editor's streams and the agent. Returns the exit code: the
@@ -882,8 +892,25 @@ mod tests {
     /// stays until the agent's output ended. Returns what the editor received and how long
     /// the proxy ran.
     async fn proxy_with(script: &str, editor_lines: &[&str], stay: Option<()>) -> (Vec<Value>, Duration) {
+        let (lines, took) = proxy_raw(script, editor_lines, stay, None).await;
+        let seen = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        (seen, took)
+    }
+
+    /// [`proxy_with`], with the editor's lines as the bytes they came in, and the app's
+    /// settings file holding `settings` (none: no file).
+    async fn proxy_raw(
+        script: &str,
+        editor_lines: &[&str],
+        stay: Option<()>,
+        settings: Option<&str>,
+    ) -> (Vec<String>, Duration) {
         let dir = tempfile::tempdir().unwrap();
         let mut opts = ProxyOptions::new(vec!["sh".into(), "-c".into(), script.into()]);
+        opts.settings_file = Some(dir.path().join("settings.json"));
+        if let Some(settings) = settings {
+            std::fs::write(dir.path().join("settings.json"), settings).unwrap();
+        }
         opts.socket = dir.path().join("no-app.sock");
         opts.launcher = None;
         opts.retry_every = Duration::from_millis(50);
@@ -911,8 +938,7 @@ mod tests {
             .unwrap()
             .unwrap();
         let lines = String::from_utf8(out).unwrap();
-        let seen = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-        (seen, t.elapsed())
+        (lines.lines().map(str::to_string).collect(), t.elapsed())
     }
 
     const EDITOR_INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#;
@@ -1021,6 +1047,177 @@ printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'"#;
         assert!(took < Duration::from_millis(4500), "{took:?}");
     }
 
+    /// The agent's answer to `initialize` carries what it read (`_meta.got`): the editor's
+    /// line with Porthole's capabilities merged in, the editor's own fields kept.
+    const ECHO_INIT: &str = r#"read -r init
+printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"_meta":{"got":%s}}}\n' "$init""#;
+
+    #[tokio::test]
+    async fn the_agent_reads_the_editors_capabilities_with_portholes_merged_in() {
+        let editor_init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"auth":{"terminal":true},"_meta":{"editor.thing":7},"nextVersionField":[1]}}}"#;
+        let (seen, _) = proxy_with(ECHO_INIT, &[editor_init], Some(())).await;
+        let caps = &seen[0]["result"]["_meta"]["got"]["params"]["clientCapabilities"];
+        assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}), "{caps}");
+        assert_eq!(caps["auth"], json!({"terminal": true}));
+        assert_eq!(caps["nextVersionField"], json!([1]));
+        assert_eq!(caps["_meta"]["editor.thing"], 7);
+        assert_eq!(caps["_meta"]["geminiCli.hostInput"]["requestUserInput"], true);
+        // An editor with elicitation of its own answers itself: its line reaches the agent as it was.
+        let own = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientCapabilities":{"elicitation":{"form":{}}}}}"#;
+        let (seen, _) = proxy_with(ECHO_INIT, &[own], Some(())).await;
+        assert_eq!(
+            seen[0]["result"]["_meta"]["got"],
+            serde_json::from_str::<Value>(own).unwrap()
+        );
+    }
+
+    /// Batch arrays (ACP v2's draft allows them on stdio) and envelopes of no known shape go
+    /// both ways byte for byte; the proxy does not look inside a batch.
+    #[tokio::test]
+    async fn batches_and_unknown_envelopes_pass_untouched_both_ways() {
+        let editor_batch = r#"[{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{}} ,{"jsonrpc":"2.0","method":"x/y"}]"#;
+        let editor_odd = r#"{"jsonrpc":"3.0","envelope":{"inner":true},"method":7}"#;
+        let agent_batch = r#"[{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"form"}},{"jsonrpc":"2.0","method":"session/update","params":{}}]"#;
+        let agent_odd = r#"{"jsonrpc":"2.0", "id":9, "weird":{"a":[1,2]}, "result":null}"#;
+        let script = format!(
+            r#"read -r init
+read -r batch
+read -r odd
+printf '%s\n' '{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":1}}}}'
+printf '%s\n' "$batch" "$odd" '{agent_batch}' '{agent_odd}'"#
+        );
+        let (lines, _) = proxy_raw(&script, &[EDITOR_INIT, editor_batch, editor_odd], Some(()), None).await;
+        assert_eq!(lines.len(), 5, "{lines:#?}");
+        assert_eq!(lines[1], editor_batch);
+        assert_eq!(lines[2], editor_odd);
+        assert_eq!(lines[3], agent_batch);
+        assert_eq!(lines[4], agent_odd);
+    }
+
+    /// With no app to be had, Gemini's host input and Qwen's questions are answered as each
+    /// reads "nobody answered", and never reach the editor; a plain permission request does.
+    #[tokio::test]
+    async fn gemini_and_qwen_questions_are_the_proxys_and_answered_in_their_own_shape() {
+        let qwen = porthole_elicitation::form::qwen::example_request(
+            "s",
+            "c",
+            json!([{"question": "Which?", "options": [{"label": "A"}]}]),
+        );
+        let qwen =
+            json!({"jsonrpc": "2.0", "id": "qwen", "method": "session/request_permission", "params": qwen});
+        let gemini = porthole_elicitation::form::gemini::example_ask_request("s");
+        let gemini =
+            json!({"jsonrpc": "2.0", "id": 7, "method": "_gemini/requestUserInput", "params": gemini});
+        let permission = r#"{"jsonrpc":"2.0","id":8,"method":"session/request_permission","params":{"sessionId":"s","options":[],"toolCall":{"toolCallId":"t"}}}"#;
+        let script = format!(
+            r#"read -r init
+printf '%s\n' '{qwen}' '{gemini}' '{permission}'
+read -r a
+read -r b
+printf '{{"jsonrpc":"2.0","id":0,"result":{{"protocolVersion":1,"_meta":{{"got":[%s,%s]}}}}}}\n' "$a" "$b""#
+        );
+        let (seen, _) = proxy_with(&script, &[EDITOR_INIT], Some(())).await;
+        assert_eq!(seen.len(), 2, "{seen:#?}");
+        assert_eq!(seen[0]["id"], 8, "the plain permission reaches the editor");
+        let got = seen[1]["result"]["_meta"]["got"].as_array().unwrap();
+        let by_id = |id: Value| got.iter().find(|a| a["id"] == id).unwrap()["result"].clone();
+        assert_eq!(by_id(json!("qwen")), json!({"outcome": {"outcome": "cancelled"}}));
+        assert_eq!(by_id(json!(7)), json!({"outcome": "cancelled"}));
+    }
+
+    /// An editor that elicits answers the agent's questions itself, unless the person chose
+    /// Porthole in Settings: then the question goes to Porthole (here none runs: `cancel`) and
+    /// the agent learns of host input too.
+    #[tokio::test]
+    async fn the_person_chooses_who_answers_when_the_editor_can() {
+        let eliciting = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientCapabilities":{"elicitation":{"form":{}}}}}"#;
+        let script = r#"read -r init
+printf '%s
+' '{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{"mode":"form","message":"m","requestedSchema":{"type":"object","properties":{}}}}'
+read -r answer
+printf '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"_meta":{"init":%s,"got":%s}}}
+' "$init" "$answer""#;
+        let porthole = r#"{"editorQuestions": "porthole"}"#;
+        let (lines, _) = proxy_raw(script, &[eliciting], Some(()), Some(porthole)).await;
+        let seen: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(seen.len(), 1, "the editor gets no question: {seen:#?}");
+        let meta = &seen[0]["result"]["_meta"];
+        assert_eq!(meta["got"]["result"]["action"], "cancel");
+        let caps = &meta["init"]["params"]["clientCapabilities"];
+        assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
+        assert_eq!(caps["_meta"]["geminiCli.hostInput"]["requestUserInput"], true);
+
+        // The editor's choice (and the default, no file): the question is the editor's.
+        for settings in [Some(r#"{"editorQuestions": "editor"}"#), None] {
+            let editor_answers = r#"read -r init
+printf '%s
+' '{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{}}'"#;
+            let (lines, _) = proxy_raw(editor_answers, &[eliciting], Some(()), settings).await;
+            assert_eq!(lines.len(), 1, "{settings:?}: {lines:?}");
+            assert!(lines[0].contains("elicitation/create"), "{lines:?}");
+        }
+    }
+
+    /// "Ask once per agent", not yet answered for this agent: the editor answers this session
+    /// (the question reaches it), and the proxy links to the app saying whom to ask about.
+    #[tokio::test]
+    async fn asking_once_per_agent_links_the_app_and_leaves_the_question_to_the_editor() {
+        use tokio::io::{AsyncBufReadExt, BufReader};
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        std::fs::write(
+            &settings,
+            r#"{"editorQuestions": "ask", "editorQuestionsByAgent": {"other": "porthole"}}"#,
+        )
+        .unwrap();
+        let run = dir.path().join("run");
+        crate::socket::prepare_dir(&run).unwrap();
+        let app = tokio::net::UnixListener::bind(run.join("app.sock")).unwrap();
+        let script = r#"read -r init
+printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'
+printf '%s\n' '{"jsonrpc":"2.0","id":"q","method":"elicitation/create","params":{}}'
+read -r done"#;
+        let agent: Vec<String> = vec!["sh".into(), "-c".into(), script.into()];
+        let mut opts = ProxyOptions::new(agent.clone());
+        opts.socket = run.join("app.sock");
+        opts.launcher = None;
+        opts.retry_every = Duration::from_millis(50);
+        opts.settings_file = Some(settings);
+        let (mut editor, proxy_in) = tokio::io::duplex(1 << 16);
+        let (proxy_out, from_proxy) = tokio::io::duplex(1 << 16);
+        let proxy = tokio::spawn(run_proxy(opts, proxy_in, proxy_out));
+        let eliciting = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"clientCapabilities":{"elicitation":{"form":{}}}}}"#;
+        editor
+            .write_all(format!("{eliciting}\n").as_bytes())
+            .await
+            .unwrap();
+        let mut seen = BufReader::new(from_proxy).lines();
+        assert!(seen.next_line().await.unwrap().unwrap().contains(r#""id":0"#));
+        let question = seen.next_line().await.unwrap().unwrap();
+        assert!(
+            question.contains("elicitation/create"),
+            "the editor answers: {question}"
+        );
+
+        let (stream, _) = tokio::time::timeout(Duration::from_secs(10), app.accept())
+            .await
+            .expect("the proxy links to the app to have the person asked")
+            .unwrap();
+        let (read, mut write) = stream.into_split();
+        let mut lines = BufReader::new(read).lines();
+        link::check_hello(lines.next_line().await.unwrap().unwrap().as_bytes()).unwrap();
+        let mut welcome = serde_json::to_vec(&link::Welcome::ours()).unwrap();
+        welcome.push(b'\n');
+        write.write_all(&welcome).await.unwrap();
+        let relay = lines.next_line().await.unwrap().unwrap();
+        let Ok(Control::Relay { ask_who_answers, .. }) = serde_json::from_str(&relay[1..]) else {
+            panic!("{relay}")
+        };
+        assert_eq!(ask_who_answers, Some(crate::preference::agent_key(&agent)));
+        drop(editor);
+        let _ = tokio::time::timeout(Duration::from_secs(20), proxy).await;
+    }
+
     #[test]
     fn request_ids_are_numbers_or_strings() {
         for id in ["0", "-3", "12.5", r#""abc""#] {
@@ -1029,29 +1226,5 @@ printf '%s\n' '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'"#;
         for id in ["null", "{}", "[1]", "true"] {
             assert!(!is_request_id(id), "{id}");
         }
-    }
-
-    #[test]
-    fn initialize_gains_elicitation_and_keeps_the_rest() {
-        let line = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true}},"clientInfo":{"name":"acpx"},"_meta":{"x":1}}}"#;
-        let out: Value = serde_json::from_slice(&rewrite_initialize(line).unwrap()).unwrap();
-        assert_eq!(
-            out["params"]["clientCapabilities"]["elicitation"],
-            json!({"form": {}, "url": {}})
-        );
-        assert_eq!(
-            out["params"]["clientCapabilities"]["fs"],
-            json!({"readTextFile": true})
-        );
-        assert_eq!(out["params"]["clientInfo"], json!({"name": "acpx"}));
-        assert_eq!(out["params"]["_meta"], json!({"x": 1}));
-        assert_eq!(out["id"], json!(0));
-        // No capabilities at all: they are made.
-        let bare = br#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":1}}"#;
-        let out: Value = serde_json::from_slice(&rewrite_initialize(bare).unwrap()).unwrap();
-        assert_eq!(
-            out["params"]["clientCapabilities"]["elicitation"]["url"],
-            json!({})
-        );
     }
 }

@@ -31,7 +31,12 @@ describe("form dialog", () => {
     expect(dlg.textContent).toContain("asks");
     expect(dlg.querySelector(".dlg-message")!.textContent).toBe("<b>not bold</b>");
     expect(dlg.querySelector("b")).toBeNull();
-    expect(dlg.textContent).toContain("Session demo-1 · Tool call tc-3");
+    // The ids are behind "Details", closed: a person reads the question, not its ids.
+    const details = dlg.querySelector("details.dlg-details") as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    expect(details.querySelector("summary")!.textContent).toBe("Details");
+    expect(details.querySelector(".dlg-ids")!.textContent).toBe("Session demo-1 · Tool call tc-3");
+    expect(dlg.querySelector(".dlg-head")!.textContent!.replace(details.textContent!, "")).not.toContain("demo-1");
   });
 
   it("renders the right control for every field type", () => {
@@ -246,13 +251,17 @@ describe("form dialog", () => {
     expect(submit.disabled).toBe(false);
   });
 
-  it("dismissed dialog turns into a notice with the reason and an OK button", async () => {
-    const { store } = setup(configureForm(1));
+  it("a withdrawn question closes its dialog, with a short note in its session and nothing to press", async () => {
+    const { backend, store } = setup(configureForm(1));
     feed(store, [{ type: "dialog_dismissed", dialogId: 1, reason: "agent_exited" }]);
     await flush();
-    expect(screen.getByText("The agent stopped running.")).toBeTruthy();
-    await fireEvent.click(screen.getByRole("button", { name: "OK" }));
+    expect(screen.queryByRole("dialog")).toBeNull();
     expect(store.dialogs.length).toBe(0);
+    const notes = store.transcripts.get("demo-1")!.items.filter((i) => i.kind === "notice");
+    expect(notes.map((n) => (n as { text: string }).text)).toEqual([
+      `Withdrawn before you answered: “${configureForm(1).message}” — The agent stopped running.`,
+    ]);
+    expect(backend.callsOf("answer_dialog")).toEqual([]);
   });
 
   it("shows '1 of N' when several dialogs are queued and acks dialog_shown", async () => {
@@ -287,14 +296,12 @@ describe("form dialog", () => {
     expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 
-  it("a dismissed notice closes on Esc without answering", async () => {
-    const { backend, store } = setup(configureForm(1));
-    feed(store, [{ type: "dialog_dismissed", dialogId: 1, reason: "session_ended" }]);
+  it("the next waiting question takes the place of a withdrawn one", async () => {
+    const { store } = setup(configureForm(1));
+    feed(store, [secretForm(2), { type: "dialog_dismissed", dialogId: 1, reason: "session_ended" }]);
     await flush();
-    expect(screen.getByText(/The session ended/)).toBeTruthy();
-    await fireEvent.keyDown(screen.getByRole("dialog"), { key: "Escape" });
-    expect(store.dialogs.length).toBe(0);
-    expect(backend.callsOf("answer_dialog")).toEqual([]);
+    expect(store.active?.dialogId).toBe(2);
+    expect(screen.getAllByRole("dialog").length).toBe(1);
   });
 
   it("field descriptions and option titles render as text, never HTML", () => {

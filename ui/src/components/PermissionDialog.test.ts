@@ -62,10 +62,21 @@ describe("permission dialog", () => {
     expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 5, answer: { type: "permission", optionId: null } }]);
   });
 
-  it("dialog_dismissed shows the reason", async () => {
+  it("keeps the ids behind Details", () => {
+    setup();
+    const head = document.querySelector(".dlg-head")!;
+    expect(head.querySelector(".dlg-meta")).toBeNull();
+    expect(head.querySelector("details .dlg-ids")!.textContent).toBe("Session demo-1 · Tool call tc-1");
+  });
+
+  it("dialog_dismissed closes it and says why in the session", async () => {
     const { store } = setup();
     feed(store, [{ type: "dialog_dismissed", dialogId: 5, reason: "turn_cancelled" }]);
     await flush();
-    expect(screen.getByText(/The turn was cancelled/)).toBeTruthy();
+    expect(screen.queryByRole("dialog")).toBeNull();
+    const notes = store.transcripts.get("demo-1")!.items.flatMap((i) => (i.kind === "notice" ? [i.text] : []));
+    expect(notes).toEqual([
+      "Withdrawn before you answered: permission for “Edit a.ts” — The turn was cancelled, so this request no longer applies.",
+    ]);
   });
 });

@@ -3,7 +3,7 @@
 // mock-validation.json); the window never validates itself.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
-  AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
+  AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConfigOption, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
   FormContent, FormElicitation, HistoryEntry, McpConnectionView, McpTool, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./mock-dialogs.json";
@@ -97,7 +97,7 @@ export class MockBackend implements Backend {
       turnRunning: false,
       commands: [],
       sealedViewAvailable: opts.sealedViewAvailable ?? true,
-      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false },
+      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {} },
     };
   }
 
@@ -162,7 +162,7 @@ export class MockBackend implements Backend {
         },
       ],
       sessions: st.sessionOpen
-        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: [], availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
+        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
         : [],
       settingsPath: "/home/user/.config/porthole/agents.json",
       settingsError: null,
@@ -173,6 +173,8 @@ export class MockBackend implements Backend {
       appSettingsPath: "/home/user/.config/porthole/settings.json",
       appSettingsError: null,
       historyError: null,
+      logDir: "/home/user/.local/state/porthole/logs",
+      companionError: null,
       storedSignIn: {},
     };
   }
@@ -467,7 +469,7 @@ export class MockBackend implements Backend {
         });
         return;
       case "/withdraw": {
-        // The agent asks, then withdraws the request: the dialog turns into a notice.
+        // The agent asks, then withdraws the request: the dialog closes with a note in the transcript.
         const id = this.#nextDialog++;
         this.#later(200, () => token === this.#turnToken && this.#emitDialog(configureForm(id)));
         this.#later(2200, () => {
@@ -689,6 +691,17 @@ export function secretForm(id: number): Made<FormElicitation> {
 export function questionForm(id: number): Made<FormElicitation> {
   return withId(MADE.questions, id);
 }
+
+/** The session's options, as Claude Code's adapter sends them (mode, model, effort): the
+ *  header shows them in one row. */
+const CONFIG_OPTIONS: ConfigOption[] = [
+  { id: "mode", name: "Mode", category: "mode", type: "select", currentValue: "default", options: [
+    { value: "default", name: "Always ask" }, { value: "acceptEdits", name: "Accept edits" }, { value: "plan", name: "Plan mode" }, { value: "bypassPermissions", name: "Bypass permissions" }] },
+  { id: "model", name: "Model", category: "model", type: "select", currentValue: "default", options: [
+    { value: "default", name: "Default (recommended)" }, { value: "opus", name: "Opus" }, { value: "haiku", name: "Haiku" }] },
+  { id: "effort", name: "Effort", category: "thought_level", type: "select", currentValue: "medium", options: [
+    { value: "low", name: "Low" }, { value: "medium", name: "Medium" }, { value: "high", name: "High" }] },
+] as ConfigOption[];
 
 export function goodUrl(id: number): Made<UrlElicitation> {
   return { ...withId(MADE.goodUrl, id), elicitationId: `github-oauth-${id}` };

@@ -23,7 +23,9 @@ const DURING_TEXT: Record<string, string> = {
  *  an agent, so an agent calling itself "Porthole" cannot borrow this line). */
 export const PORTHOLE_SIGN_IN = "porthole/mcp-sign-in";
 
-export function scopeText(s: Scope): string {
+/** What a person reads of where a question comes from: an agent-level one says what Porthole
+ *  was doing; a session's question needs no words (its ids are in `scopeDetails`). */
+export function scopeText(s: Scope): string | null {
   if (s.kind === "request" && s.during === PORTHOLE_SIGN_IN) {
     const name = String(s.requestId).slice(PORTHOLE_SIGN_IN.length + 1);
     return `Porthole's own request · signing in to the MCP connection “${revealHidden(name)}”`;
@@ -32,7 +34,18 @@ export function scopeText(s: Scope): string {
     const during = s.during ? (DURING_TEXT[s.during] ?? `during ${s.during}`) : "outside any session";
     return `Agent level · ${during}`;
   }
-  return s.toolCallId ? `Session ${s.sessionId} · Tool call ${s.toolCallId}` : `Session ${s.sessionId}`;
+  return null;
+}
+
+/** The ids behind a question, for a dialog's "Details" disclosure (of use in bug reports and
+ *  the inspector, not to decide). */
+export function scopeDetails(s: Scope): string {
+  if (s.kind === "request") return `Request ${JSON.stringify(s.requestId)}`;
+  return idsText(s.sessionId, s.toolCallId);
+}
+
+export function idsText(sessionId: string, toolCallId?: string | null): string {
+  return toolCallId ? `Session ${sessionId} · Tool call ${toolCallId}` : `Session ${sessionId}`;
 }
 
 export const STATE_LABEL: Record<ConnectionState, string> = {

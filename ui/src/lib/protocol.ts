@@ -19,12 +19,12 @@ export type {
 // structs, see generated/app.ts.
 import type {
   AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
-  PermissionRuleView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
+  PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
 } from "./generated/app";
 export type {
   AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
-  SessionView, WindowState,
+  ProxyView, SessionView, WindowState,
 };
 
 // ---------- the ACP registry ("Add agent"): generated (porthole-app's results.rs) ----------

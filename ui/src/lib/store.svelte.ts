@@ -102,7 +102,12 @@ export class PlanItem {
 export class NoticeItem {
   readonly id = uid();
   readonly kind = "notice" as const;
-  constructor(readonly text: string, readonly tone: "info" | "error" = "info") {}
+  text = $state("");
+  /** The withdrawn questions this note counts (0: another kind of notice). */
+  withdrawn = 0;
+  constructor(text: string, readonly tone: "info" | "error" = "info") {
+    this.text = text;
+  }
 }
 
 export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem;
@@ -118,12 +123,11 @@ function pickFields(src: ToolCallFields, base: ToolCallFields): ToolCallFields {
   return out;
 }
 
-export type DialogStatus = "pending" | "waiting" | "completed" | "dismissed";
+export type DialogStatus = "pending" | "waiting" | "completed";
 export type UrlViewState = { state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
 
 export class DialogEntry {
   status = $state<DialogStatus>("pending");
-  reason = $state<DismissReason | null>(null);
   urlView = $state<UrlViewState | null>(null);
   /** Target used when the user accepted a URL dialog (for Reopen). */
   openedWith = $state<"sealed" | "system" | null>(null);
@@ -141,6 +145,25 @@ export const DISMISS_TEXT: Record<DismissReason, string> = {
   session_ended: "The session ended, so this request no longer applies.",
   turn_cancelled: "The turn was cancelled, so this request no longer applies.",
 };
+
+/** The session a dialog belongs to, if any (an agent-level question has none). */
+function dialogSession(d: Dialog): string | null {
+  if (d.type === "elicitation") return d.scope.kind === "session" ? d.scope.sessionId : null;
+  return d.sessionId;
+}
+
+/** A dialog in a few words, for the note that says it was withdrawn. */
+function dialogGist(d: Dialog): string {
+  const quote = (s: string) => `“${revealHidden(s.length > 80 ? `${s.slice(0, 79)}…` : s)}”`;
+  switch (d.type) {
+    case "elicitation":
+      return d.mode === "url" ? "a sign-in page" : quote(d.message.split("\n")[0] || "a question");
+    case "permission":
+      return `permission for ${quote(d.toolCall.title ?? "a tool call")}`;
+    case "file_access":
+      return `access to ${quote(d.path)}`;
+  }
+}
 
 export function blockText(b: ContentBlock): string {
   switch (b.type) {
@@ -225,6 +248,21 @@ export class Transcript {
   #grew(item: TranscriptItem) {
     this.#changed.add(item);
     if (item instanceof TextItem && item.markdown) this.#unsettled.add(item);
+  }
+
+  /** A question withdrawn before it was answered: one short note, and questions withdrawn one
+   *  after another (a flood) are counted in that same note, never one notice each. */
+  withdrawn(what: string, why: string) {
+    const last = this.items[this.items.length - 1];
+    if (last instanceof NoticeItem && last.withdrawn > 0) {
+      last.withdrawn += 1;
+      last.text = `${last.withdrawn} questions were withdrawn before you answered them (the last: ${why})`;
+      this.#grew(last);
+      return;
+    }
+    const note = new NoticeItem(`Withdrawn before you answered: ${what} — ${why}`);
+    note.withdrawn = 1;
+    this.push(note);
   }
 
   userPrompt(text: string) {
@@ -537,12 +575,17 @@ export class AppStore {
     if (i >= 0) this.dialogs.splice(i, 1);
   }
 
+  /** A dialog nobody needs to answer any more closes at once; its session's transcript (else
+   *  the one shown) gets a short note of it. A URL page the person opened and finished stays
+   *  until they close it. */
   #dismiss(dialogId: number, reason: DismissReason) {
     const d = this.find(dialogId);
-    if (d && d.status !== "completed") {
-      d.status = "dismissed";
-      d.reason = reason;
-    }
+    if (!d || d.status === "completed") return;
+    this.close(dialogId);
+    const sessionId = dialogSession(d.dialog) ?? this.activeSessionId;
+    if (!sessionId) return;
+    const t = this.transcripts.get(sessionId) ?? this.#transcript(sessionId);
+    t.withdrawn(dialogGist(d.dialog), DISMISS_TEXT[reason]);
   }
 
   #applyOne(e: UiEvent) {
@@ -577,7 +620,7 @@ export class AppStore {
             : this.dialogs.find(
                 (x) => x.dialog.type === "elicitation" && x.dialog.mode === "url" && x.dialog.elicitationId === e.elicitationId,
               );
-        if (d && d.status !== "dismissed") d.status = "completed";
+        if (d) d.status = "completed";
         return;
       }
       case "elicitation_rejected":

@@ -17,6 +17,11 @@ function withSession(raf: (cb: () => void) => unknown = (cb) => cb()) {
   return s;
 }
 
+/** The notices in session `sessionId`'s transcript. */
+function notes(s: AppStore, sessionId: string): string[] {
+  return (s.transcripts.get(sessionId)?.items ?? []).flatMap((i) => (i.kind === "notice" ? [i.text] : []));
+}
+
 const chunk = (text: string, messageId: string | null = null, kind = "agent_message_chunk"): UiEvent => ({
   type: "session_update", sessionId: "s", update: { sessionUpdate: kind, messageId, content: { type: "text", text } } as never,
 });
@@ -200,14 +205,17 @@ describe("AppStore", () => {
     expect(t.signal).toBe("SIGKILL");
   });
 
-  it("queues file-access dialogs with the others and dismisses them with a reason", () => {
+  it("queues file-access dialogs with the others and closes them when withdrawn, with a note", () => {
     const s = withSession();
     feed(s, [
       { type: "file_access", dialogId: 7, agent: { name: "a", title: null, version: null }, sessionId: "s", path: "/etc/passwd", operation: "read", reason: "outside" },
-      { type: "dialog_dismissed", dialogId: 7, reason: "session_ended" },
     ]);
-    expect(s.active?.status).toBe("dismissed");
-    expect(s.active?.reason).toBe("session_ended");
+    expect(s.active?.dialogId).toBe(7);
+    feed(s, [{ type: "dialog_dismissed", dialogId: 7, reason: "session_ended" }]);
+    expect(s.active).toBeNull();
+    expect(notes(s, "s")).toEqual([
+      "Withdrawn before you answered: access to “/etc/passwd” — The session ended, so this request no longer applies.",
+    ]);
   });
 
   it("queues dialogs in arrival order", () => {
@@ -217,14 +225,29 @@ describe("AppStore", () => {
     expect(s.active?.dialogId).toBe(1);
   });
 
-  it("keeps a dismissed dialog visible with its reason until closed", () => {
+  it("a flood of withdrawn questions is one note that counts them, and no dialog to close", () => {
     const s = withSession();
-    feed(s, [goodUrl(1), { type: "dialog_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
-    expect(s.active?.status).toBe("dismissed");
-    expect(s.active?.reason).toBe("agent_cancelled");
+    feed(s, [goodUrl(1), goodUrl(2), goodUrl(3)]);
+    for (const id of [1, 2, 3]) feed(s, [{ type: "dialog_dismissed", dialogId: id, reason: "agent_cancelled" }]);
+    expect(s.dialogs.length).toBe(0);
     expect(DISMISS_TEXT.agent_cancelled).toBe("The agent withdrew this request.");
-    s.close(1);
-    expect(s.active).toBeNull();
+    expect(notes(s, "s")).toEqual([
+      "3 questions were withdrawn before you answered them (the last: The agent withdrew this request.)",
+    ]);
+    // A withdrawal after something else was said starts a new note.
+    s.apply([{ type: "session_update", sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } }]);
+    feed(s, [goodUrl(4), { type: "dialog_dismissed", dialogId: 4, reason: "turn_cancelled" }]);
+    expect(notes(s, "s")).toHaveLength(2);
+    expect(notes(s, "s")[1]).toBe("Withdrawn before you answered: a sign-in page — The turn was cancelled, so this request no longer applies.");
+  });
+
+  it("a URL page the person finished stays until closed when the agent withdraws it", () => {
+    const s = withSession();
+    feed(s, [goodUrl(1)]);
+    s.apply([{ type: "elicitation_complete", elicitationId: "github-oauth-1", known: true, dialogId: 1 }]);
+    feed(s, [{ type: "dialog_dismissed", dialogId: 1, reason: "agent_cancelled" }]);
+    expect(s.active?.status).toBe("completed");
+    expect(notes(s, "s")).toEqual([]);
   });
 
   it("marks a URL dialog completed on elicitation_complete", () => {

@@ -49,10 +49,12 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
     permissionRules: [],
     sealedViewAvailable: true,
     defaultCwd: "/tmp",
-    appSettings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false },
+    appSettings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {} },
     appSettingsPath: null,
     appSettingsError: null,
     historyError: null,
+    logDir: null,
+    companionError: null,
     storedSignIn: {},
     ...patch,
   };

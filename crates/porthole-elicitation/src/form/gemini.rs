@@ -53,9 +53,15 @@ impl GeminiReply {
                 "outcome": "submitted",
                 "answers": questions::answers(&self.questions, content),
             }),
-            Decision::Decline | Decision::Cancel | Decision::Undecided => json!({"outcome": "cancelled"}),
+            Decision::Decline | Decision::Cancel | Decision::Undecided => undecided(),
         }
     }
+}
+
+/// The answer when nobody could ask the user (also what the companion proxy sends when no app
+/// can be had): `cancelled`.
+pub fn undecided() -> Value {
+    json!({"outcome": "cancelled"})
 }
 
 /// A `gemini/requestUserInput` as a form, or why it cannot be one.

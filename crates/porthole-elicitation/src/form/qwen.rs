@@ -52,11 +52,17 @@ impl QwenReply {
             }),
             Decision::Decline | Decision::Cancel => match &self.cancel {
                 Some(id) => json!({"outcome": selected(id)}),
-                None => json!({"outcome": {"outcome": "cancelled"}}),
+                None => undecided(),
             },
-            Decision::Undecided => json!({"outcome": {"outcome": "cancelled"}}),
+            Decision::Undecided => undecided(),
         }
     }
+}
+
+/// The answer when nobody decided (the request was withdrawn, the connection ended, or the
+/// companion proxy had no app to ask): ACP's `cancelled` outcome, no answers.
+pub fn undecided() -> Value {
+    json!({"outcome": {"outcome": "cancelled"}})
 }
 
 /// True when a `session/request_permission` is Qwen's question dialog.

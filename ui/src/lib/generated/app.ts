@@ -42,7 +42,13 @@ editor: string, editorVersion: string | null, agentCommand: Array<string>,
 /**
  * Where the proxy runs (the editor's project, usually).
  */
-cwd: string, proxyPid: number, };
+cwd: string, proxyPid: number, 
+/**
+ * The window is to ask who answers this agent's questions from its next session (the
+ * person chose "ask once per agent" and has not answered for it): the agent's key in the
+ * settings' `editorQuestionsByAgent`.
+ */
+askWhoAnswers: string | null, };
 
 export type Connection = { agentId: string, state: ConnectionState, agent: AgentIdentity | null, error: ConnectionError | null, authMethods: Array<AuthMethodView>, 
 /**
@@ -94,7 +100,17 @@ theme: "system" | "light" | "dark",
 /**
  * Keep submitted form values (never secret fields) in the consent history.
  */
-storeFormValues: boolean, };
+storeFormValues: boolean, 
+/**
+ * Who answers the agent's questions when an editor that can ask itself runs it through
+ * `porthole proxy`: "editor", "porthole", or "ask" once per agent (read by the proxy,
+ * porthole-companion `preference.rs`).
+ */
+editorQuestions: "editor" | "porthole" | "ask", 
+/**
+ * With "ask": each agent's answer ("editor" or "porthole"), by its command line.
+ */
+editorQuestionsByAgent: Record<string, "editor" | "porthole">, };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**
@@ -109,6 +125,15 @@ sealedViewAvailable: boolean, defaultCwd: string, appSettings: AppSettings, appS
  * Set when the consent history could not be opened (the app runs without it).
  */
 historyError: string | null, 
+/**
+ * The folder of the log files (warnings and errors), when there is one: Settings links it.
+ */
+logDir: string | null, 
+/**
+ * Why editors' proxies cannot reach this app (its companion socket was refused: a
+ * directory of another user, a symlink), shown in the window, not only logged.
+ */
+companionError: string | null, 
 /**
  * Names of the sign-in values saved in the OS keyring, per agent id (never the values).
  */

@@ -1,0 +1,67 @@
+import { describe, expect, it, vi } from "vitest";
+import { fireEvent, render, screen } from "@testing-library/svelte";
+import SettingsView from "./SettingsView.svelte";
+import Sidebar from "./Sidebar.svelte";
+import { AppStore } from "../lib/store.svelte";
+import { FakeBackend, feed, flush, snapshotWith } from "../test/fake";
+import type { AppSnapshot } from "../lib/protocol";
+
+function storeOf(patch: Partial<AppSnapshot>): AppStore {
+  const s = new AppStore((cb) => cb());
+  feed(s, [{ type: "connection", snapshot: snapshotWith(patch) }]);
+  return s;
+}
+
+describe("logs and the companion socket in the window", () => {
+  it("Settings names the log folder and copies its path", async () => {
+    const writeText = vi.fn(async (_: string) => {});
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    render(SettingsView, { props: { backend: new FakeBackend(), store: storeOf({ logDir: "/home/u/.local/state/porthole/logs" }) } });
+    expect(document.querySelector(".log-dir")!.textContent).toBe("/home/u/.local/state/porthole/logs");
+    await fireEvent.click(screen.getByRole("button", { name: "Copy path" }));
+    await flush();
+    expect(writeText).toHaveBeenCalledWith("/home/u/.local/state/porthole/logs");
+    expect(screen.getByText("Copied.")).toBeTruthy();
+  });
+
+  it("Settings says when there is no log file", () => {
+    render(SettingsView, { props: { backend: new FakeBackend(), store: storeOf({ logDir: null }) } });
+    expect(screen.queryByRole("button", { name: "Copy path" })).toBeNull();
+    expect(screen.getByText(/No log file is written/)).toBeTruthy();
+  });
+
+  it("a refused companion socket is shown in the sidebar and in Settings, not only logged", () => {
+    const why = "Editors cannot reach Porthole through `porthole proxy`: companion socket /run/x/companion.sock: /run/x is not a directory";
+    const store = storeOf({ companionError: why });
+    render(Sidebar, { props: { backend: new FakeBackend(), store } });
+    render(SettingsView, { props: { backend: new FakeBackend(), store } });
+    const alerts = screen.getAllByRole("alert").filter((a) => a.textContent === why);
+    expect(alerts).toHaveLength(2);
+  });
+
+  it("who answers an editor's agent's questions is a setting, saved with the others", async () => {
+    const backend = new FakeBackend();
+    render(SettingsView, { props: { backend, store: storeOf({}) } });
+    await flush();
+    const porthole = screen.getByRole("radio", { name: /^Porthole always answers/ }) as HTMLInputElement;
+    expect((screen.getByRole("radio", { name: /^Your editor answers/ }) as HTMLInputElement).checked).toBe(true);
+    await fireEvent.click(porthole);
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    expect(backend.callsOf("save_settings")[0].settings.editorQuestions).toBe("porthole");
+  });
+
+  it("each agent's answer to 'who answers' is listed and can be forgotten", async () => {
+    const backend = new FakeBackend();
+    const appSettings = { ...snapshotWith().appSettings, editorQuestions: "ask" as const, editorQuestionsByAgent: { "npx claude-agent-acp": "porthole" as const } };
+    render(SettingsView, { props: { backend, store: storeOf({ appSettings }) } });
+    await flush();
+    expect((screen.getByRole("radio", { name: /^Ask me once for each agent/ }) as HTMLInputElement).checked).toBe(true);
+    const list = screen.getByRole("list", { name: "Your answers for each agent" });
+    expect(list.textContent).toContain("npx claude-agent-acp: Porthole answers");
+    await fireEvent.click(screen.getByRole("button", { name: "Forget" }));
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    expect(backend.callsOf("save_settings")[0].settings.editorQuestionsByAgent).toEqual({});
+  });
+});
