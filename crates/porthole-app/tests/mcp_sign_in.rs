@@ -15,7 +15,7 @@ use porthole_app::McpConnectionList;
 use porthole_connections::secrets::SecretStore;
 use serde_json::Value;
 
-fn connection<'a>(list: &'a McpConnectionList, name: &str) -> serde_json::Value {
+fn connection(list: &McpConnectionList, name: &str) -> serde_json::Value {
     let c = list
         .connections
         .iter()
