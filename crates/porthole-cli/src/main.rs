@@ -274,7 +274,7 @@ fn resolve_agent(args: &Args) -> Result<(AgentCommand, Option<String>), String> 
 /// Values saved in the OS keyring by the window's sign-in for agent `id`, added to its
 /// environment unless this process's environment already sets them (an explicit value wins).
 fn add_saved_sign_in(id: &str, command: &mut AgentCommand) {
-    use porthole_core::secrets::{self, AgentSecrets};
+    use porthole_profiles::secrets::{self, AgentSecrets};
     let Some(index) = AgentSecrets::default_index_path() else {
         return;
     };
@@ -294,7 +294,7 @@ fn add_saved_sign_in(id: &str, command: &mut AgentCommand) {
 
 /// The agent's command, and its profile id when it is a configured or installed agent.
 fn resolve_agent_command(args: &Args) -> Result<(AgentCommand, Option<String>), String> {
-    use porthole_core::agents_config;
+    use porthole_profiles::agents_config;
     let path = args.agents_file.clone().or_else(agents_config::default_path);
     if let Some(path) = path {
         let config = agents_config::load(&path).map_err(|e| e.to_string())?;
@@ -303,7 +303,7 @@ fn resolve_agent_command(args: &Args) -> Result<(AgentCommand, Option<String>), 
             .iter()
             .find(|a| a.id == args.agent || a.name == args.agent)
         {
-            return Ok((profile.to_command(None), Some(profile.id.clone())));
+            return Ok((agents::command_of(profile), Some(profile.id.clone())));
         }
         if let Some((command, id)) = agents::installed_command(&args.agent) {
             return Ok((command, Some(id)));
@@ -339,6 +339,7 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, signed_in: O
     let used = signed_in.map(|s| s.method.as_str());
     use porthole_core::acp::v1::schema::AuthMethod;
     let methods = client.auth_methods();
+    let env_methods = porthole_profiles::sign_in::env_var_methods(client.raw_auth_methods());
     if methods.is_empty() {
         note!("porthole-cli: the agent needs you to sign in, and advertises no sign-in method");
         return;
@@ -357,7 +358,7 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, signed_in: O
                      to the right key (it replaces the saved one once the agent accepts it)"
                 ),
             }
-        } else if client.env_var_methods().iter().any(|m| m.id == used) {
+        } else if env_methods.iter().any(|m| m.id == used) {
             "the values set in the environment were not accepted".to_string()
         } else {
             "the agent answered `authenticate` but did not sign you in".to_string()
@@ -372,11 +373,7 @@ fn print_sign_in_hint(client: &AgentClient, command: &AgentCommand, signed_in: O
         if Some(m.id().0.as_ref()) == used {
             continue;
         }
-        if let Some(env_method) = client
-            .env_var_methods()
-            .iter()
-            .find(|e| e.id == m.id().0.as_ref())
-        {
+        if let Some(env_method) = env_methods.iter().find(|e| e.id == m.id().0.as_ref()) {
             let vars: Vec<String> = env_method
                 .vars
                 .iter()
@@ -571,7 +568,7 @@ struct SignedIn {
 
 impl SignedIn {
     fn save(&self, agent_id: &str) {
-        use porthole_core::secrets::AgentSecrets;
+        use porthole_profiles::secrets::AgentSecrets;
         let Some(key) = &self.to_save else { return };
         let saved = AgentSecrets::default_index_path()
             .ok_or_else(|| "no config folder".to_string())
@@ -593,11 +590,12 @@ impl SignedIn {
 /// The API key saved in the OS keyring for agent `profile`'s `method`, if any (no keyring is
 /// opened when the index lists none).
 fn saved_api_key(profile: &str, method: &str) -> Option<String> {
-    use porthole_core::secrets::{self, AgentSecrets};
+    use porthole_profiles::secrets::{self, AgentSecrets};
     let index = AgentSecrets::default_index_path()?;
-    let name = format!("{}{method}", secrets::API_KEY_PREFIX);
-    let listed = secrets::stored_names(&index)
-        .is_ok_and(|all| all.get(profile).is_some_and(|names| names.contains(&name)));
+    let listed = secrets::stored_names(&index).is_ok_and(|all| {
+        all.get(profile)
+            .is_some_and(|names| secrets::lists_api_key(names, method))
+    });
     if !listed {
         return None;
     }
@@ -626,7 +624,8 @@ async fn sign_in(
         key_source: None,
         to_save: None,
     };
-    if let Some(env_method) = client.env_var_methods().iter().find(|m| m.id == method) {
+    let env_methods = porthole_profiles::sign_in::env_var_methods(client.raw_auth_methods());
+    if let Some(env_method) = env_methods.iter().find(|m| m.id == method) {
         // The agent was started with the CLI's own environment, so signing in means those
         // variables are set there.
         let missing: Vec<String> = env_method

@@ -168,8 +168,8 @@ pub struct AgentClient {
     pub(crate) shared: Arc<Shared>,
     pub(crate) cx: ConnectionTo<Agent>,
     init: Arc<InitializeResponse>,
-    /// The agent's `env_var` sign-in methods (read from the raw answer; see `auth_env`).
-    env_methods: Arc<Vec<crate::auth_env::EnvVarMethod>>,
+    /// The `authMethods` of the raw `initialize` answer (see `initialize`).
+    raw_auth_methods: Arc<serde_json::Value>,
     stderr: StderrTail,
     stop: Arc<Mutex<Option<oneshot::Sender<()>>>>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
@@ -310,10 +310,10 @@ impl AgentClient {
         let client = Self::open(shared, exit_rx, io, exit_on_close).await?;
         let init = client.initialize().await;
         match init {
-            Ok((init, env_methods)) => {
+            Ok((init, raw_auth_methods)) => {
                 let client = AgentClient {
                     init: Arc::new(init),
-                    env_methods: Arc::new(env_methods),
+                    raw_auth_methods: Arc::new(raw_auth_methods),
                     ..client
                 };
                 Ok((client, events_rx))
@@ -441,7 +441,7 @@ impl AgentClient {
             shared: shared.clone(),
             cx,
             init: Arc::new(InitializeResponse::new(ProtocolVersion::V1)),
-            env_methods: Arc::new(Vec::new()),
+            raw_auth_methods: Arc::new(serde_json::Value::Null),
             stderr: io.stderr,
             stop: Arc::new(Mutex::new(Some(stop))),
             exit_rx,
@@ -483,9 +483,7 @@ impl AgentClient {
             ))
     }
 
-    async fn initialize(
-        &self,
-    ) -> Result<(InitializeResponse, Vec<crate::auth_env::EnvVarMethod>), ClientError> {
+    async fn initialize(&self) -> Result<(InitializeResponse, serde_json::Value), ClientError> {
         let request = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(self.capabilities())
             .client_info(
@@ -498,7 +496,7 @@ impl AgentClient {
         let timeout = self.shared.opts.init_timeout;
         let sent = self
             .cx
-            .send_request(crate::auth_env::Initialize(request))
+            .send_request(crate::initialize::Initialize(request))
             .block_task();
         let mut exit = self.exit_rx.clone();
         let response = tokio::select! {
@@ -521,10 +519,11 @@ impl AgentClient {
                 return Err(self.rpc_error("initialize", &e));
             }
         };
-        let env_methods = crate::auth_env::env_var_methods(&response.raw_auth_methods);
-        let response = response.response;
-        let _ = self.shared.agent.set(identity_of(&response, &self.shared.opts));
-        Ok((response, env_methods))
+        let _ = self
+            .shared
+            .agent
+            .set(identity_of(&response.response, &self.shared.opts));
+        Ok((response.response, response.raw_auth_methods))
     }
 
     /// Prefer the exit reason over a generic "connection closed" error.
@@ -546,10 +545,11 @@ impl AgentClient {
         &self.init
     }
 
-    /// The agent's `env_var` sign-in methods: values the user provides and the client sets in
-    /// the agent's environment when it starts it.
-    pub fn env_var_methods(&self) -> &[crate::auth_env::EnvVarMethod] {
-        &self.env_methods
+    /// The `authMethods` of the agent's `initialize` answer as sent, for the kinds the SDK's
+    /// typed [`Self::auth_methods`] reads as plain agent methods (`env_var` methods and their
+    /// variables: `porthole_profiles::sign_in::env_var_methods`).
+    pub fn raw_auth_methods(&self) -> &serde_json::Value {
+        &self.raw_auth_methods
     }
 
     pub fn stderr_tail(&self) -> String {

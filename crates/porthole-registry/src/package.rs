@@ -179,7 +179,7 @@ pub(crate) fn check_tool_env(tool: &str, name: &str) -> Result<(), String> {
                 || matches!(upper.as_str(), "PYTHONPATH" | "PYTHONHOME" | "PYTHONSTARTUP")
         }
     };
-    if configures_tool || !porthole_core::auth_env::valid_name(name) {
+    if configures_tool || !porthole_profiles::sign_in::valid_name(name) {
         return Err(format!(
             "the {tool} environment variable `{name}` would configure {tool} or how programs load"
         ));
