@@ -1,6 +1,8 @@
 //! One ACP connection to one agent process: spawn, initialize, turns and shutdown here; every
 //! request the agent makes of the user is in `handlers`, delivered as [`Event`]s in wire order.
 //!
+//! - `options` and `errors`: what a front end configures and the errors it gets back; leaves
+//!   that this module and its children import alike (children never import this module).
 //! - `state`: what the connection holds (sessions, requests in flight, waiting dialogs).
 //! - `dialogs`: the one table of waiting dialogs, and answering or dismissing any of them,
 //!   written once for every kind.
@@ -16,9 +18,11 @@
 
 mod barrier;
 mod dialogs;
+pub(crate) mod errors;
 pub(crate) mod handlers;
 mod hot_path;
 mod notices;
+mod options;
 pub(crate) mod state;
 
 use std::sync::atomic::Ordering;
@@ -41,113 +45,60 @@ use tokio::sync::{mpsc, oneshot, watch};
 use self::dialogs::dismiss_where;
 pub(crate) use self::state::SessionState;
 use self::state::Shared;
-use crate::broker::Modes;
 use crate::events::*;
-use crate::form::Validation;
 use crate::process::{self, AgentCommand, StderrTail};
 use crate::terminal::Terminals;
 use crate::transport::{self, Direction, NoTap, TransportNote, WireTap};
 
-/// How the client presents itself and what it supports.
-#[derive(Clone)]
-pub struct ClientOptions {
-    pub modes: Modes,
-    /// Serve `fs/read_text_file` and `fs/write_text_file` within session roots.
-    pub fs: bool,
-    pub client_name: String,
-    pub client_version: String,
-    pub max_line_bytes: usize,
-    pub init_timeout: Duration,
-    /// Pending elicitations allowed per session (or per connection for request scope), and
-    /// separately pending permission and file-access dialogs per session; beyond it requests
-    /// are refused with an error instead of queueing without bound.
-    pub max_pending_per_session: usize,
-    /// Capacity of the event stream: when the front end falls behind, reading from the agent
-    /// pauses (backpressure) instead of buffering without limit.
-    pub event_capacity: usize,
-    pub tap: Option<Arc<dyn WireTap>>,
-    /// Serve `terminal/*` with real processes.
-    pub terminals: bool,
-    /// Advertise `auth.terminal`: the front end can run the agent's login command in a terminal.
-    pub terminal_auth: bool,
-    /// What to call the agent when its `initialize` answer has no `agentInfo`: the name it is
-    /// configured under. `start` falls back to the command's file name.
-    pub agent_name: Option<String>,
-    /// Bytes allowed to wait for the agent to read them; beyond it the connection is closed
-    /// (an agent that floods requests and never reads its stdin). See `outgoing`.
-    pub max_outgoing_bytes: usize,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            modes: Modes::ALL,
-            fs: true,
-            client_name: "porthole".into(),
-            client_version: env!("CARGO_PKG_VERSION").into(),
-            max_line_bytes: transport::DEFAULT_MAX_LINE_BYTES,
-            init_timeout: Duration::from_secs(30),
-            max_pending_per_session: 64,
-            event_capacity: 1024,
-            tap: None,
-            terminals: true,
-            terminal_auth: false,
-            agent_name: None,
-            max_outgoing_bytes: crate::outgoing::DEFAULT_MAX_OUTGOING_BYTES,
-        }
-    }
-}
-
+pub use self::errors::{ClientError, RespondError, describe_exit};
+pub use self::options::ClientOptions;
 pub use crate::events::{Action, Answer, DialogAnswer};
 
-#[derive(Debug, thiserror::Error)]
-pub enum RespondError {
-    #[error("no pending dialog {0} (already answered, withdrawn, or unknown)")]
-    NoSuchDialog(DialogId),
-    #[error("the form content is invalid")]
-    Invalid(Validation),
-    #[error("this form cannot be accepted: {0}")]
-    CannotAccept(String),
-    #[error("dialog {dialog_id} is not a {answer} dialog")]
-    WrongKind {
+/// Answers to the dialogs waiting for the user; `dialogs` and each kind's handler do the work.
+impl AgentClient {
+    /// Answer a waiting dialog exactly once, with an answer of its kind. An answer it refuses
+    /// (invalid form content, an unknown option, another kind) leaves it waiting.
+    pub fn respond(&self, dialog_id: DialogId, answer: DialogAnswer) -> Result<(), RespondError> {
+        dialogs::respond(&self.shared, dialog_id, answer)
+    }
+
+    /// Answer a pending elicitation exactly once. Invalid form content is refused and the
+    /// dialog stays pending so the user can fix it.
+    pub fn respond_elicitation(&self, dialog_id: DialogId, answer: Answer) -> Result<(), RespondError> {
+        self.respond(dialog_id, answer.into())
+    }
+
+    /// Validate form content for a pending form elicitation (the UI's one source of truth).
+    pub fn validate_form(
+        &self,
         dialog_id: DialogId,
-        answer: &'static str,
-    },
-    #[error("no such option `{0}` in this permission request")]
-    NoSuchOption(String),
-    #[error("could not send the answer: {0}")]
-    Send(String),
-}
+        content: &serde_json::Map<String, Value>,
+    ) -> Result<crate::form::Validation, RespondError> {
+        handlers::elicitation::validate_form(&self.shared, dialog_id, content)
+    }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    #[error("{0}")]
-    Start(String),
-    #[error("the agent did not answer `initialize` within {0:?}")]
-    InitTimeout(Duration),
-    #[error("the agent exited: {}", describe_exit(.0))]
-    Exited(ExitInfo),
-    #[error("{method} failed: {} (code {})", .error.message, .error.code)]
-    Rpc { method: &'static str, error: RpcError },
-    #[error("unknown session `{0}`")]
-    UnknownSession(String),
-    #[error("the agent does not support `{0}`")]
-    Unsupported(&'static str),
-    #[error("the agent did not advertise the authentication method `{0}`")]
-    UnknownAuthMethod(String),
-    #[error("the agent does not offer the model `{0}` for this session")]
-    UnknownModel(String),
-}
+    /// Answer a pending permission request: `Some(option_id)` selects, `None` cancels.
+    pub fn respond_permission(
+        &self,
+        dialog_id: DialogId,
+        option_id: Option<String>,
+    ) -> Result<(), RespondError> {
+        self.respond(dialog_id, DialogAnswer::Permission { option_id })
+    }
 
-/// "exit status 3; stderr: ..." for error messages.
-pub fn describe_exit(exit: &ExitInfo) -> String {
-    let tail = exit.stderr_tail.trim();
-    let lines: Vec<&str> = tail.lines().collect();
-    let short = lines[lines.len().saturating_sub(12)..].join("\n");
-    if short.is_empty() {
-        exit.status.clone()
-    } else {
-        format!("{}; last stderr lines:\n{short}", exit.status)
+    /// The remembered "always" permission decisions of this connection.
+    pub fn permission_rules(&self) -> Vec<crate::permission_rules::PermissionRule> {
+        self.shared.lock().rules.list()
+    }
+
+    /// Forget a remembered decision; the next such request asks the user again.
+    pub fn revoke_permission_rule(&self, rule_id: u64) -> bool {
+        self.shared.lock().rules.revoke(rule_id)
+    }
+
+    /// Answer a file-access dialog: `allow` performs the read or write on the path shown.
+    pub fn respond_file_access(&self, dialog_id: DialogId, allow: bool) -> Result<(), RespondError> {
+        self.respond(dialog_id, DialogAnswer::FileAccess { allow })
     }
 }
 

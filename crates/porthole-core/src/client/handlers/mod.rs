@@ -3,7 +3,9 @@
 //! returns, so the SDK's dispatch loop keeps reading.
 //!
 //! A new kind of request is one route here and one handler module. If it asks the user, the
-//! module's pending dialog implements [`super::dialogs::Waiting`], and `events.rs` gets its
+//! module's pending dialog implements [`super::dialogs::Waiting`] and is put before the user
+//! with [`super::dialogs::open`] (the bound, the table, the cancellation watcher and the
+//! prompt event, written once), and `events.rs` gets its
 //! prompt (an `Event` and a `DialogPrompt` variant) and its answer (a `DialogAnswer` variant);
 //! the one table, `AgentClient::respond` and the dismissals need nothing more.
 
