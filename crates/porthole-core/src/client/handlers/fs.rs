@@ -205,12 +205,11 @@ async fn ask(
         operation,
         reason,
     };
-    let bounded_in = session_id.clone();
     dialogs::open(
         shared,
         dialog_id,
         responder,
-        |state| refuse_new_dialog(shared, state, &bounded_in, "file access request"),
+        refuse_new_dialog(shared, &session_id, "file access request"),
         |responder| PendingFileAccess {
             responder,
             session_id,

@@ -123,8 +123,17 @@ pub(crate) fn invalid_params(e: impl std::fmt::Display) -> agent_client_protocol
 /// Why a permission or file-access dialog must not open: the agent's exit was already handled
 /// (nothing would ever dismiss it), or the session holds its bound of waiting dialogs, which
 /// keeps an agent from holding an unlimited number open (elicitations have their own count, in
-/// `elicitation::admit`).
-pub(crate) fn refuse_new_dialog(
+/// `elicitation::admit`). The refusal rule `dialogs::open` applies under the state lock.
+pub(crate) fn refuse_new_dialog<'a>(
+    shared: &'a Shared,
+    session_id: &str,
+    what: &'static str,
+) -> impl FnOnce(&State) -> Option<agent_client_protocol::Error> + 'a {
+    let session_id = session_id.to_string();
+    move |state| refuse_in_session(shared, state, &session_id, what)
+}
+
+fn refuse_in_session(
     shared: &Shared,
     state: &State,
     session_id: &str,

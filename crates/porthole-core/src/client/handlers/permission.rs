@@ -145,12 +145,11 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         options: request.options.clone(),
         warnings: PermissionPrompt::text_warnings(&request.tool_call, &request.options),
     };
-    let bounded_in = session_id.clone();
     dialogs::open(
         shared,
         dialog_id,
         responder,
-        |state| refuse_new_dialog(shared, state, &bounded_in, "permission request"),
+        refuse_new_dialog(shared, &session_id, "permission request"),
         |responder| PendingPermission {
             responder,
             session_id,
