@@ -1,7 +1,7 @@
 //! Porthole's engine, free of any GUI: one ACP connection to one agent process and what it needs.
 //!
 //! - The connection: the agent process ([`process`]), the line transport with its limits
-//!   ([`transport`]), the client ([`client`]: initialize, turns, shutdown, and a handler per
+//!   ([`transport`], over the one line framing, [`framing`], which the companion uses too), the client ([`client`]: initialize, turns, shutdown, and a handler per
 //!   request the agent makes), sessions ([`sessions`], [`models`]) and the protocol inspector
 //!   ([`inspector`]).
 //! - What the agent may ask of the user: the elicitation broker ([`broker`]; the form and URL
@@ -21,6 +21,7 @@ pub mod api_key;
 pub mod broker;
 pub mod client;
 pub mod events;
+pub mod framing;
 pub mod fs_access;
 mod initialize;
 pub mod inspector;
