@@ -1,10 +1,11 @@
 //! Adding agents from the ACP registry (list, install with progress, remove) and the sign-in
-//! values of `env_var` methods kept in the OS keyring. Core's `registry` and `secrets` modules
-//! do the work; they block (downloads, D-Bus), so they run on the blocking pool.
+//! values of `env_var` methods kept in the OS keyring. `porthole-registry` and
+//! `porthole-profiles`' `secrets` do the work; they block (downloads, D-Bus), so they run on the blocking pool.
 
 use std::collections::BTreeMap;
 
-use porthole_core::secrets::{self, AgentSecrets};
+use porthole_profiles::secrets::{self, AgentSecrets};
+use porthole_profiles::sign_in;
 use porthole_registry::{self as registry, Cancel, Installer, Progress, Status};
 
 use super::app_event::AppEvent;
@@ -49,7 +50,7 @@ pub(super) async fn saved_api_keys(
         };
         let methods: Vec<String> = methods
             .into_iter()
-            .filter(|m| names.contains(&format!("{}{m}", secrets::API_KEY_PREFIX)))
+            .filter(|m| secrets::lists_api_key(names, m))
             .collect();
         if methods.is_empty() {
             return Ok(Vec::new());
@@ -286,11 +287,9 @@ impl Backend {
                 .sign_in_with_api_key(agent_id, &client, method_id, values)
                 .await;
         }
-        let method = client
-            .env_var_methods()
-            .iter()
+        let method = sign_in::env_var_methods(client.raw_auth_methods())
+            .into_iter()
             .find(|m| m.id == method_id)
-            .cloned()
             .ok_or_else(|| {
                 AnswerError::msg(format!("`{method_id}` is not a sign-in method that takes values"))
             })?;

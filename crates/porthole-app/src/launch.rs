@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use porthole_core::agents_config::{self, AgentProfile};
+use porthole_profiles::agents_config::{self, AgentProfile};
 use serde::Serialize;
 
 /// An agent the user can connect to, as the UI shows it.

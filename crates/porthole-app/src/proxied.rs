@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use porthole_companion::framing::{LineReader, Piece};
 use porthole_companion::link::{self, Control, Welcome};
 use porthole_core::acp::v1::schema::InitializeResponse;
 use porthole_core::events::Event;
+use porthole_core::framing::{LineReader, Piece};
 use porthole_core::{AgentClient, ClientOptions};
 use serde::Serialize;
 use serde_json::{Value, json};

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use porthole_core::AgentClient;
-use porthole_core::auth_env::EnvVarSpec;
 use porthole_core::events::AgentIdentity;
+use porthole_profiles::sign_in::{self, EnvVarSpec};
 use serde::Serialize;
 
 use crate::launch::Profile;
@@ -158,16 +158,13 @@ impl ConnectionView {
 }
 
 fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
+    // env_var methods are typed as agent methods by the SDK; their vars are read from the raw list.
+    let env_methods = sign_in::env_var_methods(client.raw_auth_methods());
     client
         .auth_methods()
         .iter()
         .map(|m| {
-            // env_var methods are typed as agent methods by the SDK; core read their vars.
-            if let Some(e) = client
-                .env_var_methods()
-                .iter()
-                .find(|e| e.id == m.id().0.as_ref())
-            {
+            if let Some(e) = env_methods.iter().find(|e| e.id == m.id().0.as_ref()) {
                 return AuthMethodView {
                     id: e.id.clone(),
                     name: e.name.clone(),

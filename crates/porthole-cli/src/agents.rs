@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use porthole_core::AgentCommand;
-use porthole_core::agents_config;
+use porthole_profiles::agents_config::{self, AgentProfile};
 use porthole_registry::{
     self as registry, Cancel, Fetched, InstallOutcome, Installer, Progress, RegistryAgent, RegistryError,
     Status,
@@ -110,6 +110,16 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
     }
 }
 
+/// How to start the agent of a profile (a configured or installed agent), in this folder.
+pub fn command_of(profile: &AgentProfile) -> AgentCommand {
+    AgentCommand {
+        program: profile.command.clone(),
+        args: profile.args.clone(),
+        env: profile.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        cwd: None,
+    }
+}
+
 fn installer() -> Result<Installer, String> {
     Installer::from_env().map_err(|e| e.to_string())
 }
@@ -127,7 +137,7 @@ pub fn installed_command(agent: &str) -> Option<(AgentCommand, String)> {
     installed
         .iter()
         .find(|a| a.id == agent)
-        .map(|a| (a.to_profile().to_command(None), a.id.clone()))
+        .map(|a| (command_of(&a.to_profile()), a.id.clone()))
 }
 
 fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
@@ -143,7 +153,7 @@ fn list(agents_file: Option<PathBuf>, json: bool) -> Result<(), String> {
     registry::merge_profiles(&mut config, installed);
     let mut out = std::io::stdout().lock();
     for agent in &config.agents {
-        let command = agent.to_command(None).display();
+        let command = command_of(agent).display();
         let _ = if json {
             let line = json!({ "agent": agent, "commandLine": command });
             writeln!(out, "{}", crate::json_line::to_line(&line))
@@ -336,7 +346,7 @@ fn install_interruptibly(
 
 fn report(outcome: &InstallOutcome) {
     let agent = outcome.agent();
-    let command = term::line(&agent.to_profile().to_command(None).display());
+    let command = term::line(&command_of(&agent.to_profile()).display());
     let (id, version) = (term::line(&agent.id), term::line(&agent.version));
     match outcome {
         InstallOutcome::Installed { .. } => {

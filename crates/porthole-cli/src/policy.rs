@@ -12,8 +12,8 @@ use porthole_core::form::{EnumChoice, FieldKind, FormSchema};
 use porthole_core::{AgentClient, Answer, Event};
 use serde_json::{Map, Value, json};
 
+use crate::args::{ElicitPolicy, PermissionPolicy};
 use crate::term::{self, note};
-use crate::{ElicitPolicy, PermissionPolicy};
 
 pub struct Policy {
     pub elicit: ElicitPolicy,

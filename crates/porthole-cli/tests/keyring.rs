@@ -5,7 +5,7 @@ mod support;
 
 use std::process::Command;
 
-use porthole_core::secrets::AgentSecrets;
+use porthole_profiles::secrets::AgentSecrets;
 use support::workspace_bin;
 
 #[test]

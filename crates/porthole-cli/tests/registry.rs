@@ -2,14 +2,12 @@
 //! binary archive and take it through a full turn with `--agent ID`, an npx agent through a
 //! stand-in npx, updates, removal, offline use, and the refusals.
 
-#[path = "../../porthole-registry/tests/registry_support/mod.rs"]
-mod registry_support;
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use registry_support::{Delivery, Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
+use porthole_test_registry::{Delivery, Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
 use serde_json::{Value, json};
 use support::workspace_bin;
 
@@ -48,7 +46,7 @@ impl Sandbox {
         self.server.serve(&path, archive);
         self.server.serve(
             "/registry.json",
-            registry_support::registry(vec![
+            porthole_test_registry::registry(vec![
                 binary_agent("fixture", version, &self.server.url(&path), Some(&sha)),
                 json!({"id": "npx-agent", "name": "Npx Agent", "version": "2.0.0",
                        "description": "runs with npx",
@@ -423,7 +421,7 @@ fn hostile_registry() -> Hostile {
     ];
     sandbox
         .server
-        .serve("/registry.json", registry_support::registry(entries));
+        .serve("/registry.json", porthole_test_registry::registry(entries));
     let bin = sandbox.path("bin");
     std::fs::create_dir(&bin).unwrap();
     let log = sandbox.path("tool-log");
@@ -537,7 +535,7 @@ fn an_installed_agent_is_matched_by_id_never_by_its_name() {
     entry["name"] = json!("my-agent --acp");
     sandbox
         .server
-        .serve("/registry.json", registry_support::registry(vec![entry]));
+        .serve("/registry.json", porthole_test_registry::registry(vec![entry]));
     ok(sandbox.cli(&["agents", "install", "fixture"]));
     // The user's program `my-agent`: leaves a mark, then runs the demo agent.
     let bin = sandbox.path("bin");

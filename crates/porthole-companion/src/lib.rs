@@ -6,7 +6,6 @@
 //! every `elicitation/create` to the running Porthole app, whose window asks the user with the
 //! same rules and dialogs as for its own agents. The editor never sees elicitation traffic.
 //!
-//! - `framing`: newline-delimited lines with a size limit; longer lines stream through whole.
 //! - `peek`: what a JSON-RPC line is (method, id), without building a value from it.
 //! - `link`: the small versioned format between a proxy and the app, and its handshake.
 //! - `socket`: where the app listens (a Unix socket in a 0700 runtime directory), and who may
@@ -22,7 +21,6 @@
 pub mod capabilities;
 pub mod cli;
 pub mod connections;
-pub mod framing;
 pub mod launcher;
 pub mod link;
 pub mod peek;
@@ -33,5 +31,6 @@ pub mod socket;
 
 pub use relay::{ProxyOptions, run_proxy};
 
-/// The framing limit of both sides of the relay and of the link: core's.
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// The framing limit of both sides of the relay and of the link: core's (the framing is core's
+/// too, `porthole_core::framing`).
+pub const MAX_LINE_BYTES: usize = porthole_core::transport::DEFAULT_MAX_LINE_BYTES;

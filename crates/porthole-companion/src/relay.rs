@@ -29,11 +29,11 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{Notify, mpsc};
 
-use crate::framing::{LineReader, Piece};
 use crate::launcher::Launcher;
 use crate::link::{self, Control};
 use crate::peek::{SESSION_UPDATE_PREFIX, peek};
 use crate::questions::Kind;
+use porthole_core::framing::{LineReader, Piece};
 
 #[derive(Debug, Clone)]
 pub struct ProxyOptions {

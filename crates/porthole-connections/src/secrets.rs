@@ -57,7 +57,8 @@ pub struct SecretStore {
 impl SecretStore {
     /// The OS keyring.
     pub fn os() -> Result<Self, SecretError> {
-        Ok(Self::with_store(os_store()?))
+        let store = porthole_profiles::keyring::os_store().map_err(|e| SecretError::Unavailable(e.0))?;
+        Ok(Self::with_store(store))
     }
 
     /// Any keyring-core store (tests use `keyring_core::sample::Store`).
@@ -124,20 +125,6 @@ fn error(e: keyring_core::Error, connection: &str, key: &str) -> SecretError {
         E::NoEntry => SecretError::Keyring(format!("no entry for {connection}/{key}")),
         other => SecretError::Keyring(other.to_string()),
     }
-}
-
-#[cfg(target_os = "linux")]
-fn os_store() -> Result<Arc<CredentialStore>, SecretError> {
-    let store = zbus_secret_service_keyring_store::Store::new()
-        .map_err(|e| SecretError::Unavailable(e.to_string()))?;
-    Ok(store)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn os_store() -> Result<Arc<CredentialStore>, SecretError> {
-    Err(SecretError::Unavailable(
-        "only the Linux Secret Service is supported in this build".into(),
-    ))
 }
 
 #[cfg(test)]

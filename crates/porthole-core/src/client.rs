@@ -1,6 +1,8 @@
 //! One ACP connection to one agent process: spawn, initialize, turns and shutdown here; every
 //! request the agent makes of the user is in `handlers`, delivered as [`Event`]s in wire order.
 //!
+//! - `options` and `errors`: what a front end configures and the errors it gets back; leaves
+//!   that this module and its children import alike (children never import this module).
 //! - `state`: what the connection holds (sessions, requests in flight, waiting dialogs).
 //! - `dialogs`: the one table of waiting dialogs, and answering or dismissing any of them,
 //!   written once for every kind.
@@ -16,9 +18,11 @@
 
 mod barrier;
 mod dialogs;
+pub(crate) mod errors;
 pub(crate) mod handlers;
 mod hot_path;
 mod notices;
+mod options;
 pub(crate) mod state;
 
 use std::sync::atomic::Ordering;
@@ -41,113 +45,60 @@ use tokio::sync::{mpsc, oneshot, watch};
 use self::dialogs::dismiss_where;
 pub(crate) use self::state::SessionState;
 use self::state::Shared;
-use crate::broker::Modes;
 use crate::events::*;
-use crate::form::Validation;
 use crate::process::{self, AgentCommand, StderrTail};
 use crate::terminal::Terminals;
 use crate::transport::{self, Direction, NoTap, TransportNote, WireTap};
 
-/// How the client presents itself and what it supports.
-#[derive(Clone)]
-pub struct ClientOptions {
-    pub modes: Modes,
-    /// Serve `fs/read_text_file` and `fs/write_text_file` within session roots.
-    pub fs: bool,
-    pub client_name: String,
-    pub client_version: String,
-    pub max_line_bytes: usize,
-    pub init_timeout: Duration,
-    /// Pending elicitations allowed per session (or per connection for request scope), and
-    /// separately pending permission and file-access dialogs per session; beyond it requests
-    /// are refused with an error instead of queueing without bound.
-    pub max_pending_per_session: usize,
-    /// Capacity of the event stream: when the front end falls behind, reading from the agent
-    /// pauses (backpressure) instead of buffering without limit.
-    pub event_capacity: usize,
-    pub tap: Option<Arc<dyn WireTap>>,
-    /// Serve `terminal/*` with real processes.
-    pub terminals: bool,
-    /// Advertise `auth.terminal`: the front end can run the agent's login command in a terminal.
-    pub terminal_auth: bool,
-    /// What to call the agent when its `initialize` answer has no `agentInfo`: the name it is
-    /// configured under. `start` falls back to the command's file name.
-    pub agent_name: Option<String>,
-    /// Bytes allowed to wait for the agent to read them; beyond it the connection is closed
-    /// (an agent that floods requests and never reads its stdin). See `outgoing`.
-    pub max_outgoing_bytes: usize,
-}
-
-impl Default for ClientOptions {
-    fn default() -> Self {
-        Self {
-            modes: Modes::ALL,
-            fs: true,
-            client_name: "porthole".into(),
-            client_version: env!("CARGO_PKG_VERSION").into(),
-            max_line_bytes: transport::DEFAULT_MAX_LINE_BYTES,
-            init_timeout: Duration::from_secs(30),
-            max_pending_per_session: 64,
-            event_capacity: 1024,
-            tap: None,
-            terminals: true,
-            terminal_auth: false,
-            agent_name: None,
-            max_outgoing_bytes: crate::outgoing::DEFAULT_MAX_OUTGOING_BYTES,
-        }
-    }
-}
-
+pub use self::errors::{ClientError, RespondError, describe_exit};
+pub use self::options::ClientOptions;
 pub use crate::events::{Action, Answer, DialogAnswer};
 
-#[derive(Debug, thiserror::Error)]
-pub enum RespondError {
-    #[error("no pending dialog {0} (already answered, withdrawn, or unknown)")]
-    NoSuchDialog(DialogId),
-    #[error("the form content is invalid")]
-    Invalid(Validation),
-    #[error("this form cannot be accepted: {0}")]
-    CannotAccept(String),
-    #[error("dialog {dialog_id} is not a {answer} dialog")]
-    WrongKind {
+/// Answers to the dialogs waiting for the user; `dialogs` and each kind's handler do the work.
+impl AgentClient {
+    /// Answer a waiting dialog exactly once, with an answer of its kind. An answer it refuses
+    /// (invalid form content, an unknown option, another kind) leaves it waiting.
+    pub fn respond(&self, dialog_id: DialogId, answer: DialogAnswer) -> Result<(), RespondError> {
+        dialogs::respond(&self.shared, dialog_id, answer)
+    }
+
+    /// Answer a pending elicitation exactly once. Invalid form content is refused and the
+    /// dialog stays pending so the user can fix it.
+    pub fn respond_elicitation(&self, dialog_id: DialogId, answer: Answer) -> Result<(), RespondError> {
+        self.respond(dialog_id, answer.into())
+    }
+
+    /// Validate form content for a pending form elicitation (the UI's one source of truth).
+    pub fn validate_form(
+        &self,
         dialog_id: DialogId,
-        answer: &'static str,
-    },
-    #[error("no such option `{0}` in this permission request")]
-    NoSuchOption(String),
-    #[error("could not send the answer: {0}")]
-    Send(String),
-}
+        content: &serde_json::Map<String, Value>,
+    ) -> Result<crate::form::Validation, RespondError> {
+        handlers::elicitation::validate_form(&self.shared, dialog_id, content)
+    }
 
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    #[error("{0}")]
-    Start(String),
-    #[error("the agent did not answer `initialize` within {0:?}")]
-    InitTimeout(Duration),
-    #[error("the agent exited: {}", describe_exit(.0))]
-    Exited(ExitInfo),
-    #[error("{method} failed: {} (code {})", .error.message, .error.code)]
-    Rpc { method: &'static str, error: RpcError },
-    #[error("unknown session `{0}`")]
-    UnknownSession(String),
-    #[error("the agent does not support `{0}`")]
-    Unsupported(&'static str),
-    #[error("the agent did not advertise the authentication method `{0}`")]
-    UnknownAuthMethod(String),
-    #[error("the agent does not offer the model `{0}` for this session")]
-    UnknownModel(String),
-}
+    /// Answer a pending permission request: `Some(option_id)` selects, `None` cancels.
+    pub fn respond_permission(
+        &self,
+        dialog_id: DialogId,
+        option_id: Option<String>,
+    ) -> Result<(), RespondError> {
+        self.respond(dialog_id, DialogAnswer::Permission { option_id })
+    }
 
-/// "exit status 3; stderr: ..." for error messages.
-pub fn describe_exit(exit: &ExitInfo) -> String {
-    let tail = exit.stderr_tail.trim();
-    let lines: Vec<&str> = tail.lines().collect();
-    let short = lines[lines.len().saturating_sub(12)..].join("\n");
-    if short.is_empty() {
-        exit.status.clone()
-    } else {
-        format!("{}; last stderr lines:\n{short}", exit.status)
+    /// The remembered "always" permission decisions of this connection.
+    pub fn permission_rules(&self) -> Vec<crate::permission_rules::PermissionRule> {
+        self.shared.lock().rules.list()
+    }
+
+    /// Forget a remembered decision; the next such request asks the user again.
+    pub fn revoke_permission_rule(&self, rule_id: u64) -> bool {
+        self.shared.lock().rules.revoke(rule_id)
+    }
+
+    /// Answer a file-access dialog: `allow` performs the read or write on the path shown.
+    pub fn respond_file_access(&self, dialog_id: DialogId, allow: bool) -> Result<(), RespondError> {
+        self.respond(dialog_id, DialogAnswer::FileAccess { allow })
     }
 }
 
@@ -168,8 +119,8 @@ pub struct AgentClient {
     pub(crate) shared: Arc<Shared>,
     pub(crate) cx: ConnectionTo<Agent>,
     init: Arc<InitializeResponse>,
-    /// The agent's `env_var` sign-in methods (read from the raw answer; see `auth_env`).
-    env_methods: Arc<Vec<crate::auth_env::EnvVarMethod>>,
+    /// The `authMethods` of the raw `initialize` answer (see `initialize`).
+    raw_auth_methods: Arc<serde_json::Value>,
     stderr: StderrTail,
     stop: Arc<Mutex<Option<oneshot::Sender<()>>>>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
@@ -310,10 +261,10 @@ impl AgentClient {
         let client = Self::open(shared, exit_rx, io, exit_on_close).await?;
         let init = client.initialize().await;
         match init {
-            Ok((init, env_methods)) => {
+            Ok((init, raw_auth_methods)) => {
                 let client = AgentClient {
                     init: Arc::new(init),
-                    env_methods: Arc::new(env_methods),
+                    raw_auth_methods: Arc::new(raw_auth_methods),
                     ..client
                 };
                 Ok((client, events_rx))
@@ -441,7 +392,7 @@ impl AgentClient {
             shared: shared.clone(),
             cx,
             init: Arc::new(InitializeResponse::new(ProtocolVersion::V1)),
-            env_methods: Arc::new(Vec::new()),
+            raw_auth_methods: Arc::new(serde_json::Value::Null),
             stderr: io.stderr,
             stop: Arc::new(Mutex::new(Some(stop))),
             exit_rx,
@@ -483,9 +434,7 @@ impl AgentClient {
             ))
     }
 
-    async fn initialize(
-        &self,
-    ) -> Result<(InitializeResponse, Vec<crate::auth_env::EnvVarMethod>), ClientError> {
+    async fn initialize(&self) -> Result<(InitializeResponse, serde_json::Value), ClientError> {
         let request = InitializeRequest::new(ProtocolVersion::V1)
             .client_capabilities(self.capabilities())
             .client_info(
@@ -498,7 +447,7 @@ impl AgentClient {
         let timeout = self.shared.opts.init_timeout;
         let sent = self
             .cx
-            .send_request(crate::auth_env::Initialize(request))
+            .send_request(crate::initialize::Initialize(request))
             .block_task();
         let mut exit = self.exit_rx.clone();
         let response = tokio::select! {
@@ -521,10 +470,11 @@ impl AgentClient {
                 return Err(self.rpc_error("initialize", &e));
             }
         };
-        let env_methods = crate::auth_env::env_var_methods(&response.raw_auth_methods);
-        let response = response.response;
-        let _ = self.shared.agent.set(identity_of(&response, &self.shared.opts));
-        Ok((response, env_methods))
+        let _ = self
+            .shared
+            .agent
+            .set(identity_of(&response.response, &self.shared.opts));
+        Ok((response.response, response.raw_auth_methods))
     }
 
     /// Prefer the exit reason over a generic "connection closed" error.
@@ -546,10 +496,11 @@ impl AgentClient {
         &self.init
     }
 
-    /// The agent's `env_var` sign-in methods: values the user provides and the client sets in
-    /// the agent's environment when it starts it.
-    pub fn env_var_methods(&self) -> &[crate::auth_env::EnvVarMethod] {
-        &self.env_methods
+    /// The `authMethods` of the agent's `initialize` answer as sent, for the kinds the SDK's
+    /// typed [`Self::auth_methods`] reads as plain agent methods (`env_var` methods and their
+    /// variables: `porthole_profiles::sign_in::env_var_methods`).
+    pub fn raw_auth_methods(&self) -> &serde_json::Value {
+        &self.raw_auth_methods
     }
 
     pub fn stderr_tail(&self) -> String {

@@ -1,35 +1,35 @@
 //! Porthole's engine, free of any GUI: one ACP connection to one agent process and what it needs.
 //!
 //! - The connection: the agent process ([`process`]), the line transport with its limits
-//!   ([`transport`]), the client ([`client`]: initialize, turns, shutdown, and a handler per
+//!   ([`transport`], over the one line framing, [`framing`], which the companion uses too), the client ([`client`]: initialize, turns, shutdown, and a handler per
 //!   request the agent makes), sessions ([`sessions`], [`models`]) and the protocol inspector
 //!   ([`inspector`]).
 //! - What the agent may ask of the user: the elicitation broker ([`broker`]; the form and URL
 //!   rules are `porthole-elicitation`'s, re-exported as [`form`] and [`url_safety`]),
 //!   permissions and their "always" rules ([`permission_rules`]), files ([`fs_access`]) and
 //!   terminals ([`terminal`]), all delivered as typed [`events::Event`]s in wire order.
-//! - Sign-in: `env_var` methods ([`auth_env`]), API keys sent with `authenticate`
-//!   ([`api_key`]), and their values kept in the OS keyring ([`secrets`]).
-//! - The agents settings file ([`agents_config`]: which agents the user configured).
+//! - Sign-in: API keys sent with `authenticate` ([`api_key`]); the raw `authMethods` of the
+//!   `initialize` answer ([`AgentClient::raw_auth_methods`]) for what the SDK does not type.
 //!
-//! Leaves the connection never needs live in their own crates: the ACP registry installer in
-//! `porthole-registry`, the consent history (SQLite) in `porthole-history`.
+//! Leaves the connection never needs live in their own crates: the agents settings file, the
+//! `env_var` sign-in methods and their values in the OS keyring in `porthole-profiles`, the
+//! ACP registry installer in `porthole-registry`, the consent history (SQLite) in
+//! `porthole-history`.
 //! Front ends (the desktop app, the CLI) consume [`events::Event`]s and answer dialogs.
 
-pub mod agents_config;
 pub mod api_key;
-pub mod auth_env;
 pub mod broker;
 pub mod client;
 pub mod events;
+pub mod framing;
 pub mod fs_access;
+mod initialize;
 pub mod inspector;
 pub mod logging;
 pub mod models;
 pub mod outgoing;
 pub mod permission_rules;
 pub mod process;
-pub mod secrets;
 pub mod sessions;
 pub mod terminal;
 pub mod transport;

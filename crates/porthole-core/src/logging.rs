@@ -15,16 +15,6 @@ use std::sync::OnceLock;
 
 static LOG_DIR: OnceLock<PathBuf> = OnceLock::new();
 
-/// The folder logs go to: `PORTHOLE_LOG_DIR` when set, else `<state dir>/porthole/logs`.
-pub fn default_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PORTHOLE_LOG_DIR").filter(|d| !d.is_empty()) {
-        return Some(dir.into());
-    }
-    dirs::state_dir()
-        .or_else(dirs::data_local_dir)
-        .map(|d| d.join("porthole").join("logs"))
-}
-
 /// The folder of the log file in use, once [`init`] installed it.
 pub fn log_dir() -> Option<&'static Path> {
     LOG_DIR.get().map(PathBuf::as_path)
@@ -39,7 +29,7 @@ pub fn with_log_hint(message: impl std::fmt::Display) -> String {
 }
 
 #[cfg(feature = "logging")]
-pub use setup::{Logging, init};
+pub use setup::{Logging, default_dir, init};
 
 #[cfg(feature = "logging")]
 mod setup {
@@ -50,6 +40,16 @@ mod setup {
     use tracing_subscriber::filter::LevelFilter;
     use tracing_subscriber::fmt::MakeWriter;
     use tracing_subscriber::prelude::*;
+
+    /// The folder logs go to: `PORTHOLE_LOG_DIR` when set, else `<state dir>/porthole/logs`.
+    pub fn default_dir() -> Option<PathBuf> {
+        if let Some(dir) = std::env::var_os("PORTHOLE_LOG_DIR").filter(|d| !d.is_empty()) {
+            return Some(dir.into());
+        }
+        dirs::state_dir()
+            .or_else(dirs::data_local_dir)
+            .map(|d| d.join("porthole").join("logs"))
+    }
 
     /// Log files of this many days are kept.
     const KEPT_FILES: usize = 7;
@@ -65,7 +65,7 @@ mod setup {
     /// Install the process's subscriber: warnings and errors to `<dir>/<name>.<date>.log`
     /// (rotated daily, a week kept), and to stderr with `verbose`. Call once, first thing.
     pub fn init(name: &str, verbose: bool) -> Logging {
-        let (file, dir, problem) = match super::default_dir() {
+        let (file, dir, problem) = match default_dir() {
             None => (None, None, Some("no folder for log files".to_string())),
             Some(dir) => match open(&dir, name) {
                 Ok(appender) => (Some(appender), Some(dir), None),

@@ -8,7 +8,9 @@
 use std::sync::Arc;
 
 use futures::Stream;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::io::AsyncRead;
+
+use crate::framing::{LineReader, Piece};
 
 /// Default cap on one incoming line. Prompts and replays carry images, so it is generous.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -55,11 +57,11 @@ pub fn incoming_lines<R>(
 where
     R: AsyncRead + Send + Unpin + 'static,
 {
-    let reader = BufReader::with_capacity(256 * 1024, reader);
+    let reader = LineReader::new(reader, max_line);
     let state = (reader, tap, 0u64);
     futures::stream::unfold(state, move |(mut reader, tap, mut noise)| async move {
         loop {
-            match read_capped_line(&mut reader, max_line).await {
+            match read_capped_line(&mut reader).await {
                 Ok(None) => return None,
                 Err(e) => return Some((Err(e), (reader, tap, noise))),
                 Ok(Some(Frame::Line(bytes))) => {
@@ -118,58 +120,27 @@ enum Frame {
 /// How much of an oversized line we keep to find its id and method.
 const HEAD_BYTES: usize = 64 * 1024;
 
+/// The next line, or what is kept of one over the limit: its size and its first bytes.
 async fn read_capped_line<R: AsyncRead + Unpin>(
-    reader: &mut BufReader<R>,
-    max_line: usize,
+    reader: &mut LineReader<R>,
 ) -> std::io::Result<Option<Frame>> {
-    let mut line = Vec::new();
-    let mut total = 0usize;
-    let mut oversized = false;
+    let mut prefix = Vec::new();
+    let mut bytes = 0usize;
     loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            // EOF: deliver a final unterminated line, if any.
-            return Ok(match (total, oversized) {
-                (0, _) => None,
-                (_, false) => Some(Frame::Line(line)),
-                (_, true) => Some(Frame::Oversized {
-                    bytes: total,
-                    prefix: line,
-                }),
-            });
-        }
-        let (chunk, found_newline) = match memchr(available) {
-            Some(i) => (&available[..i], true),
-            None => (available, false),
-        };
-        let used = chunk.len() + usize::from(found_newline);
-        total += chunk.len();
-        if !oversized {
-            if total > max_line {
-                oversized = true;
-                let keep = HEAD_BYTES.saturating_sub(line.len()).min(chunk.len());
-                line.extend_from_slice(&chunk[..keep]);
-                line.truncate(HEAD_BYTES);
-            } else {
-                line.extend_from_slice(chunk);
+        match reader.next().await? {
+            // The end of the stream; after the pieces of a line over the limit, that line ends.
+            None => return Ok((bytes > 0).then_some(Frame::Oversized { bytes, prefix })),
+            Some(Piece::Line(line)) => return Ok(Some(Frame::Line(line.to_vec()))),
+            Some(Piece::Oversized { chunk, end }) => {
+                bytes += chunk.len();
+                let keep = HEAD_BYTES.saturating_sub(prefix.len()).min(chunk.len());
+                prefix.extend_from_slice(&chunk[..keep]);
+                if end {
+                    return Ok(Some(Frame::Oversized { bytes, prefix }));
+                }
             }
         }
-        reader.consume(used);
-        if found_newline {
-            return Ok(Some(if oversized {
-                Frame::Oversized {
-                    bytes: total,
-                    prefix: line,
-                }
-            } else {
-                Frame::Line(line)
-            }));
-        }
     }
-}
-
-fn memchr(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr(b'\n', bytes)
 }
 
 fn truncate(s: &str, max: usize) -> String {

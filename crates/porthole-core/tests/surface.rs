@@ -463,17 +463,20 @@ async fn fork_is_not_sent_to_an_agent_that_does_not_advertise_it() {
 }
 
 #[tokio::test]
-async fn env_var_sign_in_methods_are_read_from_the_raw_initialize_answer() {
+async fn env_var_sign_in_methods_are_kept_in_the_raw_initialize_answer() {
     let h = start().await;
-    let methods = h.client.env_var_methods();
-    assert_eq!(methods.len(), 1, "{methods:?}");
-    assert_eq!(methods[0].id, "api-key");
-    assert_eq!(
-        methods[0].link.as_deref(),
-        Some("https://example.com/test-agent/keys")
-    );
-    assert_eq!(methods[0].vars[0].name, "PORTHOLE_TEST_API_KEY");
-    assert!(methods[0].vars[0].secret);
+    // porthole-profiles reads `env_var` methods (and their `vars`) from this raw list.
+    let raw = h.client.raw_auth_methods();
+    let env_var: Vec<&serde_json::Value> = raw
+        .as_array()
+        .expect("authMethods is a list")
+        .iter()
+        .filter(|m| m["type"] == "env_var")
+        .collect();
+    assert_eq!(env_var.len(), 1, "{raw}");
+    assert_eq!(env_var[0]["id"], "api-key");
+    assert_eq!(env_var[0]["link"], "https://example.com/test-agent/keys");
+    assert_eq!(env_var[0]["vars"][0]["name"], "PORTHOLE_TEST_API_KEY");
     // The SDK's typed list still has it (as an agent method): the id is advertised.
     assert!(
         h.client

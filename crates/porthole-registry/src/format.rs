@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-pub use porthole_core::agents_config::DistributionKind;
+pub use porthole_profiles::agents_config::DistributionKind;
 
 use super::RegistryError;
 

@@ -15,7 +15,7 @@ use super::archive::{self, ArchiveKind, ExtractLimits};
 use super::cancel::{Cancel, Made};
 use super::fetch::{self, Timeouts};
 use super::format::{self, DistributionKind, PackageDistribution, RegistryAgent};
-use porthole_core::agents_config::{AgentProfile, AgentsConfig, RegistryMark};
+use porthole_profiles::agents_config::{AgentProfile, AgentsConfig, RegistryMark};
 
 /// One installed agent, as recorded in `installed.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

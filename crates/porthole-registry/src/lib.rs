@@ -7,7 +7,7 @@
 //! Everything here is blocking (downloads and extraction); async front ends call it from
 //! `spawn_blocking`.
 //!
-//! [`AgentProfile`]: porthole_core::agents_config::AgentProfile
+//! [`AgentProfile`]: porthole_profiles::agents_config::AgentProfile
 
 mod archive;
 mod cancel;
@@ -31,7 +31,7 @@ pub use install::{
     InstallOutcome, InstalledAgent, Installer, Limits, Progress, Status, installed_profiles, merge_profiles,
 };
 /// The mark an installed agent's profile carries; defined in core, where profiles live.
-pub use porthole_core::agents_config::RegistryMark;
+pub use porthole_profiles::agents_config::RegistryMark;
 
 /// The registry Zed and JetBrains read; `PORTHOLE_REGISTRY_URL` replaces it.
 pub const DEFAULT_REGISTRY_URL: &str = "https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json";

@@ -168,7 +168,7 @@ pub(crate) fn check_command(cmd: &str) -> Result<(), String> {
 /// A variable a package distribution sets for its tool: not one that configures npx or uvx
 /// themselves (that would swap the package source as `--index-url` does: `npm_config_registry`,
 /// `UV_INDEX_URL`), nor one that changes how programs are found or loaded (`PATH`, `LD_PRELOAD`,
-/// `NODE_OPTIONS`; the list sign-in values are held to, `auth_env`).
+/// `NODE_OPTIONS`; the list sign-in values are held to, `porthole_profiles::sign_in`).
 pub(crate) fn check_tool_env(tool: &str, name: &str) -> Result<(), String> {
     let upper = name.to_ascii_uppercase();
     let configures_tool = match tool {
@@ -179,7 +179,7 @@ pub(crate) fn check_tool_env(tool: &str, name: &str) -> Result<(), String> {
                 || matches!(upper.as_str(), "PYTHONPATH" | "PYTHONHOME" | "PYTHONSTARTUP")
         }
     };
-    if configures_tool || !porthole_core::auth_env::valid_name(name) {
+    if configures_tool || !porthole_profiles::sign_in::valid_name(name) {
         return Err(format!(
             "the {tool} environment variable `{name}` would configure {tool} or how programs load"
         ));

@@ -1,14 +1,12 @@
 //! The ACP registry: reading it (with the offline cache), and installing, updating and
 //! removing agents, against a fixture registry served on 127.0.0.1 with archives built here.
 
-mod registry_support;
-
 use std::path::Path;
 use std::process::Command;
 
 use porthole_registry as registry;
 use porthole_registry::{DistributionKind, InstallOutcome, Installer, Progress, RegistryError, Status};
-use registry_support::{Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
+use porthole_test_registry::{Entry, Server, agent_script, binary_agent, sha256_hex, tar_gz};
 use serde_json::json;
 
 const ECHO: &str = "echo \"agent ran: $*\"";
@@ -22,7 +20,7 @@ fn publish(server: &Server, id: &str, version: &str, path: &str, archive: Vec<u8
     server.serve(path, archive);
     server.serve(
         "/registry.json",
-        registry_support::registry(vec![binary_agent(id, version, &server.url(path), sha)]),
+        porthole_test_registry::registry(vec![binary_agent(id, version, &server.url(path), sha)]),
     );
 }
 
@@ -163,9 +161,9 @@ fn tar_bz2_zip_and_raw_programs_install_too() {
     let script = agent_script(ECHO);
     let entries = [Entry::File("bin/agent", &script, 0o755)];
     for (path, archive) in [
-        ("/a.tar.bz2", registry_support::tar_bz2(&entries)),
-        ("/a.tbz2", registry_support::tar_bz2(&entries)),
-        ("/a.zip", registry_support::zip(&entries)),
+        ("/a.tar.bz2", porthole_test_registry::tar_bz2(&entries)),
+        ("/a.tbz2", porthole_test_registry::tar_bz2(&entries)),
+        ("/a.zip", porthole_test_registry::zip(&entries)),
         ("/a.tgz", tar_gz(&entries)),
     ] {
         let id = format!("fmt-{}", path.rsplit('.').next().unwrap().replace('2', "two"));
@@ -179,7 +177,7 @@ fn tar_bz2_zip_and_raw_programs_install_too() {
     let target = registry::current_target().unwrap();
     server.serve(
         "/registry.json",
-        registry_support::registry(vec![json!({
+        porthole_test_registry::registry(vec![json!({
             "id": "raw", "name": "Raw", "version": "0.1.0", "description": "d",
             "distribution": {"binary": {target: {
                 "archive": server.url("/agent-linux"), "cmd": "./raw-agent",
@@ -219,7 +217,7 @@ fn corrupt_archives_are_refused_and_leave_nothing() {
     let (err, _) = refused(truncated, "/bad.tar.gz", None);
     assert!(matches!(err, RegistryError::CorruptArchive(_)), "{err}");
 
-    let zip = registry_support::zip(&[Entry::File("bin/agent", b"x", 0o755)]);
+    let zip = porthole_test_registry::zip(&[Entry::File("bin/agent", b"x", 0o755)]);
     let (err, _) = refused(zip[..zip.len() - 30].to_vec(), "/bad.zip", None);
     assert!(matches!(err, RegistryError::CorruptArchive(_)), "{err}");
 
@@ -289,10 +287,10 @@ fn entries_that_escape_the_install_folder_are_refused() {
     }
     assert!(!Path::new("/tmp/porthole-escaped").exists());
 
-    let zip = registry_support::zip(&[Entry::File("../zip-escaped", b"x", 0o644)]);
+    let zip = porthole_test_registry::zip(&[Entry::File("../zip-escaped", b"x", 0o644)]);
     let (err, _) = refused(zip, "/bad.zip", None);
     assert!(err.to_string().contains(".."), "{err}");
-    let zip = registry_support::zip(&[Entry::Symlink("bin/agent", "/etc/passwd")]);
+    let zip = porthole_test_registry::zip(&[Entry::Symlink("bin/agent", "/etc/passwd")]);
     let (err, _) = refused(zip, "/bad.zip", None);
     assert!(err.to_string().contains("outside"), "{err}");
 }
@@ -324,7 +322,7 @@ fn oversized_downloads_and_archive_bombs_are_refused() {
         }
         server.serve(
             "/registry.json",
-            registry_support::registry(vec![binary_agent(
+            porthole_test_registry::registry(vec![binary_agent(
                 "big",
                 "1.0.0",
                 &server.url("/big.tar.gz"),
@@ -355,7 +353,7 @@ fn oversized_downloads_and_archive_bombs_are_refused() {
 fn package_registry(server: &Server) {
     server.serve(
         "/registry.json",
-        registry_support::registry(vec![
+        porthole_test_registry::registry(vec![
             json!({"id": "npx-agent", "name": "Npx Agent", "version": "2.0.0", "description": "d",
                    "distribution": {"npx": {"package": "@fixture/npx-agent@2.0.0", "args": ["--acp"],
                                             "env": {"A": "1"}}}}),
@@ -522,7 +520,7 @@ fn reads_files_and_reports_bad_entries_without_failing() {
     let file = dir.path().join("registry.json");
     std::fs::write(
         &file,
-        registry_support::registry(vec![
+        porthole_test_registry::registry(vec![
             json!({"id": "good", "name": "Good", "version": "1.0.0", "description": "d",
                    "distribution": {"npx": {"package": "good@1.0.0"}}, "preview": {"version": "2"}}),
             json!({"id": "no-name", "version": "1.0.0", "distribution": {"npx": {"package": "x"}}}),
@@ -558,7 +556,13 @@ fn impatient_installer(dir: &Path) -> Installer {
 }
 
 /// Serve `archive` at `/a.tar.gz` the way `how` says, listed as agent `id`.
-fn publish_as(server: &Server, id: &str, version: &str, archive: Vec<u8>, how: registry_support::Delivery) {
+fn publish_as(
+    server: &Server,
+    id: &str,
+    version: &str,
+    archive: Vec<u8>,
+    how: porthole_test_registry::Delivery,
+) {
     publish(server, id, version, "/a.tar.gz", Vec::new(), None);
     server.serve_as("/a.tar.gz", archive, how);
 }
@@ -573,7 +577,7 @@ fn a_stalled_download_ends_at_the_idle_timeout() {
         "stall",
         "1.0.0",
         archive,
-        registry_support::Delivery::Stall { after: 100 },
+        porthole_test_registry::Delivery::Stall { after: 100 },
     );
     let agent = fetch_agent(&server, &dir.path().join("cache"), "stall");
     let started = std::time::Instant::now();
@@ -601,7 +605,7 @@ fn a_trickle_below_the_minimum_rate_ends_the_download() {
         "drip",
         "1.0.0",
         agent_archive(ECHO),
-        registry_support::Delivery::Drip { every },
+        porthole_test_registry::Delivery::Drip { every },
     );
     let agent = fetch_agent(&server, &dir.path().join("cache"), "drip");
     let started = std::time::Instant::now();
@@ -632,7 +636,7 @@ fn a_body_longer_than_its_declared_length_is_refused_and_progress_stays_in_bound
         "chunked",
         "1.0.0",
         archive,
-        registry_support::Delivery::ChunkedWithShortLength { declared },
+        porthole_test_registry::Delivery::ChunkedWithShortLength { declared },
     );
     let agent = fetch_agent(&server, &dir.path().join("cache"), "chunked");
     let mut seen = Vec::new();
@@ -691,7 +695,7 @@ fn a_cancelled_update_keeps_the_installed_version_and_leaves_nothing() {
         "fixture",
         "1.1.0",
         agent_archive("echo v1.1"),
-        registry_support::Delivery::Stall { after: 100 },
+        porthole_test_registry::Delivery::Stall { after: 100 },
     );
     let newer = fetch_agent(&server, &cache, "fixture");
     let cancel = registry::Cancel::new();

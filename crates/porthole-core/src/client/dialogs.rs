@@ -1,31 +1,33 @@
 //! The dialogs waiting for the user: one table for every kind ([`Dialogs`]), and what is done
-//! to any of them, written once: insert, look up, count per session, answer ([`AgentClient::respond`])
-//! and dismiss (one, a session's, or all of them when the agent exits).
+//! to any of them, written once: insert, look up, count per session, answer ([`respond`], for
+//! `AgentClient::respond`) and dismiss (one, a session's, or all of them when the agent exits).
 //!
 //! A kind of dialog is a type that implements [`Waiting`] (in its handler module): which
-//! session it belongs to, which answers it takes, and how the agent is answered. Taking a
-//! dialog out of the table under the state lock is what makes every answer exactly-once.
+//! session it belongs to, which answers it takes, and how the agent is answered. Its handler
+//! puts it before the user with [`open`]. Taking a dialog out of the table under the state
+//! lock is what makes every answer exactly-once.
 
 use std::any::Any;
+use std::sync::Arc;
 
+use agent_client_protocol::JsonRpcResponse;
+use agent_client_protocol::v1::Responder;
+use tokio::sync::oneshot;
+
+use super::errors::RespondError;
 pub(crate) use super::state::{Dialogs, Waiting};
-use super::state::{Shared, State};
-use super::{AgentClient, RespondError};
-use crate::events::{DialogAnswer, DialogId, DismissReason, Event};
+use super::state::{Entry, Shared, State};
+use crate::events::{DialogAnswer, DialogId, DialogPrompt, DismissReason, Event};
 
 impl Dialogs {
-    pub(crate) fn insert(&mut self, dialog_id: DialogId, dialog: impl Waiting) {
-        self.waiting.insert(dialog_id, Box::new(dialog));
-    }
-
     /// The dialog `dialog_id` when it is of kind `T`.
     pub(crate) fn get<T: Waiting>(&self, dialog_id: DialogId) -> Option<&T> {
-        let dialog: &dyn Any = self.waiting.get(&dialog_id)?.as_ref();
+        let dialog: &dyn Any = self.waiting.get(&dialog_id)?.dialog.as_ref();
         dialog.downcast_ref()
     }
 
     pub(crate) fn get_mut<T: Waiting>(&mut self, dialog_id: DialogId) -> Option<&mut T> {
-        let dialog: &mut dyn Any = self.waiting.get_mut(&dialog_id)?.as_mut();
+        let dialog: &mut dyn Any = self.waiting.get_mut(&dialog_id)?.dialog.as_mut();
         dialog.downcast_mut()
     }
 
@@ -33,7 +35,9 @@ impl Dialogs {
     fn ids(&self, session: Option<&str>, keep: impl Fn(&dyn Waiting) -> bool) -> Vec<DialogId> {
         self.waiting
             .iter()
-            .filter(|(_, d)| (session.is_none() || d.session_id() == session) && keep(d.as_ref()))
+            .filter(|(_, e)| {
+                (session.is_none() || e.dialog.session_id() == session) && keep(e.dialog.as_ref())
+            })
             .map(|(id, _)| *id)
             .collect()
     }
@@ -42,14 +46,58 @@ impl Dialogs {
     pub(crate) fn bounded_in_session(&self, session_id: &str) -> usize {
         self.waiting
             .values()
-            .filter(|d| d.bounded() && d.session_id() == Some(session_id))
+            .filter(|e| e.dialog.bounded() && e.dialog.session_id() == Some(session_id))
             .count()
     }
 }
 
+/// Put a dialog before the user, the same way for every kind. Under the state lock, `refuse`
+/// may turn it away (the agent's exit was handled, so nothing would ever dismiss it; the
+/// session holds its bound of waiting dialogs): the agent gets that error and nothing is
+/// shown. Otherwise the dialog (`dialog` makes it around the responder) goes in the one table,
+/// a watcher dismisses it when the agent withdraws the request before the user answers, and
+/// the front end gets `prompt`. The watcher ends when the dialog leaves the table.
+pub(crate) async fn open<T: JsonRpcResponse, D: Waiting>(
+    shared: &Arc<Shared>,
+    dialog_id: DialogId,
+    responder: Responder<T>,
+    refuse: impl FnOnce(&State) -> Option<agent_client_protocol::Error>,
+    dialog: impl FnOnce(Responder<T>) -> D,
+    prompt: DialogPrompt,
+) {
+    let cancellation = responder.cancellation();
+    let (left_tx, left_rx) = oneshot::channel::<()>();
+    {
+        let mut state = shared.lock();
+        if let Some(error) = refuse(&state) {
+            drop(state);
+            let _ = responder.respond_with_error(error);
+            return;
+        }
+        let entry = Entry {
+            dialog: Box::new(dialog(responder)),
+            _left: left_tx,
+        };
+        state.dialogs.waiting.insert(dialog_id, entry);
+    }
+    let weak = Arc::downgrade(shared);
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = cancellation.cancelled() => {
+                if let Some(shared) = weak.upgrade() {
+                    dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
+                }
+            }
+            // Its sender went with the table's entry: answered or dismissed already.
+            _ = left_rx => {}
+        }
+    });
+    shared.emit(Event::Dialog(prompt)).await;
+}
+
 /// Take a dialog out of the table, with its kind's bookkeeping, under the state lock.
 fn take(state: &mut State, dialog_id: DialogId, answer: Option<&DialogAnswer>) -> Option<Box<dyn Waiting>> {
-    let dialog = state.dialogs.waiting.remove(&dialog_id)?;
+    let Entry { dialog, .. } = state.dialogs.waiting.remove(&dialog_id)?;
     dialog.left(state, answer);
     Some(dialog)
 }
@@ -79,24 +127,27 @@ pub(crate) fn dismiss_where(
     }
 }
 
-impl AgentClient {
-    /// Answer a waiting dialog exactly once, with an answer of its kind. An answer it refuses
-    /// (invalid form content, an unknown option, another kind) leaves it waiting.
-    pub fn respond(&self, dialog_id: DialogId, answer: DialogAnswer) -> Result<(), RespondError> {
-        let (dialog, answer) = {
-            let mut state = self.shared.lock();
-            let dialog = state
-                .dialogs
-                .waiting
-                .get(&dialog_id)
-                .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            let answer = dialog.check(dialog_id, answer, &state)?;
-            let dialog =
-                take(&mut state, dialog_id, Some(&answer)).ok_or(RespondError::NoSuchDialog(dialog_id))?;
-            (dialog, answer)
-        };
-        dialog.reply(Some(answer))
-    }
+/// Answer a waiting dialog exactly once, with an answer of its kind. An answer it refuses
+/// (invalid form content, an unknown option, another kind) leaves it waiting.
+pub(crate) fn respond(
+    shared: &Shared,
+    dialog_id: DialogId,
+    answer: DialogAnswer,
+) -> Result<(), RespondError> {
+    let (dialog, answer) = {
+        let mut state = shared.lock();
+        let dialog = state
+            .dialogs
+            .waiting
+            .get(&dialog_id)
+            .map(|e| &e.dialog)
+            .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+        let answer = dialog.check(dialog_id, answer, &state)?;
+        let dialog =
+            take(&mut state, dialog_id, Some(&answer)).ok_or(RespondError::NoSuchDialog(dialog_id))?;
+        (dialog, answer)
+    };
+    dialog.reply(Some(answer))
 }
 
 /// The error for an answer of another kind than the dialog's.

@@ -9,7 +9,8 @@ use std::sync::{Mutex, OnceLock};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
-use super::{ClientOptions, RespondError};
+use super::errors::RespondError;
+use super::options::ClientOptions;
 use crate::broker::ScopeCheck;
 use crate::events::*;
 use crate::permission_rules::PermissionRules;
@@ -73,7 +74,14 @@ pub(crate) trait Waiting: Any + Send {
 /// The one table of waiting dialogs, by id. Its methods are in `dialogs`.
 #[derive(Default)]
 pub(crate) struct Dialogs {
-    pub(super) waiting: HashMap<DialogId, Box<dyn Waiting>>,
+    pub(super) waiting: HashMap<DialogId, Entry>,
+}
+
+/// A dialog in the table, with what ends its cancellation watcher: dropped when the dialog
+/// leaves the table, however it leaves (see `dialogs::open`).
+pub(super) struct Entry {
+    pub(super) dialog: Box<dyn Waiting>,
+    pub(super) _left: tokio::sync::oneshot::Sender<()>,
 }
 
 #[derive(Default)]

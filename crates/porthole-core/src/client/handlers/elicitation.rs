@@ -1,6 +1,6 @@
 //! `elicitation/create` and `elicitation/complete`: the broker's rules decide what reaches the
 //! user, the rules that depend on what else is pending (unique URL ids, the per-session bound)
-//! are applied here, and the front end answers through [`AgentClient::respond_elicitation`].
+//! are applied here, and the front end answers through `AgentClient::respond_elicitation`.
 
 use std::sync::Arc;
 
@@ -9,13 +9,12 @@ use agent_client_protocol::v1::schema::{
     CreateElicitationResponse, ElicitationAcceptAction, ElicitationAction, ElicitationContentValue,
 };
 use serde_json::Value;
-use tokio::sync::oneshot;
 
-use super::{closing_error, codes, reply_error};
+use super::{closing_error, codes};
 use crate::broker::{self, ParsedElicitation};
-use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
+use crate::client::dialogs::{self, Waiting, wrong_kind};
+use crate::client::errors::RespondError;
 use crate::client::state::{ScopeView, Shared, State, UrlOutstanding, next_dialog_id};
-use crate::client::{Action, AgentClient, Answer, RespondError};
 use crate::events::*;
 use crate::form::{AgentReply, Decision, Validation};
 
@@ -28,7 +27,6 @@ pub(crate) struct PendingElicitation {
     reply: Option<AgentReply>,
     /// What its bound counts against: its session, or all request-scoped elicitations.
     pool: String,
-    cancel_watch: oneshot::Sender<()>,
     /// `elicitation/complete` arrived while the user had not answered yet.
     completed: bool,
 }
@@ -101,7 +99,6 @@ impl Waiting for PendingElicitation {
 
     /// No decision: the agent gets `cancel` (or its own shape's "no answer").
     fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
-        let _ = self.cancel_watch.send(());
         if let Some(reply) = &self.reply {
             let nothing = serde_json::Map::new();
             let value = reply.response(match &answer {
@@ -219,42 +216,22 @@ pub(crate) async fn open(
         kind: parsed.kind.clone(),
         warnings: parsed.warnings.clone(),
     };
-    // Dismiss if the agent withdraws the request before the user answers.
-    let cancellation = responder.cancellation();
-    let (watch_tx, watch_rx) = oneshot::channel();
-    {
-        let mut state = shared.lock();
-        // The exit was handled since admission: nothing would ever dismiss the dialog.
-        if state.closed {
-            drop(state);
-            return reply_error(responder, closing_error());
-        }
-        state.dialogs.insert(
-            dialog_id,
-            PendingElicitation {
-                responder,
-                parsed,
-                reply,
-                pool,
-                cancel_watch: watch_tx,
-                completed: false,
-            },
-        );
-    }
-    let weak = Arc::downgrade(shared);
-    tokio::spawn(async move {
-        tokio::select! {
-            _ = cancellation.cancelled() => {
-                if let Some(shared) = weak.upgrade() {
-                    dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
-                }
-            }
-            _ = watch_rx => {}
-        }
-    });
-    shared
-        .emit(Event::Dialog(DialogPrompt::Elicitation(Box::new(prompt))))
-        .await;
+    dialogs::open(
+        shared,
+        dialog_id,
+        responder,
+        // Its bound was counted at admission; only an exit handled since turns it away.
+        |state| state.closed.then(closing_error),
+        |responder| PendingElicitation {
+            responder,
+            parsed,
+            reply,
+            pool,
+            completed: false,
+        },
+        DialogPrompt::Elicitation(Box::new(prompt)),
+    )
+    .await
 }
 
 /// The rules that depend on what else is pending: unique URL ids, the per-session bound.
@@ -346,30 +323,22 @@ pub(crate) async fn complete(shared: &Shared, params: &Value) {
         .await;
 }
 
-impl AgentClient {
-    /// Validate form content for a pending form elicitation (the UI's one source of truth).
-    pub fn validate_form(
-        &self,
-        dialog_id: DialogId,
-        content: &serde_json::Map<String, Value>,
-    ) -> Result<Validation, RespondError> {
-        let state = self.shared.lock();
-        let pending = state
-            .dialogs
-            .get::<PendingElicitation>(dialog_id)
-            .ok_or(RespondError::NoSuchDialog(dialog_id))?;
-        match pending.parsed.form() {
-            Some(schema) => Ok(schema.validate(content)),
-            None => Ok(Validation {
-                content: serde_json::Map::new(),
-                errors: Vec::new(),
-            }),
-        }
-    }
-
-    /// Answer a pending elicitation exactly once. Invalid form content is refused and the
-    /// dialog stays pending so the user can fix it.
-    pub fn respond_elicitation(&self, dialog_id: DialogId, answer: Answer) -> Result<(), RespondError> {
-        self.respond(dialog_id, answer.into())
+/// Validate form content for a pending form elicitation (the UI's one source of truth).
+pub(crate) fn validate_form(
+    shared: &Shared,
+    dialog_id: DialogId,
+    content: &serde_json::Map<String, Value>,
+) -> Result<Validation, RespondError> {
+    let state = shared.lock();
+    let pending = state
+        .dialogs
+        .get::<PendingElicitation>(dialog_id)
+        .ok_or(RespondError::NoSuchDialog(dialog_id))?;
+    match pending.parsed.form() {
+        Some(schema) => Ok(schema.validate(content)),
+        None => Ok(Validation {
+            content: serde_json::Map::new(),
+            errors: Vec::new(),
+        }),
     }
 }

@@ -1,6 +1,6 @@
 //! `fs/read_text_file` and `fs/write_text_file`: served inside the session's workspace roots;
 //! a path outside them is shown to the user (where it really leads) and served only if allowed
-//! through [`AgentClient::respond_file_access`].
+//! through `AgentClient::respond_file_access`.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,9 +12,9 @@ use agent_client_protocol::v1::schema::{
 use serde_json::Value;
 
 use super::{invalid_params, refuse_new_dialog, reply_error};
-use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
+use crate::client::dialogs::{self, Waiting, wrong_kind};
+use crate::client::errors::RespondError;
 use crate::client::state::{Shared, State, next_dialog_id};
-use crate::client::{AgentClient, RespondError};
 use crate::events::*;
 use crate::fs_access::{self, FsError};
 
@@ -205,34 +205,20 @@ async fn ask(
         operation,
         reason,
     };
-    let cancellation = responder.cancellation();
-    {
-        let mut state = shared.lock();
-        // Checked under the same lock as the insert, so an exit handled meanwhile is seen.
-        if let Some(error) = refuse_new_dialog(shared, &state, &session_id, "file access request") {
-            drop(state);
-            return reply_error(responder, error);
-        }
-        state.dialogs.insert(
-            dialog_id,
-            PendingFileAccess {
-                responder,
-                session_id,
-                resolved,
-                op,
-            },
-        );
-    }
-    let weak = Arc::downgrade(shared);
-    tokio::spawn(async move {
-        cancellation.cancelled().await;
-        if let Some(shared) = weak.upgrade() {
-            dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
-        }
-    });
-    shared
-        .emit(Event::Dialog(DialogPrompt::FileAccess(Box::new(prompt))))
-        .await;
+    dialogs::open(
+        shared,
+        dialog_id,
+        responder,
+        refuse_new_dialog(shared, &session_id, "file access request"),
+        |responder| PendingFileAccess {
+            responder,
+            session_id,
+            resolved,
+            op,
+        },
+        DialogPrompt::FileAccess(Box::new(prompt)),
+    )
+    .await
 }
 
 pub(crate) fn fs_error(e: FsError) -> agent_client_protocol::Error {
@@ -259,11 +245,4 @@ fn session_roots(shared: &Shared, session_id: &str) -> Result<Vec<PathBuf>, agen
             ))
             .into()
         })
-}
-
-impl AgentClient {
-    /// Answer a file-access dialog: `allow` performs the read or write on the path shown.
-    pub fn respond_file_access(&self, dialog_id: DialogId, allow: bool) -> Result<(), RespondError> {
-        self.respond(dialog_id, DialogAnswer::FileAccess { allow })
-    }
 }

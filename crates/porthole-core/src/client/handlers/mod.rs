@@ -3,7 +3,9 @@
 //! returns, so the SDK's dispatch loop keeps reading.
 //!
 //! A new kind of request is one route here and one handler module. If it asks the user, the
-//! module's pending dialog implements [`super::dialogs::Waiting`], and `events.rs` gets its
+//! module's pending dialog implements [`super::dialogs::Waiting`] and is put before the user
+//! with [`super::dialogs::open`] (the bound, the table, the cancellation watcher and the
+//! prompt event, written once), and `events.rs` gets its
 //! prompt (an `Event` and a `DialogPrompt` variant) and its answer (a `DialogAnswer` variant);
 //! the one table, `AgentClient::respond` and the dismissals need nothing more.
 
@@ -121,8 +123,17 @@ pub(crate) fn invalid_params(e: impl std::fmt::Display) -> agent_client_protocol
 /// Why a permission or file-access dialog must not open: the agent's exit was already handled
 /// (nothing would ever dismiss it), or the session holds its bound of waiting dialogs, which
 /// keeps an agent from holding an unlimited number open (elicitations have their own count, in
-/// `elicitation::admit`).
-pub(crate) fn refuse_new_dialog(
+/// `elicitation::admit`). The refusal rule `dialogs::open` applies under the state lock.
+pub(crate) fn refuse_new_dialog<'a>(
+    shared: &'a Shared,
+    session_id: &str,
+    what: &'static str,
+) -> impl FnOnce(&State) -> Option<agent_client_protocol::Error> + 'a {
+    let session_id = session_id.to_string();
+    move |state| refuse_in_session(shared, state, &session_id, what)
+}
+
+fn refuse_in_session(
     shared: &Shared,
     state: &State,
     session_id: &str,

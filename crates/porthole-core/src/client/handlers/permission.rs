@@ -1,5 +1,5 @@
 //! `session/request_permission`: answered at once by a remembered "always" decision, or shown
-//! to the user, who answers through [`AgentClient::respond_permission`]. Qwen Code's question
+//! to the user, who answers through `AgentClient::respond_permission`. Qwen Code's question
 //! dialog, which comes as one, is shown as the form it is (`elicitation::open`).
 
 use std::sync::Arc;
@@ -10,13 +10,12 @@ use agent_client_protocol::v1::schema::{
     SelectedPermissionOutcome,
 };
 use serde_json::Value;
-use tokio::sync::oneshot;
 
 use super::updates::tool_kind_name;
 use super::{invalid_params, refuse_new_dialog, reply_error};
-use crate::client::dialogs::{Waiting, dismiss, wrong_kind};
+use crate::client::dialogs::{self, Waiting, wrong_kind};
+use crate::client::errors::RespondError;
 use crate::client::state::{Shared, State, next_dialog_id};
-use crate::client::{AgentClient, RespondError};
 use crate::events::*;
 
 /// A `session/request_permission` waiting for the user.
@@ -25,7 +24,6 @@ pub(crate) struct PendingPermission {
     session_id: String,
     tool_kind: String,
     options: Vec<PermissionOption>,
-    cancel_watch: oneshot::Sender<()>,
 }
 
 impl Waiting for PendingPermission {
@@ -66,7 +64,6 @@ impl Waiting for PendingPermission {
 
     /// No decision: the agent gets the `cancelled` outcome.
     fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
-        let _ = self.cancel_watch.send(());
         let outcome = match answer {
             Some(DialogAnswer::Permission { option_id: Some(id) }) => {
                 RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(id))
@@ -139,8 +136,6 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         return;
     }
     let dialog_id = next_dialog_id();
-    let cancellation = responder.cancellation();
-    let (watch_tx, watch_rx) = oneshot::channel();
     let prompt = PermissionPrompt {
         dialog_id,
         agent: shared.agent(),
@@ -150,57 +145,18 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         options: request.options.clone(),
         warnings: PermissionPrompt::text_warnings(&request.tool_call, &request.options),
     };
-    {
-        let mut state = shared.lock();
-        // Checked under the same lock as the insert, so an exit handled meanwhile is seen.
-        if let Some(error) = refuse_new_dialog(shared, &state, &session_id, "permission request") {
-            drop(state);
-            return reply_error(responder, error);
-        }
-        state.dialogs.insert(
-            dialog_id,
-            PendingPermission {
-                responder,
-                session_id,
-                tool_kind,
-                options: request.options,
-                cancel_watch: watch_tx,
-            },
-        );
-    }
-    let weak = Arc::downgrade(shared);
-    tokio::spawn(async move {
-        tokio::select! {
-            _ = cancellation.cancelled() => {
-                if let Some(shared) = weak.upgrade() {
-                    dismiss(&shared, dialog_id, DismissReason::AgentCancelled);
-                }
-            }
-            _ = watch_rx => {}
-        }
-    });
-    shared
-        .emit(Event::Dialog(DialogPrompt::Permission(Box::new(prompt))))
-        .await;
-}
-
-impl AgentClient {
-    /// Answer a pending permission request: `Some(option_id)` selects, `None` cancels.
-    pub fn respond_permission(
-        &self,
-        dialog_id: DialogId,
-        option_id: Option<String>,
-    ) -> Result<(), RespondError> {
-        self.respond(dialog_id, DialogAnswer::Permission { option_id })
-    }
-
-    /// The remembered "always" permission decisions of this connection.
-    pub fn permission_rules(&self) -> Vec<crate::permission_rules::PermissionRule> {
-        self.shared.lock().rules.list()
-    }
-
-    /// Forget a remembered decision; the next such request asks the user again.
-    pub fn revoke_permission_rule(&self, rule_id: u64) -> bool {
-        self.shared.lock().rules.revoke(rule_id)
-    }
+    dialogs::open(
+        shared,
+        dialog_id,
+        responder,
+        refuse_new_dialog(shared, &session_id, "permission request"),
+        |responder| PendingPermission {
+            responder,
+            session_id,
+            tool_kind,
+            options: request.options,
+        },
+        DialogPrompt::Permission(Box::new(prompt)),
+    )
+    .await
 }

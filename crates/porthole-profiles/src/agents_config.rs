@@ -16,8 +16,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::process::AgentCommand;
-
 /// One configured agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,17 +29,6 @@ pub struct AgentProfile {
     /// Set for an agent installed from the ACP registry (by the `porthole-registry` crate).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub registry: Option<RegistryMark>,
-}
-
-impl AgentProfile {
-    pub fn to_command(&self, cwd: Option<PathBuf>) -> AgentCommand {
-        AgentCommand {
-            program: self.command.clone(),
-            args: self.args.clone(),
-            env: self.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
-            cwd,
-        }
-    }
 }
 
 /// On an [`AgentProfile`] installed from the registry: which version, installed how.
@@ -251,8 +238,8 @@ mod tests {
         assert_eq!(claude.command, "npx");
         assert_eq!(claude.args, vec!["-y", "@agentclientprotocol/claude-agent-acp"]);
         assert_eq!(claude.env.get("DEBUG").map(String::as_str), Some("1"));
-        let cmd = config.agents[1].to_command(None);
-        assert_eq!(cmd.display(), "gemini --acp");
+        assert_eq!(config.agents[1].command, "gemini");
+        assert_eq!(config.agents[1].args, vec!["--acp"]);
     }
 
     #[test]

@@ -1,43 +1,14 @@
 //! `env_var` sign-in methods: the agent asks the user for values (API keys) that the client sets
 //! in the agent's environment when it starts the agent. The SDK's typed `AuthMethod` reads an
 //! unknown `type` as an agent method and drops `vars`, so these are read from the raw
-//! `initialize` answer. Both forms in use are understood: `vars: [{name, label, secret,
-//! optional}]` and the older single `varName`.
+//! `initialize` answer (`porthole_core::AgentClient::raw_auth_methods`). Both forms in use are
+//! understood: `vars: [{name, label, secret, optional}]` and the older single `varName`.
+//!
+//! [`valid_name`] is the one rule for which variables Porthole sets in an agent's environment:
+//! a method asking for another is left out here, [`crate::secrets`] refuses to store one, and
+//! the registry installer refuses an agent whose package sets one.
 
-use agent_client_protocol::v1::schema::{InitializeRequest, InitializeResponse};
-use agent_client_protocol::{JsonRpcRequest, JsonRpcResponse};
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-/// `initialize` through the SDK, with the raw `authMethods` kept beside the typed answer.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonRpcRequest)]
-#[request(method = "initialize", response = InitializeAnswer)]
-#[serde(transparent)]
-pub(crate) struct Initialize(pub(crate) InitializeRequest);
-
-#[derive(Debug, Clone, JsonRpcResponse)]
-pub(crate) struct InitializeAnswer {
-    pub(crate) response: InitializeResponse,
-    pub(crate) raw_auth_methods: Value,
-}
-
-impl<'de> Deserialize<'de> for InitializeAnswer {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(d)?;
-        let raw_auth_methods = value.get("authMethods").cloned().unwrap_or(Value::Null);
-        let response = serde_json::from_value(value).map_err(serde::de::Error::custom)?;
-        Ok(InitializeAnswer {
-            response,
-            raw_auth_methods,
-        })
-    }
-}
-
-impl Serialize for InitializeAnswer {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.response.serialize(s)
-    }
-}
 
 /// One variable an `env_var` method asks for.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -1,7 +1,6 @@
 //! Fixtures for the registry tests, shared by the registry crate's and the CLI's: an HTTP server on
 //! 127.0.0.1 serving whatever a test puts at a path, and archives built at run time (no binary
 //! fixtures in the repository), including malicious ones.
-#![allow(dead_code)]
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};

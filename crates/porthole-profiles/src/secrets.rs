@@ -62,7 +62,8 @@ pub struct AgentSecrets {
 impl AgentSecrets {
     /// The OS keyring, with the names index at `index_path`.
     pub fn os(index_path: PathBuf) -> Result<Self, SecretError> {
-        Ok(Self::with_store(os_store()?, index_path))
+        let store = crate::keyring::os_store().map_err(|e| SecretError::Unavailable(e.0))?;
+        Ok(Self::with_store(store, index_path))
     }
 
     /// Any keyring-core store (tests use the in-memory sample store).
@@ -79,7 +80,7 @@ impl AgentSecrets {
     /// names. Nothing is stored unless every name and value is acceptable.
     pub fn set(&self, agent_id: &str, values: &[(String, String)]) -> Result<(), SecretError> {
         for (name, value) in values {
-            if !crate::auth_env::valid_name(name) {
+            if !crate::sign_in::valid_name(name) {
                 return Err(SecretError::BadName(name.clone()));
             }
             if value.is_empty() {
@@ -104,7 +105,7 @@ impl AgentSecrets {
     }
 
     /// Store the API key of `agent_id`'s sign-in method `method_id` (an API-key method, whose
-    /// key is sent in `authenticate`, see [`crate::api_key`]), replacing an earlier one. It is
+    /// key is sent in `authenticate`, see `porthole_core::api_key`), replacing an earlier one. It is
     /// listed among the agent's names as `api-key:<method id>`, which is not a variable name:
     /// it is never set in the agent's environment, and [`AgentSecrets::forget`] deletes it too.
     pub fn set_api_key(&self, agent_id: &str, method_id: &str, key: &str) -> Result<(), SecretError> {
@@ -154,7 +155,7 @@ impl AgentSecrets {
         let mut env = Vec::new();
         let mut gone = Vec::new();
         // API keys (`api-key:<method>`) are sent in `authenticate`, never set in the environment.
-        for name in names.into_iter().filter(|n| crate::auth_env::valid_name(n)) {
+        for name in names.into_iter().filter(|n| crate::sign_in::valid_name(n)) {
             match self.entry(agent_id, &name)?.get_password() {
                 Ok(value) => env.push((name, value)),
                 Err(keyring_core::Error::NoEntry) => gone.push(name),
@@ -230,7 +231,13 @@ fn api_key_name(method_id: &str) -> Result<String, SecretError> {
 }
 
 /// How an API-key method's key is listed among an agent's stored names.
-pub const API_KEY_PREFIX: &str = "api-key:";
+const API_KEY_PREFIX: &str = "api-key:";
+
+/// Whether `names` (an agent's stored names, from [`stored_names`]) list a key for the API-key
+/// method `method_id`: so a front end opens the keyring only when there is one to read.
+pub fn lists_api_key(names: &[String], method_id: &str) -> bool {
+    api_key_name(method_id).is_ok_and(|name| names.contains(&name))
+}
 
 /// The variable names stored per agent, read from the index alone (no keyring is opened): for
 /// showing what is stored, and for not touching the keyring for agents with nothing stored.
@@ -254,20 +261,6 @@ fn index_error(path: &Path, what: &str, e: std::io::Error) -> SecretError {
         context: format!("{what} {}", path.display()),
         error: e.to_string(),
     }
-}
-
-#[cfg(target_os = "linux")]
-fn os_store() -> Result<Arc<CredentialStore>, SecretError> {
-    let store = zbus_secret_service_keyring_store::Store::new()
-        .map_err(|e| SecretError::Unavailable(e.to_string()))?;
-    Ok(store)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn os_store() -> Result<Arc<CredentialStore>, SecretError> {
-    Err(SecretError::Unavailable(
-        "only the Linux Secret Service is supported in this build".into(),
-    ))
 }
 
 #[cfg(test)]
@@ -369,6 +362,8 @@ mod tests {
         assert_eq!(s.names("gemini").len(), 2, "an API key is not taken as gone");
         let file = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
         assert!(!file.contains("key-2"), "{file}");
+        assert!(lists_api_key(&s.names("gemini"), "gemini-api-key"));
+        assert!(!lists_api_key(&s.names("gemini"), "other"));
         for bad in ["", "a:b", "a b", "../x"] {
             assert!(s.set_api_key("gemini", bad, "k").is_err(), "{bad:?}");
         }

@@ -2,10 +2,10 @@
 //! test run (`scripts/with-keyring`, which `scripts/test` uses). Ignored by a plain
 //! `cargo test`, which has no keyring to talk to.
 
-use porthole_core::secrets::AgentSecrets;
+use porthole_profiles::secrets::AgentSecrets;
 
 #[test]
-#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-core --test keyring -- --ignored"]
+#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-profiles --test keyring -- --ignored"]
 fn values_live_in_the_secret_service_and_only_names_in_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let index = dir.path().join("secret-names.json");

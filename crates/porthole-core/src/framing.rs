@@ -1,6 +1,8 @@
-//! Newline-delimited lines from a byte stream, with a size limit. A line within the limit is
-//! handed over whole; a longer one is handed over in pieces as it arrives (memory stays at the
-//! limit), so the relay can pass it through without looking at it.
+//! Newline-delimited lines from a byte stream, with a size limit: the one framing of every
+//! line Porthole reads from a peer. A line within the limit is handed over whole; a longer one
+//! is handed over in pieces as it arrives (memory stays at the limit), so the companion's
+//! relay can pass it through without looking at it, and core's transport can count it and
+//! keep only its head (`transport`).
 
 use memchr::memchr;
 use tokio::io::{AsyncRead, AsyncReadExt};
