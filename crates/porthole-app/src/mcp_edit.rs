@@ -131,27 +131,8 @@ impl Backend {
         } else {
             None
         };
-        let outcomes = import::merge(found, &mut list, secrets.as_deref());
-        let added: Vec<&str> = outcomes
-            .iter()
-            .filter_map(|o| match o {
-                Outcome::Imported { name, .. } => Some(name.as_str()),
-                Outcome::Skipped { .. } => None,
-            })
-            .collect();
-        if !added.is_empty()
-            && let Err(e) = list.save(&path)
-        {
-            // Nothing half done: what went to the keyring for this import leaves it again.
-            if let Some(secrets) = &secrets {
-                for name in &added {
-                    for key in list.get(name).map(Connection::secret_keys).unwrap_or_default() {
-                        let _ = secrets.delete(name, &key);
-                    }
-                }
-            }
-            return Err(AnswerError::msg(e.to_string()));
-        }
+        let outcomes =
+            import::merge_and_save(found, &mut list, &path, secrets.as_deref()).map_err(AnswerError::msg)?;
         Ok(outcomes.into_iter().map(McpImported::from).collect())
     }
 }

@@ -363,26 +363,7 @@ fn import(path: &Path, file: &Path) -> Result<(), Failure> {
         None
     };
     let formats: Vec<String> = found.formats.iter().map(ToString::to_string).collect();
-    let outcomes = import::merge(found, &mut list, store.as_ref());
-    let added: Vec<&str> = outcomes
-        .iter()
-        .filter_map(|o| match o {
-            Outcome::Imported { name, .. } => Some(name.as_str()),
-            Outcome::Skipped { .. } => None,
-        })
-        .collect();
-    if !added.is_empty()
-        && let Err(e) = list.save(path)
-    {
-        if let Some(store) = &store {
-            for name in &added {
-                if let Some(c) = list.get(name) {
-                    forget(store, name, c.secret_keys().iter());
-                }
-            }
-        }
-        return Err(Failed(e.to_string()));
-    }
+    let outcomes = import::merge_and_save(found, &mut list, path, store.as_ref()).map_err(Failed)?;
     say!("{}: {}", term::line(&from), term::line(&formats.join(", ")));
     for outcome in &outcomes {
         match outcome {
@@ -418,10 +399,14 @@ fn import(path: &Path, file: &Path) -> Result<(), Failure> {
             }
         }
     }
+    let added = outcomes
+        .iter()
+        .filter(|o| matches!(o, Outcome::Imported { .. }))
+        .count();
     say!(
         "{} imported, {} skipped; the list is {}",
-        added.len(),
-        outcomes.len() - added.len(),
+        added,
+        outcomes.len() - added,
         path.display()
     );
     Ok(())

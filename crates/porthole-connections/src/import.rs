@@ -321,6 +321,46 @@ fn problem_of(e: crate::list::ListError) -> String {
     }
 }
 
+/// [`merge`] into `list` and save it at `path` when anything was added. When the file cannot
+/// be written, the secret values this import put in the keyring leave it again (nothing half
+/// done; a value that cannot be deleted is named in the error).
+pub fn merge_and_save(
+    found: Found,
+    list: &mut Connections,
+    path: &std::path::Path,
+    secrets: Option<&SecretStore>,
+) -> Result<Vec<Outcome>, String> {
+    let outcomes = merge(found, list, secrets);
+    let added: Vec<&str> = outcomes
+        .iter()
+        .filter_map(|o| match o {
+            Outcome::Imported { name, .. } => Some(name.as_str()),
+            Outcome::Skipped { .. } => None,
+        })
+        .collect();
+    if added.is_empty() {
+        return Ok(outcomes);
+    }
+    let Err(e) = list.save(path) else {
+        return Ok(outcomes);
+    };
+    let mut left = Vec::new();
+    if let Some(secrets) = secrets {
+        for name in &added {
+            for key in list.get(name).map(Connection::secret_keys).unwrap_or_default() {
+                if let Err(e) = secrets.delete(name, &key) {
+                    left.push(format!("`{name}` {key} ({e})"));
+                }
+            }
+        }
+    }
+    if left.is_empty() {
+        Err(e.to_string())
+    } else {
+        Err(format!("{e}; still in the OS keyring: {}", left.join(", ")))
+    }
+}
+
 /// Put what was found into `list`, the secret values into `secrets` (which must be open when
 /// [`Found::needs_keyring`]). The list is not saved here.
 pub fn merge(found: Found, list: &mut Connections, secrets: Option<&SecretStore>) -> Vec<Outcome> {

@@ -310,3 +310,38 @@ fn vs_code_user_settings_hold_servers_under_mcp() {
     let outcomes = import::merge(found, &mut list, None);
     assert_eq!(imported(&outcomes, "time").0, "time");
 }
+
+/// An import whose list cannot be written leaves nothing behind: its secret values leave the
+/// keyring again, and the error says why. One that can be written keeps both.
+#[test]
+fn an_import_that_cannot_be_saved_takes_its_secrets_back_out_of_the_keyring() {
+    let store = SecretStore::with_store(keyring_core::sample::Store::new().unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    // A path under a file: no list can be written there.
+    let blocker = dir.path().join("not-a-folder");
+    std::fs::write(&blocker, "").unwrap();
+    let found = import::read(&fixture("claude_desktop_config.json")).unwrap();
+    let mut list = Connections::new();
+    let e = import::merge_and_save(found, &mut list, &blocker.join("connections.json"), Some(&store))
+        .unwrap_err();
+    assert!(!e.is_empty());
+    for c in list.iter() {
+        for key in c.secret_keys() {
+            assert_eq!(store.get(&c.name, &key).unwrap(), None, "{} {key} stayed", c.name);
+        }
+    }
+    assert!(
+        list.iter().any(|c| !c.secret_keys().is_empty()),
+        "the fixture has secrets"
+    );
+
+    let found = import::read(&fixture("claude_desktop_config.json")).unwrap();
+    let mut list = Connections::new();
+    let path = dir.path().join("connections.json");
+    let outcomes = import::merge_and_save(found, &mut list, &path, Some(&store)).unwrap();
+    assert!(outcomes.iter().any(|o| matches!(o, Outcome::Imported { .. })));
+    assert_eq!(Connections::load(&path).unwrap(), list);
+    let kept = list.iter().find(|c| !c.secret_keys().is_empty()).unwrap();
+    let key = &kept.secret_keys()[0];
+    assert!(store.get(&kept.name, key).unwrap().is_some());
+}
