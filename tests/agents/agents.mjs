@@ -279,7 +279,11 @@ export const AGENTS = [
     name: "Mistral Vibe",
     registry: "pypi",
     package: "mistral-vibe",
+    /** 3.0.3, the newest, pins certifi==2026.10.19, which the package index here does not hold
+     * (it has 2026.10.19.post1): it cannot be installed. */
     version: "3.0.2",
+    /** The Python it requires (Requires-Python >= 3.12). */
+    python: "3.12",
     /** A virtualenv of its own in the cache (scripts/test-agents). */
     bin: "venv-mistral-vibe/bin/vibe-acp",
     /** "ask" asks before every tool run ("accept-edits", the default, edits without asking). */
@@ -287,7 +291,19 @@ export const AGENTS = [
     /** Its SSE reader hands on every delta that came in one read, so the fake model's words
      * (all sent at once) arrive in two or so chunks; paced ones arrive one by one (cancel mid-turn). */
     replyChunks: { min: 2, why: "Vibe merges the deltas that reach it together" },
+    /** ask_user_question becomes a standard form elicitation (message "User input required",
+     * field `q0` per question); the model gets the answers as JSON, and on decline
+     * `{"answers": [], "cancelled": true}` in the same turn. */
+    questionTool: {
+      field: "q0",
+      toolResult: /^\{"answers": \[\{"question": "Which color\?", "answer": "Orange", "isOther": false\}\], "cancelled": false\}$/,
+      declined: /^\{"answers": \[\], "cancelled": true\}$/,
+    },
     mcpElicitation: { unsupported: "Mistral Vibe's MCP client advertises no elicitation capability" },
+    /** It advertises session/fork, but forks only a session its process holds
+     * (vibe/acp/agent.py `fork_session` looks the id up in `self.sessions`, sessions created or
+     * loaded in this connection): a stored session, from a new process, is "Session not found". */
+    forkLiveOnly: { error: "Session not found", why: "Vibe forks only sessions open in its own process" },
     /** No sign-in method over ACP: a missing key is "Missing API key for <provider> provider.". */
     signIn: { noMethods: "Vibe signs in to Mistral only in its terminal UI (`vibe --setup`); a custom provider's key comes from the environment variable its config names" },
     env({ baseUrl, home, signedIn = true, mcp }) {
@@ -354,6 +370,7 @@ export const AGENTS = [
     /** Its tools for the model hold no question tool in `droid exec` (checked: none offered). */
     questionTool: { absent: "Droid offers no question tool to the model in exec (ACP) mode" },
     mcpElicitation: { unsupported: "Droid's MCP client advertises no elicitation capability" },
+    apiKeyNote: "no method takes a key in _meta: factory-api-key reads FACTORY_API_KEY from Droid's environment",
     env({ baseUrl, home, signedIn = true, mcp }) {
       mkdirSync(join(home, ".factory"), { recursive: true });
       // Two custom models (BYOK, OpenAI chat completions), so that the session offers a choice.

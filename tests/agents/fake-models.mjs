@@ -35,13 +35,14 @@ const QUESTION = { id: "color", header: "Color", question: "Which color?", optio
 /** A tool's result inside the frames some agents put around it, as text: Cline's run_commands
  * answers a JSON list of {query, result, success}, and Cline and Mistral Vibe hand an MCP tool's
  * result over as its JSON (`{content: [{type: "text", text}]}`, Vibe's run_typescript inside
- * `{type: "success", value}`); Factory Droid ends a command's output with "[Process exited
- * with code N]". */
+ * `{type: "success", value}`), and Vibe's bash answers {stdout, stderr, returncode, ...}; Factory
+ * Droid ends a command's output with "[Process exited with code N]". */
 function unframe(result) {
   const textOf = (v) => {
     if (typeof v === "string") return v;
     if (Array.isArray(v) && v.length && v.every((r) => typeof r?.result === "string")) return v.map((r) => r.result).join("\n");
     if (Array.isArray(v?.content)) return v.content.map((c) => c.text ?? "").join("\n");
+    if (typeof v?.stdout === "string" && "returncode" in v) return v.stdout;
     if (v?.type === "success" && "value" in v) return typeof v.value === "string" ? v.value : textOf(v.value);
     return null;
   };
@@ -376,7 +377,11 @@ function chatArgs(tools, name, kind, input) {
   if (kind === "ask") {
     // Only the fields the question's schema allows (Mistral Vibe refuses an `id`).
     const t = tools.find((x) => (x.function?.name ?? x.name) === name);
-    const allowed = Object.keys((t?.function?.parameters ?? t?.parameters)?.properties?.questions?.items?.properties ?? {});
+    const schema = t?.function?.parameters ?? t?.parameters ?? {};
+    const items = schema.properties?.questions?.items ?? {};
+    // Vibe's schema names the question's type in $defs ({"$ref": "#/$defs/UserQuestion"}).
+    const question_ = items.$ref ? schema.$defs?.[items.$ref.split("/").pop()] : items;
+    const allowed = Object.keys(question_?.properties ?? {});
     const question = { ...input, multiSelect: false };
     return { questions: [allowed.length ? Object.fromEntries(Object.entries(question).filter(([k]) => allowed.includes(k))) : question] };
   }

@@ -417,7 +417,13 @@ const FLOWS = [
       ok(r);
       done.push("resume");
     }
-    if (caps.sessionCapabilities?.fork) {
+    if (caps.sessionCapabilities?.fork && agent.forkLiveOnly) {
+      // The agent forks only sessions its own process holds (agents.mjs): a fork from a new
+      // process must fail as described there (the test fails when the agent changes that).
+      const r = await again(["--fork", id, "in the fork"]);
+      expect(r.code !== 0 && r.stderr.includes(agent.forkLiveOnly.error), `a fork from a new process: exit ${r.code}, ${r.stderr.trim().split("\n").pop()}: update agents.mjs`);
+      done.push(`fork refused from a new process ("${agent.forkLiveOnly.error}": ${agent.forkLiveOnly.why})`);
+    } else if (caps.sessionCapabilities?.fork) {
       const r = await again(["--fork", id, "in the fork"]);
       ok(r);
       const forked = r.events.find((e) => e.type === "session").sessionId;
@@ -545,12 +551,17 @@ const FLOWS = [
     return `form "${a.asked.message}"${how}, field ${a.field.name} (${a.field.kind.options.map((o) => o.value).join("/")}), toolCallId ${a.asked.toolCallId ? "set" : "none"}; the answer reached the model${notes.length ? `; ${notes.join("; ")}` : ""}`;
   }],
   ["model choice (session/set_model)", async (agent) => {
+    server.modelsSeen = new Set();
     const first = await runCli(agent, ["which model?"]);
     ok(first);
+    const before = server.modelsSeen;
     const models = first.events.find((e) => e.type === "session").models;
     // Agents that offer models as a session config option (category "model") instead of
     // `models` (OpenCode, Mistral Vibe): switched with --config ID=VALUE (session/set_config_option).
-    const option = sessionConfigOptions(first).find((o) => o.category === "model" && o.type === "select");
+    // The option `model`, else one that lists our fake models (not Cline's `provider`, also in
+    // the "model" category).
+    const choices = sessionConfigOptions(first).filter((o) => o.category === "model" && o.type === "select" && selectValues(o).length >= 2);
+    const option = choices.find((o) => o.id === "model") ?? choices.find((o) => selectValues(o).some((v) => v.includes("fake-model")));
     let current;
     let other;
     let args;
@@ -560,11 +571,13 @@ const FLOWS = [
       other = models.availableModels.find((m) => m.modelId !== current).modelId;
       args = ["--model", other];
       offered = `${models.availableModels.length} models offered`;
-    } else if (option && selectValues(option).length >= 2) {
+    } else if (option) {
       current = option.currentValue;
+      // One of ours (the fake model API answers any name; the agent's own catalogue may list
+      // others), else an alias the first turn's model does not hold (Claude Code's "default" is
+      // its "opus": "sonnet").
       const values = selectValues(option).filter((v) => v !== current);
-      // One of ours (the fake model API answers any name; the agent's own catalogue may list others).
-      other = values.find((v) => v.includes("fake-model")) ?? values[0];
+      other = values.find((v) => v.includes("fake-model")) ?? values.find((v) => ![...before].some((m) => m?.includes(v))) ?? values[0];
       args = ["--config", `${option.id}=${other}`];
       offered = `${selectValues(option).length} models offered as the config option \`${option.id}\``;
     } else {
@@ -582,11 +595,12 @@ const FLOWS = [
       const answer = r.acp.find((m) => m.dir === "from-agent" && m.msg.id === set.msg.id);
       expect(answer?.msg.result !== undefined, `session/set_config_option was refused: ${JSON.stringify(answer?.msg.error ?? null).slice(0, 200)}`);
     }
-    // The turn must then go to that model (agents decorate ids: "fake-model-large(openai)",
-    // "porthole/fake-model-large"): a name the new id holds and the old one does not.
-    const wire = [...server.modelsSeen].filter((m) => m && other.includes(m) && !current.includes(m));
-    expect(wire.length > 0, `the model API never saw ${other} (saw ${[...server.modelsSeen].join(", ").slice(0, 200)})`);
-    return `${offered}; switched to ${other}, and the model API was asked for ${wire.sort((a, b) => b.length - a.length)[0]}`;
+    // The turn must then go to another model than before: one the model API was not asked for
+    // in the first session (ids are decorated, "fake-model-large(openai)", "porthole/fake-model-large",
+    // or aliases, "opus"), the one the new id names where it names one.
+    const wire = [...server.modelsSeen].filter((m) => m && !before.has(m));
+    expect(wire.length > 0, `the model API was asked for no other model after switching to ${other} (before: ${[...before].join(", ")}; after: ${[...server.modelsSeen].join(", ")})`.slice(0, 300));
+    return `${offered}; switched to ${other}, and the model API was asked for ${wire.find((m) => other.includes(m)) ?? wire[0]}`;
   }],
   ["sign-in (auth_required, methods named)", async (agent) => {
     if (agent.signIn?.none) {
@@ -612,7 +626,7 @@ const FLOWS = [
     return `${refused} answered auth_required; methods: ${methods.join(", ")}`;
   }],
   ["sign-in with an API key (authenticate _meta)", async (agent) => {
-    if (!agent.apiKeyMethod) return { skip: "the agent advertises no API-key method" };
+    if (!agent.apiKeyMethod) return { skip: agent.apiKeyNote ?? "the agent advertises no API-key method" };
     // Signed out; porthole-cli --auth sends PORTHOLE_API_KEY in authenticate's _meta["api-key"],
     // and the fake model API must see that very key on the turn's requests.
     const key = `porthole-typed-key-${process.pid}`;
@@ -658,6 +672,14 @@ const wanted = process.argv.slice(2);
 const onlyFlows = process.env.PORTHOLE_AGENTS_FLOWS ? new RegExp(process.env.PORTHOLE_AGENTS_FLOWS) : null;
 const rows = [];
 for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id))) {
+  // A PyPI agent scripts/test-agents could not install (no Python new enough): one row says why.
+  if (agent.bin && !existsSync(join(cache, agent.bin))) {
+    const missing = join(cache, `${agent.bin.split("/")[0]}.missing`);
+    const why = existsSync(missing) ? readFileSync(missing, "utf8").trim() : `${join(cache, agent.bin)} is missing`;
+    rows.push({ agent: agent.name, version: agent.version, flow: "(all flows)", pass: null, note: `not installed: ${why}`, seconds: "0.0" });
+    console.log(`n/a   ${agent.id}  not installed: ${why}`);
+    continue;
+  }
   for (const [flow, run] of FLOWS.filter(([name]) => !onlyFlows || onlyFlows.test(name))) {
     const started = Date.now();
     let result;
