@@ -347,6 +347,8 @@ export const AGENTS = [
       const settings = join(home, ".cline", "data", "settings");
       mkdirSync(settings, { recursive: true });
       const provider = { provider: "openai-compatible", model: "fake-model", baseUrl: `${baseUrl}/v1`, ...(signedIn ? { apiKey: "sk-porthole-fake-cline-key" } : {}) };
+      // Telemetry off: otherwise it looks up data.cline.bot (PostHog) at start.
+      writeFileSync(join(settings, "global-settings.json"), JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }));
       if (mcp) writeFileSync(join(settings, "cline_mcp_settings.json"), JSON.stringify({ mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args } } }));
       writeFileSync(join(settings, "providers.json"), JSON.stringify({ version: 1, lastUsedProvider: "openai-compatible", modes: {}, providers: { "openai-compatible": { settings: provider, updatedAt: new Date().toISOString(), tokenSource: "manual" } } }));
       return {
