@@ -373,6 +373,10 @@ export const AGENTS = [
     questionTool: { absent: "Droid offers no question tool to the model in exec (ACP) mode" },
     mcpElicitation: { unsupported: "Droid's MCP client advertises no elicitation capability" },
     apiKeyNote: "no method takes a key in _meta: factory-api-key reads FACTORY_API_KEY from Droid's environment",
+    /** MCP servers start in the background, and their tools are deferred behind ToolSearch: a
+     * search before they are up answers "No deferred tools matched" (seen on a busy machine). A
+     * first turn gives them the time. */
+    mcpWarmup: true,
     env({ baseUrl, home, signedIn = true, mcp }) {
       mkdirSync(join(home, ".factory"), { recursive: true });
       // Two custom models (BYOK, OpenAI chat completions), so that the session offers a choice.
