@@ -1,8 +1,9 @@
 // A fake model API on 127.0.0.1 that real agents talk to instead of a provider: the Anthropic
 // Messages API (streaming SSE) for Claude Code, the OpenAI Responses API (streaming) for Codex,
 // the Gemini API (generateContent, streamGenerateContent?alt=sse) for Gemini CLI, and OpenAI
-// Chat Completions (streaming) for Qwen Code. What the "model" answers is scripted by the
-// user's prompt:
+// Chat Completions (streaming) for Qwen Code, OpenCode, Mistral Vibe, Cline and Factory Droid
+// (each agent's tool and parameter names read from the request). What the "model" answers is
+// scripted by the user's prompt:
 //
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
@@ -322,7 +323,7 @@ async function gemini(req, res, body, model, stream) {
   res.end();
 }
 
-// ---------- OpenAI Chat Completions (Qwen Code) ----------
+// ---------- OpenAI Chat Completions (Qwen Code, OpenCode, Mistral Vibe, Cline, Factory Droid) ----------
 
 /** A chat message's text, without the `<system-reminder>`s Qwen Code adds to the user's turn. */
 const chatText = (m) =>
