@@ -650,12 +650,13 @@ const FLOWS = [
       const refused = `refused before sending: ${bogus.stderr.trim().split("\n").pop().slice(0, 120)}`;
       if (!option) return { skip: `no session modes (${refused})` };
       const other = selectValues(option).find((v) => v !== option.currentValue);
+      expect(bogus.stderr.includes(`config option \`${option.id}\``), `--mode was refused without naming the config option: ${refused}`);
       const r = await runCli(agent, ["--config", `${option.id}=${other}`, "hello"]);
       ok(r);
       const set = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/set_config_option");
       expect(set?.msg.params?.configId === option.id && set.msg.params.value === other, `no session/set_config_option ${option.id}=${other}`);
       expect(r.acp.some((m) => m.dir === "from-agent" && m.msg.id === set.msg.id && m.msg.result !== undefined), "session/set_config_option was refused");
-      return `no session modes; --mode ${refused}; the mode is the config option \`${option.id}\` (${selectValues(option).join("/")}), switched to ${other} with --config`;
+      return `no session modes: --mode refused before sending, naming the config option \`${option.id}\` (${selectValues(option).join("/")}); switched to ${other} with --config`;
     }
     const other = modes.availableModes.find((m) => m.id !== modes.currentModeId).id;
     const r = await runCli(agent, ["--mode", other, "hello"]);
