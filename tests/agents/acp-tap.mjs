@@ -31,7 +31,7 @@ function tee(from, to, dir, rewrite = null) {
         } catch {
           msg = { unparsed: line.slice(0, 500) };
         }
-        log.write(`${JSON.stringify({ dir, msg })}\n`);
+        log.write(`${JSON.stringify({ dir, at: Date.now(), msg })}\n`);
       }
       if (rewrite) to.write(`${msg && !msg.unparsed ? rewrite(msg, line) : line}\n`);
     }

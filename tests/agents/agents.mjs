@@ -224,4 +224,168 @@ export const AGENTS = [
       };
     },
   },
+  {
+    id: "opencode",
+    name: "OpenCode",
+    package: "opencode-ai",
+    version: "1.18.33",
+    /** Its native build (the postinstall links the platform package's binary here). */
+    bin: "node_modules/opencode-ai/bin/opencode.exe",
+    args: ["acp"],
+    /** Its question tool is offered only to OpenCode's own app, CLI and desktop clients (or with
+     * OPENCODE_ENABLE_QUESTION_TOOL), and this build has no ACP handler for it: neither the
+     * `opencode/question` extension nor the elicitation bridge of its later source
+     * (packages/opencode/src/acp/question-bridge.ts). */
+    questionTool: { absent: "OpenCode 1.18.33 offers its question tool only to its own clients, not in `opencode acp`" },
+    mcpElicitation: { unsupported: "OpenCode's MCP client advertises no elicitation capability" },
+    /** A provider of its own needs no sign-in; its one method (`opencode-login`, "Run `opencode
+     * auth login` in the terminal") is for its vendors' services. */
+    signIn: { none: "a custom provider in opencode.json needs none; its one method, opencode-login, says to run `opencode auth login` in a terminal" },
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      const config = {
+        $schema: "https://opencode.ai/config.json",
+        autoupdate: false,
+        share: "disabled",
+        model: "porthole/fake-model",
+        // OpenCode edits and runs commands without asking unless told to ask.
+        permission: { edit: "ask", bash: "ask" },
+        provider: {
+          porthole: {
+            npm: "@ai-sdk/openai-compatible",
+            name: "Porthole fake models",
+            options: { baseURL: `${baseUrl}/v1`, ...(signedIn ? { apiKey: "sk-porthole-fake-opencode-key" } : {}) },
+            models: { "fake-model": { name: "fake-model" }, "fake-model-large": { name: "fake-model-large" } },
+          },
+        },
+        ...(mcp ? { mcp: { [mcp.name]: { type: "local", command: [mcp.command, ...mcp.args] } } } : {}),
+      };
+      mkdirSync(join(home, ".config", "opencode"), { recursive: true });
+      writeFileSync(join(home, ".config", "opencode", "opencode.json"), JSON.stringify(config));
+      return {
+        HOME: home,
+        XDG_CONFIG_HOME: join(home, ".config"),
+        XDG_DATA_HOME: join(home, ".local", "share"),
+        XDG_CACHE_HOME: join(home, ".cache"),
+        XDG_STATE_HOME: join(home, ".local", "state"),
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+        OPENCODE_DISABLE_SHARE: "1",
+      };
+    },
+  },
+  {
+    id: "vibe",
+    name: "Mistral Vibe",
+    registry: "pypi",
+    package: "mistral-vibe",
+    /** 3.0.3, the newest, pins certifi==2026.10.19, which the package index here does not hold
+     * (it has 2026.10.19.post1): it cannot be installed. */
+    version: "3.0.2",
+    /** The Python it requires (Requires-Python >= 3.12). */
+    python: "3.12",
+    /** A virtualenv of its own in the cache (scripts/test-agents). */
+    bin: "venv-mistral-vibe/bin/vibe-acp",
+    /** "ask" asks before every tool run ("accept-edits", the default, edits without asking). */
+    mode: "ask",
+    /** Its SSE reader hands on every delta that came in one read, so the fake model's words
+     * (all sent at once) arrive in two or so chunks; paced ones arrive one by one (cancel mid-turn). */
+    replyChunks: { min: 2, why: "Vibe merges the deltas that reach it together" },
+    /** ask_user_question becomes a standard form elicitation (message "User input required",
+     * field `q0` per question); the model gets the answers as JSON, and on decline
+     * `{"answers": [], "cancelled": true}` in the same turn. */
+    questionTool: {
+      field: "q0",
+      toolResult: /^\{"answers": \[\{"question": "Which color\?", "answer": "Orange", "isOther": false\}\], "cancelled": false\}$/,
+      declined: /^\{"answers": \[\], "cancelled": true\}$/,
+    },
+    mcpElicitation: { unsupported: "Mistral Vibe's MCP client advertises no elicitation capability" },
+    /** It advertises session/fork, but forks only a session its process holds
+     * (vibe/acp/agent.py `fork_session` looks the id up in `self.sessions`, sessions created or
+     * loaded in this connection): a stored session, from a new process, is "Session not found". */
+    forkLiveOnly: { error: "Session not found", why: "Vibe forks only sessions open in its own process" },
+    /** No sign-in method over ACP: a missing key is "Missing API key for <provider> provider.". */
+    signIn: { noMethods: "Vibe signs in to Mistral only in its terminal UI (`vibe --setup`); a custom provider's key comes from the environment variable its config names" },
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      const vibeHome = join(home, ".vibe");
+      mkdirSync(vibeHome, { recursive: true });
+      writeFileSync(
+        join(vibeHome, "config.toml"),
+        [
+          'active_model = "fake-model"',
+          "enable_telemetry = false",
+          "enable_update_checks = false",
+          "[[providers]]",
+          'name = "porthole"',
+          `api_base = "${baseUrl}/v1"`,
+          'api_key_env_var = "PORTHOLE_FAKE_API_KEY"',
+          'api_style = "openai"',
+          'backend = "generic"',
+          ...["fake-model", "fake-model-large"].flatMap((m) => ["[[models]]", `name = "${m}"`, 'provider = "porthole"', `alias = "${m}"`]),
+          ...(mcp ? ["[[mcp_servers]]", `name = ${JSON.stringify(mcp.name)}`, 'transport = "stdio"', `command = ${JSON.stringify(mcp.command)}`, `args = ${JSON.stringify(mcp.args)}`] : []),
+          "",
+        ].join("\n"),
+      );
+      return { HOME: home, VIBE_HOME: vibeHome, ...(signedIn ? { PORTHOLE_FAKE_API_KEY: "sk-porthole-fake-vibe-key" } : {}) };
+    },
+  },
+  {
+    id: "cline",
+    name: "Cline",
+    package: "cline",
+    version: "3.0.65",
+    entry: "cline/bin/cline",
+    args: ["--acp"],
+    /** Its ACP layer offers no question tool (ask_followup_question is the VS Code extension's). */
+    questionTool: { absent: "Cline offers no question tool to the model in ACP mode" },
+    mcpElicitation: { unsupported: "Cline's MCP client advertises no elicitation capability" },
+    /** session/new's mcpServers are kept with the session but never started (its ACP agent's
+     * buildConfig passes none on): only servers in cline_mcp_settings.json reach the model. */
+    sessionMcpIgnored: "Cline keeps session/new's mcpServers but never starts them; only servers in its own cline_mcp_settings.json reach the model",
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      // What `cline auth -p openai -k KEY -m MODEL -b URL` writes: an OpenAI-compatible provider.
+      const settings = join(home, ".cline", "data", "settings");
+      mkdirSync(settings, { recursive: true });
+      const provider = { provider: "openai-compatible", model: "fake-model", baseUrl: `${baseUrl}/v1`, ...(signedIn ? { apiKey: "sk-porthole-fake-cline-key" } : {}) };
+      // Telemetry off: otherwise it looks up data.cline.bot (PostHog) at start.
+      writeFileSync(join(settings, "global-settings.json"), JSON.stringify({ telemetryOptOut: true, autoUpdateEnabled: false }));
+      if (mcp) writeFileSync(join(settings, "cline_mcp_settings.json"), JSON.stringify({ mcpServers: { [mcp.name]: { command: mcp.command, args: mcp.args } } }));
+      writeFileSync(join(settings, "providers.json"), JSON.stringify({ version: 1, lastUsedProvider: "openai-compatible", modes: {}, providers: { "openai-compatible": { settings: provider, updatedAt: new Date().toISOString(), tokenSource: "manual" } } }));
+      return {
+        HOME: home,
+        CLINE_NO_AUTO_UPDATE: "1",
+        CLINE_PROVIDER: "openai-compatible",
+        CLINE_MODEL: "fake-model",
+        ...(signedIn ? { CLINE_API_KEY: "sk-porthole-fake-cline-key" } : {}),
+      };
+    },
+  },
+  {
+    id: "droid",
+    name: "Factory Droid",
+    package: "droid",
+    version: "0.215.0",
+    bin: "node_modules/droid/bin/droid",
+    args: ["exec", "--output-format", "acp"],
+    /** The reply comes as one agent_message_chunk when the model has finished. */
+    replyChunks: { min: 1, max: 1, why: "Droid sends the reply whole when the model has finished" },
+    /** Its tools for the model hold no question tool in `droid exec` (checked: none offered). */
+    questionTool: { absent: "Droid offers no question tool to the model in exec (ACP) mode" },
+    mcpElicitation: { unsupported: "Droid's MCP client advertises no elicitation capability" },
+    apiKeyNote: "no method takes a key in _meta: factory-api-key reads FACTORY_API_KEY from Droid's environment",
+    /** MCP servers start in the background, and their tools are deferred behind ToolSearch: a
+     * search before they are up answers "No deferred tools matched" (seen on a busy machine). A
+     * first turn gives them the time. */
+    mcpWarmup: true,
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      mkdirSync(join(home, ".factory"), { recursive: true });
+      // Two custom models (BYOK, OpenAI chat completions), so that the session offers a choice.
+      const models = ["fake-model", "fake-model-large"].map((m) => ({ model: m, displayName: m, baseUrl: `${baseUrl}/v1`, apiKey: "sk-porthole-fake-droid-key", provider: "generic-chat-completion-api", maxOutputTokens: 4096 }));
+      writeFileSync(join(home, ".factory", "settings.json"), JSON.stringify({ customModels: models, model: "custom:fake-model" }));
+      if (mcp) writeFileSync(join(home, ".factory", "mcp.json"), JSON.stringify({ mcpServers: { [mcp.name]: { type: "stdio", command: mcp.command, args: mcp.args } } }));
+      // Airgap mode: no Factory sign-in, no Factory API, custom models only. Signed out is Droid's
+      // ordinary mode, which wants a Factory login (or FACTORY_API_KEY) before any session.
+      return { HOME: home, DROID_DISABLE_AUTO_UPDATE: "true", FACTORY_DROID_AUTO_UPDATE_ENABLED: "false", ...(signedIn ? { FACTORY_AIRGAP_ENABLED: "true" } : {}) };
+    },
+  },
 ];

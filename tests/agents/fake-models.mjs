@@ -1,8 +1,9 @@
 // A fake model API on 127.0.0.1 that real agents talk to instead of a provider: the Anthropic
 // Messages API (streaming SSE) for Claude Code, the OpenAI Responses API (streaming) for Codex,
 // the Gemini API (generateContent, streamGenerateContent?alt=sse) for Gemini CLI, and OpenAI
-// Chat Completions (streaming) for Qwen Code. What the "model" answers is scripted by the
-// user's prompt:
+// Chat Completions (streaming) for Qwen Code, OpenCode, Mistral Vibe, Cline and Factory Droid
+// (each agent's tool and parameter names read from the request). What the "model" answers is
+// scripted by the user's prompt:
 //
 //   [[edit FILE TEXT]]   call the agent's file-writing tool: write TEXT to FILE (absolute path)
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
@@ -32,13 +33,34 @@ export function chunks(text) {
 /** The question of [[ask]], in the shape the agents' question tools take. */
 const QUESTION = { id: "color", header: "Color", question: "Which color?", options: [{ label: "Teal", description: "a blue green" }, { label: "Orange", description: "a warm one" }] };
 
+/** A tool's result inside the frames some agents put around it, as text: Cline's run_commands
+ * answers a JSON list of {query, result, success}, and Cline and Mistral Vibe hand an MCP tool's
+ * result over as its JSON (`{content: [{type: "text", text}]}`, Vibe's run_typescript inside
+ * `{type: "success", value}`), and Vibe's bash answers {stdout, stderr, returncode, ...}; Factory
+ * Droid ends a command's output with "[Process exited with code N]". */
+function unframe(result) {
+  const textOf = (v) => {
+    if (typeof v === "string") return v;
+    if (Array.isArray(v) && v.length && v.every((r) => typeof r?.result === "string")) return v.map((r) => r.result).join("\n");
+    if (Array.isArray(v?.content)) return v.content.map((c) => c.text ?? "").join("\n");
+    if (typeof v?.stdout === "string" && "returncode" in v) return v.stdout;
+    if (v?.type === "success" && "value" in v) return typeof v.value === "string" ? v.value : textOf(v.value);
+    return null;
+  };
+  try {
+    const text = textOf(JSON.parse(result));
+    if (text !== null) return text;
+  } catch {}
+  return result.replace(/\n*\[Process exited with code \d+\]\s*$/, "");
+}
+
 /** What the scripted model does with `prompt` (the latest user text) or a tool result. */
 export function plan(prompt, toolResult, seen) {
   if (toolResult !== null) {
     seen?.toolResults.push(String(toolResult));
     // A command's result may be framed (Gemini CLI: "<untrusted_context>\nOutput: ...\nProcess
     // Group PGID: N"; Qwen Code adds "Exit Code: 0" and more): the "Output:" line is the output.
-    const result = String(toolResult).replace(/<\/?untrusted_context>/g, "");
+    const result = unframe(String(toolResult).replace(/<\/?untrusted_context>/g, ""));
     const output = /^Output: (.*)$/m.exec(result)?.[1];
     const last = output ?? result.split("\n").filter((l) => l.trim()).pop() ?? "";
     return { text: `Tool finished: ${last.trim()}` };
@@ -301,42 +323,107 @@ async function gemini(req, res, body, model, stream) {
   res.end();
 }
 
-// ---------- OpenAI Chat Completions (Qwen Code) ----------
+// ---------- OpenAI Chat Completions (Qwen Code, OpenCode, Mistral Vibe, Cline, Factory Droid) ----------
 
 /** A chat message's text, without the `<system-reminder>`s Qwen Code adds to the user's turn. */
 const chatText = (m) =>
   (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n")).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").trim();
 
+/** The tool names each kind goes by (Qwen Code; OpenCode; Mistral Vibe; Cline; Factory Droid). */
+const CHAT_TOOLS = {
+  write: ["write_file", "write", "Create", "apply_patch"],
+  read: ["read_file", "read", "Read"],
+  shell: ["run_shell_command", "bash", "run_commands", "Execute"],
+  ask: ["ask_user_question", "ask_user", "question", "ask_followup_question", "AskUser"],
+  /** Where MCP tools are deferred: a search that makes them offered on the next request. */
+  search: ["ToolSearch", "tool_search", "search_tool_functions"],
+  /** Mistral Vibe's way to call what its search found: a TypeScript program. */
+  program: ["run_typescript"],
+};
+
 function chatTool(tools, kind, mcpName) {
   const names = tools.map((t) => t.function?.name ?? t.name);
   if (kind === "mcp") return names.find((n) => n === mcpName || n.endsWith(`_${mcpName}`) || n.endsWith(`__${mcpName}`)) ?? null;
-  const want = { write: ["write_file"], read: ["read_file"], shell: ["run_shell_command"], ask: ["ask_user_question", "ask_user"] }[kind];
-  return names.find((n) => want.includes(n)) ?? null;
+  return names.find((n) => CHAT_TOOLS[kind].includes(n)) ?? null;
+}
+
+/** The parameter names of tool `name` (its JSON schema's properties). */
+function chatParams(tools, name) {
+  const t = tools.find((x) => (x.function?.name ?? x.name) === name);
+  return Object.keys((t?.function?.parameters ?? t?.parameters ?? t?.input_schema)?.properties ?? {});
+}
+
+/** The arguments of a `kind` call to `name`, under the names its schema uses (file_path or
+ * filePath or path; Qwen's is_background, a description where one is asked for). */
+function chatArgs(tools, name, kind, input) {
+  const params = chatParams(tools, name);
+  const pick = (...c) => c.find((k) => params.includes(k)) ?? c[0];
+  const described = (args) => (params.includes("description") ? { ...args, description: "Run the command" } : args);
+  // Cline: no plain write tool, only a patch in Codex's format; commands go in a list.
+  // Cline writes an added file's lines without a final newline: one empty line more gives it one.
+  if (name === "apply_patch") return { input: applyPatchFor(input.path, input.content).replace(/\n\*\*\* End Patch$/, fs.existsSync(input.path) ? "$&" : "\n+$&") };
+  if (name === "run_commands") return { commands: [input.command] };
+  if (kind === "write" || kind === "read") {
+    const args = { [pick("file_path", "filePath", "path", "absolute_path")]: input.path };
+    return kind === "write" ? { ...args, [pick("content", "text", "file_text")]: input.content } : args;
+  }
+  if (kind === "shell") {
+    const args = described({ command: input.command });
+    if (params.includes("summary")) args.summary = "Run the command";
+    if (params.includes("is_background")) args.is_background = false;
+    if (params.includes("requires_approval")) args.requires_approval = true;
+    if (params.includes("riskLevel")) Object.assign(args, { riskLevel: "low", riskLevelReason: "prints a word" });
+    return args;
+  }
+  if (kind === "ask") {
+    // Only the fields the question's schema allows (Mistral Vibe refuses an `id`).
+    const t = tools.find((x) => (x.function?.name ?? x.name) === name);
+    const schema = t?.function?.parameters ?? t?.parameters ?? {};
+    const items = schema.properties?.questions?.items ?? {};
+    // Vibe's schema names the question's type in $defs ({"$ref": "#/$defs/UserQuestion"}).
+    const question_ = items.$ref ? schema.$defs?.[items.$ref.split("/").pop()] : items;
+    const allowed = Object.keys(question_?.properties ?? {});
+    const question = { ...input, multiSelect: false };
+    return { questions: [allowed.length ? Object.fromEntries(Object.entries(question).filter(([k]) => allowed.includes(k))) : question] };
+  }
+  return input;
 }
 
 async function chat(req, res, body) {
   const messages = body.messages ?? [];
+  const tools = body.tools ?? [];
   const last = messages[messages.length - 1] ?? {};
-  // Qwen Code's write_file refuses to overwrite a file the model has not read in the session:
-  // the model reads it first (read_file), then writes.
+  // Qwen Code's write_file and OpenCode's write refuse to overwrite a file the model has not
+  // read in the session: the model reads it first, then writes. Factory Droid offers MCP tools
+  // only after a tool search finds them: the model searches first, then calls. After such a
+  // preparatory call the model goes on with the user's request.
+  const readTool = chatTool(tools, "read", null);
+  const searchTool = chatTool(tools, "search", null);
   const lastCall = [...messages].reverse().find((m) => m.role === "assistant")?.tool_calls?.[0]?.function?.name;
-  const afterRead = last.role === "tool" && lastCall === "read_file";
+  const afterRead = last.role === "tool" && lastCall !== undefined && (lastCall === readTool || lastCall === searchTool);
   const result = last.role === "tool" && !afterRead ? chatText(last) : null;
-  // The user's words: after a read_file, those before the read; after the user's own message,
+  // The user's words: after a read or search, those before it; after the user's own message,
   // only those since the last tool call or result (a turn Qwen ended on a cancelled tool call,
   // such as a declined question, leaves the call and its result before the next prompt).
   const turn = afterRead
     ? messages.filter((m) => m.role !== "system" && m.role !== "tool" && !m.tool_calls)
     : messages.filter((m) => m.role !== "system").map((m) => (m.role === "tool" ? { ...m, role: "assistant" } : m));
   const p = plan(currentTurnText(turn, chatText), result, req.fakeServer);
-  const tools = body.tools ?? [];
   let call = null;
-  if (p.tool === "write" && !afterRead && fs.existsSync(p.input.path) && chatTool(tools, "read", null)) {
-    call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name: "read_file", arguments: JSON.stringify({ file_path: p.input.path }) } };
+  const callOf = (name, args) => ({ index: 0, id: `call_${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } });
+  if (p.tool === "write" && !afterRead && fs.existsSync(p.input.path) && readTool) {
+    call = callOf(readTool, chatArgs(tools, readTool, "read", p.input));
   } else if (p.tool) {
     const name = chatTool(tools, p.tool, p.name);
-    const args = p.tool === "write" ? { file_path: p.input.path, content: p.input.content } : p.tool === "shell" ? { command: p.input.command, is_background: false, description: "Run the command" } : p.tool === "ask" ? { questions: [{ ...p.input, multiSelect: false }] } : p.input;
-    if (name) call = { index: 0, id: `call_${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } };
+    if (name) call = callOf(name, chatArgs(tools, name, p.tool, p.input));
+    else if (p.tool === "mcp" && searchTool && lastCall !== searchTool) call = callOf(searchTool, { query: p.name });
+    else if (p.tool === "mcp" && lastCall === searchTool && chatTool(tools, "program", null)) {
+      // Mistral Vibe: the search named the function (`mcp_<server>.<tool>`); a TypeScript
+      // program calls it and returns its result.
+      const fn = new RegExp(`([\\w-]+)\\.${p.name}\\b`).exec(chatText(last))?.[0];
+      if (fn) call = callOf(chatTool(tools, "program", null), { code: `async function main() {\n  return await tools.${fn}(${JSON.stringify(p.input)});\n}\n` });
+      else p.text = `no mcp tool offered (the search found no ${p.name})`;
+    }
     else p.text = `no ${p.tool} tool offered`;
   }
   log?.write(JSON.stringify({ api: "chat", model: body.model, tail: messages.slice(-2).map((m) => ({ role: m.role, text: chatText(m).slice(0, 300), tool_calls: m.tool_calls })), plan: p }) + "\n");
@@ -383,7 +470,7 @@ export function startFakeModels(port = 0) {
       try {
         body = raw ? JSON.parse(raw) : {};
       } catch {}
-      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type])), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)) }) + "\n");
+      log?.write(JSON.stringify({ method: req.method, url: req.url, model: body.model, stream: body.stream, tools: (body.tools ?? []).flatMap((t) => (t.functionDeclarations ? t.functionDeclarations.map((d) => d.name) : [t.tools ? { [t.name]: t.tools.map((n) => n.name) } : t.name ?? t.function?.name ?? t.type])), toolShapes: (body.tools ?? []).filter((t) => t.tools).map((t) => JSON.stringify(t).slice(0, 600)), params: Object.fromEntries((body.tools ?? []).map((t) => [t.function?.name ?? t.name, chatParams(body.tools, t.function?.name ?? t.name)])) }) + "\n");
       // The models asked for (in the body, or Gemini's URL), so a test can check a model switch.
       server.modelsSeen.add(body.model ?? /\/models\/([^/:]+):/.exec(req.url)?.[1]);
       try {

@@ -45,7 +45,7 @@ async function runCli(agent, args, { signedIn = true, workspace, home: givenHome
   const env = cleanEnv({ keyring });
   Object.assign(env, agent.env({ baseUrl, home, signedIn, mcp, connections }), extraEnv);
   const tapLog = join(mkdtempSync(join(root, "porthole-agent-tap-")), "acp.jsonl");
-  const command = `node ${join(here, "acp-tap.mjs")} ${tapLog} node ${join(cache, "node_modules", agent.entry)}${(agent.args ?? []).map((a) => ` ${a}`).join("")}`;
+  const command = `node ${join(here, "acp-tap.mjs")} ${tapLog} ${agentProgram(agent)}${(agent.args ?? []).map((a) => ` ${a}`).join("")}`;
   // Asynchronous: the fake model API answers from this same process while the agent runs.
   return new Promise((resolve) => {
     const child = spawn(cli, ["--agent", command, "--cwd", ws, "--json", "--init-timeout", "60", ...args], { env });
@@ -68,6 +68,10 @@ async function runCli(agent, args, { signedIn = true, workspace, home: givenHome
     });
   });
 }
+
+/** How to start `agent` from the cache: its node script (`entry`, under node_modules), or its
+ * own executable (`bin`, relative to the cache: a native build, a Python virtualenv's script). */
+const agentProgram = (agent) => (agent.bin ? join(cache, agent.bin) : `node ${join(cache, "node_modules", agent.entry)}`);
 
 /** The caller's environment without credentials, model endpoints, or (unless `keyring`) the
  * D-Bus session of scripts/with-keyring: only the connections flows use the keyring. */
@@ -159,6 +163,10 @@ function chatToolMessages(raw) {
     return [];
   }
 }
+/** The session's config options, as the agent answered session/new (through the ACP tap). */
+const sessionConfigOptions = (r) => r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.sessionId && m.msg.result.configOptions)?.msg.result.configOptions ?? [];
+/** The values of a select config option (flat, or in groups). */
+const selectValues = (o) => (o.options ?? []).flatMap((x) => (x.options ? x.options : [x])).map((x) => x.value);
 /** Did the agent ask the client for `method` (e.g. fs/write_text_file)? */
 const agentAsked = (r, method) => r.acp.some((m) => m.dir === "from-agent" && m.msg.method === method);
 function expect(cond, why) {
@@ -207,6 +215,11 @@ async function mcpConnection(agent, { stdioOnly }) {
     const newSession = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/new");
     const handed = (newSession?.msg.params?.mcpServers ?? []).find((s) => s.name === name);
     expect(handed, `session/new carried no mcpServers entry \`${name}\`: ${JSON.stringify(newSession?.msg.params?.mcpServers ?? null).slice(0, 200)}`);
+    if (agent.sessionMcpIgnored) {
+      // Handed over, and never started: the model is offered no such tool.
+      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
+      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
+    }
     const caps = r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.agentCapabilities)?.msg.result.agentCapabilities;
     const viaHttp = handed.type === "http";
     expect(viaHttp === (Boolean(caps?.mcpCapabilities?.http) && !stdioOnly), `handed ${JSON.stringify(handed).slice(0, 200)} to an agent whose mcpCapabilities are ${JSON.stringify(caps?.mcpCapabilities ?? null)}`);
@@ -237,7 +250,7 @@ async function mcpConnection(agent, { stdioOnly }) {
     expect(leaks.length === 0, `an issued token in: ${[...new Set(leaks)].join("; ").slice(0, 400)}`);
     // The sampling saw the processes that matter: the agent, and the bridge when there is one.
     const commands = [...procs.values()].map((p) => p.command);
-    expect(commands.some((c) => c.includes(agent.entry)), `the agent's process was never sampled (${commands.length} processes)`);
+    expect(commands.some((c) => c.includes(agent.entry ?? agent.bin)), `the agent's process was never sampled (${commands.length} processes)`);
     if (!viaHttp) expect(commands.some((c) => c.includes(" mcp bridge ")), "the bridge process was never sampled");
     const logout = step(["mcp", "logout", name]);
     look("porthole-cli mcp logout", logout);
@@ -258,7 +271,11 @@ const FLOWS = [
     const r = await runCli(agent, [prompt]);
     ok(r);
     const chunks = updates(r.events, "agent_message_chunk");
-    expect(chunks.length >= 3, `only ${chunks.length} message chunks`);
+    // The fake model sends its words at once: an agent may merge what arrives together
+    // (agents.mjs, replyChunks), or send the reply whole.
+    const want = agent.replyChunks ?? { min: 3 };
+    expect(chunks.length >= want.min, `only ${chunks.length} message chunks`);
+    if (want.max) expect(chunks.length <= want.max, `${chunks.length} message chunks, more than ${want.max}: update agents.mjs`);
     // The chunks must add up to what the fake model streamed; an agent may put a notice of its
     // own before it (Codex warns that the fake model has no metadata).
     const streamed = `Porthole fake model says: ${prompt}`;
@@ -266,7 +283,7 @@ const FLOWS = [
     expect(got.endsWith(streamed), `reply: ${JSON.stringify(got.slice(-120))}`);
     expect(turnEnd(r.events)?.stopReason === "end_turn", `stop reason ${turnEnd(r.events)?.stopReason}`);
     const before = got.slice(0, -streamed.length).trim();
-    return `${chunks.length} chunks${before ? `; the agent put "${before.slice(0, 50)}..." first` : ""}`;
+    return `${chunks.length} chunks${before ? `; the agent put "${before.slice(0, 50)}..." first` : ""}${want.why ? ` (${want.why})` : ""}`;
   }],
   ["edit a file (permission asked)", async (agent) => {
     const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
@@ -331,6 +348,7 @@ const FLOWS = [
   }],
   ["cancel mid-turn", async (agent) => {
     if (!cliHelp.includes("--cancel-after-updates")) return { skip: "this porthole-cli has no --cancel-after-updates" };
+    if (agent.replyChunks?.max === 1) return { skip: `the reply comes whole at the turn's end, so no update comes mid-turn to cancel after (${agent.replyChunks.why})` };
     const r = await runCli(agent, ["--cancel-after-updates", "4", "[[slow 40]]"]);
     ok(r);
     expect(turnEnd(r.events)?.stopReason === "cancelled", `stop reason ${turnEnd(r.events)?.stopReason}`);
@@ -399,7 +417,13 @@ const FLOWS = [
       ok(r);
       done.push("resume");
     }
-    if (caps.sessionCapabilities?.fork) {
+    if (caps.sessionCapabilities?.fork && agent.forkLiveOnly) {
+      // The agent forks only sessions its own process holds (agents.mjs): a fork from a new
+      // process must fail as described there (the test fails when the agent changes that).
+      const r = await again(["--fork", id, "in the fork"]);
+      expect(r.code !== 0 && r.stderr.includes(agent.forkLiveOnly.error), `a fork from a new process: exit ${r.code}, ${r.stderr.trim().split("\n").pop()}: update agents.mjs`);
+      done.push(`fork refused from a new process ("${agent.forkLiveOnly.error}": ${agent.forkLiveOnly.why})`);
+    } else if (caps.sessionCapabilities?.fork) {
       const r = await again(["--fork", id, "in the fork"]);
       ok(r);
       const forked = r.events.find((e) => e.type === "session").sessionId;
@@ -527,34 +551,82 @@ const FLOWS = [
     return `form "${a.asked.message}"${how}, field ${a.field.name} (${a.field.kind.options.map((o) => o.value).join("/")}), toolCallId ${a.asked.toolCallId ? "set" : "none"}; the answer reached the model${notes.length ? `; ${notes.join("; ")}` : ""}`;
   }],
   ["model choice (session/set_model)", async (agent) => {
+    server.modelsSeen = new Set();
     const first = await runCli(agent, ["which model?"]);
     ok(first);
+    const before = server.modelsSeen;
     const models = first.events.find((e) => e.type === "session").models;
-    if (!models || models.availableModels.length < 2) return { skip: "the agent offers no choice of model with its sessions" };
-    const other = models.availableModels.find((m) => m.modelId !== models.currentModelId).modelId;
-    const r = await runCli(agent, ["--model", other, "hello"]);
+    // Agents that offer models as a session config option (category "model") instead of
+    // `models` (OpenCode, Mistral Vibe): switched with --config ID=VALUE (session/set_config_option).
+    // The option `model`, else one that lists our fake models (not Cline's `provider`, also in
+    // the "model" category).
+    const choices = sessionConfigOptions(first).filter((o) => o.category === "model" && o.type === "select" && selectValues(o).length >= 2);
+    const option = choices.find((o) => o.id === "model") ?? choices.find((o) => selectValues(o).some((v) => v.includes("fake-model")));
+    let current;
+    let other;
+    let args;
+    let offered;
+    if (models && models.availableModels.length >= 2) {
+      current = models.currentModelId;
+      other = models.availableModels.find((m) => m.modelId !== current).modelId;
+      args = ["--model", other];
+      offered = `${models.availableModels.length} models offered`;
+    } else if (option) {
+      current = option.currentValue;
+      // One of ours (the fake model API answers any name; the agent's own catalogue may list
+      // others), else an alias the first turn's model does not hold (Claude Code's "default" is
+      // its "opus": "sonnet").
+      const values = selectValues(option).filter((v) => v !== current);
+      other = values.find((v) => v.includes("fake-model")) ?? values.find((v) => ![...before].some((m) => m?.includes(v))) ?? values[0];
+      args = ["--config", `${option.id}=${other}`];
+      offered = `${selectValues(option).length} models offered as the config option \`${option.id}\``;
+    } else {
+      return { skip: "the agent offers no choice of model with its sessions" };
+    }
+    server.modelsSeen = new Set();
+    const r = await runCli(agent, [...args, "hello"]);
     ok(r);
-    const now = r.events.find((e) => e.type === "session").models.currentModelId;
-    expect(now === other, `current model ${now}, not ${other}`);
-    // The turn must then go to that model (agents decorate ids: "fake-model-large(openai)").
-    const wire = [...server.modelsSeen].filter((m) => m && other.includes(m));
-    expect(wire.length > 0, `the model API never saw ${other} (saw ${[...server.modelsSeen].join(", ").slice(0, 200)})`);
-    return `${models.availableModels.length} models offered; switched to ${other}, and the model API was asked for ${wire.sort((a, b) => b.length - a.length)[0]}`;
+    if (args[0] === "--model") {
+      const now = r.events.find((e) => e.type === "session").models.currentModelId;
+      expect(now === other, `current model ${now}, not ${other}`);
+    } else {
+      const set = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/set_config_option");
+      expect(set?.msg.params?.configId === option.id && set.msg.params.value === other, `no session/set_config_option ${option.id}=${other}`);
+      const answer = r.acp.find((m) => m.dir === "from-agent" && m.msg.id === set.msg.id);
+      expect(answer?.msg.result !== undefined, `session/set_config_option was refused: ${JSON.stringify(answer?.msg.error ?? null).slice(0, 200)}`);
+    }
+    // The turn must then go to another model than before: one the model API was not asked for
+    // in the first session (ids are decorated, "fake-model-large(openai)", "porthole/fake-model-large",
+    // or aliases, "opus"), the one the new id names where it names one.
+    const wire = [...server.modelsSeen].filter((m) => m && !before.has(m));
+    expect(wire.length > 0, `the model API was asked for no other model after switching to ${other} (before: ${[...before].join(", ")}; after: ${[...server.modelsSeen].join(", ")})`.slice(0, 300));
+    return `${offered}; switched to ${other}, and the model API was asked for ${wire.find((m) => other.includes(m)) ?? wire[0]}`;
   }],
   ["sign-in (auth_required, methods named)", async (agent) => {
+    if (agent.signIn?.none) {
+      // A provider of its own on 127.0.0.1 with no key: the agent must not refuse anything.
+      const r = await runCli(agent, ["hello without a key"], { signedIn: false });
+      ok(r);
+      expect(!r.acp.some((m) => m.dir === "from-agent" && m.msg.error?.code === -32000), "a request was answered auth_required: update agents.mjs");
+      expect(text(r.events).endsWith("Porthole fake model says: hello without a key"), `reply: ${text(r.events).slice(-120)}`);
+      return { skip: `checked: without a key the turn runs; ${agent.signIn.none}` };
+    }
     const r = await runCli(agent, ["hello"], { signedIn: false });
     expect(r.code === 1, `exit ${r.code} without credentials`);
     expect(/needs you to sign in/.test(r.stderr), "no sign-in explanation");
     const methods = r.stderr.split("\n").filter((l) => /^ {2}\S+ \(/.test(l)).map((l) => l.trim().split(" ")[0]);
-    expect(methods.length > 0, "no method named");
+    if (agent.signIn?.noMethods) expect(methods.length === 0, `methods named after all (${methods.join(", ")}): update agents.mjs`);
+    else expect(methods.length > 0, "no method named");
     // Which request the agent refused (ACP's auth_required is -32000).
     const refusal = r.acp.find((m) => m.dir === "from-agent" && m.msg.error?.code === -32000);
     const refused = refusal && r.acp.find((m) => m.dir === "to-agent" && m.msg.id === refusal.msg.id)?.msg.method;
     expect(refused, "no request was answered with auth_required (-32000)");
+    const said = r.acp.find((m) => m.dir === "from-agent" && m.msg.error?.code === -32000).msg.error.message;
+    if (agent.signIn?.noMethods) return `${refused} answered auth_required ("${said.slice(0, 80)}"), no method named: ${agent.signIn.noMethods}`;
     return `${refused} answered auth_required; methods: ${methods.join(", ")}`;
   }],
   ["sign-in with an API key (authenticate _meta)", async (agent) => {
-    if (!agent.apiKeyMethod) return { skip: "the agent advertises no API-key method" };
+    if (!agent.apiKeyMethod) return { skip: agent.apiKeyNote ?? "the agent advertises no API-key method" };
     // Signed out; porthole-cli --auth sends PORTHOLE_API_KEY in authenticate's _meta["api-key"],
     // and the fake model API must see that very key on the turn's requests.
     const key = `porthole-typed-key-${process.pid}`;
@@ -571,7 +643,21 @@ const FLOWS = [
     expect(bogus.code !== 0, "an unadvertised mode was accepted");
     expect(!bogus.acp.some((m) => m.dir === "to-agent" && ["session/set_mode", "session/prompt"].includes(m.msg.method)), "set_mode or a prompt was sent for an unadvertised mode");
     const modes = bogus.acp.find((m) => m.dir === "from-agent" && m.msg.result?.modes)?.msg.result.modes;
-    if (!modes) return { skip: `no session modes (refused before sending: ${bogus.stderr.trim().split("\n").pop().slice(0, 120)})` };
+    if (!modes) {
+      // The mode as a session config option (category "mode": OpenCode's build/plan), switched
+      // with --config ID=VALUE.
+      const option = sessionConfigOptions(bogus).find((o) => o.category === "mode" && o.type === "select");
+      const refused = `refused before sending: ${bogus.stderr.trim().split("\n").pop().slice(0, 120)}`;
+      if (!option) return { skip: `no session modes (${refused})` };
+      const other = selectValues(option).find((v) => v !== option.currentValue);
+      expect(bogus.stderr.includes(`config option \`${option.id}\``), `--mode was refused without naming the config option: ${refused}`);
+      const r = await runCli(agent, ["--config", `${option.id}=${other}`, "hello"]);
+      ok(r);
+      const set = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/set_config_option");
+      expect(set?.msg.params?.configId === option.id && set.msg.params.value === other, `no session/set_config_option ${option.id}=${other}`);
+      expect(r.acp.some((m) => m.dir === "from-agent" && m.msg.id === set.msg.id && m.msg.result !== undefined), "session/set_config_option was refused");
+      return `no session modes: --mode refused before sending, naming the config option \`${option.id}\` (${selectValues(option).join("/")}); switched to ${other} with --config`;
+    }
     const other = modes.availableModes.find((m) => m.id !== modes.currentModeId).id;
     const r = await runCli(agent, ["--mode", other, "hello"]);
     ok(r);
@@ -587,6 +673,14 @@ const wanted = process.argv.slice(2);
 const onlyFlows = process.env.PORTHOLE_AGENTS_FLOWS ? new RegExp(process.env.PORTHOLE_AGENTS_FLOWS) : null;
 const rows = [];
 for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id))) {
+  // A PyPI agent scripts/test-agents could not install (no Python new enough): one row says why.
+  if (agent.bin && !existsSync(join(cache, agent.bin))) {
+    const missing = join(cache, `${agent.bin.split("/")[0]}.missing`);
+    const why = existsSync(missing) ? readFileSync(missing, "utf8").trim() : `${join(cache, agent.bin)} is missing`;
+    rows.push({ agent: agent.name, version: agent.version, flow: "(all flows)", pass: null, note: `not installed: ${why}`, seconds: "0.0" });
+    console.log(`n/a   ${agent.id}  not installed: ${why}`);
+    continue;
+  }
   for (const [flow, run] of FLOWS.filter(([name]) => !onlyFlows || onlyFlows.test(name))) {
     const started = Date.now();
     let result;

@@ -81,4 +81,7 @@ export const SWEEP = [
 /** Binary-only agents of the snapshot that the suite runs another way, by id. */
 export const ELSEWHERE = {
   "codex-acp": "the same adapter, published on npm as @agentclientprotocol/codex-acp, runs in scripts/test-agents",
+  "factory-droid": "the same program, published on npm as droid (its platform binary in @factory/cli-*), runs in scripts/test-agents",
+  "mistral-vibe": "the same agent, published on PyPI as mistral-vibe (vibe-acp), runs in scripts/test-agents",
+  opencode: "the same program, published on npm as opencode-ai (its platform binary in opencode-*), runs in scripts/test-agents",
 };

@@ -156,10 +156,15 @@ async fn always_allow_is_remembered_per_session_and_kind_visible_and_revocable()
     assert!(h.client.revoke_permission_rule(edit.rule_id));
     assert_eq!(h.client.permission_rules().len(), 1);
 
-    // Revoked: the next edit is asked again.
+    // Revoked: the next edit is asked again. tc-b's request names it by id alone: its title and
+    // kind come from its tool_call update (Mistral Vibe asks so).
     let mut asked_again = Vec::new();
     h.turn("permission-always", |client, e| {
         if let Event::Dialog(DialogPrompt::Permission(p)) = e {
+            if p.tool_call.tool_call_id.0.as_ref() == "tc-b" {
+                assert_eq!(p.tool_call.fields.title.as_deref(), Some("Edit b"));
+                assert_eq!(p.tool_kind, "edit");
+            }
             asked_again.push(p.tool_call.tool_call_id.0.to_string());
             client
                 .respond_permission(p.dialog_id, Some("once".into()))

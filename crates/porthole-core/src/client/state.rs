@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
+use agent_client_protocol::v1::schema::ToolKind;
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 
@@ -20,8 +21,15 @@ pub(crate) struct SessionState {
     pub(crate) roots: Vec<PathBuf>,
     /// The models the agent offers for this session (`None`: it supports no `session/set_model`).
     pub(crate) models: Option<crate::models::SessionModels>,
-    /// Tool kinds seen in `tool_call` updates, for permission requests that omit the kind.
-    pub(crate) tool_kinds: HashMap<String, String>,
+    /// What `tool_call` updates said about each tool call, for permission requests that name
+    /// the tool call by its id alone (Mistral Vibe's do).
+    pub(crate) tool_calls: HashMap<String, KnownToolCall>,
+}
+
+/// A tool call's kind and title, as its `tool_call` update (and later updates) gave them.
+pub(crate) struct KnownToolCall {
+    pub(crate) kind: ToolKind,
+    pub(crate) title: String,
 }
 
 impl SessionState {
@@ -30,7 +38,7 @@ impl SessionState {
         Self {
             roots,
             models: None,
-            tool_kinds: HashMap::new(),
+            tool_calls: HashMap::new(),
         }
     }
 }

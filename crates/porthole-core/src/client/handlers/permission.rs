@@ -84,7 +84,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         let reply = Some(translated.reply.clone());
         return super::elicitation::open(shared, translated.elicitation_params(), responder, reply).await;
     }
-    let request = match serde_json::from_value::<RequestPermissionRequest>(params) {
+    let mut request = match serde_json::from_value::<RequestPermissionRequest>(params) {
         Ok(request) => request,
         Err(e) => return reply_error(responder, invalid_params(e)),
     };
@@ -99,18 +99,23 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
     let tool_call_id = request.tool_call.tool_call_id.0.to_string();
     let (tool_kind, auto) = {
         let state = shared.lock();
+        // A request may name its tool call by id alone (a `ToolCallUpdate` carries only what
+        // changed): the kind and title come from the tool call's own updates.
+        if let Some(known) = state
+            .sessions
+            .get(&session_id)
+            .and_then(|s| s.tool_calls.get(&tool_call_id))
+        {
+            let fields = &mut request.tool_call.fields;
+            fields.kind.get_or_insert(known.kind);
+            fields.title.get_or_insert_with(|| known.title.clone());
+        }
         let tool_kind = request
             .tool_call
             .fields
             .kind
             .as_ref()
             .map(tool_kind_name)
-            .or_else(|| {
-                state
-                    .sessions
-                    .get(&session_id)
-                    .and_then(|s| s.tool_kinds.get(&tool_call_id).cloned())
-            })
             .unwrap_or_else(|| "other".to_string());
         let auto = state
             .rules

@@ -4,7 +4,7 @@
 use agent_client_protocol::v1::schema::{SessionNotification, SessionUpdate, ToolKind};
 use serde_json::Value;
 
-use crate::client::state::Shared;
+use crate::client::state::{KnownToolCall, Shared};
 use crate::events::Event;
 
 pub(crate) async fn handle(shared: &Shared, params: Value) {
@@ -27,15 +27,38 @@ pub(crate) async fn handle(shared: &Shared, params: Value) {
     }
 }
 
-/// A typed `session/update`. Tool kinds are remembered for permission requests that omit them.
+/// A typed `session/update`. Tool calls' kinds and titles are remembered for permission
+/// requests that omit them.
 pub(crate) async fn deliver_update(shared: &Shared, session_id: String, update: Box<SessionUpdate>) {
-    if let SessionUpdate::ToolCall(call) = &*update {
-        let mut state = shared.lock();
-        if let Some(session) = state.sessions.get_mut(&session_id) {
-            session
-                .tool_kinds
-                .insert(call.tool_call_id.0.to_string(), tool_kind_name(&call.kind));
+    match &*update {
+        SessionUpdate::ToolCall(call) => {
+            let mut state = shared.lock();
+            if let Some(session) = state.sessions.get_mut(&session_id) {
+                session.tool_calls.insert(
+                    call.tool_call_id.0.to_string(),
+                    KnownToolCall {
+                        kind: call.kind,
+                        title: call.title.clone(),
+                    },
+                );
+            }
         }
+        SessionUpdate::ToolCallUpdate(call) => {
+            let mut state = shared.lock();
+            if let Some(known) = state
+                .sessions
+                .get_mut(&session_id)
+                .and_then(|s| s.tool_calls.get_mut(call.tool_call_id.0.as_ref()))
+            {
+                if let Some(kind) = &call.fields.kind {
+                    known.kind = *kind;
+                }
+                if let Some(title) = &call.fields.title {
+                    known.title = title.clone();
+                }
+            }
+        }
+        _ => {}
     }
     shared.emit(Event::SessionUpdate { session_id, update }).await
 }
