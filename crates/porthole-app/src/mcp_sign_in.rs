@@ -105,15 +105,16 @@ impl Backend {
             .connector()
             .keyring()
             .map_err(|e| AnswerError::msg(format!("cannot sign in to `{name}`: {e}")))?;
+        let cannot = |e: &dyn std::fmt::Display| AnswerError::msg(format!("cannot sign in to `{name}`: {e}"));
         let choice = ClientChoice {
             client_id: client_id.map(|c| c.trim().to_string()).filter(|c| !c.is_empty()),
             client_secret: None,
-            metadata_document: None,
+            metadata_document: oauth::published_metadata_document().map_err(|e| cannot(&e))?,
         };
         let known = tokens.registration(name);
         let pending = oauth::begin(tokens.http(), url, &choice, known.as_ref())
             .await
-            .map_err(|e| AnswerError::msg(format!("cannot sign in to `{name}`: {e}")))?;
+            .map_err(|e| cannot(&e))?;
 
         let text = message(name, url, &pending.scopes);
         let address = pending.authorization_url.as_str();

@@ -53,7 +53,8 @@ pub fn login(
         client_secret: std::env::var("PORTHOLE_MCP_CLIENT_SECRET")
             .ok()
             .filter(|s| !s.is_empty()),
-        metadata_document: None,
+        metadata_document: oauth::published_metadata_document()
+            .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?,
     };
     runtime()?.block_on(async {
         let known = tokens.registration(name);

@@ -83,6 +83,35 @@ async fn signs_in_with_discovery_registration_pkce_and_resource() {
     assert!(server.state().revoked.contains(&refreshed.access_token));
 }
 
+/// A server that takes client ID metadata documents gets the document's address as the client
+/// id, and no dynamic registration happens (the spec's order: entered id, document, dynamic).
+/// One that does not take them gets a dynamic registration although a document is published.
+#[tokio::test]
+async fn a_published_client_metadata_document_is_the_client_id_where_the_server_takes_one() {
+    let server = porthole_test_mcp::start(Options {
+        client_metadata: true,
+        ..Options::default()
+    })
+    .await;
+    let document = Url::parse(&server.client_metadata_url()).unwrap();
+    let choice = ClientChoice {
+        metadata_document: Some(document.clone()),
+        ..ClientChoice::default()
+    };
+    let grant = sign_in(&server, &choice).await.unwrap();
+    assert_eq!(grant.registration.how, "metadata-document");
+    assert_eq!(grant.registration.client_id, document.as_str());
+    assert_eq!(
+        server.state().clients.len(),
+        1,
+        "nothing was registered dynamically"
+    );
+
+    let plain = porthole_test_mcp::start(Options::default()).await;
+    let grant = sign_in(&plain, &choice).await.unwrap();
+    assert_eq!(grant.registration.how, "dynamic");
+}
+
 #[tokio::test]
 async fn a_client_id_the_person_entered_is_used_when_nothing_else_is_offered() {
     let server = porthole_test_mcp::start(Options {

@@ -73,6 +73,9 @@ pub(crate) async fn server_metadata(ctx: &Ctx) -> Response<Body> {
         "authorization_response_iss_parameter_supported": true,
         "scopes_supported": ["tools:read", "tools:call"],
     });
+    if ctx.options.client_metadata {
+        metadata["client_id_metadata_document_supported"] = json!(true);
+    }
     if hostile(ctx, Hostile::NoPkce) {
         metadata
             .as_object_mut()

@@ -109,6 +109,10 @@ pub struct Options {
     /// Offers the `stream` tool too (for benchmarks): `tools/call` of `stream` with
     /// `{"count": N}` answers an event stream of N progress notifications, then the result.
     pub stream_tool: bool,
+    /// The authorization server takes client ID metadata documents (its metadata says so), and
+    /// this server publishes one at [`Server::client_metadata_url`] (a loopback redirect, any
+    /// port), standing in for the https address a client publishes it at.
+    pub client_metadata: bool,
 }
 
 impl Default for Options {
@@ -119,6 +123,7 @@ impl Default for Options {
             preregistered_client: None,
             open: false,
             stream_tool: false,
+            client_metadata: false,
         }
     }
 }
@@ -126,7 +131,8 @@ impl Default for Options {
 /// What the server holds and saw.
 #[derive(Default)]
 pub struct State {
-    pub(crate) clients: HashMap<String, Vec<String>>,
+    /// Client ids and their redirect addresses: registered, entered by hand or published.
+    pub clients: HashMap<String, Vec<String>>,
     /// code → (client id, redirect uri, PKCE challenge, resource, used)
     pub(crate) codes: HashMap<String, Code>,
     pub(crate) access: HashMap<String, u64>,
@@ -172,6 +178,12 @@ impl Server {
         format!("{}/mcp", self.base())
     }
 
+    /// Where the client ID metadata document is published (with `client_metadata`): also the
+    /// client id it names.
+    pub fn client_metadata_url(&self) -> String {
+        format!("{}{CLIENT_METADATA_PATH}", self.base())
+    }
+
     pub fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().expect("test server state")
     }
@@ -187,6 +199,12 @@ impl Server {
         self.state().refresh.clear();
     }
 }
+
+/// The path of the client ID metadata document this server publishes.
+pub const CLIENT_METADATA_PATH: &str = "/_test/client-metadata.json";
+
+/// The redirect address the published document allows (RFC 8252: any loopback port).
+const CLIENT_METADATA_REDIRECT: &str = "http://127.0.0.1/callback";
 
 pub(crate) struct Ctx {
     pub base: String,
@@ -206,6 +224,14 @@ pub async fn serve(listener: TcpListener, options: Options) -> Server {
             .expect("state")
             .clients
             .insert(id.clone(), Vec::new());
+    }
+    if options.client_metadata {
+        // The document's address is its client id; the server knows what it says (a real
+        // authorization server fetches it over https and caches it).
+        state.lock().expect("state").clients.insert(
+            format!("http://{addr}{CLIENT_METADATA_PATH}"),
+            vec![CLIENT_METADATA_REDIRECT.to_string()],
+        );
     }
     let ctx = Arc::new(Ctx {
         base: format!("http://{addr}"),
@@ -248,6 +274,17 @@ async fn route(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
         "/auth/authorize" => auth::authorize(ctx, req),
         "/auth/token" => auth::token(ctx, req).await,
         "/auth/revoke" => auth::revoke(ctx, req).await,
+        CLIENT_METADATA_PATH if ctx.options.client_metadata => json(
+            StatusCode::OK,
+            &serde_json::json!({
+                "client_id": format!("{}{CLIENT_METADATA_PATH}", ctx.base),
+                "client_name": "Porthole (test)",
+                "redirect_uris": [CLIENT_METADATA_REDIRECT],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": "none",
+            }),
+        ),
         // For tests that look for leaked tokens: every token this server issued.
         "/_test/issued" => {
             let state = ctx.state.lock().expect("state");

@@ -30,6 +30,7 @@ async fn main() {
             "--client-id" => options.preregistered_client = Some(value()),
             "--open" => options.open = true,
             "--stream-tool" => options.stream_tool = true,
+            "--client-metadata" => options.client_metadata = true,
             "--browse" => {
                 let url = value();
                 if let Err(e) = browse(&url) {

@@ -21,7 +21,7 @@ use url::Url;
 
 pub use discovery::{AuthServer, Challenge, Discovered, parse_challenge};
 pub use grant::{Grant, refresh, revoke};
-pub use registration::{ClientChoice, Registration};
+pub use registration::{ClientChoice, METADATA_DOCUMENT_ENV, Registration, published_metadata_document};
 
 use crate::http::HttpError;
 

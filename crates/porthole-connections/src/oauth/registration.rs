@@ -9,6 +9,27 @@ use url::Url;
 use super::{AuthServer, SignInError};
 use crate::http::{self, HttpError, METADATA_CAP};
 
+/// Where Porthole's client ID metadata document is published, for authorization servers that
+/// take them: `PORTHOLE_MCP_CLIENT_METADATA_URL` (https; plain http only on loopback). The
+/// document to publish is `docs/oauth-client-metadata.json`; unset, Porthole registers
+/// dynamically instead.
+pub const METADATA_DOCUMENT_ENV: &str = "PORTHOLE_MCP_CLIENT_METADATA_URL";
+
+/// The published document's address from [`METADATA_DOCUMENT_ENV`]; an unusable value is an
+/// error that names it (never silently ignored).
+pub fn published_metadata_document() -> Result<Option<Url>, SignInError> {
+    let Some(value) = std::env::var(METADATA_DOCUMENT_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let url = Url::parse(value.trim())
+        .map_err(|e| SignInError::Registration(format!("{METADATA_DOCUMENT_ENV} is not a URL ({e})")))?;
+    http::check_endpoint("client ID metadata document", &url)?;
+    Ok(Some(url))
+}
+
 /// What the person (or the build) gives for registration.
 #[derive(Debug, Clone, Default)]
 pub struct ClientChoice {
