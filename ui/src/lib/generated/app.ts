@@ -1,7 +1,8 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
-import type { Dialog } from "../dialogs";
+import type { ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
+import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
+import type { DomainMemory } from "./history";
 
 export type RegistryInfo = { id: string, version: string, };
 
@@ -153,7 +154,20 @@ agentId: string,
  */
 through: string | null, };
 
-export type DialogView = Dialog & DialogOrigin;
+export type DialogView = { 
+/**
+ * URL elicitations only: earlier consents to this domain for this agent (`null` without a
+ * history); absent for every other dialog.
+ */
+domainMemory?: DomainMemory | null, } & ({ "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt) & { 
+/**
+ * The connection that asked (the app model's id).
+ */
+agentId: string, 
+/**
+ * The editor's name, for a connection an editor drives through `porthole proxy`.
+ */
+through: string | null, };
 
 export type StoredSession = { sessionId: string, cwd: string, additionalDirectories: Array<string>, title: string | null, updatedAt: string | null, };
 
