@@ -143,7 +143,7 @@ struct AcceptedUrl {
 
 /// One agent's connection.
 struct Conn {
-    state: &'static str,
+    state: snapshot::ConnectionState,
     agent: Option<AgentIdentity>,
     error: Option<(String, String)>,
     client: Option<AgentClient>,
@@ -172,17 +172,14 @@ pub struct SessionView {
     /// The session's other folders (`additionalDirectories`), empty when it has none.
     additional_directories: Vec<String>,
     title: Option<String>,
-    #[cfg_attr(
-        test,
-        ts(type = "{ currentModeId: string; availableModes: SessionMode[] } | null")
-    )]
+    #[cfg_attr(test, ts(type = "SessionModeState | null"))]
     modes: Option<Value>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
     #[cfg_attr(test, ts(type = "SessionModels | null"))]
     models: Option<Value>,
     #[cfg_attr(test, ts(type = "ConfigOption[]"))]
     config_options: Value,
-    #[cfg_attr(test, ts(type = "{ name: string; description: string }[]"))]
+    #[cfg_attr(test, ts(type = "Array<AvailableCommand>"))]
     available_commands: Value,
     turn_running: bool,
     #[cfg_attr(test, ts(type = "SessionUsage | null"))]
@@ -530,7 +527,7 @@ impl Backend {
         match state.conns.get(agent_id) {
             Some(Conn {
                 client: Some(c),
-                state: "connected",
+                state: snapshot::ConnectionState::Connected,
                 ..
             }) => Ok(c.clone()),
             Some(_) => Err(AnswerError::msg("this agent is not connected")),

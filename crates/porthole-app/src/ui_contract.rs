@@ -93,6 +93,7 @@ fn generated() -> String {
         AuthMethodView::decl(&cfg),
         AgentCapabilitiesView::decl(&cfg),
         ConnectionError::decl(&cfg),
+        crate::snapshot::ConnectionState::decl(&cfg),
         crate::ProxyView::decl(&cfg),
         ConnectionView::decl(&cfg),
         SessionView::decl(&cfg),
@@ -126,7 +127,7 @@ fn generated() -> String {
     ];
     file(
         "porthole-app's snapshot types",
-        "import type { ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from \"../acp\";\n\
+        "import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from \"../acp\";\n\
          import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from \"./core\";\n\
          import type { DomainMemory } from \"./history\";\n",
         &decls,

@@ -25,6 +25,3 @@ export interface SessionModels {
   currentModelId: string;
   availableModels: { modelId: string; name: string; description?: string | null }[];
 }
-
-// The app model's connection state (porthole-app's `ConnectionView::state`, a string there).
-export type ConnectionState = "starting" | "connected" | "failed" | "exited";

@@ -11,23 +11,23 @@
 // (so the generated files never import this one back).
 import type { Channel } from "@tauri-apps/api/core";
 import type {
-  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, ContentBlock, PlanEntry, SessionMode, SessionModels,
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode, SessionModels,
   SessionUpdate, SessionUsage, ToolCallContent,
 } from "./acp";
 export type {
-  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, ContentBlock, PlanEntry, SessionMode, SessionModels,
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode, SessionModels,
   SessionUpdate, SessionUsage, ToolCallContent,
 };
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
 // structs, see generated/app.ts.
 import type {
-  AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
+  AgentCapabilitiesView, AgentProfile, AppEvent, ConnectionState, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
 } from "./generated/app";
 export type {
-  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
+  AgentCapabilitiesView, AgentProfile, AppSettings, ConnectionState, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
   ProxyView, SessionView, WindowState,
 };
 

@@ -1,6 +1,6 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type { ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
+import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from "../acp";
 import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
 import type { DomainMemory } from "./history";
 
@@ -34,6 +34,8 @@ export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolea
 additionalDirectories: boolean, logout: boolean, promptImage: boolean, promptAudio: boolean, promptEmbeddedContext: boolean, };
 
 export type ConnectionError = { message: string, stderrTail: string, };
+
+export type ConnectionState = "starting" | "connected" | "failed" | "exited";
 
 export type ProxyView = { 
 /**
@@ -69,11 +71,11 @@ export type SessionView = { sessionId: string, agentId: string, cwd: string,
 /**
  * The session's other folders (`additionalDirectories`), empty when it has none.
  */
-additionalDirectories: Array<string>, title: string | null, modes: { currentModeId: string; availableModes: SessionMode[] } | null, 
+additionalDirectories: Array<string>, title: string | null, modes: SessionModeState | null, 
 /**
  * The models the agent offers (`session/set_model`), `null` when it offers no choice.
  */
-models: SessionModels | null, configOptions: ConfigOption[], availableCommands: { name: string; description: string }[], turnRunning: boolean, usage: SessionUsage | null, };
+models: SessionModels | null, configOptions: ConfigOption[], availableCommands: Array<AvailableCommand>, turnRunning: boolean, usage: SessionUsage | null, };
 
 export type PermissionRuleView = { ruleId: number, sessionId: string, toolKind: string, decision: "allow" | "reject", optionName: string, agentId: string, agentName: string, };
 
