@@ -73,12 +73,20 @@ pub fn plain(text: &str) -> String {
 /// How often queued events are flushed to the webview: one IPC message per frame at most.
 const FLUSH_EVERY: Duration = Duration::from_millis(16);
 
-/// Errors returned to the UI: `{ kind: "invalid", validation }` or `{ kind: "error", message }`.
+/// Errors returned to the UI: `{ kind: "invalid", validation }` or `{ kind: "error", message }`
+/// (the window's `CommandError`, generated).
 #[derive(Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CommandError"))]
 pub enum AnswerError {
-    Invalid { validation: Value },
-    Error { message: String },
+    /// A form's content failed core's validation: what is wrong with each field.
+    Invalid {
+        #[cfg_attr(test, ts(type = "Validation"))]
+        validation: Value,
+    },
+    Error {
+        message: String,
+    },
 }
 
 impl AnswerError {

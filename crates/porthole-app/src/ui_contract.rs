@@ -124,11 +124,13 @@ fn generated() -> String {
         crate::metrics::PerfStats::decl(&cfg),
         crate::WindowState::decl(&cfg),
         crate::app_event::AppEvent::decl(&cfg),
+        crate::AnswerError::decl(&cfg),
     ];
     file(
         "porthole-app's snapshot types",
         "import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from \"../acp\";\n\
          import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from \"./core\";\n\
+         import type { Validation } from \"./elicitation\";\n\
          import type { DomainMemory } from \"./history\";\n",
         &decls,
     )

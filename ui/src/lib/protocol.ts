@@ -31,6 +31,11 @@ export type {
   ProxyView, SessionView, WindowState,
 };
 
+/** Where an accepted URL opens: Porthole's sealed view or the system browser (the setting's values). */
+export type UrlOpener = AppSettings["urlOpener"];
+/** Who answers an editor's questions for an agent run through `porthole proxy`. */
+export type QuestionsAnsweredBy = AppSettings["editorQuestionsByAgent"][string];
+
 // ---------- the ACP registry ("Add agent"): generated (porthole-app's results.rs) ----------
 export type RegistryStatus = RegistryAgentView["status"];
 export type { RegistryAgentView, RegistryListing };
@@ -119,7 +124,7 @@ export interface Commands {
    *  form's content fails validation; { kind: "error", message } otherwise. */
   answer_dialog(args: { dialogId: number; answer: DialogAnswer }): void;
   /** After consent (the dialog already answered accept): open the URL the backend holds. */
-  open_url(args: { dialogId: number; target: "sealed" | "system" }): void;
+  open_url(args: { dialogId: number; target: UrlOpener }): void;
   /** The user closed a URL dialog (e.g. after "Completed"): its isolated window closes too. */
   close_url_view(args: { dialogId: number }): void;
   /** Ack for latency measurement: the UI painted the dialog. */

@@ -8,7 +8,7 @@ import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
-  SessionUpdate, SessionView, ToolCallFields, UiEvent, WindowState,
+  SessionUpdate, SessionView, ToolCallFields, UiEvent, UrlOpener, WindowState,
 } from "./protocol";
 
 let nextId = 1;
@@ -124,13 +124,14 @@ function pickFields(src: ToolCallFields, base: ToolCallFields): ToolCallFields {
 }
 
 export type DialogStatus = "pending" | "waiting" | "completed";
-export type UrlViewState = { state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
+/** A URL dialog's isolated window, as the app model's `url_view` event reports it. */
+export type UrlViewState = Pick<Extract<UiEvent, { type: "url_view" }>, "state" | "detail">;
 
 export class DialogEntry {
   status = $state<DialogStatus>("pending");
   urlView = $state<UrlViewState | null>(null);
   /** Target used when the user accepted a URL dialog (for Reopen). */
-  openedWith = $state<"sealed" | "system" | null>(null);
+  openedWith = $state<UrlOpener | null>(null);
   /** Why what the page was opened for failed (an MCP sign-in that did not finish). */
   problem = $state<string | null>(null);
   constructor(readonly dialog: Dialog) {}

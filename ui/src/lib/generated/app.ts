@@ -2,6 +2,7 @@
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
 import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from "../acp";
 import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
+import type { Validation } from "./elicitation";
 import type { DomainMemory } from "./history";
 
 export type RegistryInfo = { id: string, version: string, };
@@ -306,3 +307,5 @@ export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "typ
  * The sessions it was handed to (none: it concerns every session).
  */
 sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+
+export type CommandError = { "kind": "invalid", validation: Validation, } | { "kind": "error", message: string, };
