@@ -168,8 +168,8 @@ struct Conn {
 }
 
 /// What the window shows about an open session; updated from the agent's updates. The ACP
-/// shapes it carries as they came (modes, models, config options, commands, usage) are typed in
-/// `ui/src/lib/acp.ts` (re-exported by `protocol.ts`).
+/// shapes it carries as they came (modes, models, config options, commands, usage) are named
+/// from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
