@@ -9,14 +9,42 @@ import recorded from "../test/fixtures/app-model-stream.json";
 
 const stream = recorded as unknown as UiEvent[];
 
+/** Every kind of event the window receives (keyed by the generated `UiEvent` union, so a new
+ *  kind is a type error here) and whether the recorded run holds it. `false`: the run does not
+ *  reach that kind yet (issue 33 asks for all of them, recorded from real runs). */
+const RECORDED: Record<UiEvent["type"], boolean> = {
+  connection: true,
+  dialogs: true,
+  user_prompt: true,
+  session_update: true,
+  turn_ended: true,
+  // Recorded before the app model stops, so the agent's exit is not in the run.
+  agent_exited: false,
+  dialog_dismissed: false,
+  elicitation_complete: false,
+  elicitation_rejected: false,
+  install_progress: false,
+  line_too_long: false,
+  mcp_connection_problem: false,
+  mcp_sign_in_ended: false,
+  permission_auto: false,
+  stdout_noise: false,
+  stdout_not_shown: false,
+  terminal_created: false,
+  terminal_exited: false,
+  terminal_output: false,
+  terminal_released: false,
+  unknown_update: false,
+  url_view: false,
+};
+
 describe("the app model's recorded stream", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("holds the kinds of event the store must handle", () => {
-    const types = new Set(stream.map((e) => e.type));
-    for (const t of ["connection", "user_prompt", "dialogs", "session_update", "turn_ended"]) {
-      expect(types.has(t as UiEvent["type"]), t).toBe(true);
-    }
+  it("holds the kinds of event it is said to, and a new kind needs a say", () => {
+    const types = new Set<string>(stream.map((e) => e.type));
+    const said = Object.entries(RECORDED).filter(([, held]) => held).map(([kind]) => kind);
+    expect([...types].sort()).toEqual(said.sort());
   });
 
   it("replays through the store without an unknown event, into the session's transcript and dialogs", () => {
