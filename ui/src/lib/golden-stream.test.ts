@@ -1,5 +1,6 @@
 // A stream the real app model delivered to its window (recorded by porthole-app's
-// tests/app_model.rs with PORTHOLE_BLESS=1: the test agent, a permission answered, a form),
+// tests/app_model.rs with PORTHOLE_BLESS=1: the test agent, a permission answered, a form, then
+// noise on stdout, terminals, a withdrawn question and a permission an "always" rule answered),
 // replayed through the store: every event is one the store knows, and the window ends up
 // showing what the run did.
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -20,21 +21,21 @@ const RECORDED: Record<UiEvent["type"], boolean> = {
   turn_ended: true,
   // Recorded before the app model stops, so the agent's exit is not in the run.
   agent_exited: false,
-  dialog_dismissed: false,
+  dialog_dismissed: true,
   elicitation_complete: false,
   elicitation_rejected: false,
   install_progress: false,
   line_too_long: false,
   mcp_connection_problem: false,
   mcp_sign_in_ended: false,
-  permission_auto: false,
-  stdout_noise: false,
+  permission_auto: true,
+  stdout_noise: true,
   stdout_not_shown: false,
-  terminal_created: false,
-  terminal_exited: false,
-  terminal_output: false,
-  terminal_released: false,
-  unknown_update: false,
+  terminal_created: true,
+  terminal_exited: true,
+  terminal_output: true,
+  terminal_released: true,
+  unknown_update: true,
   url_view: false,
 };
 
