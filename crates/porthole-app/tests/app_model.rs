@@ -133,8 +133,10 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
 
 /// More kinds of event for the golden stream, each from a real turn of the test agent: lines
 /// on stdout that are not JSON and an update kind the schema does not know (`noise`), the
-/// terminals it runs (`terminal`), a question withdrawn before it is answered (`withdraw`), and
-/// a permission answered by an "always" rule (`permission-always`).
+/// terminals it runs (`terminal`), a question withdrawn before it is answered (`withdraw`), a
+/// permission answered by an "always" rule (`permission-always`), requests refused without
+/// asking (`hostile-requests`), a line over the cap (`endless-line`), and URL consents the agent
+/// completes (`url-lifecycle`).
 async fn tour(backend: &Backend, shell: &FakeShell, session_id: &str) {
     let turns = |n: usize| {
         move |events: &[Value]| {
@@ -167,6 +169,27 @@ async fn tour(backend: &Backend, shell: &FakeShell, session_id: &str) {
     shell
         .wait("the end of the permission-always turn", turns(6))
         .await;
+
+    // Requests core refuses without asking, and a line over the cap (17 MiB, the cap is 16).
+    backend.send_prompt(session_id, "hostile-requests", &[]).unwrap();
+    shell.wait("the end of the hostile-requests turn", turns(7)).await;
+    backend.send_prompt(session_id, "endless-line 17", &[]).unwrap();
+    shell.wait("the end of the endless-line turn", turns(8)).await;
+
+    // URL consents: the first accepted, then completed by the agent; the others declined.
+    backend.send_prompt(session_id, "url-lifecycle", &[]).unwrap();
+    let mut answered = std::collections::HashSet::new();
+    for action in ["accept", "decline", "decline"] {
+        let asked = shell
+            .wait_for_dialog("a URL consent", |d| {
+                d["mode"] == "url" && !answered.contains(&d["dialogId"].as_u64().unwrap())
+            })
+            .await;
+        let id = asked["dialogId"].as_u64().unwrap();
+        backend.answer_elicitation(id, action, None).unwrap();
+        answered.insert(id);
+    }
+    shell.wait("the end of the url-lifecycle turn", turns(9)).await;
     for kind in [
         "stdout_noise",
         "unknown_update",
@@ -176,6 +199,9 @@ async fn tour(backend: &Backend, shell: &FakeShell, session_id: &str) {
         "terminal_released",
         "dialog_dismissed",
         "permission_auto",
+        "elicitation_rejected",
+        "line_too_long",
+        "elicitation_complete",
     ] {
         shell.wait_for(kind, |e| e["type"] == kind).await;
     }

@@ -1,6 +1,7 @@
 // A stream the real app model delivered to its window (recorded by porthole-app's
 // tests/app_model.rs with PORTHOLE_BLESS=1: the test agent, a permission answered, a form, then
-// noise on stdout, terminals, a withdrawn question and a permission an "always" rule answered),
+// noise on stdout, terminals, a withdrawn question, a permission an "always" rule answered,
+// refused requests, a line over the cap and URL consents the agent completed),
 // replayed through the store: every event is one the store knows, and the window ends up
 // showing what the run did.
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -22,10 +23,10 @@ const RECORDED: Record<UiEvent["type"], boolean> = {
   // Recorded before the app model stops, so the agent's exit is not in the run.
   agent_exited: false,
   dialog_dismissed: true,
-  elicitation_complete: false,
-  elicitation_rejected: false,
+  elicitation_complete: true,
+  elicitation_rejected: true,
   install_progress: false,
-  line_too_long: false,
+  line_too_long: true,
   mcp_connection_problem: false,
   mcp_sign_in_ended: false,
   permission_auto: true,
