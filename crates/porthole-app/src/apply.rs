@@ -9,6 +9,7 @@ use porthole_core::acp::v1::schema::SessionUpdate;
 use porthole_core::events::{DialogPrompt, DismissReason, Event, ExitInfo, RpcError};
 use serde_json::{Value, json};
 
+use super::snapshot::ConnectionState;
 use super::{AppState, Pending, SessionView};
 
 /// What the backend does once the state is updated (and its lock released).
@@ -97,7 +98,11 @@ fn turn_ended(state: &mut AppState, agent_id: &str, session_id: &str, error: Opt
 /// The agent stopped: asked to ("exited"), or not ("failed", with why and its stderr).
 fn agent_exited(state: &mut AppState, agent_id: &str, info: &ExitInfo) {
     if let Some(conn) = state.conns.get_mut(agent_id) {
-        conn.state = if info.requested { "exited" } else { "failed" };
+        conn.state = if info.requested {
+            ConnectionState::Exited
+        } else {
+            ConnectionState::Failed
+        };
         conn.error = Some((
             format!("The agent stopped: {}", info.status),
             info.stderr_tail.clone(),
@@ -163,7 +168,7 @@ mod tests {
         state.conns.insert(
             "a".into(),
             Conn {
-                state: "connected",
+                state: ConnectionState::Connected,
                 agent: Some(AgentIdentity {
                     name: "agent-a".into(),
                     title: Some("Agent A".into()),
@@ -351,13 +356,13 @@ mod tests {
         };
         let mut st = state();
         assert!(apply(&mut st, "a", &exit(false)).snapshot_changed);
-        assert_eq!(st.conns["a"].state, "failed");
+        assert_eq!(st.conns["a"].state, ConnectionState::Failed);
         assert_eq!(
             st.conns["a"].error,
             Some(("The agent stopped: exit status 3".into(), "panic: no key".into()))
         );
         apply(&mut st, "a", &exit(true));
-        assert_eq!(st.conns["a"].state, "exited");
+        assert_eq!(st.conns["a"].state, ConnectionState::Exited);
     }
 
     #[test]

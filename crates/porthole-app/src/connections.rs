@@ -6,6 +6,7 @@ use porthole_core::terminal::Spec;
 use porthole_core::{AgentClient, ClientError, ClientOptions};
 
 use super::apply::{self, Effects};
+use super::snapshot::ConnectionState;
 use super::{AnswerError, Backend, Conn, coalesce};
 
 /// Raw traffic kept per connection for the protocol inspector.
@@ -28,7 +29,7 @@ impl Backend {
             state.conns.insert(
                 agent_id.to_string(),
                 Conn {
-                    state: "starting",
+                    state: ConnectionState::Starting,
                     agent: None,
                     error: None,
                     client: None,
@@ -80,7 +81,7 @@ impl Backend {
                 let mut state = this.state();
                 match state.conns.get_mut(&agent_id) {
                     Some(conn) if conn.generation == generation => {
-                        conn.state = "connected";
+                        conn.state = ConnectionState::Connected;
                         conn.agent = Some(client.agent());
                         conn.client = Some(client.clone());
                         false
@@ -148,7 +149,7 @@ impl Backend {
             else {
                 return;
             };
-            conn.state = "failed";
+            conn.state = ConnectionState::Failed;
             let tail = match error {
                 ClientError::Exited(info) => info.stderr_tail.clone(),
                 _ => String::new(),
@@ -335,7 +336,7 @@ impl Backend {
         }
         let running = matches!(
             self.state().conns.get(agent_id).map(|c| c.state),
-            Some("starting" | "connected")
+            Some(ConnectionState::Starting | ConnectionState::Connected)
         );
         if !running {
             self.connect(agent_id, Some(self.0.launch.cwd.clone()));

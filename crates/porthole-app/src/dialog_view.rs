@@ -10,11 +10,11 @@ use porthole_history::DomainMemory;
 use serde::Serialize;
 
 /// A dialog waiting for the user: the prompt as core reported it (of any kind: core's
-/// `DialogPrompt`, typed for the window in `dialogs.ts` as `Dialog`), and what the app model
+/// `DialogPrompt`, generated for the window in `generated/core.ts`), and what the app model
 /// adds: the connection that asked, the editor it came through (`porthole proxy`), and for URL
 /// elicitations what the consent history knows of the domain. Nothing here is per kind.
 #[derive(Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(type = "Dialog & DialogOrigin"))]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub(crate) struct DialogView {
     #[serde(flatten)]
     pub(crate) prompt: DialogPrompt,
@@ -23,6 +23,7 @@ pub(crate) struct DialogView {
     /// URL elicitations only: earlier consents to this domain for this agent (`null` without a
     /// history); absent for every other dialog.
     #[serde(rename = "domainMemory", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub(crate) domain_memory: Option<Option<DomainMemory>>,
 }
 

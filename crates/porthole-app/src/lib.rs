@@ -73,12 +73,20 @@ pub fn plain(text: &str) -> String {
 /// How often queued events are flushed to the webview: one IPC message per frame at most.
 const FLUSH_EVERY: Duration = Duration::from_millis(16);
 
-/// Errors returned to the UI: `{ kind: "invalid", validation }` or `{ kind: "error", message }`.
+/// Errors returned to the UI: `{ kind: "invalid", validation }` or `{ kind: "error", message }`
+/// (the window's `CommandError`, generated).
 #[derive(Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CommandError"))]
 pub enum AnswerError {
-    Invalid { validation: Value },
-    Error { message: String },
+    /// A form's content failed core's validation: what is wrong with each field.
+    Invalid {
+        #[cfg_attr(test, ts(type = "Validation"))]
+        validation: Value,
+    },
+    Error {
+        message: String,
+    },
 }
 
 impl AnswerError {
@@ -143,7 +151,7 @@ struct AcceptedUrl {
 
 /// One agent's connection.
 struct Conn {
-    state: &'static str,
+    state: snapshot::ConnectionState,
     agent: Option<AgentIdentity>,
     error: Option<(String, String)>,
     client: Option<AgentClient>,
@@ -160,8 +168,8 @@ struct Conn {
 }
 
 /// What the window shows about an open session; updated from the agent's updates. The ACP
-/// shapes it carries as they came (modes, models, config options, commands, usage) are typed in
-/// `ui/src/lib/acp.ts` (re-exported by `protocol.ts`).
+/// shapes it carries as they came (modes, models, config options, commands, usage) are named
+/// from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -172,17 +180,14 @@ pub struct SessionView {
     /// The session's other folders (`additionalDirectories`), empty when it has none.
     additional_directories: Vec<String>,
     title: Option<String>,
-    #[cfg_attr(
-        test,
-        ts(type = "{ currentModeId: string; availableModes: SessionMode[] } | null")
-    )]
+    #[cfg_attr(test, ts(type = "SessionModeState | null"))]
     modes: Option<Value>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
     #[cfg_attr(test, ts(type = "SessionModels | null"))]
     models: Option<Value>,
     #[cfg_attr(test, ts(type = "ConfigOption[]"))]
     config_options: Value,
-    #[cfg_attr(test, ts(type = "{ name: string; description: string }[]"))]
+    #[cfg_attr(test, ts(type = "Array<AvailableCommand>"))]
     available_commands: Value,
     turn_running: bool,
     #[cfg_attr(test, ts(type = "SessionUsage | null"))]
@@ -530,7 +535,7 @@ impl Backend {
         match state.conns.get(agent_id) {
             Some(Conn {
                 client: Some(c),
-                state: "connected",
+                state: snapshot::ConnectionState::Connected,
                 ..
             }) => Ok(c.clone()),
             Some(_) => Err(AnswerError::msg("this agent is not connected")),

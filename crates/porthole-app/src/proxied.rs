@@ -204,7 +204,7 @@ impl Backend {
             state.conns.insert(
                 agent_id.clone(),
                 Conn {
-                    state: "connected",
+                    state: crate::snapshot::ConnectionState::Connected,
                     agent: Some(agent),
                     error: None,
                     client: Some(client.clone()),

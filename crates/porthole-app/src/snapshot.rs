@@ -45,14 +45,25 @@ pub struct AppSnapshot {
     pub stored_sign_in: BTreeMap<String, Vec<String>>,
 }
 
+/// Where an agent's connection is: its process starting, connected (`initialize` answered),
+/// failed (it could not start, or exited unasked), or exited when asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub enum ConnectionState {
+    Starting,
+    Connected,
+    Failed,
+    Exited,
+}
+
 /// One agent's connection (one process each).
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Connection"))]
 pub struct ConnectionView {
     pub agent_id: String,
-    #[cfg_attr(test, ts(type = "ConnectionState"))]
-    pub state: &'static str,
+    pub state: ConnectionState,
     #[cfg_attr(test, ts(type = "AgentIdentity | null"))]
     pub agent: Option<AgentIdentity>,
     pub error: Option<ConnectionError>,

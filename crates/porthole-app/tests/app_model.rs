@@ -114,6 +114,8 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
     let last_list = events.iter().rev().find(|e| e["type"] == "dialogs").unwrap();
     assert_eq!(last_list["dialogs"], serde_json::json!([]), "{events:#?}");
 
+    tour(&backend, &shell, &session_id).await;
+
     // The golden stream is the run as the window showed it, recorded before the app stops:
     // at exit the window is already closed (the shell stops the backend on `RunEvent::Exit`).
     // Recorded after `stop`, it held the agent's exit or not by timing (a loaded machine
@@ -127,6 +129,82 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
         "stop returns once the window heard the agent exit"
     );
     golden_stream(home.path(), &run);
+}
+
+/// More kinds of event for the golden stream, each from a real turn of the test agent: lines
+/// on stdout that are not JSON and an update kind the schema does not know (`noise`), the
+/// terminals it runs (`terminal`), a question withdrawn before it is answered (`withdraw`), a
+/// permission answered by an "always" rule (`permission-always`), requests refused without
+/// asking (`hostile-requests`), a line over the cap (`endless-line`), and URL consents the agent
+/// completes (`url-lifecycle`).
+async fn tour(backend: &Backend, shell: &FakeShell, session_id: &str) {
+    let turns = |n: usize| {
+        move |events: &[Value]| {
+            let ended = events.iter().filter(|e| e["type"] == "turn_ended").count();
+            (ended >= n).then_some(Value::Null)
+        }
+    };
+    backend.send_prompt(session_id, "noise", &[]).unwrap();
+    shell.wait("the end of the noise turn", turns(3)).await;
+    backend.send_prompt(session_id, "terminal", &[]).unwrap();
+    shell.wait("the end of the terminal turn", turns(4)).await;
+    backend.send_prompt(session_id, "withdraw", &[]).unwrap();
+    shell.wait("the end of the withdraw turn", turns(5)).await;
+
+    backend.send_prompt(session_id, "permission-always", &[]).unwrap();
+    let first = shell
+        .wait_for_dialog("the first edit's permission", |d| {
+            d["toolCall"]["title"] == "Edit a"
+        })
+        .await;
+    backend
+        .answer_permission(first["dialogId"].as_u64().unwrap(), Some("always".into()))
+        .unwrap();
+    let third = shell
+        .wait_for_dialog("the command's permission", |d| d["toolCall"]["title"] == "Run c")
+        .await;
+    backend
+        .answer_permission(third["dialogId"].as_u64().unwrap(), Some("once".into()))
+        .unwrap();
+    shell
+        .wait("the end of the permission-always turn", turns(6))
+        .await;
+
+    // Requests core refuses without asking, and a line over the cap (17 MiB, the cap is 16).
+    backend.send_prompt(session_id, "hostile-requests", &[]).unwrap();
+    shell.wait("the end of the hostile-requests turn", turns(7)).await;
+    backend.send_prompt(session_id, "endless-line 17", &[]).unwrap();
+    shell.wait("the end of the endless-line turn", turns(8)).await;
+
+    // URL consents: the first accepted, then completed by the agent; the others declined.
+    backend.send_prompt(session_id, "url-lifecycle", &[]).unwrap();
+    let mut answered = std::collections::HashSet::new();
+    for action in ["accept", "decline", "decline"] {
+        let asked = shell
+            .wait_for_dialog("a URL consent", |d| {
+                d["mode"] == "url" && !answered.contains(&d["dialogId"].as_u64().unwrap())
+            })
+            .await;
+        let id = asked["dialogId"].as_u64().unwrap();
+        backend.answer_elicitation(id, action, None).unwrap();
+        answered.insert(id);
+    }
+    shell.wait("the end of the url-lifecycle turn", turns(9)).await;
+    for kind in [
+        "stdout_noise",
+        "unknown_update",
+        "terminal_created",
+        "terminal_output",
+        "terminal_exited",
+        "terminal_released",
+        "dialog_dismissed",
+        "permission_auto",
+        "elicitation_rejected",
+        "line_too_long",
+        "elicitation_complete",
+    ] {
+        shell.wait_for(kind, |e| e["type"] == kind).await;
+    }
 }
 
 /// What the window received in this run is the UI's golden stream

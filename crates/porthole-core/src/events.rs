@@ -23,6 +23,7 @@ pub fn new_dialog_id() -> DialogId {
 /// Who is asking: every prompt to the user names the agent (from `agentInfo`).
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AgentIdentity {
     pub name: String,
     pub title: Option<String>,
@@ -39,6 +40,7 @@ impl AgentIdentity {
 /// Where an elicitation belongs.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Scope {
     #[serde(rename_all = "camelCase")]
     Session {
@@ -50,6 +52,7 @@ pub enum Scope {
     /// names no request of ours: an agent-level interaction.
     #[serde(rename_all = "camelCase")]
     Request {
+        #[cfg_attr(feature = "ts", ts(type = "string | number | null"))]
         request_id: serde_json::Value,
         during: Option<String>,
     },
@@ -86,12 +89,16 @@ impl Scope {
 /// The mode-specific part of an elicitation shown to the user.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "mode", rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum ElicitationKind {
     #[serde(rename_all = "camelCase")]
     Form {
+        #[cfg_attr(feature = "ts", ts(type = "FormSchema"))]
         schema: FormSchema,
+        #[cfg_attr(feature = "ts", ts(type = "FormContent"))]
         initial_values: serde_json::Map<String, serde_json::Value>,
         /// Field name -> what it accepts, in words (`FormSchema::hints`), shown before typing.
+        #[cfg_attr(feature = "ts", ts(type = "Record<string, string>"))]
         hints: serde_json::Map<String, serde_json::Value>,
         can_accept: bool,
         blocking_reason: Option<String>,
@@ -104,6 +111,7 @@ pub enum ElicitationKind {
     #[serde(rename_all = "camelCase")]
     Url {
         elicitation_id: String,
+        #[cfg_attr(feature = "ts", ts(type = "UrlAnalysis"))]
         url: UrlAnalysis,
     },
 }
@@ -111,6 +119,7 @@ pub enum ElicitationKind {
 /// An elicitation waiting for the user. Answer it with `AgentClient::respond_elicitation`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ElicitationPrompt {
     pub dialog_id: DialogId,
     pub agent: AgentIdentity,
@@ -135,14 +144,17 @@ impl ElicitationPrompt {
 /// A permission request waiting for the user.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PermissionPrompt {
     pub dialog_id: DialogId,
     pub agent: AgentIdentity,
     pub session_id: String,
+    #[cfg_attr(feature = "ts", ts(type = "ToolCallUpdate"))]
     pub tool_call: ToolCallUpdate,
     /// The tool kind (`edit`, `execute`, ...) from this request or the tool call's earlier
     /// updates, `other` when the agent gave none: what an "always" rule is keyed on.
     pub tool_kind: String,
+    #[cfg_attr(feature = "ts", ts(type = "Array<PermissionOption>"))]
     pub options: Vec<PermissionOption>,
     /// `bidi-control` / `invisible-char` when the tool call's title or an option's name
     /// carries characters that can disguise what the user is agreeing to.
@@ -169,6 +181,7 @@ impl PermissionPrompt {
 /// Why a dialog went away without the user deciding.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DismissReason {
     /// The agent sent `$/cancel_request` for it.
     AgentCancelled,
@@ -193,6 +206,7 @@ impl DismissReason {
 
 /// A JSON-RPC error as front ends see it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RpcError {
     pub code: i32,
     pub message: String,
@@ -227,6 +241,7 @@ fn truncate_chars(s: &str, max: usize) -> String {
 /// How the agent process ended.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExitInfo {
     /// Exit code, when it exited normally.
     pub code: Option<i32>,
@@ -242,17 +257,20 @@ pub struct ExitInfo {
 /// Everything core reports to front ends, in the order it happened on the wire.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CoreEvent"))]
 pub enum Event {
     /// A `session/update` the SDK's schema understands.
     #[serde(rename_all = "camelCase")]
     SessionUpdate {
         session_id: String,
+        #[cfg_attr(feature = "ts", ts(type = "SessionUpdate"))]
         update: Box<SessionUpdate>,
     },
     /// A `session/update` we could not type (a newer or private kind): logged, not fatal.
     #[serde(rename_all = "camelCase")]
     UnknownUpdate {
         session_id: Option<String>,
+        #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         raw: serde_json::Value,
         error: String,
     },
@@ -279,6 +297,7 @@ pub enum Event {
     #[serde(rename_all = "camelCase")]
     TurnEnded {
         session_id: String,
+        #[cfg_attr(feature = "ts", ts(type = "StopReason | null"))]
         stop_reason: Option<StopReason>,
         error: Option<RpcError>,
     },
@@ -332,10 +351,12 @@ pub enum Event {
     #[serde(rename_all = "camelCase")]
     PermissionAuto {
         session_id: String,
+        #[cfg_attr(feature = "ts", ts(type = "ToolCallUpdate"))]
         tool_call: Box<ToolCallUpdate>,
         option_id: String,
         option_name: String,
         /// `allow_once`, `allow_always`, `reject_once` or `reject_always`.
+        #[cfg_attr(feature = "ts", ts(type = "PermissionOptionKind"))]
         option_kind: PermissionOptionKind,
         /// The tool kind the rule matched (`edit`, `execute`, ..., `other`).
         tool_kind: String,
@@ -352,6 +373,7 @@ pub enum Event {
 /// `fs/read_text_file` or `fs/write_text_file` for a path outside the workspace roots.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FileAccessPrompt {
     pub dialog_id: DialogId,
     pub agent: AgentIdentity,
@@ -364,6 +386,7 @@ pub struct FileAccessPrompt {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum FileOperation {
     Read,
     Write,
@@ -374,6 +397,7 @@ pub enum FileOperation {
 /// then points at the places that handle every kind.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DialogPrompt {
     Elicitation(Box<ElicitationPrompt>),
     Permission(Box<PermissionPrompt>),
@@ -434,6 +458,7 @@ pub enum Answer {
 /// What the user chose in an elicitation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "AnswerAction"))]
 pub enum Action {
     Accept,
     Decline,
@@ -445,11 +470,13 @@ pub enum Action {
 /// of another kind than the dialog's is refused.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum DialogAnswer {
     /// Form: accept with `content` (validated by core first). URL: accept is consent to open.
     Elicitation {
         action: Action,
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional, type = "FormContent"))]
         content: Option<serde_json::Map<String, serde_json::Value>>,
     },
     /// `Some(option_id)` selects that option, `None` cancels.

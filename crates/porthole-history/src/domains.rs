@@ -13,6 +13,7 @@ use super::{HistoryStore, Result, now_ms};
 /// What the URL dialog shows about a domain for this agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DomainMemory {
     pub agent_id: String,
     pub agent_name: String,
@@ -25,6 +26,7 @@ pub struct DomainMemory {
 /// A domain the user opened for an agent or marked trusted, for the settings list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DomainMark {
     pub agent_id: String,
     pub agent_name: String,

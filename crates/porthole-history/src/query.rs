@@ -17,9 +17,12 @@ const MAX_LIMIT: u32 = 1000;
 /// What to list. Every field is optional; text matches are case-insensitive (ASCII).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct HistoryFilter {
     pub agent_id: Option<String>,
     /// `form`, `url` or `permission`.
+    #[cfg_attr(feature = "ts", ts(optional, type = "\"form\" | \"url\" | \"permission\""))]
     pub kind: Option<String>,
     /// Substring of the entry's domain.
     pub domain: Option<String>,
@@ -37,6 +40,7 @@ pub struct HistoryFilter {
 
 /// One page and how many entries match the filter in all.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HistoryPage {
     pub entries: Vec<HistoryEntry>,
     pub total: u64,
@@ -45,6 +49,7 @@ pub struct HistoryPage {
 /// One recorded decision, as the UI and the export see it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HistoryEntry {
     pub id: i64,
     /// ms since the epoch.
@@ -54,6 +59,7 @@ pub struct HistoryEntry {
     pub session_id: Option<String>,
     pub tool_call_id: Option<String>,
     /// `form`, `url` or `permission`.
+    #[cfg_attr(feature = "ts", ts(type = "\"form\" | \"url\" | \"permission\""))]
     pub kind: String,
     /// The elicitation's message; for permissions, the tool call's title.
     pub message: String,
@@ -66,6 +72,7 @@ pub struct HistoryEntry {
     /// The chosen option's name (permissions), or the dismissal reason (`agent_exited`, ...).
     pub detail: Option<String>,
     /// Submitted form values without secret fields, when the user chose to keep them.
+    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown> | null"))]
     pub values: Option<Value>,
     /// Permissions only.
     pub permission: Option<PermissionDetail>,
@@ -73,12 +80,14 @@ pub struct HistoryEntry {
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PermissionDetail {
     pub tool_title: Option<String>,
     pub tool_kind: Option<String>,
     pub option_id: Option<String>,
     pub option_name: Option<String>,
     /// `allow_once`, `allow_always`, `reject_once`, `reject_always`.
+    #[cfg_attr(feature = "ts", ts(type = "PermissionOptionKind | null"))]
     pub option_kind: Option<String>,
 }
 

@@ -7,6 +7,7 @@ import type { PermissionRequest } from "../lib/protocol";
 const req = (): PermissionRequest => ({
   type: "permission", dialogId: 5, agent: { name: "demo", title: "Demo Agent", version: null }, sessionId: "demo-1",
   toolCall: { toolCallId: "tc-1", title: "Edit a.ts", kind: "edit", content: [{ type: "diff", path: "a.ts", oldText: "x\ny", newText: "x\nz" }] },
+  toolKind: "edit",
   options: [
     { optionId: "r1", name: "Reject", kind: "reject_once" },
     { optionId: "a1", name: "Allow", kind: "allow_once" },

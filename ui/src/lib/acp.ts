@@ -1,36 +1,26 @@
-// ACP shapes the app model passes to the window as the agent sent them (identity, modes, config
-// options, models, usage), and the connection's state. Named by the generated snapshot types
-// (generated/app.ts) and re-exported by protocol.ts; this file imports only the SDK, so neither
-// forms an import circle with it.
-
-export interface AgentIdentity {
-  name: string;
-  title: string | null;
-  version: string | null;
-}
-
-export type ConnectionState = "starting" | "connected" | "failed" | "exited";
-
-// Typed from the official TypeScript SDK's schema types (`@agentclientprotocol/sdk`, the ACP
-// schema's own TypeScript), not copied by hand.
+// ACP shapes the window sees, from the official TypeScript SDK (`@agentclientprotocol/sdk`, the
+// ACP schema's own TypeScript), never copied: the session updates and what they carry, and the
+// shapes the app model passes to the window as the agent sent them (modes, config options,
+// usage). Named by the generated snapshot types (generated/app.ts) and re-exported by
+// protocol.ts; this file imports only the SDK and generated files, so no import circle.
 import type {
-  PermissionOption, PermissionOptionKind, PlanEntry, SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption,
-  SessionMode as AcpSessionMode,
-  ToolCallLocation, ToolCallStatus, UsageUpdate,
+  SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption, UsageUpdate,
 } from "@agentclientprotocol/sdk";
-export type { PermissionOption, PermissionOptionKind, PlanEntry, ToolCallLocation, ToolCallStatus };
+export type {
+  AvailableCommand, ContentBlock, PermissionOption, PermissionOptionKind, PlanEntry, SessionMode, SessionModeState, SessionUpdate, StopReason,
+  ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+} from "@agentclientprotocol/sdk";
+export type { AgentIdentity } from "./generated/core";
 
 /** Context use and cost, as the agent reports it (`usage_update`). */
 export type SessionUsage = UsageUpdate;
-
-export type SessionMode = AcpSessionMode;
-
 export type ConfigSelectOption = SessionConfigSelectOption;
 export type ConfigSelectGroup = SessionConfigSelectGroup;
-
 /** A session setting (`configOptions`): a select (flat, or in groups) or a boolean. */
 export type ConfigOption = SessionConfigOption;
 
+// Not in the SDK (2.4 has no types for the unstable `session/set_model`) nor in Rust (the app
+// model passes the agent's `models` through as JSON): the one ACP shape still typed here.
 export interface SessionModels {
   currentModelId: string;
   availableModels: { modelId: string; name: string; description?: string | null }[];

@@ -1,14 +1,13 @@
 // Backend access: the one place the UI talks to the Rust side.
-import type { Commands, UiEvent, Validation } from "./protocol";
+import type { Commands, UiEvent } from "./protocol";
+import type { CommandError } from "./generated/app";
 
 export type CommandName = keyof Commands;
 export type CommandArgs<K extends CommandName> = Parameters<Commands[K]>;
 export type CommandResult<K extends CommandName> = ReturnType<Commands[K]>;
 
-/** Error values a command may reject with (serde output of the backend's error enum). */
-export type CommandError =
-  | { kind: "invalid"; validation: Validation }
-  | { kind: "error"; message: string };
+/** Error values a command may reject with: porthole-app's `AnswerError` (generated). */
+export type { CommandError };
 
 export interface Backend {
   invoke<K extends CommandName>(cmd: K, ...args: CommandArgs<K>): Promise<CommandResult<K>>;
@@ -16,7 +15,7 @@ export interface Backend {
   onEvents(cb: (events: UiEvent[]) => void): () => void;
 }
 
-export function isInvalidError(e: unknown): e is { kind: "invalid"; validation: Validation } {
+export function isInvalidError(e: unknown): e is Extract<CommandError, { kind: "invalid" }> {
   return typeof e === "object" && e !== null && (e as { kind?: unknown }).kind === "invalid";
 }
 

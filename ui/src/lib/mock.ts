@@ -225,13 +225,16 @@ export class MockBackend implements Backend {
       sessionId: SESSION,
       toolCallId: null,
       kind: d.type === "permission" ? "permission" : d.mode,
-      message: d.type === "permission" ? (d.toolCall.title ?? null) : d.message,
+      message: d.type === "permission" ? (d.toolCall.title ?? "") : d.message,
       url: url?.full ?? null,
       domain: url?.registrableDomain ?? null,
       warnings: d.warnings,
       action,
       detail,
       values: null,
+      permission: d.type === "permission"
+        ? { toolTitle: d.toolCall.title ?? null, toolKind: d.toolKind, optionId: null, optionName: detail, optionKind: null }
+        : null,
     });
     if (url && action === "accept") {
       const domain = url.registrableDomain ?? url.hostAscii;
@@ -522,6 +525,7 @@ export class MockBackend implements Backend {
         agent: AGENT,
         sessionId: SESSION,
         toolCall: { toolCallId: tc, title: "Edit src/config.ts", kind: "edit", status: "pending", content: [diff] },
+        toolKind: "edit",
         options: [
           { optionId: "allow-once", name: "Allow", kind: "allow_once" },
           { optionId: "allow-always", name: "Always allow edits", kind: "allow_always" },

@@ -1,31 +1,40 @@
 // The contract between the app model (porthole-app, in the Tauri shell) and this UI.
 // The backend owns all state and all protocol logic; the UI renders and asks.
-// The snapshot's types are generated from Rust (generated/app.ts), as are the form and URL
-// types (generated/elicitation.ts) and the command names (generated/command-names.ts); event
-// shapes below mirror the serde output of porthole-core's `events::Event`.
+// Every type the window receives or sends is generated from Rust: the snapshot and the app
+// model's events (generated/app.ts), core's events, dialog prompts and answers
+// (generated/core.ts), the consent history's rows (generated/history.ts), the form and URL types
+// (generated/elicitation.ts), the command names (generated/command-names.ts); ACP's own shapes
+// come from the official TypeScript SDK (acp.ts). This file names them for the components.
 
 // ---------- identity, agents, connections and sessions ----------
 // The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
 // (so the generated files never import this one back).
 import type { Channel } from "@tauri-apps/api/core";
 import type {
-  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode, SessionModels,
+  SessionUpdate, SessionUsage, ToolCallContent,
 } from "./acp";
 export type {
-  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ConnectionState, PlanEntry, SessionMode, SessionModels, SessionUsage,
+  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode, SessionModels,
+  SessionUpdate, SessionUsage, ToolCallContent,
 };
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
 // structs, see generated/app.ts.
 import type {
-  AgentCapabilitiesView, AgentProfile, AppEvent, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
+  AgentCapabilitiesView, AgentProfile, AppEvent, ConnectionState, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
 } from "./generated/app";
 export type {
-  AgentCapabilitiesView, AgentProfile, AppSettings, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
+  AgentCapabilitiesView, AgentProfile, AppSettings, ConnectionState, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
   ProxyView, SessionView, WindowState,
 };
+
+/** Where an accepted URL opens: Porthole's sealed view or the system browser (the setting's values). */
+export type UrlOpener = AppSettings["urlOpener"];
+/** Who answers an editor's questions for an agent run through `porthole proxy`. */
+export type QuestionsAnsweredBy = AppSettings["editorQuestionsByAgent"][string];
 
 // ---------- the ACP registry ("Add agent"): generated (porthole-app's results.rs) ----------
 export type RegistryStatus = RegistryAgentView["status"];
@@ -40,109 +49,35 @@ export type { EnumChoice, Field, FieldError, FieldKind, FormSchema, UrlAnalysis,
 export type UrlWarningCode = UrlWarning;
 
 // ---------- dialogs ----------
-// Core's dialog prompts as the window receives them, in dialogs.ts (named by the generated
-// `DialogView`, the app model's list of waiting dialogs).
+// Core's dialog prompts and answers (generated/core.ts), named for the components in dialogs.ts.
 import type {
-  AnswerAction, ContentBlock, DialogAnswer, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
-  PermissionRequest, Scope, ToolCallContent, ToolCallFields, UrlElicitation,
+  AnswerAction, DialogAnswer, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
+  PermissionRequest, Scope, ToolCallFields, UrlElicitation,
 } from "./dialogs";
 export type {
-  AnswerAction, ContentBlock, DialogAnswer, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
-  PermissionRequest, Scope, ToolCallContent, ToolCallFields, UrlElicitation,
+  AnswerAction, DialogAnswer, DomainMemory, Elicitation, FileAccessRequest, FormContent, FormElicitation, FormValue, PermissionOption,
+  PermissionRequest, Scope, ToolCallFields, UrlElicitation,
 };
 /** A dialog waiting for the user: one of the app model's list (generated from porthole-app's
  *  `DialogView`; a new kind is a type error in DialogHost.svelte until it is rendered). */
 export type Dialog = DialogView;
 
-export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
-
-// ---------- session updates (ACP v1 `session/update` payloads, as sent by the agent) ----------
-
-export type SessionUpdate =
-  | { sessionUpdate: "user_message_chunk"; content: ContentBlock; messageId?: string | null }
-  | { sessionUpdate: "agent_message_chunk"; content: ContentBlock; messageId?: string | null }
-  | { sessionUpdate: "agent_thought_chunk"; content: ContentBlock; messageId?: string | null }
-  | ({ sessionUpdate: "tool_call"; toolCallId: string } & ToolCallFields)
-  | ({ sessionUpdate: "tool_call_update"; toolCallId: string } & ToolCallFields)
-  | { sessionUpdate: "plan"; entries: PlanEntry[] }
-  | { sessionUpdate: "available_commands_update"; availableCommands: { name: string; description: string }[] }
-  | { sessionUpdate: string; [k: string]: unknown };
+import type { CoreEvent, DialogPrompt, DismissReason } from "./generated/core";
+export type { DismissReason };
 
 // ---------- the event stream ----------
 // A file attached to a prompt, and the app model's own events: generated (generated/app.ts).
 export type { AppEvent, Attachment };
 
 /** Everything the backend reports, in wire order. Delivered in batches (`subscribe_events`): the
- *  core events the app model forwards (typed here by hand), then its own (generated), among
- *  them `dialogs`, the list of waiting dialogs (core's dialog prompts reach the window only in it). */
-export type UiEvent =
-  | { type: "session_update"; sessionId: string; update: SessionUpdate }
-  | { type: "unknown_update"; sessionId: string | null; raw: unknown; error: string }
-  | { type: "elicitation_rejected"; mode: string | null; message: string | null; sessionId?: string | null; error: { code: number; message: string } }
-  /** A waiting dialog of any kind went away without the user (before the list without it). */
-  | { type: "dialog_dismissed"; dialogId: number; reason: DismissReason }
-  | { type: "elicitation_complete"; elicitationId: string; known: boolean; dialogId: number | null }
-  | { type: "permission_auto"; sessionId: string; toolCall: ToolCallFields & { toolCallId: string }; optionId: string; optionName: string; ruleId: number }
-  | { type: "turn_ended"; sessionId: string; stopReason: string | null; error: { code: number; message: string } | null }
-  | { type: "stdout_noise"; line: string }
-  | { type: "stdout_not_shown"; lines: number }
-  /** A line over core's size limit was discarded; the app model notes it in the inspector. */
-  | { type: "line_too_long"; bytes: number; limit: number }
-  | { type: "agent_exited"; code: number | null; signal: number | null; status: string; stderrTail: string; requested: boolean }
-  | { type: "terminal_created"; terminalId: string; sessionId: string | null; command: string; args: string[]; cwd: string | null }
-  | { type: "terminal_output"; terminalId: string; data: string; truncated: boolean }
-  | { type: "terminal_exited"; terminalId: string; exitCode: number | null; signal: string | null }
-  | { type: "terminal_released"; terminalId: string }
-  /** The app model's own: the snapshot, a prompt sent, a URL view's lifecycle, install progress. */
-  | AppEvent;
+ *  core events the app model forwards (porthole-core's `Event`, generated), then its own
+ *  (porthole-app's `AppEvent`, generated), among them `dialogs`, the list of waiting dialogs:
+ *  core's dialog prompts reach the window only in it, never as events of their own. */
+export type UiEvent = Exclude<CoreEvent, { type: DialogPrompt["type"] }> | AppEvent;
 
-// ---------- consent history ----------
-export interface HistoryEntry {
-  id: number;
-  /** Milliseconds since the epoch. */
-  time: number;
-  agentId: string;
-  agentName: string;
-  sessionId: string | null;
-  toolCallId: string | null;
-  kind: "form" | "url" | "permission";
-  message: string | null;
-  url: string | null;
-  domain: string | null;
-  warnings: string[];
-  /** accept | decline | cancel | dismissed (forms, URLs); selected | cancel | dismissed | auto (permissions). */
-  action: string;
-  /** The chosen option's name, or why the request went away unanswered. */
-  detail: string | null;
-  values: Record<string, unknown> | null;
-  permission?: {
-    toolTitle: string | null;
-    toolKind: string | null;
-    optionId: string | null;
-    optionName: string | null;
-    optionKind: "allow_once" | "allow_always" | "reject_once" | "reject_always" | null;
-  } | null;
-}
-
-export interface HistoryFilter {
-  agentId?: string;
-  kind?: "form" | "url" | "permission";
-  domain?: string;
-  text?: string;
-  since?: number;
-  until?: number;
-  limit?: number;
-  offset?: number;
-}
-
-export interface DomainMark {
-  agentId: string;
-  agentName: string;
-  domain: string;
-  trusted: boolean;
-  timesOpened: number;
-  lastOpened: number | null;
-}
+// ---------- consent history: generated from porthole-history (generated/history.ts) ----------
+import type { DomainMark, HistoryEntry, HistoryFilter, HistoryPage, PermissionDetail } from "./generated/history";
+export type { DomainMark, HistoryEntry, HistoryFilter, HistoryPage, PermissionDetail };
 
 // ---------- MCP connections (the Connections view): generated (porthole-app's mcp_view.rs) ----------
 export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported };
@@ -189,12 +124,12 @@ export interface Commands {
    *  form's content fails validation; { kind: "error", message } otherwise. */
   answer_dialog(args: { dialogId: number; answer: DialogAnswer }): void;
   /** After consent (the dialog already answered accept): open the URL the backend holds. */
-  open_url(args: { dialogId: number; target: "sealed" | "system" }): void;
+  open_url(args: { dialogId: number; target: UrlOpener }): void;
   /** The user closed a URL dialog (e.g. after "Completed"): its isolated window closes too. */
   close_url_view(args: { dialogId: number }): void;
   /** Ack for latency measurement: the UI painted the dialog. */
   dialog_shown(args: { dialogId: number }): void;
-  history_list(args: { filter: HistoryFilter }): { entries: HistoryEntry[]; total: number };
+  history_list(args: { filter: HistoryFilter }): HistoryPage;
   history_export(): HistoryExport;
   history_clear(): number;
   domain_marks(): DomainMark[];

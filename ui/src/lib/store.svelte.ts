@@ -8,7 +8,7 @@ import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
-  SessionUpdate, SessionView, ToolCallFields, UiEvent, WindowState,
+  SessionUpdate, SessionView, ToolCallFields, UiEvent, UrlOpener, WindowState,
 } from "./protocol";
 
 let nextId = 1;
@@ -124,13 +124,14 @@ function pickFields(src: ToolCallFields, base: ToolCallFields): ToolCallFields {
 }
 
 export type DialogStatus = "pending" | "waiting" | "completed";
-export type UrlViewState = { state: "opened" | "closed" | "load_failed" | "navigation_blocked" | "crashed"; detail: string | null };
+/** A URL dialog's isolated window, as the app model's `url_view` event reports it. */
+export type UrlViewState = Pick<Extract<UiEvent, { type: "url_view" }>, "state" | "detail">;
 
 export class DialogEntry {
   status = $state<DialogStatus>("pending");
   urlView = $state<UrlViewState | null>(null);
   /** Target used when the user accepted a URL dialog (for Reopen). */
-  openedWith = $state<"sealed" | "system" | null>(null);
+  openedWith = $state<UrlOpener | null>(null);
   /** Why what the page was opened for failed (an MCP sign-in that did not finish). */
   problem = $state<string | null>(null);
   constructor(readonly dialog: Dialog) {}
@@ -173,10 +174,15 @@ export function blockText(b: ContentBlock): string {
       return "[image]";
     case "resource_link":
       return `[${String((b as { name?: unknown }).name ?? "resource")}]`;
+    case "audio":
+      return "[audio]";
     case "resource":
       return "[embedded resource]";
-    default:
-      return `[${b.type} content]`;
+    default: {
+      // Exhaustive over the SDK's `ContentBlock`; an agent's newer kind is still named.
+      const newer: never = b;
+      return `[${(newer as { type: string }).type} content]`;
+    }
   }
 }
 
@@ -270,32 +276,32 @@ export class Transcript {
     this.#plan = null;
   }
 
+  /** Exhaustive over ACP's `SessionUpdate` (the SDK's type): a kind added to the protocol is a
+   *  type error here until it is handled or named as not shown. */
   apply(u: SessionUpdate) {
     switch (u.sessionUpdate) {
       case "user_message_chunk":
       case "agent_message_chunk":
       case "agent_thought_chunk": {
-        const uu = u as { sessionUpdate: string; content: ContentBlock; messageId?: string | null };
-        const kind = uu.sessionUpdate === "user_message_chunk" ? "user" : uu.sessionUpdate === "agent_message_chunk" ? "agent" : "thought";
-        this.#appendText(kind, uu.messageId ?? null, blockText(uu.content));
+        const kind = u.sessionUpdate === "user_message_chunk" ? "user" : u.sessionUpdate === "agent_message_chunk" ? "agent" : "thought";
+        this.#appendText(kind, u.messageId ?? null, blockText(u.content));
         return;
       }
       case "tool_call":
       case "tool_call_update": {
-        const uu = u as { toolCallId: string } & ToolCallFields;
-        const existing = this.#tools.get(uu.toolCallId);
+        const existing = this.#tools.get(u.toolCallId);
         if (existing) {
-          existing.merge(uu);
+          existing.merge(u);
           this.#grew(existing);
         } else {
-          const t = new ToolItem(uu.toolCallId, uu);
-          this.#tools.set(uu.toolCallId, t);
+          const t = new ToolItem(u.toolCallId, u);
+          this.#tools.set(u.toolCallId, t);
           this.push(t);
         }
         return;
       }
       case "plan": {
-        const entries = (u as { entries: PlanEntry[] }).entries;
+        const entries = u.entries;
         if (this.#plan) {
           this.#plan.entries = entries;
           this.#grew(this.#plan);
@@ -305,10 +311,23 @@ export class Transcript {
         }
         return;
       }
-      default:
-        // Session-level updates (modes, config options, title, usage, commands) live in the
-        // backend's session view and arrive with the snapshot.
+      case "available_commands_update":
+      case "current_mode_update":
+      case "config_option_update":
+      case "session_info_update":
+      case "usage_update":
+        // Session-level updates live in the backend's session view and arrive with the snapshot.
         return;
+      case "notice":
+      case "compaction_update":
+      case "compaction_summary_chunk":
+        // Sent only to a client that advertises `session.notices` / `session.compaction`, which
+        // Porthole does not: not shown.
+        return;
+      default: {
+        const unhandled: never = u;
+        return unhandled;
+      }
     }
   }
 

@@ -1,7 +1,9 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type { AgentIdentity, ConfigOption, ConnectionState, SessionMode, SessionModels, SessionUsage } from "../acp";
-import type { Dialog } from "../dialogs";
+import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from "../acp";
+import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
+import type { Validation } from "./elicitation";
+import type { DomainMemory } from "./history";
 
 export type RegistryInfo = { id: string, version: string, };
 
@@ -33,6 +35,8 @@ export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolea
 additionalDirectories: boolean, logout: boolean, promptImage: boolean, promptAudio: boolean, promptEmbeddedContext: boolean, };
 
 export type ConnectionError = { message: string, stderrTail: string, };
+
+export type ConnectionState = "starting" | "connected" | "failed" | "exited";
 
 export type ProxyView = { 
 /**
@@ -68,11 +72,11 @@ export type SessionView = { sessionId: string, agentId: string, cwd: string,
 /**
  * The session's other folders (`additionalDirectories`), empty when it has none.
  */
-additionalDirectories: Array<string>, title: string | null, modes: { currentModeId: string; availableModes: SessionMode[] } | null, 
+additionalDirectories: Array<string>, title: string | null, modes: SessionModeState | null, 
 /**
  * The models the agent offers (`session/set_model`), `null` when it offers no choice.
  */
-models: SessionModels | null, configOptions: ConfigOption[], availableCommands: { name: string; description: string }[], turnRunning: boolean, usage: SessionUsage | null, };
+models: SessionModels | null, configOptions: ConfigOption[], availableCommands: Array<AvailableCommand>, turnRunning: boolean, usage: SessionUsage | null, };
 
 export type PermissionRuleView = { ruleId: number, sessionId: string, toolKind: string, decision: "allow" | "reject", optionName: string, agentId: string, agentName: string, };
 
@@ -153,7 +157,20 @@ agentId: string,
  */
 through: string | null, };
 
-export type DialogView = Dialog & DialogOrigin;
+export type DialogView = { 
+/**
+ * URL elicitations only: earlier consents to this domain for this agent (`null` without a
+ * history); absent for every other dialog.
+ */
+domainMemory?: DomainMemory | null, } & ({ "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt) & { 
+/**
+ * The connection that asked (the app model's id).
+ */
+agentId: string, 
+/**
+ * The editor's name, for a connection an editor drives through `porthole proxy`.
+ */
+through: string | null, };
 
 export type StoredSession = { sessionId: string, cwd: string, additionalDirectories: Array<string>, title: string | null, updatedAt: string | null, };
 
@@ -290,3 +307,5 @@ export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "typ
  * The sessions it was handed to (none: it concerns every session).
  */
 sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+
+export type CommandError = { "kind": "invalid", validation: Validation, } | { "kind": "error", message: string, };

@@ -1,0 +1,88 @@
+// Generated from porthole-core's events, dialog prompts and answers (ts-rs) by
+// `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
+import type { PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { FormSchema, UrlAnalysis } from "./elicitation";
+/** A form's values by field name, as the agent receives them. */
+export type FormContent = Record<string, string | number | boolean | Array<string>>;
+
+export type AgentIdentity = { name: string, title: string | null, version: string | null, };
+
+export type Scope = { "kind": "session", sessionId: string, toolCallId: string | null, } | { "kind": "request", requestId: string | number | null, during: string | null, };
+
+export type ElicitationPrompt = { dialogId: number, agent: AgentIdentity, scope: Scope, message: string, 
+/**
+ * Warning codes: `secret-request` for forms, the URL analyzer's codes, and
+ * `bidi-control` / `invisible-char` found in the message.
+ */
+warnings: Array<string>, } & ({ "mode": "form", schema: FormSchema, initialValues: FormContent, 
+/**
+ * Field name -> what it accepts, in words (`FormSchema::hints`), shown before typing.
+ */
+hints: Record<string, string>, canAccept: boolean, blockingReason: string | null, 
+/**
+ * The form looks like it asks for a secret (the protocol forbids that): the window
+ * shows it as a warning first and makes sending it a deliberate act.
+ */
+secret: boolean, 
+/**
+ * Why this form looks like it asks for a secret (empty when it does not).
+ */
+secretIndicators: Array<string>, } | { "mode": "url", elicitationId: string, url: UrlAnalysis, });
+
+export type PermissionPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, toolCall: ToolCallUpdate, 
+/**
+ * The tool kind (`edit`, `execute`, ...) from this request or the tool call's earlier
+ * updates, `other` when the agent gave none: what an "always" rule is keyed on.
+ */
+toolKind: string, options: Array<PermissionOption>, 
+/**
+ * `bidi-control` / `invisible-char` when the tool call's title or an option's name
+ * carries characters that can disguise what the user is agreeing to.
+ */
+warnings: Array<string>, };
+
+export type FileOperation = "read" | "write";
+
+export type FileAccessPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, path: string, operation: FileOperation, 
+/**
+ * Why we ask, in words for the dialog.
+ */
+reason: string, };
+
+export type DialogPrompt = { "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt;
+
+export type AnswerAction = "accept" | "decline" | "cancel";
+
+export type DialogAnswer = { "type": "elicitation", action: AnswerAction, content?: FormContent, } | { "type": "permission", optionId: string | null, } | { "type": "file_access", allow: boolean, };
+
+export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
+
+export type RpcError = { code: number, message: string, };
+
+export type ExitInfo = { 
+/**
+ * Exit code, when it exited normally.
+ */
+code: number | null, 
+/**
+ * Signal number, when it was killed by one.
+ */
+signal: number | null, 
+/**
+ * A readable summary such as "exit status 3" or "killed by signal 9".
+ */
+status: string, stderrTail: string, 
+/**
+ * True when we asked it to stop.
+ */
+requested: boolean, };
+
+export type CoreEvent = { "type": "session_update", sessionId: string, update: SessionUpdate, } | { "type": "unknown_update", sessionId: string | null, raw: unknown, error: string, } | { "type": "elicitation_rejected", mode: string | null, message: string | null, url: string | null, elicitationId: string | null, sessionId: string | null, toolCallId: string | null, error: RpcError, } | { "type": "elicitation_complete", elicitationId: string, known: boolean, dialogId: number | null, } | { "type": "turn_ended", sessionId: string, stopReason: StopReason | null, error: RpcError | null, } | { "type": "stdout_noise", line: string, } | { "type": "stdout_not_shown", lines: number, } | { "type": "line_too_long", bytes: number, limit: number, } | { "type": "agent_exited" } & ExitInfo | { "type": "terminal_created", terminalId: string, sessionId: string | null, command: string, args: Array<string>, cwd: string | null, } | { "type": "terminal_output", terminalId: string, data: string, truncated: boolean, } | { "type": "terminal_exited", terminalId: string, exitCode: number | null, signal: string | null, } | { "type": "terminal_released", terminalId: string, } | { "type": "dialog_dismissed", dialogId: number, reason: DismissReason, } | { "type": "permission_auto", sessionId: string, toolCall: ToolCallUpdate, optionId: string, optionName: string, 
+/**
+ * `allow_once`, `allow_always`, `reject_once` or `reject_always`.
+ */
+optionKind: PermissionOptionKind, 
+/**
+ * The tool kind the rule matched (`edit`, `execute`, ..., `other`).
+ */
+toolKind: string, ruleId: number, } | DialogPrompt;
