@@ -77,31 +77,12 @@ async fn a_connection_is_signed_in_through_the_url_consent_dialog() {
         serde_json::json!({"connections": {"guarded": {"url": server.mcp_url()}}}).to_string(),
     )
     .unwrap();
-    let cli = workspace_bin("porthole-cli", "porthole-cli");
-    common::set_home(home.path());
-    // SAFETY: set before the app model starts; one test in this binary.
-    unsafe {
-        std::env::set_var("PORTHOLE_CONNECTIONS_FILE", &file);
-        std::env::set_var("PORTHOLE_MCP_BRIDGE", format!("{} mcp bridge", cli.display()));
-    }
-    let agent = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
-    let launch = porthole_app::Launch::from_args(
-        Some(&agent.display().to_string()),
-        Some(home.path().to_path_buf()),
-    )
-    .unwrap();
-    let shell = Arc::new(FakeShell::default());
-    let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    let (backend, shell) = common::mcp::demo_app(home.path(), &file);
     let keyring = Arc::new(SecretStore::with_store(
         keyring_core::sample::Store::new().unwrap(),
     ));
     backend.keep_mcp_secrets_in(keyring.clone()).unwrap();
-    backend.start();
-    let snapshot = shell.wait_for_session().await;
-    let session = snapshot["snapshot"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let session = common::mcp::start(&backend, &shell).await;
 
     let before = backend.mcp_connections().await;
     assert_eq!(connection(&before, "guarded")["signIn"]["state"], "signedOut");

@@ -33,29 +33,16 @@ pub async fn start_with_connections(home: &std::path::Path) -> Started {
         .to_string(),
     )
     .unwrap();
-    let cli = workspace_bin("porthole-cli", "porthole-cli");
-    super::set_home(home);
+    // No keyring here: these connections keep nothing in one.
     // SAFETY: set before the app model starts; one test in this binary.
     unsafe {
-        std::env::set_var("PORTHOLE_CONNECTIONS_FILE", &file);
-        std::env::set_var("PORTHOLE_MCP_BRIDGE", format!("{} mcp bridge", cli.display()));
         std::env::set_var(
             "DBUS_SESSION_BUS_ADDRESS",
             "unix:path=/nonexistent/porthole-test-bus",
         );
     }
-    let agent = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
-    let launch =
-        porthole_app::Launch::from_args(Some(&agent.display().to_string()), Some(home.to_path_buf()))
-            .unwrap();
-    let shell = std::sync::Arc::new(FakeShell::default());
-    let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
-    backend.start();
-    let snapshot = shell.wait_for_session().await;
-    let session = snapshot["snapshot"]["sessions"][0]["sessionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (backend, shell) = demo_app(home, &file);
+    let session = start(&backend, &shell).await;
     Started {
         backend,
         shell,
@@ -64,4 +51,38 @@ pub async fn start_with_connections(home: &std::path::Path) -> Started {
         tracker_url: open.url.clone(),
         _servers: (open, guarded),
     }
+}
+
+/// The app model with the demo agent, everything in the throwaway `home`, the connections in
+/// `file` and bridges run by porthole-cli; not started yet (a test may set its keyring first).
+///
+/// Sets process-wide variables: one test per test binary may call it.
+pub fn demo_app(
+    home: &std::path::Path,
+    file: &std::path::Path,
+) -> (porthole_app::Backend, std::sync::Arc<FakeShell>) {
+    let cli = workspace_bin("porthole-cli", "porthole-cli");
+    super::set_home(home);
+    // SAFETY: set before the app model starts; one test in this binary.
+    unsafe {
+        std::env::set_var("PORTHOLE_CONNECTIONS_FILE", file);
+        std::env::set_var("PORTHOLE_MCP_BRIDGE", format!("{} mcp bridge", cli.display()));
+    }
+    let agent = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
+    let launch =
+        porthole_app::Launch::from_args(Some(&agent.display().to_string()), Some(home.to_path_buf()))
+            .unwrap();
+    let shell = std::sync::Arc::new(FakeShell::default());
+    let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
+    (backend, shell)
+}
+
+/// Start the app model; returns the start-up session's id.
+pub async fn start(backend: &porthole_app::Backend, shell: &FakeShell) -> String {
+    backend.start();
+    let snapshot = shell.wait_for_session().await;
+    snapshot["snapshot"]["sessions"][0]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
