@@ -89,6 +89,9 @@ pub struct Launch {
     pub cwd: PathBuf,
     pub settings_path: Option<PathBuf>,
     pub settings_error: Option<String>,
+    /// The sealed view's program and arguments; `None`: `<this executable> sealed-view`.
+    /// (The app model's tests put a script that speaks its lifecycle lines in its place.)
+    pub sealed_view: Option<(PathBuf, Vec<String>)>,
 }
 
 pub const DEMO_ID: &str = "demo";
@@ -156,6 +159,7 @@ impl Launch {
             cwd,
             settings_path,
             settings_error,
+            sealed_view: None,
         })
     }
 }

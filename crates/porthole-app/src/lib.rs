@@ -288,6 +288,10 @@ impl Backend {
                     Some("no config directory: settings are not saved".into()),
                 ),
             };
+            let sealed = match &launch.sealed_view {
+                Some((program, args)) => SealedViews::with_command(program.clone(), args.clone(), on_event),
+                None => SealedViews::new(on_event),
+            };
             Inner {
                 shell,
                 runtime,
@@ -302,7 +306,7 @@ impl Backend {
                 waiting_shown: Mutex::new(0),
                 metrics: metrics::Metrics::default(),
                 installs: Mutex::new(HashMap::new()),
-                sealed: SealedViews::new(on_event),
+                sealed,
                 sign_ins: mcp_sign_in::SignIns::default(),
                 history,
                 history_problem,

@@ -7,22 +7,11 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use porthole_app::{Backend, Launch, Shell};
+use common::FakeShell;
+use porthole_app::{Backend, Launch};
 use serde_json::json;
-use serde_json::value::RawValue;
 
-struct NoWindow;
-
-impl Shell for NoWindow {
-    fn deliver(&self, _batch: Box<RawValue>) -> Result<(), String> {
-        Ok(())
-    }
-    fn set_waiting_count(&self, _waiting: usize) {}
-    fn dialog_waiting(&self, _summary: &str, _body: &str) {}
-    fn open_in_browser(&self, _url: &str) -> Result<(), String> {
-        Err("no browser in tests".into())
-    }
-}
+mod common;
 
 /// Serves `/registry.json` (one binary agent, `slow`) and its archive, which stalls after 10 of
 /// its 100,000 bytes.
@@ -82,7 +71,8 @@ async fn cancelling_a_stalled_install_returns_at_once_and_leaves_nothing() {
         std::env::set_var("PORTHOLE_REGISTRY_URL", serve_stalling_registry());
     }
     let launch = Launch::from_args(None, Some(home.path().to_path_buf())).expect("launch");
-    let backend = Backend::new(Arc::new(NoWindow), tokio::runtime::Handle::current(), launch);
+    let shell = Arc::new(FakeShell::default());
+    let backend = Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
 
     assert!(!backend.cancel_install("slow"), "nothing to cancel yet");
     let install = tokio::spawn({
@@ -100,6 +90,12 @@ async fn cancelling_a_stalled_install_returns_at_once_and_leaves_nothing() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // The window sees how far it got: the first bytes, of how many.
+    let progress = shell
+        .wait_for("the install's progress", |e| e["type"] == "install_progress")
+        .await;
+    assert_eq!(progress["registryId"], "slow");
+    assert_eq!(progress["phase"], "downloading");
     // A second install of the same agent meanwhile is refused, not run twice.
     let twice = backend.install_agent("slow".into()).await.unwrap_err();
     assert!(
@@ -118,4 +114,7 @@ async fn cancelling_a_stalled_install_returns_at_once_and_leaves_nothing() {
     assert!(format!("{err:?}").contains("cancelled"), "{err:?}");
     assert!(!agents.join("slow").exists(), "what the install made is gone");
     assert!(!backend.cancel_install("slow"), "the install is over");
+    backend.stop().await;
+    let run = shell.events.lock().unwrap().clone();
+    common::golden_stream("install-cancel", home.path(), &run);
 }

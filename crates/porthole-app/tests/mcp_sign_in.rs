@@ -123,6 +123,13 @@ async fn a_connection_is_signed_in_through_the_url_consent_dialog() {
             .all(|d| d["dialogId"] != dialog_id),
         "an answered dialog leaves the list: {waiting}"
     );
+    // Opened in the isolated window (a stand-in here: no display), which closes on success.
+    backend.open_url(dialog_id, "sealed").unwrap();
+    shell
+        .wait_for("the isolated window's opening", |e| {
+            e["type"] == "url_view" && e["dialogId"] == dialog_id && e["state"] == "opened"
+        })
+        .await;
     browse(&address);
     let ended = shell
         .wait_for("the sign-in's end", |e| {
@@ -133,6 +140,11 @@ async fn a_connection_is_signed_in_through_the_url_consent_dialog() {
     shell
         .wait_for("the dialog's completion", |e| {
             e["type"] == "elicitation_complete" && e["dialogId"] == dialog_id
+        })
+        .await;
+    shell
+        .wait_for("the isolated window's closing", |e| {
+            e["type"] == "url_view" && e["dialogId"] == dialog_id && e["state"] == "closed"
         })
         .await;
     let after = backend.mcp_connections().await;
@@ -236,4 +248,6 @@ async fn a_connection_is_signed_in_through_the_url_consent_dialog() {
     let unknown = backend.mcp_sign_in("nope", None).await.unwrap_err();
     assert!(format!("{unknown:?}").contains("no connection named `nope`"));
     backend.stop().await;
+    let run = shell.events.lock().unwrap().clone();
+    common::golden_stream("mcp-sign-in", home.path(), &run);
 }

@@ -1,86 +1,109 @@
-// A stream the real app model delivered to its window (recorded by porthole-app's
-// tests/app_model.rs with PORTHOLE_BLESS=1: the test agent, a permission answered, a form, then
-// noise on stdout, terminals, a withdrawn question, a permission an "always" rule answered,
-// refused requests, a line over the cap and URL consents the agent completed),
-// replayed through the store: every event is one the store knows, and the window ends up
-// showing what the run did.
+// Streams the real app model delivered to its window, each recorded by a porthole-app test with
+// PORTHOLE_BLESS=1 (`common::golden_stream`), replayed through the store: every event is one the
+// store knows, and the window ends up showing what the run did.
+// - app-model (tests/app_model.rs): the test agent, a permission answered, a form, noise on
+//   stdout, terminals, a withdrawn question, a permission an "always" rule answered, refused
+//   requests, a line over the cap, URL consents (one opened in the isolated window), a flood of
+//   non-JSON lines, then the app stopping;
+// - mcp-sign-in (tests/mcp_sign_in.rs): an MCP connection signed in through Porthole's own URL
+//   consent, its token expiring, signed in again, signed out;
+// - install-cancel (tests/install_cancel.rs): a registry install whose download stalls, cancelled.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppStore, TextItem } from "./store.svelte";
 import type { UiEvent } from "./protocol";
-import recorded from "../test/fixtures/app-model-stream.json";
 
-const stream = recorded as unknown as UiEvent[];
+const files = import.meta.glob<UiEvent[]>("../test/fixtures/streams/*.json", {
+  eager: true,
+  import: "default",
+});
+const streams: Record<string, UiEvent[]> = Object.fromEntries(
+  Object.entries(files).map(([path, events]) => [path.replace(/^.*\/(.*)\.json$/, "$1"), events]),
+);
+
+type Run = "app-model" | "mcp-sign-in" | "install-cancel";
 
 /** Every kind of event the window receives (keyed by the generated `UiEvent` union, so a new
- *  kind is a type error here) and whether the recorded run holds it. `false`: the run does not
- *  reach that kind yet (issue 33 asks for all of them, recorded from real runs). */
-const RECORDED: Record<UiEvent["type"], boolean> = {
-  connection: true,
-  dialogs: true,
-  user_prompt: true,
-  session_update: true,
-  turn_ended: true,
-  // Recorded before the app model stops, so the agent's exit is not in the run.
-  agent_exited: false,
-  dialog_dismissed: true,
-  elicitation_complete: true,
-  elicitation_rejected: true,
-  install_progress: false,
-  line_too_long: true,
-  mcp_connection_problem: false,
-  mcp_sign_in_ended: false,
-  permission_auto: true,
-  stdout_noise: true,
-  stdout_not_shown: false,
-  terminal_created: true,
-  terminal_exited: true,
-  terminal_output: true,
-  terminal_released: true,
-  unknown_update: true,
-  url_view: false,
+ *  kind is a type error here) and the recorded run that holds it. */
+const RECORDED_IN: Record<UiEvent["type"], Run> = {
+  connection: "app-model",
+  dialogs: "app-model",
+  user_prompt: "app-model",
+  session_update: "app-model",
+  turn_ended: "app-model",
+  agent_exited: "app-model",
+  dialog_dismissed: "app-model",
+  elicitation_complete: "app-model",
+  elicitation_rejected: "app-model",
+  install_progress: "install-cancel",
+  line_too_long: "app-model",
+  mcp_connection_problem: "mcp-sign-in",
+  mcp_sign_in_ended: "mcp-sign-in",
+  permission_auto: "app-model",
+  stdout_noise: "app-model",
+  stdout_not_shown: "app-model",
+  terminal_created: "app-model",
+  terminal_exited: "app-model",
+  terminal_output: "app-model",
+  terminal_released: "app-model",
+  unknown_update: "app-model",
+  url_view: "app-model",
 };
 
-describe("the app model's recorded stream", () => {
+const stream = streams["app-model"];
+
+describe("the app model's recorded streams", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("holds the kinds of event it is said to, and a new kind needs a say", () => {
-    const types = new Set<string>(stream.map((e) => e.type));
-    const said = Object.entries(RECORDED).filter(([, held]) => held).map(([kind]) => kind);
-    expect([...types].sort()).toEqual(said.sort());
+  it("are the runs named here", () => {
+    expect(Object.keys(streams).sort()).toEqual([...new Set(Object.values(RECORDED_IN))].sort());
   });
 
-  it("replays through the store without an unknown event, into the session's transcript and dialogs", () => {
+  it("hold every kind of event the window receives, each in the run said", () => {
+    for (const [kind, run] of Object.entries(RECORDED_IN)) {
+      expect(streams[run].some((e) => e.type === kind), `${kind} in ${run}`).toBe(true);
+    }
+  });
+
+  it.each(Object.keys(streams))("%s replays through the store without an unknown event", (run) => {
     const logged = vi.spyOn(console, "error");
+    const s = new AppStore((cb) => cb());
+    for (const e of streams[run]) s.apply([e]);
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  it("app-model ends in the session's transcript and dialogs", () => {
     const s = new AppStore((cb) => cb());
     // Delivered in batches of any size: one event at a time here, as the smallest batches.
     for (const e of stream) s.apply([e]);
-    expect(logged).not.toHaveBeenCalled();
 
     const session = stream.find((e) => e.type === "user_prompt")!.sessionId;
     expect(s.activeSessionId).toBe(session);
-    expect(s.connected).toBe(true);
     const texts = s.items.map((i) => (i instanceof TextItem ? i.text : ""));
     expect(texts[0]).toBe("permission");
     // The agent's report of the answer it got back: the option the user chose.
     expect(texts.some((t) => t.includes('"optionId":"yes"'))).toBe(true);
     expect(texts).toContain("form");
+    expect(texts.some((t) => t.startsWith("noise flood done"))).toBe(true);
 
     // Both dialogs reached the window in the model's list, and both were answered: the list is
     // empty again, and so is the window's.
     const listed = stream.flatMap((e) => (e.type === "dialogs" ? e.dialogs : []));
     expect(new Set(listed.map((d) => d.type))).toEqual(new Set(["permission", "elicitation"]));
     expect(s.dialogs).toEqual([]);
+    // The run ends with the app stopping: the agent's exit reached the window.
+    expect(s.connected).toBe(false);
   });
 
-  it("ends in the same state whatever the batching", () => {
+  it.each(Object.keys(streams))("%s ends in the same state whatever the batching", (run) => {
     const one = new AppStore((cb) => cb());
-    one.apply(stream);
+    one.apply(streams[run]);
     const many = new AppStore((cb) => cb());
-    for (const e of stream) many.apply([e]);
+    for (const e of streams[run]) many.apply([e]);
     const shape = (s: AppStore) => ({
       items: s.items.map((i) => (i instanceof TextItem ? i.text : i.constructor.name)),
       dialogs: s.dialogs.map((d) => [d.dialogId, d.status]),
       session: s.activeSessionId,
+      connected: s.connected,
     });
     expect(shape(one)).toEqual(shape(many));
   });

@@ -69,9 +69,10 @@ pub fn demo_app(
         std::env::set_var("PORTHOLE_MCP_BRIDGE", format!("{} mcp bridge", cli.display()));
     }
     let agent = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
-    let launch =
+    let mut launch =
         porthole_app::Launch::from_args(Some(&agent.display().to_string()), Some(home.to_path_buf()))
             .unwrap();
+    launch.sealed_view = Some(super::fake_sealed_view());
     let shell = std::sync::Arc::new(FakeShell::default());
     let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
     (backend, shell)

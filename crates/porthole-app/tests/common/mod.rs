@@ -137,7 +137,8 @@ pub fn start_with_test_agent(
     let agent = workspace_bin("porthole-test-agent", "porthole-test-agent")
         .display()
         .to_string();
-    let launch = porthole_app::Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
+    let mut launch = porthole_app::Launch::from_args(Some(&agent), Some(home.to_path_buf())).expect("launch");
+    launch.sealed_view = Some(fake_sealed_view());
     let shell = std::sync::Arc::new(FakeShell::default());
     let backend = porthole_app::Backend::new(shell.clone(), tokio::runtime::Handle::current(), launch);
     backend.start();
@@ -156,4 +157,62 @@ pub fn set_home(home: &std::path::Path) {
         std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
         std::env::remove_var("PORTHOLE_AGENT");
     }
+}
+
+/// A stand-in for `porthole sealed-view` (no display here): reads its request, says `opened`,
+/// and says `closed` when asked to close, as the real view does.
+pub fn fake_sealed_view() -> (std::path::PathBuf, Vec<String>) {
+    let script = r#"read request; echo '{"event":"opened"}'; read command; echo '{"event":"closed"}'"#;
+    ("sh".into(), vec!["-c".into(), script.into()])
+}
+
+/// What the window received in a run is one of the UI's golden streams
+/// (`ui/src/test/fixtures/streams/NAME.json`, replayed through the store by
+/// `golden-stream.test.ts`). `PORTHOLE_BLESS=1` rewrites it: the throwaway home written as
+/// `/home/user`, the build dir as `/target/debug`, and of a run of lines on stdout that are not
+/// JSON only the first few kept (a flood is thousands of alike events). Otherwise every event
+/// type of this run must be in it, so a new kind of event cannot reach the window without the
+/// store's replay seeing it.
+pub fn golden_stream(name: &str, home: &std::path::Path, events: &[Value]) {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../../ui/src/test/fixtures/streams/{name}.json"));
+    let types = |events: &[Value]| -> std::collections::BTreeSet<String> {
+        events
+            .iter()
+            .filter_map(|e| e["type"].as_str().map(str::to_string))
+            .collect()
+    };
+    if std::env::var_os("PORTHOLE_BLESS").is_some() {
+        const NOISE_KEPT: usize = 20;
+        let mut noise = 0;
+        let kept: Vec<&Value> = events
+            .iter()
+            .filter(|e| {
+                noise += usize::from(e["type"] == "stdout_noise");
+                e["type"] != "stdout_noise" || noise <= NOISE_KEPT
+            })
+            .collect();
+        // The build's own dir (the test agent and this test run from it) as `/target/debug`.
+        let build_dir = workspace_bin("porthole-test-agent", "porthole-test-agent")
+            .parent()
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        let text = serde_json::to_string_pretty(&kept)
+            .unwrap()
+            .replace(&home.display().to_string(), "/home/user")
+            .replace(&build_dir, "/target/debug");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text + "\n").unwrap();
+        return;
+    }
+    let golden: Vec<Value> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let missing: Vec<String> = types(events).difference(&types(&golden)).cloned().collect();
+    assert!(
+        missing.is_empty(),
+        "{} lacks the event types {missing:?}; run this test with PORTHOLE_BLESS=1",
+        path.display()
+    );
 }
