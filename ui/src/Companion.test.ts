@@ -78,4 +78,40 @@ describe("sessions an editor drives through porthole proxy", () => {
     await flush();
     expect(screen.queryByRole("region", { name: "Who answers this agent's questions" })).toBeNull();
   });
+
+  it("when the editor leaves, the session ends by name, and the editor's next session shows", async () => {
+    const { store } = withProxied();
+    store.selectSession("p-1");
+    await flush();
+    await fireEvent.keyDown(window, { key: "Escape" });
+    // acpx left: its connection and session leave the snapshot.
+    const demoOnly = { ...store.snapshot! };
+    demoOnly.connections = demoOnly.connections.filter((c) => c.proxy === null);
+    demoOnly.sessions = demoOnly.sessions.filter((x) => x.sessionId !== "p-1");
+    feed(store, [{ type: "connection", snapshot: demoOnly }]);
+    await flush();
+    const header = screen.getByRole("banner");
+    expect(within(header).getByRole("heading").textContent).toBe("Claude Code");
+    expect(header.textContent).toContain("through acpx");
+    expect(within(header).getByRole("status").textContent).toBe("Ended");
+    expect(document.body.textContent).not.toContain("proxied:");
+    expect(document.body.textContent).not.toContain("Starting");
+    expect(screen.getByRole("note").textContent).toContain("acpx has left: this session ended");
+    expect(screen.queryByLabelText("Message to the agent")).toBeNull();
+
+    // The editor's next session, through a new proxy, is shown.
+    const next = { ...demoOnly, connections: [...demoOnly.connections], sessions: [...demoOnly.sessions] };
+    next.connections.push({
+      ...next.connections[0],
+      agentId: "proxied:qwen-code#2",
+      agent: { name: "qwen-code", title: "Qwen Code", version: "0.24.4" },
+      proxy: { editor: "acpx", editorVersion: "0.3.0", agentCommand: ["qwen", "--acp"], cwd: "/home/user/web", proxyPid: 4343, askWhoAnswers: null },
+    });
+    next.sessions.push({ ...next.sessions[0], sessionId: "q-1", agentId: "proxied:qwen-code#2" });
+    feed(store, [{ type: "connection", snapshot: next }]);
+    await flush();
+    expect(store.activeSessionId).toBe("q-1");
+    expect(within(screen.getByRole("banner")).getByRole("heading").textContent).toBe("Qwen Code");
+    expect(screen.getByRole("note").textContent).toContain("Driven from acpx");
+  });
 });

@@ -357,6 +357,12 @@ export class Transcript {
 
 export type View = "chat" | "history" | "settings" | "connections" | "inspector" | "add-agent";
 
+/** A connection that left the snapshot: its name then, and the editor that drove it, if one did. */
+export interface LeftConnection {
+  name: string;
+  editor: string | null;
+}
+
 /** How many ended sessions' transcripts the window keeps readable. */
 export const ENDED_KEPT = 20;
 
@@ -384,6 +390,9 @@ export class AppStore {
   mcpSignInFailures = new SvelteMap<string, string>();
   /** Frames in which batches were applied (for tests / diagnostics). */
   framesApplied = 0;
+  /** Connections that left the snapshot (an editor's proxy went away, an agent was removed),
+   *  by agent id: what the window still says of them while their transcript is shown. */
+  left = $state.raw<Record<string, LeftConnection>>({});
 
   #queue: UiEvent[] = [];
   #scheduled = false;
@@ -425,12 +434,22 @@ export class AppStore {
     return this.snapshot?.connections.find((c) => c.agentId === agentId) ?? null;
   }
 
-  /** The agent's own name when connected, else the name it has in the agents list. */
+  /** The agent's own name when connected, else the name it has in the agents list (or had,
+   *  when its connection left). */
   agentLabel(agentId: string | null): string {
     if (!agentId) return "Porthole";
     const who: AgentIdentity | null | undefined = this.connectionOf(agentId)?.agent;
     if (who) return agentName(who);
-    return revealHidden(this.snapshot?.agents.find((a) => a.id === agentId)?.name ?? agentId);
+    const listed = this.snapshot?.agents.find((a) => a.id === agentId)?.name;
+    if (listed !== undefined) return revealHidden(listed);
+    return this.left[agentId]?.name ?? revealHidden(agentId);
+  }
+
+  /** The shown agent's connection left (its editor went away, or it was removed): what it was. */
+  get connectionLeft(): LeftConnection | null {
+    const id = this.agentId;
+    if (id === null || this.connection) return null;
+    return this.left[id] ?? null;
   }
 
   get connected() {
@@ -525,6 +544,13 @@ export class AppStore {
   }
 
   #setSnapshot(s: AppSnapshot) {
+    const before = this.#listed;
+    const gone = (this.snapshot?.connections ?? []).filter((c) => !s.connections.some((x) => x.agentId === c.agentId));
+    if (gone.length) {
+      const left = { ...this.left };
+      for (const c of gone) left[c.agentId] = { name: this.agentLabel(c.agentId), editor: c.proxy?.editor ?? null };
+      this.left = left;
+    }
     this.snapshot = s;
     // A session that left the snapshot ended (closed, or its agent stopped). Its transcript stays
     // readable; a later session reusing the id (a restarted agent counting from 1) starts clean.
@@ -534,11 +560,18 @@ export class AppStore {
     this.#listed = now;
     // Keep the shown session while it exists. When it ended, show another session of the same
     // agent if there is one; otherwise keep its transcript on screen until one appears.
+    // An editor's proxied connection never comes back (the next proxy is a new connection): once
+    // it left, the next new session is shown instead, an editor's next session most often.
     if (!now.has(this.activeSessionId ?? "")) {
       const agent = this.selectedAgentId;
-      const next = s.sessions.find((x) => x.agentId === agent) ?? (agent === null ? s.sessions[0] : undefined);
-      if (next) this.activeSessionId = next.sessionId;
-      else if (!this.transcripts.has(this.activeSessionId ?? "")) this.activeSessionId = null;
+      const leftForGood = agent !== null && this.left[agent]?.editor != null && !s.connections.some((c) => c.agentId === agent);
+      const next =
+        s.sessions.find((x) => x.agentId === agent) ??
+        (agent === null ? s.sessions[0] : leftForGood ? s.sessions.find((x) => !before.has(x.sessionId)) : undefined);
+      if (next) {
+        this.activeSessionId = next.sessionId;
+        if (leftForGood) this.selectedAgentId = next.agentId;
+      } else if (!this.transcripts.has(this.activeSessionId ?? "")) this.activeSessionId = null;
     }
     if (this.selectedAgentId === null && s.connections.length) this.selectedAgentId = s.connections[0].agentId;
     // Only the last ENDED_KEPT ended transcripts stay (the oldest go first, never the one shown):
