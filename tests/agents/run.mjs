@@ -710,7 +710,7 @@ const app = process.env.PORTHOLE_AGENTS_APP_RESULT;
 if (app) {
   const claude = AGENTS.find((a) => a.id === "claude");
   const pass = app === "pass";
-  rows.push({ agent: claude.name, version: claude.version, flow: "in the real app (WebDriver)", pass, note: pass ? "streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel" : app, seconds: "-" });
+  rows.push({ agent: claude.name, version: claude.version, flow: "in the real app (WebDriver)", pass, note: pass ? "streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel; Codex's device-code sign-in; acpx through porthole proxy: Claude's and Qwen's questions, and the test agent's Gemini host input, answered in the window" : app, seconds: "-" });
 }
 
 const widths = ["agent", "version", "flow"].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
