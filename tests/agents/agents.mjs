@@ -388,4 +388,50 @@ export const AGENTS = [
       return { HOME: home, DROID_DISABLE_AUTO_UPDATE: "true", FACTORY_DROID_AUTO_UPDATE_ENABLED: "false", ...(signedIn ? { FACTORY_AIRGAP_ENABLED: "true" } : {}) };
     },
   },
+  {
+    id: "goose",
+    name: "Goose",
+    /** The Goose CLI's own build for Linux x64 (the `goose` binary, Rust), published by the Agentic
+     * AI Foundation as the platform package of `@aaif/goose-sdk`; the SDK itself pins an older
+     * binary (0.20.2), so the suite pins the binary's package. npm installs it on Linux x64 only
+     * (its package.json says `os: linux`, `cpu: x64`). */
+    package: "@aaif/goose-binary-linux-x64",
+    version: "1.52.0",
+    bin: "node_modules/@aaif/goose-binary-linux-x64/bin/goose",
+    args: ["acp"],
+    /** "auto", its default, runs every tool without asking; "approve" asks before every call. */
+    mode: "approve",
+    /** In "approve" it asks before reads too. */
+    asksBeforeReads: "Goose's approve mode asks before every tool call",
+    /** Its tools for the model (shell, write, edit, read, tree, ...) hold no question tool. */
+    questionTool: { absent: "Goose offers the model no question tool" },
+    /** Against a provider on 127.0.0.1 it runs without a key: nothing to refuse. */
+    signIn: { none: "its OpenAI provider pointed at 127.0.0.1 answers turns without OPENAI_API_KEY; its one method, goose-provider, says to run `goose configure`" },
+    /** Its one method, goose-provider, says to run `goose configure`: nothing takes a key over ACP. */
+    apiKeyNote: "no method takes a key in _meta: goose-provider says to run `goose configure`, and the provider's key comes from its configuration or environment",
+    env({ baseUrl, home, signedIn = true, mcp }) {
+      // Its OpenAI provider pointed at 127.0.0.1 (chat completions), all through the
+      // environment, which Goose reads before its config.yaml; the rest of its state under HOME.
+      const config = join(home, ".config");
+      mkdirSync(join(config, "goose"), { recursive: true });
+      // An MCP server of the suite's as one of its extensions (config.yaml; JSON is YAML).
+      if (mcp) writeFileSync(join(config, "goose", "config.yaml"), JSON.stringify({ extensions: { [mcp.name]: { type: "stdio", name: mcp.name, cmd: mcp.command, args: mcp.args, enabled: true, timeout: 60 } } }));
+      return {
+        HOME: home,
+        XDG_CONFIG_HOME: config,
+        XDG_DATA_HOME: join(home, ".local", "share"),
+        XDG_STATE_HOME: join(home, ".local", "state"),
+        XDG_CACHE_HOME: join(home, ".cache"),
+        GOOSE_PROVIDER: "openai",
+        GOOSE_MODEL: "fake-model",
+        OPENAI_HOST: baseUrl,
+        OPENAI_BASE_PATH: "v1/chat/completions",
+        ...(signedIn ? { OPENAI_API_KEY: "sk-porthole-fake-goose-key" } : {}),
+        // Secrets in a file under HOME, never the OS keyring; no telemetry.
+        GOOSE_DISABLE_KEYRING: "1",
+        GOOSE_TELEMETRY_OFF: "1",
+        GOOSE_TELEMETRY_ENABLED: "false",
+      };
+    },
+  },
 ];

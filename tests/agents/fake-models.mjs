@@ -1,7 +1,7 @@
 // A fake model API on 127.0.0.1 that real agents talk to instead of a provider: the Anthropic
 // Messages API (streaming SSE) for Claude Code, the OpenAI Responses API (streaming) for Codex,
 // the Gemini API (generateContent, streamGenerateContent?alt=sse) for Gemini CLI, and OpenAI
-// Chat Completions (streaming) for Qwen Code, OpenCode, Mistral Vibe, Cline and Factory Droid
+// Chat Completions (streaming) for Qwen Code, OpenCode, Mistral Vibe, Cline, Factory Droid and Goose
 // (each agent's tool and parameter names read from the request). What the "model" answers is
 // scripted by the user's prompt:
 //
@@ -37,7 +37,8 @@ const QUESTION = { id: "color", header: "Color", question: "Which color?", optio
  * answers a JSON list of {query, result, success}, and Cline and Mistral Vibe hand an MCP tool's
  * result over as its JSON (`{content: [{type: "text", text}]}`, Vibe's run_typescript inside
  * `{type: "success", value}`), and Vibe's bash answers {stdout, stderr, returncode, ...}; Factory
- * Droid ends a command's output with "[Process exited with code N]". */
+ * Droid ends a command's output with "[Process exited with code N]", and Goose starts it with
+ * "exit code: N " (on the same line). */
 function unframe(result) {
   const textOf = (v) => {
     if (typeof v === "string") return v;
@@ -51,7 +52,7 @@ function unframe(result) {
     const text = textOf(JSON.parse(result));
     if (text !== null) return text;
   } catch {}
-  return result.replace(/\n*\[Process exited with code \d+\]\s*$/, "");
+  return result.replace(/\n*\[Process exited with code \d+\]\s*$/, "").replace(/^exit code: \d+ /, "");
 }
 
 /** What the scripted model does with `prompt` (the latest user text) or a tool result. */
@@ -323,17 +324,21 @@ async function gemini(req, res, body, model, stream) {
   res.end();
 }
 
-// ---------- OpenAI Chat Completions (Qwen Code, OpenCode, Mistral Vibe, Cline, Factory Droid) ----------
+// ---------- OpenAI Chat Completions (Qwen Code, OpenCode, Mistral Vibe, Cline, Factory Droid, Goose) ----------
 
-/** A chat message's text, without the `<system-reminder>`s Qwen Code adds to the user's turn. */
+/** A chat message's text, without the `<system-reminder>`s Qwen Code adds to the user's turn
+ * and the `<turn-context>` (time, working folder) Goose adds to it. */
 const chatText = (m) =>
-  (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n")).replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "").trim();
+  (typeof m.content === "string" ? m.content : (m.content ?? []).map((c) => c.text ?? "").join("\n"))
+    .replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, "")
+    .replace(/<turn-context>[\s\S]*?<\/turn-context>/g, "")
+    .trim();
 
-/** The tool names each kind goes by (Qwen Code; OpenCode; Mistral Vibe; Cline; Factory Droid). */
+/** The tool names each kind goes by (Qwen Code; OpenCode; Mistral Vibe; Cline; Factory Droid; Goose). */
 const CHAT_TOOLS = {
   write: ["write_file", "write", "Create", "apply_patch"],
   read: ["read_file", "read", "Read"],
-  shell: ["run_shell_command", "bash", "run_commands", "Execute"],
+  shell: ["run_shell_command", "bash", "run_commands", "Execute", "shell"],
   ask: ["ask_user_question", "ask_user", "question", "ask_followup_question", "AskUser"],
   /** Where MCP tools are deferred: a search that makes them offered on the next request. */
   search: ["ToolSearch", "tool_search", "search_tool_functions"],
