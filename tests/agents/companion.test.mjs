@@ -112,6 +112,12 @@ test("acpx drives Claude Code through porthole proxy; AskUserQuestion is answere
     assert.equal(code, 0, said);
     // The fake model ends its turn by repeating the answer it got from the question tool.
     assert.match(out, /Which color\?[\s\S]*Orange/, `acpx's output: ${out.slice(-1500)}`);
+    // acpx has gone: the session it drove ends by its agent's name, never an internal id.
+    await app.waitText("header [role=status]", "Ended");
+    await app.waitText("[role=note]", "acpx has left");
+    const header = await app.text("header");
+    assert.ok(!header.includes("proxied:") && header.includes("through acpx"), header);
+    await app.shot("agents-06b-acpx-claude-editor-left");
   } finally {
     run.kill();
     await homes.removeAll();
