@@ -258,7 +258,7 @@ pub fn read(text: &str) -> Result<Found, ImportError> {
     let mut reserved: Vec<String> = sections
         .iter()
         .flat_map(|(_, servers)| servers.0.iter().map(|(name, _)| name))
-        .filter(|name| crate::list::valid_name(name))
+        .filter(|name| crate::names::valid_name(name))
         .cloned()
         .collect();
     let mut taken: Vec<String> = Vec::new();

@@ -15,6 +15,7 @@ pub mod handoff;
 pub mod http;
 pub mod import;
 pub mod list;
+pub mod names;
 pub mod oauth;
 pub mod probe;
 pub mod secrets;

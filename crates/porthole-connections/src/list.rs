@@ -24,11 +24,10 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 use url::{Host, Url};
 
+pub use crate::names::{MAX_NAME_CHARS, valid_name};
+
 /// Overrides the connections file's path.
 pub const FILE_ENV: &str = "PORTHOLE_CONNECTIONS_FILE";
-/// The longest connection name (it becomes the MCP server name an agent sees, and agents build
-/// tool names from it, e.g. `mcp__<server>__<tool>`).
-pub const MAX_NAME_CHARS: usize = 64;
 /// Far more than any list of connections; a bigger file is not one.
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
 const MAX_AGENT_ID_CHARS: usize = 128;
@@ -123,16 +122,6 @@ pub fn default_path() -> Option<PathBuf> {
         return Some(PathBuf::from(path));
     }
     dirs::config_dir().map(|d| d.join("porthole").join("connections.json"))
-}
-
-/// A connection name: 1 to [`MAX_NAME_CHARS`] ASCII letters, digits, `-` and `_`, starting with a
-/// letter or digit (agents use it in tool names, and the keyring in its entries).
-pub fn valid_name(name: &str) -> bool {
-    name.len() <= MAX_NAME_CHARS
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Why `url` cannot be a remote server's URL: https, or plain http only to this computer

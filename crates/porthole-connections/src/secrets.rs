@@ -97,7 +97,7 @@ impl SecretStore {
     }
 
     fn entry(&self, connection: &str, key: &str) -> Result<Entry, SecretError> {
-        if !crate::list::valid_name(connection) {
+        if !crate::names::valid_name(connection) {
             return Err(SecretError::BadConnection(connection.to_string()));
         }
         let key_fine = !key.is_empty()

@@ -26,7 +26,7 @@
 
 use serde_json::{Value, json};
 
-use super::questions::{self, AgentReply, Decision, Question, QuestionKind, Translated};
+use super::questions::{self, Asked, Decision, Question, QuestionKind};
 
 /// The request's method names: as the SDK sends it (`_` prefix), and as `hostInput.ts` names it.
 pub const METHODS: [&str; 2] = ["_gemini/requestUserInput", "gemini/requestUserInput"];
@@ -65,7 +65,7 @@ pub fn undecided() -> Value {
 }
 
 /// A `gemini/requestUserInput` as a form, or why it cannot be one.
-pub fn translate(params: &Value) -> Result<Translated, String> {
+pub fn translate(params: &Value) -> Result<Asked<GeminiReply>, String> {
     let session_id = params["sessionId"]
         .as_str()
         .ok_or("`sessionId` must be a string")?
@@ -87,12 +87,12 @@ pub fn translate(params: &Value) -> Result<Translated, String> {
     }
     let intro = intro.join("\n\n");
     let (message, requested_schema) = questions::form(Some(&intro), &questions);
-    Ok(Translated {
+    Ok(Asked {
         session_id,
         tool_call_id: params["toolCall"]["toolCallId"].as_str().map(str::to_owned),
         message,
         requested_schema,
-        reply: AgentReply::Gemini(GeminiReply { questions }),
+        reply: GeminiReply { questions },
     })
 }
 

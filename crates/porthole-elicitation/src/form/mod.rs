@@ -14,7 +14,7 @@
 //! previews in standard forms: Claude Code, Codex, JetBrains AIR), `qwen.rs` (Qwen Code's
 //! questions inside `session/request_permission`) and `gemini.rs` (Gemini CLI's
 //! `gemini/requestUserInput`); `questions.rs` writes the last two as a standard form and
-//! reads the answers back in each agent's shape.
+//! reads the answers back in each agent's shape; `reply.rs` joins their replies into one type.
 
 pub mod gemini;
 mod hints;
@@ -23,6 +23,7 @@ mod model;
 mod parse;
 mod questions;
 pub mod qwen;
+mod reply;
 mod secrets;
 mod validate;
 
@@ -32,6 +33,7 @@ pub use model::{
     PropertyProblem, REGEX_SIZE_LIMIT, SchemaError, StringFormat,
 };
 pub use parse::parse_form_schema;
-pub use questions::{AgentReply, Decision, Question, QuestionKind, Translated};
+pub use questions::{Asked, Decision, Question, QuestionKind};
+pub use reply::{AgentReply, Translated};
 pub use secrets::{is_secret_request, secret_fields, secret_indicators, secret_outside_fields};
 pub use validate::{FieldError, Validation, codes};

@@ -11,7 +11,6 @@
 use serde_json::{Map, Value, json};
 
 use super::model::{MAX_OPTIONS, MAX_TEXT_BYTES, MAX_VALUE_CHARS};
-use super::{gemini, qwen};
 
 /// One question, whatever agent asked it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,42 +46,29 @@ pub enum Decision<'a> {
     Undecided,
 }
 
-/// How the agent that asked is answered: each agent's own response shape.
+/// An agent's question request as a form elicitation; `R` says how that agent is answered
+/// (each agent's reply, or any of them: [`super::reply::Translated`]).
 #[derive(Debug, Clone, PartialEq)]
-pub enum AgentReply {
-    Qwen(qwen::QwenReply),
-    Gemini(gemini::GeminiReply),
-}
-
-impl AgentReply {
-    /// The JSON-RPC result for the agent's request.
-    pub fn response(&self, decision: Decision<'_>) -> Value {
-        match self {
-            AgentReply::Qwen(r) => r.response(decision),
-            AgentReply::Gemini(r) => r.response(decision),
-        }
-    }
-
-    /// For logs and the inspector: which extension this is.
-    pub fn agent(&self) -> &'static str {
-        match self {
-            AgentReply::Qwen(_) => "Qwen Code ask_user_question",
-            AgentReply::Gemini(_) => "Gemini CLI gemini/requestUserInput",
-        }
-    }
-}
-
-/// An agent's question request as a form elicitation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Translated {
+pub struct Asked<R> {
     pub session_id: String,
     pub tool_call_id: Option<String>,
     pub message: String,
     pub requested_schema: Value,
-    pub reply: AgentReply,
+    pub reply: R,
 }
 
-impl Translated {
+impl<R> Asked<R> {
+    /// The same request with its reply made another type (an agent's into [`super::AgentReply`]).
+    pub fn map_reply<S>(self, f: impl FnOnce(R) -> S) -> Asked<S> {
+        Asked {
+            session_id: self.session_id,
+            tool_call_id: self.tool_call_id,
+            message: self.message,
+            requested_schema: self.requested_schema,
+            reply: f(self.reply),
+        }
+    }
+
     /// The `elicitation/create` params this request stands for (session scope).
     pub fn elicitation_params(&self) -> Value {
         let mut params = json!({

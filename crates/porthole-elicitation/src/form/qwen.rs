@@ -32,7 +32,7 @@
 
 use serde_json::{Value, json};
 
-use super::questions::{self, AgentReply, Decision, Question, QuestionKind, Translated};
+use super::questions::{self, Asked, Decision, Question, QuestionKind};
 
 /// How Qwen is answered: the option ids it offered.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +72,7 @@ pub fn is_question(params: &Value) -> bool {
 
 /// Qwen's question dialog as a form; `None` when it is not one, or has no question or no
 /// option to submit with (then it is shown as the permission request it is).
-pub fn translate(params: &Value) -> Option<Translated> {
+pub fn translate(params: &Value) -> Option<Asked<QwenReply>> {
     if !is_question(params) {
         return None;
     }
@@ -98,16 +98,16 @@ pub fn translate(params: &Value) -> Option<Translated> {
     let cancel = option_with("reject");
     let intro = (questions.len() > 1).then_some("Please answer the following questions.");
     let (message, requested_schema) = questions::form(intro, &questions);
-    Some(Translated {
+    Some(Asked {
         session_id,
         tool_call_id: tool_call["toolCallId"].as_str().map(str::to_owned),
         message,
         requested_schema,
-        reply: AgentReply::Qwen(QwenReply {
+        reply: QwenReply {
             submit,
             cancel,
             questions,
-        }),
+        },
     })
 }
 

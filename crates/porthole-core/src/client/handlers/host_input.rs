@@ -14,7 +14,8 @@ use crate::form::gemini;
 
 pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
     match gemini::translate(&params) {
-        Ok(translated) => {
+        Ok(asked) => {
+            let translated = crate::form::Translated::from(asked);
             let reply = Some(translated.reply.clone());
             super::elicitation::open(shared, translated.elicitation_params(), responder, reply).await
         }

@@ -79,8 +79,9 @@ impl Waiting for PendingPermission {
 pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
     // Qwen Code's questions come as a permission request: they are a form (`form::qwen`).
     if shared.opts.modes.form
-        && let Some(translated) = crate::form::qwen::translate(&params)
+        && let Some(asked) = crate::form::qwen::translate(&params)
     {
+        let translated = crate::form::Translated::from(asked);
         let reply = Some(translated.reply.clone());
         return super::elicitation::open(shared, translated.elicitation_params(), responder, reply).await;
     }
