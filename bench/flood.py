@@ -23,6 +23,9 @@ def consumers(bin_dir):
         "core": [os.path.join(bin_dir, "core-consumer")],
         "raw-sdk": [os.path.join(bin_dir, "raw-sdk-consumer")],
         "ts-sdk": ["node", os.path.join(ROOT, "bench", "ts", "consumer.mjs")],
+        # porthole-cli --json (run by cli-consumer, which reads its lines from a pipe): the
+        # figures are the CLI's own.
+        "cli-json": [os.path.join(bin_dir, "cli-consumer"), os.path.join(bin_dir, "porthole-cli")],
     }
 
 
@@ -53,12 +56,20 @@ def main():
     ap.add_argument("--bin-dir", required=True)
     ap.add_argument("-n", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--only", default="core,raw-sdk,ts-sdk")
+    ap.add_argument("--only", default="core,raw-sdk,ts-sdk,cli-json")
     ap.add_argument("--timeout", type=float, default=300)
     ap.add_argument("--json-out")
+    ap.add_argument("--compare", action="append", default=[], metavar="LABEL=DIR",
+                    help="also run core and cli-json of another build (binaries copied from the commit "
+                         "before a change, say) in the same rounds, as core@LABEL and cli-json@LABEL")
     args = ap.parse_args()
     agent = os.path.join(args.bin_dir, "flood-agent")
     table = {k: v for k, v in consumers(args.bin_dir).items() if k in args.only.split(",")}
+    for spec in args.compare:
+        label, other_dir = spec.split("=", 1)
+        for name, cmd in consumers(other_dir).items():
+            if name in ("core", "cli-json") and name in table:
+                table[f"{name}@{label}"] = cmd
     names = list(table)
 
     ceilings = []
@@ -75,7 +86,7 @@ def main():
             ok &= good
             blocked = rep["agent"].get("blocked_in_write_s", 0)
             print(
-                f"round {r + 1} {name:8} {rep['updates_per_s']:>12,.0f} updates/s  "
+                f"round {r + 1} {name:17} {rep['updates_per_s']:>12,.0f} updates/s  "
                 f"cpu {rep['cpu_user_s'] + rep['cpu_sys_s']:6.2f} s  hwm {rep['hwm_kb'] / 1024:7.1f} MB  "
                 f"agent blocked {blocked:6.2f}/{rep['agent'].get('flood_s', 0):.2f} s"
                 + ("" if good else f"  WRONG: count {rep['count']} in_order {rep['in_order']}"),
@@ -87,7 +98,7 @@ def main():
     summary = {"n": args.n, "rounds": args.rounds, "pipe_ceiling_updates_per_s": args.n / ceiling_s, "consumers": {}}
     print(f"\nN = {args.n:,} updates, {args.rounds} alternating rounds, medians")
     print(f"pipe ceiling (flood-agent --raw | cat): {args.n / ceiling_s:,.0f} updates/s ({ceiling_s:.3f} s)")
-    print(f"{'consumer':8} {'updates/s':>12} {'cpu s':>7} {'peak RSS MB':>12} {'RSS growth MB':>14} {'agent blocked':>14}")
+    print(f"{'consumer':17} {'updates/s':>12} {'cpu s':>7} {'peak RSS MB':>12} {'RSS growth MB':>14} {'agent blocked':>14}")
     for name in names:
         runs = results[name]
         row = {
@@ -107,7 +118,7 @@ def main():
         }
         summary["consumers"][name] = row
         print(
-            f"{name:8} {row['updates_per_s']:>12,.0f} {row['cpu_s']:>7.2f} {row['hwm_mb']:>12.1f} "
+            f"{name:17} {row['updates_per_s']:>12,.0f} {row['cpu_s']:>7.2f} {row['hwm_mb']:>12.1f} "
             f"{row['rss_growth_mb']:>14.1f} {row['agent_blocked_share']:>13.0%}"
         )
     c = summary["consumers"]
@@ -125,6 +136,11 @@ def main():
         print(f"RSS growth <= 64 MB in every run: {'met' if bounded else 'MISSED'} (max {core['rss_growth_max_mb']:.1f} MB)")
         print(f"agent slowed by backpressure: blocked in write(2) for {core['agent_blocked_share']:.0%} of the flood "
               f"(alone it needs {ceiling_s:.2f} s; with core {med(r['agent']['flood_s'] for r in core['runs']):.2f} s)")
+    if "raw-sdk" in c:
+        for name in names:
+            if name not in ("core", "raw-sdk", "ts-sdk"):
+                print(f"{name} / raw-sdk: {c[name]['updates_per_s'] / c['raw-sdk']['updates_per_s']:.2f}x updates/s, "
+                      f"{c[name]['cpu_s'] / c['raw-sdk']['cpu_s']:.2f}x CPU s")
     print("every run counted exactly N in order:", "yes" if ok else "NO")
     if args.json_out:
         with open(args.json_out, "w") as f:

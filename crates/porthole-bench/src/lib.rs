@@ -40,8 +40,14 @@ pub struct Report {
 }
 
 impl Report {
+    /// The report with this process's own CPU seconds and peak RSS.
     pub fn print(&self) {
         let (user, sys) = cpu_seconds();
+        self.print_with(user, sys, proc_status_kb("VmHWM"));
+    }
+
+    /// The report with figures measured of another process (the CLI a consumer reads).
+    pub fn print_with(&self, user: f64, sys: f64, hwm_kb: u64) {
         let line = serde_json::json!({
             "consumer": self.consumer,
             "count": self.count,
@@ -51,7 +57,7 @@ impl Report {
             "cpu_user_s": user,
             "cpu_sys_s": sys,
             "rss_before_kb": self.rss_before_kb,
-            "hwm_kb": proc_status_kb("VmHWM"),
+            "hwm_kb": hwm_kb,
         });
         println!("{line}");
     }
@@ -69,9 +75,32 @@ pub fn cpu_seconds() -> (f64, f64) {
     (secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
+/// User and system CPU seconds of process `pid` (its threads, not its children), from
+/// /proc/`pid`/stat; zero when unavailable.
+pub fn pid_cpu_seconds(pid: u32) -> (f64, f64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces), from field 3 (state) on:
+    // utime and stime are fields 14 and 15, in clock ticks.
+    let rest = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let field = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).unwrap_or(0.0) / ticks;
+    (field(11), field(12))
+}
+
 /// A `kB` field of /proc/self/status (`VmRSS`, `VmHWM`), 0 when unavailable.
 pub fn proc_status_kb(field: &str) -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status_kb("/proc/self/status", field)
+}
+
+/// A `kB` field of /proc/`pid`/status, 0 when unavailable.
+pub fn pid_status_kb(pid: u32, field: &str) -> u64 {
+    status_kb(&format!("/proc/{pid}/status"), field)
+}
+
+fn status_kb(path: &str, field: &str) -> u64 {
+    let status = std::fs::read_to_string(path).unwrap_or_default();
     status
         .lines()
         .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))

@@ -13,12 +13,22 @@ use serde_json::ser::{Formatter, Serializer};
 /// `value` as one line of JSON (no newline), hidden characters escaped.
 pub fn to_line(value: &impl Serialize) -> String {
     let mut out = Vec::new();
-    let mut serializer = Serializer::with_formatter(&mut out, Escaping);
-    if let Err(e) = value.serialize(&mut serializer) {
-        return serde_json::json!({"type": "error", "message": e.to_string()}).to_string();
-    }
+    append(&mut out, value);
     // The formatter writes whole characters or ASCII escapes: the bytes stay UTF-8.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// `value` as one line of JSON (no newline), hidden characters escaped, appended to `out`
+/// without a `String` or a `serde_json::Value` in between. A value that fails to serialize
+/// leaves nothing of itself: an error object is appended instead.
+pub fn append(out: &mut Vec<u8>, value: &impl Serialize) {
+    let start = out.len();
+    let mut serializer = Serializer::with_formatter(&mut *out, Escaping);
+    if let Err(e) = value.serialize(&mut serializer) {
+        out.truncate(start);
+        let error = serde_json::json!({"type": "error", "message": e.to_string()});
+        out.extend_from_slice(error.to_string().as_bytes());
+    }
 }
 
 /// serde_json's compact output (the trait's defaults), with hidden characters in strings and
@@ -31,6 +41,10 @@ impl Formatter for Escaping {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
+        // Printable ASCII (most text) holds nothing hidden: written in one piece, unscanned.
+        if fragment.bytes().all(|b| is_printable_ascii(b.into())) {
+            return writer.write_all(fragment.as_bytes());
+        }
         let mut plain = 0;
         for (i, c) in fragment.char_indices() {
             if is_hidden(c) {
@@ -46,9 +60,14 @@ impl Formatter for Escaping {
     }
 }
 
+/// Space to `~`: never hidden.
+fn is_printable_ascii(c: char) -> bool {
+    (' '..='~').contains(&c)
+}
+
 /// In the hidden-character table (C0 controls never get here: serde_json escapes them).
 fn is_hidden(c: char) -> bool {
-    !c.is_ascii_graphic()
+    !is_printable_ascii(c)
         && HIDDEN_CHARS
             .iter()
             .any(|(first, last, _)| (*first..=*last).contains(&c))

@@ -212,6 +212,8 @@ async fn run(
             }
         }
     };
+    // Lines of events read while it opened may still wait for more (see `Output::event`).
+    out.flush();
     if let (Ok(Some(_)), Some(signed_in), Some(profile)) = (&opened, &signed_in, &profile) {
         signed_in.save(profile);
     }

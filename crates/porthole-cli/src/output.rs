@@ -1,10 +1,12 @@
 //! Printing events: JSON lines (`--json`) or short readable text.
 
+use std::cell::RefCell;
 use std::io::Write;
 
 use porthole_core::AgentClient;
 use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate, ToolCallContent};
 use porthole_core::events::Event;
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::policy::{self, Decision};
@@ -12,17 +14,52 @@ use crate::term::{self, note, note_part, say};
 
 pub struct Output {
     json: bool,
+    /// `--json` lines not written to stdout yet. During a flood of events they are written
+    /// together (one `write` for many lines instead of one each); every line is out as soon
+    /// as no more events are waiting, so a reader never waits for one.
+    pending: RefCell<Vec<u8>>,
 }
+
+/// Written out once this much is pending, even while more events wait.
+const PENDING_BYTES: usize = 64 * 1024;
 
 impl Output {
     pub fn new(json: bool) -> Self {
-        Self { json }
+        Self {
+            json,
+            pending: RefCell::default(),
+        }
     }
 
+    /// One JSON line, written out now.
     fn line(&self, value: Value) {
+        self.queue(&value);
+        self.flush();
+    }
+
+    /// One JSON line, written out with the next [`Output::flush`] (or once much is pending).
+    fn queue(&self, value: &impl Serialize) {
+        let full = {
+            let mut pending = self.pending.borrow_mut();
+            crate::json_line::append(&mut pending, value);
+            pending.push(b'\n');
+            pending.len() >= PENDING_BYTES
+        };
+        if full {
+            self.flush();
+        }
+    }
+
+    /// Write out the pending lines.
+    pub fn flush(&self) {
+        let mut pending = self.pending.borrow_mut();
+        if pending.is_empty() {
+            return;
+        }
         let mut stdout = std::io::stdout().lock();
-        let _ = writeln!(stdout, "{}", crate::json_line::to_line(&value));
+        let _ = stdout.write_all(&pending);
         let _ = stdout.flush();
+        pending.clear();
     }
 
     pub fn initialized(&self, client: &AgentClient) {
@@ -115,12 +152,27 @@ impl Output {
         }
     }
 
-    pub fn event(&self, event: &Event, decision: Option<&Decision>) {
-        if self.json {
-            self.line(json_event(event, decision));
-        } else {
-            text_event(event, decision);
+    /// An event; with `more_waiting`, its JSON line may wait for the next one's (the caller
+    /// flushes once none is waiting).
+    pub fn event(&self, event: &Event, decision: Option<&Decision>, more_waiting: bool) {
+        if !self.json {
+            return text_event(event, decision);
         }
+        match event {
+            // The flood's event, serialized straight from its type (no `Value` in between:
+            // the same bytes, as `preserve_order` keeps the fields' order in a `Value`).
+            Event::SessionUpdate { .. } => self.queue(event),
+            _ => self.queue(&json_event(event, decision)),
+        }
+        if !more_waiting {
+            self.flush();
+        }
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 
@@ -333,5 +385,42 @@ fn tool_content(content: &ToolCallContent) {
         ToolCallContent::Content(c) => note!("[tool output] {}", text_of(&c.content)),
         ToolCallContent::Diff(d) => note!("[tool diff] {}", term::line(&d.path.display().to_string())),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Session updates of every kind, as an agent sends them (hidden characters included).
+    const UPDATES: &[&str] = &[
+        r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"00000001 chunk"}}"#,
+        r#"{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a\u009b2J\u202e\u2028é 例","annotations":{"priority":0.5,"audience":["user"]}},"messageId":"m1","_meta":{"z":1,"a":[true,null,1.5e300]}}"#,
+        r#"{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"thinking"}}"#,
+        r#"{"sessionUpdate":"user_message_chunk","content":{"type":"image","data":"AAAA","mimeType":"image/png"}}"#,
+        r#"{"sessionUpdate":"tool_call","toolCallId":"t1","title":"Edit\u200bfile","kind":"edit","status":"pending","content":[{"type":"diff","path":"/a/b","oldText":"x","newText":"y"},{"type":"content","content":{"type":"text","text":"out"}}],"locations":[{"path":"/a/b","line":3}],"rawInput":{"b":2,"a":1}}"#,
+        r#"{"sessionUpdate":"tool_call_update","toolCallId":"t1","status":"completed","rawOutput":{"ok":true}}"#,
+        r#"{"sessionUpdate":"plan","entries":[{"content":"step","priority":"high","status":"in_progress"}]}"#,
+        r#"{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"web","description":"search","input":{"hint":"query"}}]}"#,
+        r#"{"sessionUpdate":"current_mode_update","currentModeId":"code"}"#,
+        r#"{"sessionUpdate":"usage_update","used":12,"size":100,"cost":{"amount":0.1,"currency":"USD"}}"#,
+        r#"{"sessionUpdate":"session_info_update","title":"T","updatedAt":"2026-01-01T00:00:00Z"}"#,
+    ];
+
+    /// A session update's line, straight from its type, is byte for byte the line made through
+    /// a `serde_json::Value` (how every event was printed before).
+    #[test]
+    fn session_update_lines_are_the_same_as_through_a_value() {
+        for raw in UPDATES {
+            let update: SessionUpdate = serde_json::from_str(raw).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            let event = Event::SessionUpdate {
+                session_id: "s\u{2029}1".into(),
+                update: Box::new(update),
+            };
+            let mut straight = Vec::new();
+            crate::json_line::append(&mut straight, &event);
+            let through_value = crate::json_line::to_line(&json_event(&event, None));
+            assert_eq!(String::from_utf8(straight).unwrap(), through_value, "{raw}");
+        }
     }
 }

@@ -59,7 +59,7 @@ impl Reader<'_> {
     /// Print an event and answer it if it is a dialog. `Err` when the agent is gone.
     pub(crate) fn passive(&self, event: &Event, during: &str) -> Result<(), ExitCode> {
         if let Event::AgentExited(info) = event {
-            self.out.event(event, None);
+            self.out.event(event, None, false);
             note!(
                 "porthole-cli: the agent exited {during}: {}",
                 porthole_core::client::describe_exit(info)
@@ -70,7 +70,8 @@ impl Reader<'_> {
             self.discarded.set(self.discarded.get() + 1);
         }
         let decision = self.policy.decide(self.client, event);
-        self.out.event(event, decision.as_ref());
+        // A waiting event is read right away: its line goes out with this one.
+        self.out.event(event, decision.as_ref(), !self.events.is_empty());
         Ok(())
     }
 
@@ -146,7 +147,7 @@ pub(crate) async fn run_prompts(
                 Event::TurnEnded {
                     session_id: s, error, ..
                 } if *s == session_id => {
-                    out.event(&event, None);
+                    out.event(&event, None, false);
                     if let Some(error) = error {
                         note!(
                             "porthole-cli: turn failed: {} (code {})",

@@ -99,6 +99,9 @@ pub(crate) struct Hot {
 /// Anything else (including escapes in `jsonrpc` or `method`, which cannot be borrowed)
 /// returns `None` and takes the SDK's path, which handles it as before.
 pub(crate) fn parse(line: &str) -> Option<Hot> {
+    if let Some(hot) = parse_sdk_text_chunk(line) {
+        return Some(hot);
+    }
     // Cheap pre-check so that requests and responses skip the typed parse.
     if !line.contains("\"session/update\"") {
         return None;
@@ -118,15 +121,48 @@ fn parse_text_chunk(line: &str) -> Option<Hot> {
     if l.jsonrpc != "2.0" || l.method != "session/update" || l.params.update.content.kind != "text" {
         return None;
     }
-    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(l.params.update.content.text)));
-    let update = match l.params.update.session_update {
+    let c = l.params.update;
+    text_chunk(l.params.session_id, c.session_update, c.content.text)
+}
+
+/// What starts a text chunk as both official SDKs (Rust and TypeScript) write one: their key
+/// order, no spaces. The rest is the session id, `","update":{"sessionUpdate":"`, the kind,
+/// `","content":{"type":"text","text":`, the text and `}}}}`.
+const SDK_TEXT_CHUNK_START: &str = r#"{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":""#;
+
+/// A text chunk spelled exactly as the SDKs write it, matched piece by piece: only the text is
+/// parsed as JSON (the session id is taken as it is when it has no escape). Any other spelling
+/// of the same JSON (another key order, spaces, an escape in the session id, an optional
+/// field) is `None` here and gets the typed parse, which gives the same update.
+fn parse_sdk_text_chunk(line: &str) -> Option<Hot> {
+    let rest = line.strip_prefix(SDK_TEXT_CHUNK_START)?;
+    let (session_id, rest) = rest.split_once('"')?;
+    // A backslash or a control character: not the plain string it looks like.
+    if session_id.bytes().any(|b| b == b'\\' || b < 0x20) {
+        return None;
+    }
+    let (kind, rest) = rest
+        .strip_prefix(r#","update":{"sessionUpdate":""#)?
+        .split_once('"')?;
+    let text = rest
+        .strip_prefix(r#","content":{"type":"text","text":"#)?
+        .strip_suffix("}}}}")?;
+    // Exactly one JSON string (an unescaped quote in it would leave more after the string).
+    let text: String = serde_json::from_str(text).ok()?;
+    text_chunk(session_id.to_string(), kind, text)
+}
+
+/// A text chunk of kind `kind` (`agent_message_chunk`...), built with the SDK's constructors.
+fn text_chunk(session_id: String, kind: &str, text: String) -> Option<Hot> {
+    let chunk = ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
+    let update = match kind {
         "agent_message_chunk" => SessionUpdate::AgentMessageChunk(chunk),
         "agent_thought_chunk" => SessionUpdate::AgentThoughtChunk(chunk),
         "user_message_chunk" => SessionUpdate::UserMessageChunk(chunk),
         _ => return None,
     };
     Some(Hot {
-        session_id: l.params.session_id,
+        session_id,
         update: Box::new(update),
     })
 }
@@ -228,23 +264,53 @@ mod tests {
     fn text_chunk_shortcut_matches_the_schema() {
         let kinds = ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"];
         for kind in kinds {
-            for text in ["hi", r#"esc\"aped\n\u00e9"#, ""] {
+            for text in ["hi", r#"esc\"aped\n\u00e9"#, "", r#"\"}}}}"#, "例 \u{2028}"] {
                 let line = HOT
                     .replace("agent_message_chunk", kind)
                     .replace(r#""hi""#, &format!("\"{text}\""));
-                let fast = parse_text_chunk(&line).expect(&line);
                 let full: SessionNotification = serde_json::from_value(
                     serde_json::from_str::<serde_json::Value>(&line).unwrap()["params"].clone(),
                 )
                 .unwrap();
-                assert_eq!(*fast.update, full.update, "{line}");
-                assert_eq!(fast.session_id, &*full.session_id.0);
+                // HOT is spelled as the SDKs write it: both shortcuts take it.
+                for fast in [parse_text_chunk(&line), parse_sdk_text_chunk(&line)] {
+                    let fast = fast.expect(&line);
+                    assert_eq!(*fast.update, full.update, "{line}");
+                    assert_eq!(fast.session_id, &*full.session_id.0);
+                }
             }
         }
         // Optional fields take the full parse, which keeps them.
         let with_meta = HOT.replace(r#""text":"hi""#, r#""text":"hi","annotations":{"priority":1}"#);
         assert!(parse_text_chunk(&with_meta).is_none());
         assert!(parse(&with_meta).is_some());
+    }
+
+    /// Other spellings of a text chunk miss the SDKs' shortcut and get the typed parse, with
+    /// the same result as the schema's.
+    #[test]
+    fn other_spellings_take_the_typed_parse() {
+        let cases = [
+            HOT.replace(r#""sessionId":"s""#, r#""sessionId":"\u0073""#),
+            HOT.replace(r#""method":"#, r#""method": "#),
+            HOT.replace(r#""text":"hi""#, r#""text":"hi","annotations":{"priority":1}"#),
+            HOT.replace(r#"{"type":"text","text":"hi"}"#, r#"{"text":"hi","type":"text"}"#),
+            format!("{HOT} "),
+        ];
+        for line in cases {
+            assert!(parse_sdk_text_chunk(&line).is_none(), "{line}");
+            let hot = parse(&line).expect(&line);
+            let full: SessionNotification = serde_json::from_value(
+                serde_json::from_str::<serde_json::Value>(&line).unwrap()["params"].clone(),
+            )
+            .unwrap();
+            assert_eq!(*hot.update, full.update, "{line}");
+            assert_eq!(hot.session_id, &*full.session_id.0);
+        }
+        // Not one JSON string where the text goes: neither shortcut, nor the SDK, takes it.
+        let broken = HOT.replace(r#""text":"hi""#, r#""text":"h"i""#);
+        assert!(parse_sdk_text_chunk(&broken).is_none());
+        assert!(parse(&broken).is_none());
     }
 
     #[test]
