@@ -287,7 +287,8 @@ export class MockBackend implements Backend {
       this.emit([this.#setSnapshot({ settings })]);
     },
     protocol_log: () => ({ entries: [], stderrTail: "" }),
-    history_list: ({ filter }) => {
+    history_list: ({ filter: given }) => {
+      const filter = given ?? {};
       const hits = this.#history.filter((h) => (!filter.kind || h.kind === filter.kind) && (!filter.domain || (h.domain ?? "").includes(filter.domain)));
       const offset = filter.offset ?? 0;
       return { entries: hits.slice(offset, offset + (filter.limit ?? 100)), total: hits.length };
