@@ -6,7 +6,6 @@ use std::collections::BTreeMap as Map;
 
 use ts_rs::{Config, TS};
 
-#[allow(unused_imports)] // Some names are only in the list's `as "..."` overrides' Rust side.
 use crate::wire::*;
 
 const BLESS: &str = "PORTHOLE_BLESS=1 cargo test -p porthole command_list";
