@@ -3,8 +3,9 @@
 // without being granted, or granted without existing.
 include!("src/command_list.rs");
 
+/// The commands' names; their arguments, results and bodies are commands.rs's business.
 macro_rules! names {
-    ($($name:ident),* $(,)?) => {
+    ($( $(#[doc = $doc:literal])* $name:ident $args:tt -> $ret:ty $(= |$b:ident| $body:expr)? ; )*) => {
         &[$(stringify!($name)),*]
     };
 }

@@ -1,102 +1,124 @@
-// The app's commands, listed once. `build.rs` includes this file to declare each command as a
-// permission (and to check the main window's capability grants exactly these); `commands.rs`
-// registers the same list with Tauri; a test writes `ui/src/lib/generated/command-names.ts`,
-// which the UI's `Commands` interface must match. A new command is added here and nowhere else
-// by hand (plus its function in commands.rs and its signature in protocol.ts, which the compiler
-// then demands).
+// The app's commands, listed once, each with its arguments and its result. From this list:
+// `build.rs` declares each command as a permission (and writes the main window's capability,
+// which grants exactly these); `commands.rs` writes each command's Tauri function (the body
+// after `=` is its whole logic: one call into porthole-app's `Backend`) and registers them; a
+// test writes `ui/src/lib/generated/commands.ts`, the window's `Commands` interface (arguments
+// under their camelCase names, as Tauri takes them; result types named as ts-rs generates them).
+// A new command is added here and nowhere else by hand, besides its `Backend` method.
 //
-// `with_app_commands!(m)` expands to `m!(name, name, ...)`.
+// Each entry: `/// docs` `name(arg: Type, ...) -> Result = |backend| expression;`. An argument's
+// TypeScript comes from its Rust type (ts-rs) unless `as "TypeScript"` names it (for a JSON value
+// or the event channel). An entry without `= ...` (`subscribe_events`) has its function written
+// by hand in commands.rs. The types are named as `crate::wire` imports them.
+//
+// `with_app_commands!(m)` expands to `m! { entries }`.
 macro_rules! with_app_commands {
     ($m:ident) => {
-        $m!(
-            subscribe_events,
-            app_state,
-            connect_agent,
-            restart_agent,
-            new_session,
-            list_sessions,
-            load_session,
-            resume_session,
-            close_session,
-            delete_session,
-            authenticate,
-            logout,
-            start_terminal_auth,
-            terminal_input,
-            send_prompt,
-            cancel_turn,
-            set_mode,
-            set_model,
-            fork_session,
-            set_config_option,
-            revoke_permission_rule,
-            protocol_log,
-            save_settings,
-            validate_form,
-            answer_dialog,
-            open_url,
-            close_url_view,
-            dialog_shown,
-            history_list,
-            history_export,
-            history_clear,
-            domain_marks,
-            set_domain_trust,
-            perf_stats,
-            registry_agents,
-            registry_icon,
-            install_agent,
-            cancel_install,
-            remove_agent,
-            save_sign_in,
-            forget_sign_in,
-            mcp_connections,
-            mcp_tools,
-            mcp_set_enabled,
-            mcp_sign_out,
-            mcp_remove,
-            mcp_sign_in,
-            mcp_add,
-            mcp_import,
-        )
+        $m! {
+            /// The event stream: every batch from now on arrives on `channel` (the window calls it once, first).
+            subscribe_events(channel: EventChannel as "Channel<{ events: UiEvent[] }>") -> ();
+            /// Current state; call once, after subscribing. Also returns the dialogs waiting.
+            app_state() -> WindowState = |backend| Ok(backend.app_state());
+            connect_agent(agent_id: String) -> () = |backend| backend.connect_agent(&agent_id);
+            restart_agent(agent_id: String) -> () = |backend| backend.restart(&agent_id);
+            /// `additionalDirectories`: more folders, only for an agent that advertises them.
+            new_session(agent_id: String, cwd: String, additional_directories: Option<Vec<String>>) -> SessionView =
+                |backend| backend.new_session_in(&agent_id, &cwd, &additional_directories.unwrap_or_default()).await;
+            list_sessions(agent_id: String, cwd: Option<String>, cursor: Option<String>) -> SessionList =
+                |backend| backend.list_sessions(&agent_id, cwd, cursor).await;
+            load_session(agent_id: String, session_id: String, cwd: String, additional_directories: Option<Vec<String>>) -> SessionView =
+                |backend| backend.load_session(&agent_id, &session_id, &cwd, &additional_directories.unwrap_or_default()).await;
+            resume_session(agent_id: String, session_id: String, cwd: String, additional_directories: Option<Vec<String>>) -> SessionView =
+                |backend| backend.resume_session(&agent_id, &session_id, &cwd, &additional_directories.unwrap_or_default()).await;
+            close_session(session_id: String) -> () = |backend| backend.close_session(&session_id).await;
+            /// `session/delete` of a stored session (when the agent advertises it).
+            delete_session(agent_id: String, session_id: String) -> () = |backend| backend.delete_session(&agent_id, &session_id).await;
+            authenticate(agent_id: String, method_id: String) -> () = |backend| backend.authenticate(&agent_id, &method_id).await;
+            /// `logout` (when advertised); the sign-in values kept for the agent are forgotten too.
+            logout(agent_id: String) -> () = |backend| backend.logout(&agent_id).await;
+            /// Runs the agent's login command in a terminal; returns its terminal id.
+            start_terminal_auth(agent_id: String, method_id: String) -> String =
+                |backend| backend.start_terminal_auth(&agent_id, &method_id).await;
+            terminal_input(terminal_id: String, text: String) -> () = |backend| backend.terminal_input(&terminal_id, &text).await;
+            send_prompt(session_id: String, text: String, attachments: Option<Vec<Attachment>>) -> () =
+                |backend| backend.send_prompt(&session_id, &text, &attachments.unwrap_or_default());
+            cancel_turn(session_id: String) -> () = |backend| backend.cancel_turn(&session_id);
+            set_mode(session_id: String, mode_id: String) -> () = |backend| backend.set_mode(&session_id, &mode_id).await;
+            set_model(session_id: String, model_id: String) -> () = |backend| backend.set_model(&session_id, &model_id).await;
+            /// A new session forked from this one (when the agent advertises `session/fork`).
+            fork_session(session_id: String) -> SessionView = |backend| backend.fork_session(&session_id).await;
+            /// A select's value id or a boolean option's new value.
+            set_config_option(session_id: String, config_id: String, value: Value as "string | boolean") -> () =
+                |backend| backend.set_config_option(&session_id, &config_id, value).await;
+            revoke_permission_rule(rule_id: u64) -> () = |backend| backend.revoke_permission_rule(rule_id);
+            /// The agent's protocol messages (the inspector), from sequence number `since` on.
+            protocol_log(agent_id: String, since: Option<u64>) -> ProtocolLog =
+                |backend| backend.protocol_log(&agent_id, since.unwrap_or(0));
+            save_settings(settings: Settings) -> () = |backend| backend.save_settings(settings);
+            /// Core validates (the one source of truth).
+            validate_form(dialog_id: u64, content: FormValues as "FormContent") -> Validation =
+                |backend| backend.validate_form(dialog_id, &content);
+            /// Any waiting dialog, with an answer of its kind. Err: { kind: "invalid", validation } when a
+            /// form's content fails validation; { kind: "error", message } otherwise.
+            answer_dialog(dialog_id: u64, answer: DialogAnswer) -> () = |backend| backend.answer_dialog(dialog_id, answer);
+            /// After consent (the dialog already answered accept): open the URL the backend holds.
+            open_url(dialog_id: u64, target: String as "UrlOpener") -> () = |backend| backend.open_url(dialog_id, &target);
+            /// The user closed a URL dialog (e.g. after "Completed"): its isolated window closes too.
+            close_url_view(dialog_id: u64) -> () = |backend| {
+                backend.close_url_view(dialog_id);
+                Ok(())
+            };
+            /// Ack for latency measurement: the UI painted the dialog.
+            dialog_shown(dialog_id: u64) -> () = |backend| {
+                backend.dialog_shown(dialog_id);
+                Ok(())
+            };
+            /// A page of the consent history; no filter lists the newest.
+            history_list(filter: Option<HistoryFilter>) -> HistoryPage = |backend| backend.history_list(filter);
+            /// Writes the history's export file: where, and how many entries.
+            history_export() -> HistoryExport = |backend| backend.history_export();
+            /// Deletes the consent history; returns how many entries went.
+            history_clear() -> usize = |backend| backend.history_clear();
+            /// The domains opened or marked trusted, per agent (the settings list).
+            domain_marks() -> Vec<DomainMark> = |backend| backend.domain_marks();
+            set_domain_trust(agent_id: String, agent_name: String, domain: String, trusted: bool) -> () =
+                |backend| backend.set_domain_trust(&agent_id, &agent_name, &domain, trusted);
+            /// Benchmark counters (IPC batches, dialog and answer latencies; docs/benchmarks-app.md).
+            perf_stats() -> PerfStats = |backend| Ok(backend.perf_stats());
+            /// The ACP registry's agents, with what is installed here.
+            registry_agents() -> RegistryListing = |backend| backend.registry_agents().await;
+            /// A registry icon as a data: URL (fetched and checked by the backend).
+            registry_icon(url: String) -> String = |backend| backend.registry_icon(url).await;
+            /// Install or update; progress arrives as install_progress events. Returns the agent's profile id.
+            install_agent(registry_id: String) -> String = |backend| backend.install_agent(registry_id).await;
+            /// Cancel the install under way of that agent (install_agent then fails); false when none is.
+            cancel_install(registry_id: String) -> bool = |backend| Ok(backend.cancel_install(&registry_id));
+            remove_agent(registry_id: String) -> () = |backend| backend.remove_agent(registry_id).await;
+            /// env_var sign-in: the values go to the OS keyring and the agent restarts with them.
+            save_sign_in(agent_id: String, method_id: String, values: BTreeMap<String, String>) -> () =
+                |backend| backend.save_sign_in(&agent_id, &method_id, values).await;
+            /// Delete an agent's saved sign-in values from the OS keyring.
+            forget_sign_in(agent_id: String) -> () = |backend| backend.forget_sign_in(&agent_id).await;
+            /// The person's MCP connections: where each points, who gets it, its sign-in, the open sessions that have it.
+            mcp_connections() -> McpConnectionList = |backend| Ok(backend.mcp_connections().await);
+            /// A connection's tools (`tools/list` through the gateway, as an agent reaches it).
+            mcp_tools(name: String) -> Vec<McpTool> = |backend| backend.mcp_tools(&name).await;
+            /// Switch a connection on or off for the sessions opened from now on.
+            mcp_set_enabled(name: String, on: bool) -> () = |backend| backend.mcp_set_enabled(&name, on);
+            /// Revoke (where the server offers it) and delete a remote connection's tokens; says which.
+            mcp_sign_out(name: String) -> String = |backend| backend.mcp_sign_out(&name).await;
+            /// Take a connection out of the list and delete its keyring values; says what happened.
+            mcp_remove(name: String) -> String = |backend| backend.mcp_remove(&name).await;
+            /// Start signing in to a remote connection: its URL consent dialog arrives in the dialog list;
+            /// returns that dialog's id. `clientId`: one the person entered, for a server that registers none.
+            mcp_sign_in(name: String, client_id: Option<String>) -> u64 = |backend| backend.mcp_sign_in(&name, client_id).await;
+            /// Add a connection (every agent gets it in the sessions opened from now on).
+            mcp_add(name: String, server: NewServer) -> () = |backend| backend.mcp_add(&name, server);
+            /// Import another client's MCP servers from pasted text: what happened to each.
+            mcp_import(text: String) -> Vec<McpImported> = |backend| backend.mcp_import(&text);
+        }
     };
 }
 
 #[cfg(test)]
-mod tests {
-    macro_rules! names {
-        ($($name:ident),* $(,)?) => {
-            &[$(stringify!($name)),*]
-        };
-    }
-
-    /// The window's list of command names is this one; protocol.ts checks its `Commands`
-    /// interface against it at type-check time.
-    #[test]
-    fn the_windows_command_names_are_this_list() {
-        let names: &[&str] = with_app_commands!(names);
-        let mut ts = String::from(
-            "// Generated from src-tauri/src/command_list.rs by\n\
-             // `PORTHOLE_BLESS=1 cargo test -p porthole command_list`. Do not edit.\n\n\
-             /** Every command the backend registers (and the main window may call). */\n\
-             export const COMMAND_NAMES = [\n",
-        );
-        for name in names {
-            ts.push_str(&format!("  \"{name}\",\n"));
-        }
-        ts.push_str("] as const;\n\nexport type CommandName = (typeof COMMAND_NAMES)[number];\n");
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../ui/src/lib/generated/command-names.ts"
-        );
-        if std::env::var_os("PORTHOLE_BLESS").is_some() {
-            std::fs::write(path, &ts).unwrap();
-            return;
-        }
-        let current = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            current == ts,
-            "ui/src/lib/generated/command-names.ts is out of date; run `PORTHOLE_BLESS=1 cargo test -p porthole command_list`"
-        );
-    }
-}
+mod tests;

@@ -13,6 +13,7 @@ mod commands;
 mod notify;
 mod sealed_view;
 mod shell;
+mod wire;
 
 use std::path::PathBuf;
 

@@ -10,9 +10,9 @@ use crate::snapshot::AppSnapshot;
 /// A file the user attached to a prompt (`send_prompt` takes them; `user_prompt` shows them).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct Attachment {
-    #[cfg_attr(test, ts(type = "\"file\" | \"image\""))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"file\" | \"image\""))]
     pub kind: String,
     pub path: String,
 }
@@ -20,7 +20,7 @@ pub struct Attachment {
 /// One of the app model's own events, as the window receives it (`type` names the kind).
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub(crate) enum AppEvent {
     /// The whole snapshot, after anything in it changed.
     Connection { snapshot: Box<AppSnapshot> },
@@ -41,7 +41,7 @@ pub(crate) enum AppEvent {
     UrlView {
         dialog_id: u64,
         #[cfg_attr(
-            test,
+            any(test, feature = "ts"),
             ts(type = "\"opened\" | \"closed\" | \"load_failed\" | \"navigation_blocked\" | \"crashed\"")
         )]
         state: String,
@@ -77,8 +77,8 @@ pub(crate) enum AppEvent {
 /// How far a registry install is: the registry's [`Progress`], typed for the window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "phase", rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
-#[cfg_attr(test, ts(rename = "InstallProgress"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), ts(rename = "InstallProgress"))]
 pub(crate) enum InstallPhase {
     /// `total` is unknown when the server does not say.
     Downloading {

@@ -14,7 +14,7 @@ use serde::Serialize;
 /// adds: the connection that asked, the editor it came through (`porthole proxy`), and for URL
 /// elicitations what the consent history knows of the domain. Nothing here is per kind.
 #[derive(Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub(crate) struct DialogView {
     #[serde(flatten)]
     pub(crate) prompt: DialogPrompt,
@@ -23,14 +23,14 @@ pub(crate) struct DialogView {
     /// URL elicitations only: earlier consents to this domain for this agent (`null` without a
     /// history); absent for every other dialog.
     #[serde(rename = "domainMemory", skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
+    #[cfg_attr(any(test, feature = "ts"), ts(optional))]
     pub(crate) domain_memory: Option<Option<DomainMemory>>,
 }
 
 /// Who asked: the same for every kind of dialog.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "DialogOrigin"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "DialogOrigin"))]
 pub(crate) struct Origin {
     /// The connection that asked (the app model's id).
     pub(crate) agent_id: String,

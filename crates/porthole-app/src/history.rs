@@ -184,8 +184,11 @@ impl Backend {
     }
 
     /// `{ entries, total }`, newest first.
-    pub fn history_list(&self, filter: &HistoryFilter) -> Result<HistoryPage, AnswerError> {
-        self.history()?.list(filter).map_err(history_error)
+    /// A page of the consent history (the window's History view); no filter lists the newest.
+    pub fn history_list(&self, filter: Option<HistoryFilter>) -> Result<HistoryPage, AnswerError> {
+        self.history()?
+            .list(&filter.unwrap_or_default())
+            .map_err(history_error)
     }
 
     /// Write the export to the download dir (else the data dir): `{ path, count }`.

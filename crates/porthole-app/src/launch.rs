@@ -10,7 +10,7 @@ use serde::Serialize;
 /// An agent the user can connect to, as the UI shows it.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AgentProfile"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "AgentProfile"))]
 pub struct Profile {
     pub id: String,
     pub name: String,
@@ -20,13 +20,13 @@ pub struct Profile {
     pub built_in: bool,
     /// Installed from the ACP registry: its registry id and version.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
+    #[cfg_attr(any(test, feature = "ts"), ts(optional))]
     pub registry: Option<RegistryInfo>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct RegistryInfo {
     pub id: String,
     pub version: String,

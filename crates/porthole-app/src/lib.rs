@@ -54,6 +54,10 @@ pub use launch::{DEMO_ID, Launch, Profile};
 pub use metrics::PerfStats;
 use porthole_core::events::{AgentIdentity, DialogPrompt, Event};
 use porthole_core::{AgentClient, ClientError, RespondError};
+/// The window's view of the consent history (its rows, filter and domain marks) is the
+/// history's own wire types, already shaped for it: the window reaches them only through this
+/// crate (`Backend::history_list`, `Backend::domain_marks`), never from porthole-history.
+pub use porthole_history::{DomainMark, HistoryEntry, HistoryFilter, HistoryPage};
 pub use proxied::ProxyView;
 pub use results::{HistoryExport, ProtocolLog, RegistryListing, SessionList};
 use serde::Serialize;
@@ -77,11 +81,11 @@ const FLUSH_EVERY: Duration = Duration::from_millis(16);
 /// (the window's `CommandError`, generated).
 #[derive(Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CommandError"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "CommandError"))]
 pub enum AnswerError {
     /// A form's content failed core's validation: what is wrong with each field.
     Invalid {
-        #[cfg_attr(test, ts(type = "Validation"))]
+        #[cfg_attr(any(test, feature = "ts"), ts(type = "Validation"))]
         validation: Value,
     },
     Error {
@@ -172,7 +176,7 @@ struct Conn {
 /// from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct SessionView {
     session_id: String,
     agent_id: String,
@@ -180,23 +184,23 @@ pub struct SessionView {
     /// The session's other folders (`additionalDirectories`), empty when it has none.
     additional_directories: Vec<String>,
     title: Option<String>,
-    #[cfg_attr(test, ts(type = "SessionModeState | null"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionModeState | null"))]
     modes: Option<Value>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
-    #[cfg_attr(test, ts(type = "SessionModels | null"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionModels | null"))]
     models: Option<Value>,
-    #[cfg_attr(test, ts(type = "ConfigOption[]"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "ConfigOption[]"))]
     config_options: Value,
-    #[cfg_attr(test, ts(type = "Array<AvailableCommand>"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "Array<AvailableCommand>"))]
     available_commands: Value,
     turn_running: bool,
-    #[cfg_attr(test, ts(type = "SessionUsage | null"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionUsage | null"))]
     usage: Option<Value>,
 }
 
 /// What the window asks for after a (re)load (`app_state`).
 #[derive(Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct WindowState {
     snapshot: AppSnapshot,
     /// The dialogs waiting for the user, in arrival order.

@@ -14,7 +14,7 @@ use crate::{AnswerError, Backend};
 /// A connection the person typed in the Add form.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "McpNewServer"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "McpNewServer"))]
 pub enum NewServer {
     /// A remote server; `sse`: the older HTTP+SSE transport.
     Remote { url: String, sse: bool },
@@ -26,7 +26,7 @@ pub enum NewServer {
 /// What an import did with one server of the pasted text, in the text's order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct McpImported {
     /// The server's name in the pasted text.
     pub source_name: String,

@@ -11,7 +11,7 @@ use serde::Serialize;
 /// The connections file and what is in it.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct McpConnectionList {
     /// The connections file (`PORTHOLE_CONNECTIONS_FILE` or the platform config folder).
     pub path: Option<String>,
@@ -23,7 +23,7 @@ pub struct McpConnectionList {
 /// One connection, in the list's order (the order agents get them).
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct McpConnectionView {
     pub name: String,
     pub server: McpServerView,
@@ -40,7 +40,7 @@ pub struct McpConnectionView {
 /// Where a connection points.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub enum McpServerView {
     /// A server at a URL (query values hidden); `sse`: the older HTTP+SSE transport.
     Remote { url: String, sse: bool },
@@ -51,7 +51,7 @@ pub enum McpServerView {
 /// A connection's sign-in, as the window shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "state", rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub enum McpSignIn {
     /// A stdio server: nothing to sign in to.
     NotNeeded,
@@ -59,7 +59,7 @@ pub enum McpSignIn {
     SignedOut,
     SignedIn {
         /// Seconds since the epoch; `null` when the server gave no expiry.
-        #[cfg_attr(test, ts(type = "number | null"))]
+        #[cfg_attr(any(test, feature = "ts"), ts(type = "number | null"))]
         #[serde(rename = "expiresAt")]
         expires_at: Option<u64>,
         scopes: Vec<String>,
@@ -83,7 +83,7 @@ impl From<SignInState> for McpSignIn {
 /// One tool a connection offers, as `tools/list` described it (the server's words: shown as
 /// text only).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct McpTool {
     pub name: String,
     pub description: Option<String>,

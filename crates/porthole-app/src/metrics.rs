@@ -40,9 +40,9 @@ struct Data {
 
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub(crate) struct DialogSample {
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     dialog_id: u64,
     /// The agent's line read by the transport -> core delivered the event to the backend.
     read_to_delivered_ms: Option<f64>,
@@ -52,9 +52,9 @@ pub(crate) struct DialogSample {
 
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub(crate) struct AnswerSample {
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     dialog_id: u64,
     /// `answer_dialog` for an elicitation started -> its response line handed to the writer.
     command_to_written_ms: f64,
@@ -184,7 +184,7 @@ impl Metrics {
 /// The benchmark counters (`perf_stats`), read by tests/bench-app.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct PerfStats {
     ipc: IpcStats,
     dialogs: Vec<DialogSample>,
@@ -198,19 +198,19 @@ pub struct PerfStats {
 /// in them, and the largest batch.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub(crate) struct IpcStats {
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     queued: u64,
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     batches: u64,
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     events: u64,
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     bytes: u64,
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     largest_batch_events: u64,
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     largest_batch_bytes: u64,
 }
 

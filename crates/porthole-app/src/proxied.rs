@@ -29,7 +29,7 @@ pub(crate) const PREFIX: &str = "proxied:";
 /// What the window shows of a proxied connection.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct ProxyView {
     /// The editor's `clientInfo` name (title if it gave one), or "your editor".
     pub editor: String,

@@ -8,7 +8,7 @@ use serde::Serialize;
 /// One page of the agent's stored sessions (`session/list`).
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct SessionList {
     pub sessions: Vec<StoredSession>,
     pub next_cursor: Option<String>,
@@ -17,7 +17,7 @@ pub struct SessionList {
 /// A session the agent keeps, as `session/list` reports it.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct StoredSession {
     pub session_id: String,
     pub cwd: String,
@@ -29,7 +29,7 @@ pub struct StoredSession {
 /// The protocol inspector's view of an agent: redacted wire lines, and the agent's stderr tail.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct ProtocolLog {
     pub entries: Vec<InspectorEntry>,
     pub stderr_tail: String,
@@ -38,16 +38,16 @@ pub struct ProtocolLog {
 /// One wire line, redacted (URL query values and fragments).
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct InspectorEntry {
     /// Position since the connection started: ask for what came after it.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     pub seq: u64,
     /// Which way the line went (agent -> client is "incoming").
-    #[cfg_attr(test, ts(type = "\"incoming\" | \"outgoing\""))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"incoming\" | \"outgoing\""))]
     pub direction: porthole_core::transport::Direction,
     /// Milliseconds since the epoch.
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     pub at_ms: u64,
     pub text: String,
     /// The line was too long and was cut.
@@ -71,16 +71,16 @@ impl From<Entry> for InspectorEntry {
 
 /// Where the consent history was exported, and how many entries.
 #[derive(Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct HistoryExport {
     pub path: String,
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     pub count: usize,
 }
 
 /// The ACP registry's agents, with what is installed here ("Add agent").
 #[derive(Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct RegistryListing {
     pub source: String,
     /// Set when the registry could not be read and the cached copy is shown: why, and its age.
@@ -91,7 +91,7 @@ pub struct RegistryListing {
 
 /// One agent of the registry.
 #[derive(Clone, Serialize)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct RegistryAgentView {
     pub id: String,
     pub name: String,
@@ -104,7 +104,7 @@ pub struct RegistryAgentView {
     /// How it installs here ("binary", "npx", "uvx"); null when it has no build for this platform.
     pub kind: Option<String>,
     #[cfg_attr(
-        test,
+        any(test, feature = "ts"),
         ts(
             type = "{ status: \"notInstalled\" } | { status: \"installed\"; installed: string } | { status: \"updateAvailable\"; installed: string }"
         )

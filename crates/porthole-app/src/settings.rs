@@ -9,29 +9,32 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AppSettings"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "AppSettings"))]
 pub struct Settings {
     /// Advertise form-mode elicitation (takes effect when an agent next connects).
     pub form_mode: bool,
     /// Advertise URL-mode elicitation (takes effect when an agent next connects).
     pub url_mode: bool,
     /// Where an accepted URL opens by default: "sealed" (isolated window) or "system".
-    #[cfg_attr(test, ts(type = "\"sealed\" | \"system\""))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"sealed\" | \"system\""))]
     pub url_opener: String,
     /// OS notification and window attention when a dialog waits in the background.
     pub notifications: bool,
     /// "system" (follow the OS), "light" or "dark".
-    #[cfg_attr(test, ts(type = "\"system\" | \"light\" | \"dark\""))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"system\" | \"light\" | \"dark\""))]
     pub theme: String,
     /// Keep submitted form values (never secret fields) in the consent history.
     pub store_form_values: bool,
     /// Who answers the agent's questions when an editor that can ask itself runs it through
     /// `porthole proxy`: "editor", "porthole", or "ask" once per agent (read by the proxy,
     /// porthole-companion `preference.rs`).
-    #[cfg_attr(test, ts(type = "\"editor\" | \"porthole\" | \"ask\""))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"editor\" | \"porthole\" | \"ask\""))]
     pub editor_questions: String,
     /// With "ask": each agent's answer ("editor" or "porthole"), by its command line.
-    #[cfg_attr(test, ts(type = "Record<string, \"editor\" | \"porthole\">"))]
+    #[cfg_attr(
+        any(test, feature = "ts"),
+        ts(type = "Record<string, \"editor\" | \"porthole\">")
+    )]
     pub editor_questions_by_agent: std::collections::BTreeMap<String, String>,
 }
 

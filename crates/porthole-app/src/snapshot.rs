@@ -19,7 +19,7 @@ pub(crate) const API_KEY_FIELD: &str = "api-key";
 /// Everything the window shows besides transcripts and dialogs.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct AppSnapshot {
     pub agents: Vec<Profile>,
     pub connections: Vec<ConnectionView>,
@@ -49,7 +49,7 @@ pub struct AppSnapshot {
 /// failed (it could not start, or exited unasked), or exited when asked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub enum ConnectionState {
     Starting,
     Connected,
@@ -60,11 +60,11 @@ pub enum ConnectionState {
 /// One agent's connection (one process each).
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Connection"))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "Connection"))]
 pub struct ConnectionView {
     pub agent_id: String,
     pub state: ConnectionState,
-    #[cfg_attr(test, ts(type = "AgentIdentity | null"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "AgentIdentity | null"))]
     pub agent: Option<AgentIdentity>,
     pub error: Option<ConnectionError>,
     pub auth_methods: Vec<AuthMethodView>,
@@ -79,7 +79,7 @@ pub struct ConnectionView {
 
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct ConnectionError {
     pub message: String,
     pub stderr_tail: String,
@@ -87,7 +87,7 @@ pub struct ConnectionError {
 
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct AuthMethodView {
     pub id: String,
     pub name: String,
@@ -98,7 +98,7 @@ pub struct AuthMethodView {
     /// env_var: the variables the agent asks for.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
-        test,
+        any(test, feature = "ts"),
         ts(
             optional,
             type = "{ name: string; label: string; secret: boolean; optional: boolean }[]"
@@ -107,13 +107,13 @@ pub struct AuthMethodView {
     pub vars: Option<Vec<EnvVarSpec>>,
     /// env_var: where to get the value (shown as text, never a link).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, ts(optional))]
+    #[cfg_attr(any(test, feature = "ts"), ts(optional))]
     pub link: Option<String>,
 }
 
 #[derive(Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct AgentCapabilitiesView {
     pub load_session: bool,
     pub list_sessions: bool,
@@ -132,13 +132,13 @@ pub struct AgentCapabilitiesView {
 /// A remembered "always" permission answer, with the agent it belongs to.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct PermissionRuleView {
-    #[cfg_attr(test, ts(type = "number"))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "number"))]
     pub rule_id: u64,
     pub session_id: String,
     pub tool_kind: String,
-    #[cfg_attr(test, ts(type = "\"allow\" | \"reject\""))]
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"allow\" | \"reject\""))]
     pub decision: porthole_core::permission_rules::Decision,
     pub option_name: String,
     pub agent_id: String,

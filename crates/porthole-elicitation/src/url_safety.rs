@@ -41,7 +41,7 @@ pub const MAX_URL_LEN: usize = 64 * 1024;
 
 /// Something about a URL (or agent text) the user should be warned about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum UrlWarning {
     Punycode,
@@ -132,7 +132,7 @@ impl UrlWarning {
 }
 
 /// Result of analyzing a URL the agent asked to open.
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UrlAnalysis {

@@ -1,6 +1,7 @@
 // MockBackend: a simulated demo agent for tests, screenshots and plain-browser use. Its
 // dialogs and its form validation are core's (generated: mock-dialogs.json,
-// mock-validation.json); the window never validates itself.
+// mock-validation.json); the window never validates itself. Where a reply was recorded from the
+// app model against the demo agent (generated/replies.json, see recorded.ts) it plays that back.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConfigOption, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
@@ -8,6 +9,7 @@ import type {
 } from "./protocol";
 import made from "./mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
+import { recorded } from "./recorded";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 const SESSION = "demo-1";
@@ -85,6 +87,7 @@ export class MockBackend implements Backend {
   #timers = new Set<ReturnType<typeof setTimeout>>();
   #turnToken = 0;
   #delay: number;
+  #startedAt = Date.now();
 
   constructor(opts: MockOptions = {}) {
     this.#delay = opts.chunkDelay ?? 28;
@@ -286,8 +289,14 @@ export class MockBackend implements Backend {
     save_settings: ({ settings }) => {
       this.emit([this.#setSnapshot({ settings })]);
     },
-    protocol_log: () => ({ entries: [], stderrTail: "" }),
-    history_list: ({ filter }) => {
+    // The demo agent's real exchange (recorded), its times shifted to when this mock started.
+    protocol_log: ({ since }) => {
+      const log = recorded.protocol_log;
+      const entries = log.entries.filter((e) => e.seq >= (since ?? 0)).map((e) => ({ ...e, atMs: this.#startedAt + e.atMs }));
+      return { entries, stderrTail: log.stderrTail };
+    },
+    history_list: ({ filter: given }) => {
+      const filter = given ?? {};
       const hits = this.#history.filter((h) => (!filter.kind || h.kind === filter.kind) && (!filter.domain || (h.domain ?? "").includes(filter.domain)));
       const offset = filter.offset ?? 0;
       return { entries: hits.slice(offset, offset + (filter.limit ?? 100)), total: hits.length };

@@ -83,7 +83,7 @@ pub(super) const QUOTE_CHARS: usize = 64;
 ///
 /// Serializes (camelCase) as `{ "title", "description", "fields" }` for the
 /// web UI; the raw schema and the compiled patterns are not serialized.
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FormSchema {
@@ -111,7 +111,7 @@ impl PartialEq for FormSchema {
 }
 
 /// One form field (one entry of `properties`).
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Field {
@@ -136,7 +136,7 @@ pub struct Field {
 
 /// The free-text "Other" answer of a select question: a text field of the same form, which
 /// is validated and sent like any other field, under its own name.
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OtherAnswer {
@@ -159,7 +159,7 @@ impl Field {
 /// Serialized internally tagged: `{"type": "text", "minLength": 1, ...}`,
 /// `{"type": "singleSelect", ...}`, `{"type": "unsupported", "typeName": ...}`.
 /// Absent optional constraints serialize as `null`.
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
 pub enum FieldKind {
@@ -169,7 +169,7 @@ pub enum FieldKind {
         max_length: Option<u64>,
         pattern: Option<String>,
         /// Serialized as its keyword (`email`, `uri`, ...), unknown formats kept as they are.
-        #[cfg_attr(test, ts(type = "string | null"))]
+        #[cfg_attr(any(test, feature = "ts"), ts(type = "string | null"))]
         format: Option<StringFormat>,
         default: Option<String>,
     },
@@ -213,7 +213,7 @@ pub enum FieldKind {
         /// Why it is unsupported, for a human.
         reason: String,
         /// The raw property schema, verbatim.
-        #[cfg_attr(test, ts(type = "unknown"))]
+        #[cfg_attr(any(test, feature = "ts"), ts(type = "unknown"))]
         raw: Value,
     },
 }
@@ -273,7 +273,7 @@ impl Serialize for StringFormat {
 }
 
 /// One option of a single- or multi-select.
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EnumChoice {

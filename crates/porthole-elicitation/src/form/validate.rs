@@ -63,13 +63,16 @@ pub mod codes {
 use codes::*;
 
 /// The result of [`FormSchema::validate`].
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Validation {
     /// Normalized content: only valid values of known, supported fields;
     /// integers as JSON integers; empty/absent optional fields omitted.
-    #[cfg_attr(test, ts(type = "Record<string, string | number | boolean | Array<string>>"))]
+    #[cfg_attr(
+        any(test, feature = "ts"),
+        ts(type = "Record<string, string | number | boolean | Array<string>>")
+    )]
     pub content: Map<String, Value>,
     /// Every problem found, in field order, then unknown keys.
     pub errors: Vec<FieldError>,
@@ -88,7 +91,7 @@ impl Validation {
 }
 
 /// One problem with one field.
-#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FieldError {
