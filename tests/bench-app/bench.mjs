@@ -3,17 +3,19 @@
 // 1,000,000 chunks (catch-up time, web process memory, idle CPU after it).
 // Prints figures; never fails on a time. Method and results: docs/benchmarks-app.md.
 //
-//   node bench.mjs [startup] [memory] [flood] [scroll] [elicit] [long] [sealed]     (default: all)
+//   node bench.mjs [startup] [idle] [memory] [flood] [scroll] [elicit] [long] [sealed]     (default: all)
+// Ends with issue 34's targets, each figure beside its target (met / not met), never a failure.
 // Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
 // porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
 // BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
 // BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
 // (the long message as one paragraph),
-// BENCH_SETTLE_MS (3000: wait before the memory after the scroll), BENCH_IDLE_SECONDS (10), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
+// BENCH_SETTLE_MS (3000: wait before the memory after the scroll), BENCH_IDLE_SECONDS (20), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
 // transcript, to find what costs), BENCH_JSON=FILE (all figures as JSON).
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { launch, targetDir } from "../e2e/harness.mjs";
 import { cpuSeconds, descendants, findApp, memory, peakRssMB } from "./proc.mjs";
 
@@ -287,26 +289,35 @@ async function scroll() {
     const t1 = Date.now();
     // 1,000 steps of equal size, one per frame, whatever the height (a page a frame would take minutes).
     await app.d.manage().setTimeouts({ script: 600000 });
-    await app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+    const scrollAll = (down) => app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+      const down = arguments[0];
       const s = document.querySelector("main.transcript");
       const stride = Math.max(s.clientHeight * 0.9, s.scrollHeight / 1000);
       const step = () => {
-        if (s.scrollTop + s.clientHeight >= s.scrollHeight - 1) return done(true);
-        s.scrollTop += stride;
+        if (down ? s.scrollTop + s.clientHeight >= s.scrollHeight - 1 : s.scrollTop <= 0) return done(true);
+        s.scrollTop += down ? stride : -stride;
         requestAnimationFrame(step);
       };
-      requestAnimationFrame(step);`);
+      requestAnimationFrame(step);`, down);
+    await scrollAll(true);
     const scrollS = (Date.now() - t1) / 1000;
     const frames = await stopFrames(app);
     // Every row has now been shown once: what that leaves behind.
-    await sleep(Number(env("BENCH_SETTLE_MS", 3000)));
-    const scrolled = memory(findApp(binary)).children.find((c) => c.name.startsWith("WebKitWebProces"));
-    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, loaded };
+    const settle = Number(env("BENCH_SETTLE_MS", 3000));
+    const webNow = () => memory(findApp(binary)).children.find((c) => c.name.startsWith("WebKitWebProces"));
+    await sleep(settle);
+    const scrolled = webNow();
+    // And back to the top: every row shown twice.
+    await scrollAll(false);
+    await sleep(settle);
+    const back = webNow();
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, webRssAfterBackMB: back?.rssMB, webPssAfterBackMB: back?.pssMB, loaded };
     console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
     row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
     row("loaded: DOM elements / web process RSS MB", domElements, f1(webLoaded?.rssMB));
     row("scroll duration s", f1(scrollS));
     row("web process RSS MB after every row was shown", f1(scrolled?.rssMB));
+    row("  and after scrolling back to the top (RSS/PSS)", f1(back?.rssMB), f1(back?.pssMB));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
     row("own code per frame median / p95 / max (ms)", f1(frames.ownCode.median), f1(frames.ownCode.p95), f1(frames.ownCode.max));
     if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
@@ -359,6 +370,40 @@ async function elicit() {
   });
 }
 
+/** Gives the window the X input focus and focuses the prompt box (the caret blinks). Without a
+ *  window manager the window is not active and WebKit would not blink the caret. */
+async function focusPrompt(app, pid) {
+  const windows = spawnSync("xdotool", ["search", "--pid", String(pid)], { encoding: "utf8" }).stdout.split(/\s+/).filter(Boolean);
+  for (const w of windows) spawnSync("xdotool", ["windowfocus", w], { timeout: 5000 });
+  await app.exec(`document.querySelector("#prompt-input")?.focus()`);
+  return app.exec("return document.hasFocus() && document.activeElement?.id === 'prompt-input'");
+}
+
+const pct = (o) => Object.entries(o).map(([k, v]) => `${k} ${v.toFixed(2)}%`).join(", ");
+
+// ----- issue 34: idle with one agent (the demo agent): memory and CPU -----
+
+async function idle() {
+  const idleS = Number(env("BENCH_IDLE_SECONDS", 20));
+  await withApp({}, async (app) => {
+    await interactive(app);
+    const pid = findApp(binary);
+    const focused = await focusPrompt(app, pid);
+    // Start-up's work (the warm-up, the first layout) is over well before this.
+    await sleep(5000);
+    const cpu = { caret: await idleCpu(pid, idleS) };
+    if (process.env.BENCH_IDLE_DIAG) {
+      await app.exec(`document.activeElement?.blur()`);
+      cpu.noCaret = await idleCpu(pid, idleS);
+    }
+    const mem = memory(pid);
+    results.idle = { seconds: idleS, promptFocused: focused, cpuPercent: cpu, memory: mem };
+    printMemory("idle, demo agent connected, prompt focused", mem);
+    console.log(`\nIdle CPU over ${idleS} s, % of one core (prompt box focused in an active window: ${focused}):`);
+    for (const [k, v] of Object.entries(cpu)) console.log(`  ${k.padEnd(20)} ${pct(v)}`);
+  });
+}
+
 // ----- issue 16: one message of 1,000,000 chunks -----
 
 /** CPU used by the main and web processes over `seconds` of doing nothing, in % of one core. */
@@ -375,7 +420,7 @@ async function longMessage() {
   const n = Number(env("BENCH_LONG_CHUNKS", 1000000));
   // "plain": one huge paragraph instead of markdown with many blocks.
   const plain = env("BENCH_LONG_PLAIN", "") !== "";
-  const idleS = Number(env("BENCH_IDLE_SECONDS", 10));
+  const idleS = Number(env("BENCH_IDLE_SECONDS", 20));
   await withTestAgent(async (app) => {
     await interactive(app);
     await sleep(2000);
@@ -418,13 +463,8 @@ async function longMessage() {
       for (let i = 0; i < text.length; i++) h = Math.imul(h ^ (text.charCodeAt(i) & 0xff), 16777619) >>> 0;
       return { chars: text.length, fnv1a: h };`);
     // Idle: the caret blinking in the prompt box, nothing streaming, the view at the bottom.
-    // Without a window manager the window is not active and WebKit would not blink the caret:
-    // give it the X input focus.
     await sleep(3000);
-    const windows = spawnSync("xdotool", ["search", "--pid", String(pid)], { encoding: "utf8" }).stdout.split(/\s+/).filter(Boolean);
-    for (const w of windows) spawnSync("xdotool", ["windowfocus", w], { timeout: 5000 });
-    await app.exec(`document.querySelector("#prompt-input")?.focus()`);
-    const pageFocused = await app.exec("return document.hasFocus() && document.activeElement?.id === 'prompt-input'");
+    const pageFocused = await focusPrompt(app, pid);
     const idle = { caret: await idleCpu(pid, idleS) };
     if (process.env.BENCH_IDLE_DIAG) {
       await app.exec(`document.activeElement?.blur()`);
@@ -454,7 +494,6 @@ async function longMessage() {
       memoryAfter: after,
     };
     const r = results.long;
-    const pct = (o) => Object.entries(o).map(([k, v]) => `${k} ${v.toFixed(2)}%`).join(", ");
     console.log(`\n== One message of ${n} chunks (${(report.bytes / 1e6).toFixed(1)} MB of ${plain ? "one paragraph" : "markdown"}) ==`);
     row("agent: wrote all chunks in (s)", f1(report.seconds));
     row("prompt -> report in the store (s)", f1(r.promptToReportS));
@@ -490,7 +529,37 @@ async function sealed() {
   results.sealed = { firstPaintMs: summary(samples) };
 }
 
-const parts = { startup, memory: sessionMemory, flood, scroll, elicit, long: longMessage, sealed };
+// ----- issue 34: every figure against its target -----
+
+/** One line per target of issue 34 that this run measured: the figure, the target, met or not.
+ *  Figures only: nothing here fails the run. */
+function printTargets() {
+  const lines = [];
+  const add = (what, value, target, unit) => {
+    const shown = unit === "% CPU" ? value?.toFixed(2) : f1(value);
+    lines.push([what, Number.isFinite(value) ? `${shown} ${unit}` : "-", `< ${target} ${unit}`, !Number.isFinite(value) ? "" : value < target ? "met" : "NOT MET"]);
+  };
+  const idleMem = results.idle?.memory ?? results.idleDemo;
+  if (idleMem) add("idle, one agent: all processes PSS", idleMem.totalPssMB, 200, "MB");
+  const perProcess = (label, cpu) => {
+    for (const [k, v] of Object.entries(cpu ?? {})) add(`${label}: ${k}`, v, 0.5, "% CPU");
+  };
+  if (results.idle?.cpuPercent) perProcess("idle CPU, prompt focused", results.idle.cpuPercent.caret);
+  if (results.long?.idleCpuPercent) perProcess("idle CPU after the 1M message", results.long.idleCpuPercent.caret);
+  if (results.scroll?.webRssAfterBackMB !== undefined) add("100,000 messages scrolled down and back: web RSS", results.scroll.webRssAfterBackMB, 300, "MB");
+  if (results.long?.webPeakRssMB !== undefined) {
+    add("1M-chunk message: web peak (VmHWM)", results.long.webPeakRssMB, 350, "MB");
+    add("1M-chunk message: prompt -> caught up", results.long.promptToCaughtUpS, 5, "s");
+  }
+  if (!lines.length) return;
+  console.log("\n== Issue 34 targets (load average now: " + loadavg().map((l) => l.toFixed(2)).join(" ") + "; the machine may be shared) ==");
+  const line = (cells) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 56 : 14)).join(""));
+  line(["figure", "measured", "target", ""]);
+  for (const l of lines) line(l);
+  results.targets = lines.map(([what, value, target, met]) => ({ what, value, target, met }));
+}
+
+const parts = { startup, idle, memory: sessionMemory, flood, scroll, elicit, long: longMessage, sealed };
 for (const [name, fn] of Object.entries(parts)) {
   if (!runs(name)) continue;
   try {
@@ -500,5 +569,6 @@ for (const [name, fn] of Object.entries(parts)) {
     results[name] = { error: String(e) };
   }
 }
+printTargets();
 if (process.env.BENCH_JSON) writeFileSync(process.env.BENCH_JSON, JSON.stringify(results, null, 2));
 process.exit(0);

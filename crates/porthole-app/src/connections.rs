@@ -265,8 +265,16 @@ impl Backend {
         let asked = event.dialog().is_some();
         // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;
         // a dismissal goes first, then the list without it (the window shows why it went).
-        if !asked && !coalesce::enqueue_text(&mut self.queue(), event) {
-            self.push(super::event_json(event));
+        if !asked {
+            let mut queue = self.queue();
+            let was_empty = queue.is_empty();
+            let merged = coalesce::enqueue_text(&mut queue, event);
+            drop(queue);
+            if merged {
+                self.wake_flusher(was_empty);
+            } else {
+                self.push(super::event_json(event));
+            }
         }
         if asked || has_dismissed {
             self.push_dialogs();

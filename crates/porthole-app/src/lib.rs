@@ -74,7 +74,8 @@ pub fn plain(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// How often queued events are flushed to the webview: one IPC message per frame at most.
+/// How often queued events are flushed to the webview while they keep coming: one IPC message
+/// per frame at most. With nothing queued the flusher sleeps until something is.
 const FLUSH_EVERY: Duration = Duration::from_millis(16);
 
 /// Errors returned to the UI: `{ kind: "invalid", validation }` or `{ kind: "error", message }`
@@ -235,6 +236,8 @@ struct Inner {
     queue: Mutex<Vec<coalesce::Queued>>,
     /// Wakes the flusher before its next tick: a dialog should not wait for it.
     flush_now: Arc<tokio::sync::Notify>,
+    /// Wakes the idle flusher: the queue was empty and no longer is (or the app model is gone).
+    queued: Arc<tokio::sync::Notify>,
     /// The count of waiting dialogs the title shows; held while a batch is delivered.
     waiting_shown: Mutex<usize>,
     /// Counters for `perf_stats` (benchmarks).
@@ -263,6 +266,13 @@ struct Inner {
     /// `stop` waits for them, so an agent's exit is applied, recorded and delivered before
     /// it returns.
     event_loops: tokio::sync::watch::Sender<usize>,
+}
+
+impl Drop for Inner {
+    /// An idle flusher waits for `queued`: wake it, so that it sees the model gone and ends.
+    fn drop(&mut self) {
+        self.queued.notify_one();
+    }
 }
 
 /// The app model. Cheap to clone.
@@ -307,6 +317,7 @@ impl Backend {
                 state: Mutex::new(AppState::default()),
                 queue: Mutex::new(Vec::new()),
                 flush_now: Arc::new(tokio::sync::Notify::new()),
+                queued: Arc::new(tokio::sync::Notify::new()),
                 waiting_shown: Mutex::new(0),
                 metrics: metrics::Metrics::default(),
                 installs: Mutex::new(HashMap::new()),
@@ -348,7 +359,18 @@ impl Backend {
     }
 
     fn push(&self, event: Value) {
-        self.queue().push(coalesce::Queued::Event(event));
+        let mut queue = self.queue();
+        let was_empty = queue.is_empty();
+        queue.push(coalesce::Queued::Event(event));
+        drop(queue);
+        self.wake_flusher(was_empty);
+    }
+
+    /// Call after queueing: wakes the flusher when the queue was empty (it may be idle).
+    fn wake_flusher(&self, was_empty: bool) {
+        if was_empty {
+            self.0.queued.notify_one();
+        }
     }
 
     /// Queue one of the app model's own events for the window.
@@ -380,32 +402,46 @@ impl Backend {
     }
 
     /// Coalesce queued events into one IPC message per frame (and send a new dialog at once);
-    /// keep the title's count of waiting dialogs current.
+    /// keep the title's count of waiting dialogs current. Idle, it waits for the queue to fill
+    /// instead of ticking: a 16 ms timer woke the main process 62 times a second while nothing
+    /// happened (issue 34). The first event after a quiet spell goes out at once.
     fn spawn_flusher(&self) {
         let weak = Arc::downgrade(&self.0);
         let flush_now = self.0.flush_now.clone();
+        let queued = self.0.queued.clone();
         self.spawn(async move {
             let mut tick = tokio::time::interval(FLUSH_EVERY);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            let mut busy = true;
             loop {
-                tokio::select! {
-                    _ = tick.tick() => {}
-                    _ = flush_now.notified() => {}
+                if busy {
+                    tokio::select! {
+                        _ = tick.tick() => {}
+                        _ = flush_now.notified() => {}
+                    }
+                } else {
+                    tokio::select! {
+                        _ = queued.notified() => {}
+                        _ = flush_now.notified() => {}
+                    }
+                    tick.reset();
                 }
                 let Some(inner) = weak.upgrade() else { break };
-                Backend(inner).flush();
+                busy = Backend(inner).flush();
             }
         });
     }
 
     /// Send the window what is queued, as one batch, and the title's count of waiting dialogs
-    /// when it changed. The flusher calls it every frame, `stop` once more at the end.
-    fn flush(&self) {
+    /// when it changed; false when there was nothing to send. The flusher calls it every frame
+    /// while events come, `stop` once more at the end.
+    fn flush(&self) -> bool {
         let inner = &self.0;
         // One flush at a time: batches keep their order, and the count its last value.
         let mut waiting_shown = inner.waiting_shown.lock().unwrap_or_else(|p| p.into_inner());
         let waiting = self.state().pending.len();
-        if waiting != *waiting_shown {
+        let count_changed = waiting != *waiting_shown;
+        if count_changed {
             inner.shell.set_waiting_count(waiting);
             *waiting_shown = waiting;
         }
@@ -419,6 +455,7 @@ impl Backend {
         {
             tracing::warn!("cannot deliver events to the window: {e}");
         }
+        queued > 0 || count_changed
     }
 
     fn snapshot(&self, state: &AppState) -> AppSnapshot {

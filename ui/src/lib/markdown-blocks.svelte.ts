@@ -17,6 +17,7 @@
 // inline span (emphasis, code) that crosses a cut is not joined. A piece ends where a line that
 // may be something other than paragraph text starts (markdown-lines.ts `isPlain`).
 import { newLexer, renderBlock, renderPiece, type LinkDefs } from "./markdown";
+import { Lru } from "./lru";
 import {
   fenceCloses, fenceOpen, htmlRunEnd, isAtxHeading, isBlank, isPlain, mayDefineLink, occursIn, startsTopLevel,
   htmlToBlankKind, type Fence,
@@ -58,6 +59,12 @@ interface Rendered {
   links: number;
 }
 
+/** Sealed blocks whose HTML is kept, over all messages: those shown last (issue 34). A block is
+ *  keyed by its message's number and its index. */
+export const BLOCKS_KEPT = 4000;
+const blockHtml = new Lru<string, Rendered>(BLOCKS_KEPT);
+let nextBlocksId = 0;
+
 export class MarkdownBlocks {
   /** Sources of the sealed blocks, in order; a sealed block never changes. */
   readonly sealed: string[] = [];
@@ -78,7 +85,8 @@ export class MarkdownBlocks {
   #segmentChars: number[] = [0];
 
   #linksVersion = 0;
-  #html: (Rendered | undefined)[] | null = null;
+  /** This message's part of the block keys (`blockHtml`). */
+  readonly #key = `${nextBlocksId++}:`;
   /** Text not sealed yet: the open block and anything after it. */
   #tail = "";
   #tailHtml: string | null = null;
@@ -202,15 +210,16 @@ export class MarkdownBlocks {
     return this.#joins?.get(i) ?? WHOLE;
   }
 
-  /** HTML of sealed block `i`: rendered on first use and kept. */
+  /** HTML of sealed block `i`: rendered on first use and kept while among the BLOCKS_KEPT
+   *  shown last. */
   blockHtml(i: number): string {
-    let r = this.#html?.[i];
+    let r = blockHtml.get(this.#key + i);
     if (!r || (r.links !== this.#linksVersion && this.sealed[i].includes("]"))) {
       const joins = this.#joins?.get(i);
       const links = this.#allLinks;
       const html = joins ? renderPiece(this.sealed[i], joins, links) : renderBlock(this.sealed[i], links);
       r = { html, links: this.#linksVersion };
-      (this.#html ??= [])[i] = r;
+      blockHtml.set(this.#key + i, r);
     }
     return r.html;
   }
@@ -399,7 +408,7 @@ export class MarkdownBlocks {
     // Nothing but a line end left after the last cut: that piece ends the paragraph.
     const last = this.sealed.length - 1;
     (this.#joins ??= new Map()).set(last, { goesOn: false, continues: this.joins(last).continues });
-    if (this.#html) this.#html[last] = undefined;
+    blockHtml.delete(this.#key + last);
     this.#content = false;
     this.#para = -1;
   }

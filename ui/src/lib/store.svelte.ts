@@ -6,6 +6,7 @@ import { revealHidden } from "./url";
 import { MarkdownBlocks } from "./markdown-blocks.svelte";
 import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
+import { Lru } from "./lru";
 import type {
   AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
   SessionUpdate, SessionView, ToolCallFields, UiEvent, UrlOpener, WindowState,
@@ -19,6 +20,12 @@ const uid = () => nextId++;
  *  the blocks' scanner state and tables cost more than such a message's text (issue 16). */
 export const COMPACT_MAX = 2048;
 
+/** Short agent messages whose rendered HTML is kept: those shown last. A few screens' worth and
+ *  more; a message scrolled far away renders again when it comes back (issue 34: scrolling once
+ *  through 100,000 messages kept the HTML of every one). */
+export const HTML_KEPT = 2000;
+const shortHtml = new Lru<TextItem, string>(HTML_KEPT);
+
 export class TextItem {
   readonly id = uid();
   /** A user's or thought's text, or a short agent message's (appending is amortized O(1)). */
@@ -27,8 +34,6 @@ export class TextItem {
    *  it, so a chunk costs work on the open block only, never on the whole message. It holds the
    *  message's only copy of the text (a 20 MB message is not kept twice). */
   #markdown: MarkdownBlocks | null = null;
-  /** A short agent message's rendered HTML, kept until its text changes. */
-  #html: string | null = null;
   constructor(
     readonly kind: "user" | "agent" | "thought",
     readonly messageId: string | null,
@@ -64,17 +69,22 @@ export class TextItem {
       md.append(this.#text + s);
       this.#markdown = md;
       this.#text = "";
-      this.#html = null;
+      shortHtml.delete(this);
     } else {
       this.#text += s;
-      this.#html = null;
+      shortHtml.delete(this);
     }
   }
-  /** A short agent message's HTML (sanitized; see markdown.ts), rendered once per change. */
+  /** A short agent message's HTML (sanitized; see markdown.ts), rendered once per change while
+   *  among the HTML_KEPT shown last. */
   html(): string {
     const text = this.#text;
-    this.#html ??= renderMarkdown(text);
-    return this.#html;
+    let html = shortHtml.get(this);
+    if (html === undefined) {
+      html = renderMarkdown(text);
+      shortHtml.set(this, html);
+    }
+    return html;
   }
 }
 
