@@ -2,9 +2,11 @@
 // companion: acpx (a headless ACP client that advertises no elicitation) drives an agent, the
 // agent's question becomes a form in the window, the answer reaches the agent in the shape it
 // reads, and acpx prints the final reply. Run by scripts/test-agents.
-// - Claude Code (claude-agent-acp) and Qwen Code against the fake model API on 127.0.0.1:
-//   Claude's AskUserQuestion (standard `elicitation/create`) and Qwen's `ask_user_question`
-//   (a `session/request_permission` with `_meta.qwenQuestions`, answered in `answers`).
+// - Claude Code (claude-agent-acp), Codex (codex-acp) and Qwen Code against the fake model API
+//   on 127.0.0.1: Claude's AskUserQuestion and Codex's request_user_input (standard
+//   `elicitation/create`, each answered with its own "Other" text) and Qwen's
+//   `ask_user_question` (a `session/request_permission` with `_meta.qwenQuestions`, answered in
+//   `answers`).
 // - Gemini CLI's host input (`_gemini/requestUserInput`, sent only to a client that declares
 //   `geminiCli.hostInput`, which the proxy adds): no Gemini CLI release on npm ships it yet
 //   (docs/interop.md), so the scripted agent speaks it in Gemini's exact shape
@@ -21,6 +23,7 @@ import { AGENTS } from "./agents.mjs";
 import { startFakeModels } from "./fake-models.mjs";
 
 const claude = AGENTS.find((a) => a.id === "claude");
+const codex = AGENTS.find((a) => a.id === "codex");
 const qwen = AGENTS.find((a) => a.id === "qwen");
 const cache = process.env.PORTHOLE_AGENT_CACHE;
 const runDir = mkdtempSync(join(tmpdir(), "porthole-agents-run-"));
@@ -40,11 +43,18 @@ after(async () => {
 });
 
 /** acpx running `agent` (a command line) through the proxy with one prompt; `done()` waits for
- * it to exit (90 s at most) and gives { code, out, err }. */
-function acpx(agent, prompt, env) {
+ * it to exit (90 s at most) and gives { code, out, err }. `configOptions` ("ID=VALUE") are set
+ * on the session before the prompt (acpx's session/set_config_option). */
+function acpx(agent, prompt, env, configOptions = []) {
   const child = spawn(
     "node",
-    [join(cache, "node_modules", "acpx", "dist", "cli.js"), "--agent", `${proxy} -- ${agent}`, "--cwd", app.workspace, "--approve-all", "--format", "text", "--timeout", "120", "exec", prompt],
+    [
+      join(cache, "node_modules", "acpx", "dist", "cli.js"),
+      ...["--agent", `${proxy} -- ${agent}`, "--cwd", app.workspace, "--approve-all", "--format", "text", "--timeout", "120"],
+      "exec",
+      ...configOptions.flatMap((c) => ["--config-option", c]),
+      prompt,
+    ],
     { env: { ...process.env, ...env, PORTHOLE_COMPANION_DIR: runDir }, cwd: app.workspace, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -99,25 +109,66 @@ async function proxiedQuestion(run, field, question) {
   await app.waitText("[role=dialog]", question);
 }
 
-test("acpx drives Claude Code through porthole proxy; AskUserQuestion is answered in the window", async () => {
+test("acpx drives Claude Code through porthole proxy; AskUserQuestion is answered in the window with the person's own text", async () => {
   const homes = throwawayHomes("acpx-claude");
   const home = homes.make("home");
+  const field = claude.questionTool.field;
+  const resultsBefore = server.toolResults.length;
   const run = acpx(`node ${join(cache, "node_modules", claude.entry)}`, "[[ask]]", claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home }));
   try {
-    await proxiedQuestion(run, claude.questionTool.field, "Which color?");
-    await pick(claude.questionTool.field, "Orange");
+    await proxiedQuestion(run, field, "Which color?");
+    // Neither Teal nor Orange: the "Other…" choice opens a box beside the question.
+    await pick(field, "Other…");
+    await type(field, "a darker teal");
     await app.shot("agents-06-acpx-claude-question");
     await submitAndSend();
     const { code, out, said } = await run.done();
     assert.equal(code, 0, said);
-    // The fake model ends its turn by repeating the answer it got from the question tool.
-    assert.match(out, /Which color\?[\s\S]*Orange/, `acpx's output: ${out.slice(-1500)}`);
+    // claude-agent-acp hands the typed text (question_0_custom) to the tool as the answer, which
+    // tells the model `"Which color?"="a darker teal"`; the fake model repeats that line.
+    const results = server.toolResults.slice(resultsBefore);
+    assert.ok(
+      results.some((t) => t.includes('"Which color?"="a darker teal"')),
+      `the model API got no tool result with the typed answer: ${JSON.stringify(results).slice(0, 300)}`,
+    );
+    assert.match(out, /Tool finished:.*"Which color\?"="a darker teal"/, `acpx's output: ${out.slice(-1500)}`);
     // acpx has gone: the session it drove ends by its agent's name, never an internal id.
     await app.waitText("header [role=status]", "Ended");
     await app.waitText("[role=note]", "acpx has left");
     const header = await app.text("header");
     assert.ok(!header.includes("proxied:") && header.includes("through acpx"), header);
     await app.shot("agents-06b-acpx-claude-editor-left");
+  } finally {
+    run.kill();
+    await homes.removeAll();
+  }
+});
+
+test("acpx drives Codex through porthole proxy in Plan mode; request_user_input is answered in the window with a typed note", async () => {
+  const homes = throwawayHomes("acpx-codex");
+  const home = homes.make("home");
+  const q = codex.questionTool;
+  const resultsBefore = server.toolResults.length;
+  // Codex offers request_user_input in its Plan collaboration mode only, a session config option
+  // that acpx sets before the prompt (`exec --config-option collaboration_mode=plan`).
+  const run = acpx(`node ${join(cache, "node_modules", codex.entry)}`, "[[ask]]", codex.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home }), q.config);
+  try {
+    await proxiedQuestion(run, q.field, "Which color?");
+    // Codex marks the question isOther: its "None of the above" choice opens the note box.
+    await pick(q.field, "None of the above");
+    await type(q.field, "a darker teal");
+    await app.shot("agents-10-acpx-codex-question");
+    await submitAndSend();
+    const { code, out, said } = await run.done();
+    assert.equal(code, 0, said);
+    // codex-acp answers Codex ["None of the above", "user_note: a darker teal"] for the question;
+    // Codex hands the model those answers as JSON, which the fake model repeats.
+    const results = server.toolResults.slice(resultsBefore);
+    assert.ok(
+      results.some((t) => /"color".*a darker teal/.test(t)),
+      `the model API got no tool result with the typed note: ${JSON.stringify(results).slice(0, 300)}`,
+    );
+    assert.match(out, /Tool finished:.*"color".*a darker teal/, `acpx's output: ${out.slice(-1500)}`);
   } finally {
     run.kill();
     await homes.removeAll();
@@ -168,9 +219,22 @@ test("acpx drives the scripted agent's Gemini host input through porthole proxy;
     const { code, out, said } = await run.done();
     assert.equal(code, 0, said);
     // The agent's report (its one message, printed by acpx): what each request was answered.
-    const report = out.split("\n").map((l) => l.trim()).find((l) => l.startsWith('{"scenario":"gemini-host-input"'));
+    // Read as JSON, not by its first key: the key order depends on whether the test agent was
+    // built with serde_json's preserve_order (feature unification with the other crates built).
+    const report = out
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l.startsWith("{"))
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return null;
+        }
+      })
+      .find((r) => r?.scenario === "gemini-host-input");
     assert.ok(report, `no report in acpx's output: ${out.slice(-1500)}`);
-    const { results } = JSON.parse(report);
+    const { results } = report;
     assert.deepEqual(results[0].result, { outcome: "submitted", answers: { 0: "DuckDB", 1: "billing", 2: "Yes" } });
     assert.deepEqual(results[1].result, { outcome: "submitted", answers: { 0: "Yes, manually accept edits" } });
   } finally {
