@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { throwawayHomes } from "./homes.mjs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { By, launch, targetDir } from "../e2e/harness.mjs";
+import { launch, targetDir } from "../e2e/harness.mjs";
 import { AGENTS } from "./agents.mjs";
 import { startFakeModels } from "./fake-models.mjs";
 
@@ -73,30 +73,6 @@ function acpx(agent, prompt, env, configOptions = []) {
   };
 }
 
-/** Click the option labelled `text` in the form field `field` of the open dialog. */
-async function pick(field, text) {
-  for (const label of await app.d.findElements(By.css(`[role=dialog] [data-field=${field}] label`))) {
-    if ((await label.getText()).includes(text)) return label.click();
-  }
-  throw new Error(`no option "${text}" in ${field}`);
-}
-
-/** Type into the text box of the form field `field` (its own, or the one its "Other…" choice opened). */
-async function type(field, text) {
-  const input = await app.waitFor(`[role=dialog] [data-field=${field}] input[type=text], [role=dialog] [data-field=${field}] textarea`);
-  await input.sendKeys(text);
-}
-
-/** Submit the form and send what the review shows; `next`: the text of the question asked right
- * after (its dialog replaces this one), else no dialog is left. */
-async function submitAndSend(next = null) {
-  await app.click("Submit…");
-  await app.waitText("[role=dialog]", "exactly what will be sent");
-  await app.click("Send");
-  if (next) await app.waitText("[role=dialog]", next);
-  else await app.noDialog();
-}
-
 /** A question that came through the proxy from `run`: its dialog, with the line naming the editor. */
 async function proxiedQuestion(run, field, question) {
   try {
@@ -118,10 +94,10 @@ test("acpx drives Claude Code through porthole proxy; AskUserQuestion is answere
   try {
     await proxiedQuestion(run, field, "Which color?");
     // Neither Teal nor Orange: the "Other…" choice opens a box beside the question.
-    await pick(field, "Other…");
-    await type(field, "a darker teal");
+    await app.pick(field, "Other…");
+    await app.type(field, "a darker teal");
     await app.shot("agents-06-acpx-claude-question");
-    await submitAndSend();
+    await app.submitAndSend();
     const { code, out, said } = await run.done();
     assert.equal(code, 0, said);
     // claude-agent-acp hands the typed text (question_0_custom) to the tool as the answer, which
@@ -155,10 +131,10 @@ test("acpx drives Codex through porthole proxy in Plan mode; request_user_input 
   try {
     await proxiedQuestion(run, q.field, "Which color?");
     // Codex marks the question isOther: its "None of the above" choice opens the note box.
-    await pick(q.field, "None of the above");
-    await type(q.field, "a darker teal");
+    await app.pick(q.field, "None of the above");
+    await app.type(q.field, "a darker teal");
     await app.shot("agents-10-acpx-codex-question");
-    await submitAndSend();
+    await app.submitAndSend();
     const { code, out, said } = await run.done();
     assert.equal(code, 0, said);
     // codex-acp answers Codex ["None of the above", "user_note: a darker teal"] for the question;
@@ -184,9 +160,9 @@ test("acpx drives Qwen Code through porthole proxy; ask_user_question is answere
   try {
     // Qwen asks in a permission request (Submit / Cancel); the proxy shows its questions as a form.
     await proxiedQuestion(run, q.field, "Which color?");
-    await pick(q.field, "Orange");
+    await app.pick(q.field, "Orange");
     await app.shot("agents-07-acpx-qwen-question");
-    await submitAndSend();
+    await app.submitAndSend();
     const { code, out, said } = await run.done();
     assert.equal(code, 0, said);
     // Qwen handed the answer to its tool only if it came in `answers` (else its model gets "No
@@ -205,17 +181,17 @@ test("acpx drives the scripted agent's Gemini host input through porthole proxy;
   try {
     // ask_user: a choice answered with its own "Other…" text, a text question, a yes/no.
     await proxiedQuestion(run, "question_0", "Which database?");
-    await pick("question_0", "Other…");
-    await type("question_0", "DuckDB");
-    await type("question_1", "billing");
-    await pick("question_2", "Yes");
+    await app.pick("question_0", "Other…");
+    await app.type("question_0", "DuckDB");
+    await app.type("question_1", "billing");
+    await app.pick("question_2", "Yes");
     await app.shot("agents-08-acpx-gemini-ask-user");
-    await submitAndSend("Ready to start implementing?");
+    await app.submitAndSend("Ready to start implementing?");
     // exit_plan_mode, right after.
     await app.waitText("[role=dialog]", "asked through", 5000);
-    await pick("question_0", "Yes, manually accept edits");
+    await app.pick("question_0", "Yes, manually accept edits");
     await app.shot("agents-09-acpx-gemini-exit-plan-mode");
-    await submitAndSend();
+    await app.submitAndSend();
     const { code, out, said } = await run.done();
     assert.equal(code, 0, said);
     // The agent's report (its one message, printed by acpx): what each request was answered.

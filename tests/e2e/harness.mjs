@@ -298,6 +298,32 @@ export class App {
   async noDialog(ms = 10000) {
     await this.d.wait(async () => (await this.count("[role=dialog]")) === 0, ms, "dialog closed");
   }
+  // ----- an open form dialog -----
+
+  /** Click the option labelled `text` in the form field `field` of the open dialog. */
+  async pick(field, text) {
+    for (const label of await this.d.findElements(By.css(`[role=dialog] [data-field=${field}] label`))) {
+      if ((await label.getText()).includes(text)) return label.click();
+    }
+    throw new Error(`no option "${text}" in ${field}`);
+  }
+
+  /** Type into the text box of the form field `field` (its own, or the one its "Other…" choice opened). */
+  async type(field, text) {
+    const input = await this.waitFor(`[role=dialog] [data-field=${field}] input[type=text], [role=dialog] [data-field=${field}] textarea`);
+    await input.sendKeys(text);
+  }
+
+  /** Submit the form and send what the review shows; `next`: the text of the question asked right
+   *  after (its dialog replaces this one at once), else no dialog is left. */
+  async submitAndSend(next = null) {
+    await this.click("Submit…");
+    await this.waitText("[role=dialog]", "exactly what will be sent");
+    await this.click("Send");
+    if (next) await this.waitText("[role=dialog]", next);
+    else await this.noDialog();
+  }
+
   /** Run a script in the main window (WebDriver's own channel, not the page's). */
   async exec(script, ...args) {
     return this.d.executeScript(script, ...args);

@@ -18,30 +18,6 @@ after(async () => {
   await app?.close();
 });
 
-/** Click the option labelled `text` in the form field `field`. */
-async function pick(field, text) {
-  for (const label of await app.d.findElements(By.css(`[role=dialog] [data-field=${field}] label`))) {
-    if ((await label.getText()).includes(text)) return label.click();
-  }
-  throw new Error(`no option "${text}" in ${field}`);
-}
-
-/** Type into the text box of the form field `field` (its own, or the one its "Other…" choice opened). */
-async function type(field, text) {
-  const input = await app.waitFor(`[role=dialog] [data-field=${field}] input[type=text], [role=dialog] [data-field=${field}] textarea`);
-  await input.sendKeys(text);
-}
-
-/** Submit the form and send what the review shows; `next`: the text of the question the agent
- *  asks right after (its dialog replaces this one at once), else no dialog is left. */
-async function submitAndSend(next = null) {
-  await app.click("Submit…");
-  await app.waitText("[role=dialog]", "exactly what will be sent");
-  await app.click("Send");
-  if (next) await app.waitText("[role=dialog]", next);
-  else await app.noDialog();
-}
-
 /** The test agent's report of one scenario: `{"scenario", "results": [...]}`, one agent message
  *  in the transcript (read from the DOM's text: the message is shown as text, not as HTML). */
 async function report(scenario) {
@@ -70,11 +46,11 @@ test("Qwen's questions become one form, and the answers go back in `answers`", a
   await app.prompt("qwen-question");
   await app.waitText("[role=dialog]", "Which color?");
   await app.waitText("[role=dialog]", "Which extras?");
-  await pick("question_0", "Orange");
-  await pick("question_1", "Tests");
-  await pick("question_1", "Docs");
+  await app.pick("question_0", "Orange");
+  await app.pick("question_1", "Tests");
+  await app.pick("question_1", "Docs");
   await app.shot("50-qwen-questions-form");
-  await submitAndSend();
+  await app.submitAndSend();
   const { results } = await report("qwen-question");
   assert.deepEqual(results[0].result, { outcome: { outcome: "selected", optionId: "proceed_once" }, answers: { 0: "Orange", 1: "Tests, Docs" } });
 });
@@ -83,15 +59,15 @@ test("Gemini's host input becomes forms: a choice with its own answer, text, yes
   await app.prompt("gemini-host-input");
   await app.waitText("[role=dialog]", "Which database?");
   // Its own answer: the "Other…" choice of the question opens a box beside it.
-  await pick("question_0", "Other…");
-  await type("question_0", "DuckDB");
-  await type("question_1", "billing");
-  await pick("question_2", "Yes");
+  await app.pick("question_0", "Other…");
+  await app.type("question_0", "DuckDB");
+  await app.type("question_1", "billing");
+  await app.pick("question_2", "Yes");
   await app.shot("51-gemini-host-input-form");
-  await submitAndSend("Ready to start implementing?");
-  await pick("question_0", "Yes, manually accept edits");
+  await app.submitAndSend("Ready to start implementing?");
+  await app.pick("question_0", "Yes, manually accept edits");
   await app.shot("52-gemini-exit-plan-mode-form");
-  await submitAndSend();
+  await app.submitAndSend();
   const { results } = await report("gemini-host-input");
   assert.deepEqual(results[0].result, { outcome: "submitted", answers: { 0: "DuckDB", 1: "billing", 2: "Yes" } });
   assert.deepEqual(results[1].result, { outcome: "submitted", answers: { 0: "Yes, manually accept edits" } });
@@ -100,19 +76,19 @@ test("Gemini's host input becomes forms: a choice with its own answer, text, yes
 test("Claude's and Codex's forms: the Other box sits with its question, a secret field is masked", async () => {
   await app.prompt("agent-forms");
   await app.waitText("[role=dialog]", "Which color?");
-  await pick("question_0", "Other…");
-  await type("question_0", "a darker teal");
+  await app.pick("question_0", "Other…");
+  await app.type("question_0", "a darker teal");
   await app.shot("53-claude-question-with-other");
-  await submitAndSend("Codex needs your input");
-  await pick("color", "None of the above");
-  await type("color", "violet");
+  await app.submitAndSend("Codex needs your input");
+  await app.pick("color", "None of the above");
+  await app.type("color", "violet");
   const secret = await app.waitFor("[role=dialog] [data-field=passphrase_hint] input");
   assert.equal(await secret.getAttribute("type"), "password", "Codex's isSecret field is masked");
   await secret.sendKeys("not-a-real-hint");
   await app.shot("54-codex-question-with-note-and-secret");
   // A form asking for a secret is sent only after the person says they understand the risk.
   await app.d.findElement(By.xpath("//div[@role='dialog']//label[contains(., 'I understand the risk')]")).click();
-  await submitAndSend();
+  await app.submitAndSend();
   const { results } = await report("agent-forms");
   const [claude, codex] = results.map((r) => r.result);
   assert.equal(claude?.action, "accept", JSON.stringify(results[0]));
