@@ -17,7 +17,6 @@
 //! reads the answers back in each agent's shape; `reply.rs` joins their replies into one type.
 
 pub mod gemini;
-mod hints;
 mod markers;
 mod model;
 mod parse;
