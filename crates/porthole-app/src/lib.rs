@@ -188,8 +188,7 @@ pub struct SessionView {
     #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionModeState | null"))]
     modes: Option<Value>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
-    #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionModels | null"))]
-    models: Option<Value>,
+    models: Option<porthole_core::models::SessionModels>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "ConfigOption[]"))]
     config_options: Value,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "Array<AvailableCommand>"))]

@@ -58,7 +58,7 @@ impl Backend {
                 .collect(),
             title: None,
             modes: opened.modes.as_ref().and_then(|m| serde_json::to_value(m).ok()),
-            models: opened.models.as_ref().and_then(|m| serde_json::to_value(m).ok()),
+            models: opened.models.clone(),
             config_options: serde_json::to_value(&opened.config_options).unwrap_or(json!([])),
             available_commands: json!([]),
             turn_running: false,
@@ -247,7 +247,7 @@ impl Backend {
         let client = self.client_of_session(session_id)?;
         let models = client.set_model(session_id, model_id).await?;
         if let Some(view) = self.state().sessions.get_mut(session_id) {
-            view.models = serde_json::to_value(models).ok();
+            view.models = Some(models);
         }
         self.push_snapshot();
         Ok(())

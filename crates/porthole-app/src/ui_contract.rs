@@ -41,6 +41,7 @@ fn core_types() -> String {
         Action, AgentIdentity, DialogAnswer, DialogPrompt, DismissReason, ElicitationPrompt, Event, ExitInfo,
         FileAccessPrompt, FileOperation, PermissionPrompt, RpcError, Scope,
     };
+    use porthole_core::models::{ModelInfo, SessionModels};
     let cfg = config();
     file(
         "porthole-core's events, dialog prompts and answers",
@@ -62,6 +63,8 @@ fn core_types() -> String {
             RpcError::decl(&cfg),
             ExitInfo::decl(&cfg),
             Event::decl(&cfg),
+            ModelInfo::decl(&cfg),
+            SessionModels::decl(&cfg),
         ],
     )
 }
@@ -128,8 +131,8 @@ fn generated() -> String {
     ];
     file(
         "porthole-app's snapshot types",
-        "import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from \"../acp\";\n\
-         import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from \"./core\";\n\
+        "import type { AvailableCommand, ConfigOption, SessionModeState, SessionUsage } from \"../acp\";\n\
+         import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, SessionModels } from \"./core\";\n\
          import type { Validation } from \"./elicitation\";\n\
          import type { DomainMemory } from \"./history\";\n",
         &decls,

@@ -20,17 +20,21 @@ use serde_json::Value;
 /// The models an agent offers for one session, and the one in use.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionModels {
     pub current_model_id: String,
     pub available_models: Vec<ModelInfo>,
 }
 
+/// One model on offer (`session/set_model` takes its id).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ModelInfo {
     pub model_id: String,
     pub name: String,
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub description: Option<String>,
 }
 

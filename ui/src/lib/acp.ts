@@ -10,7 +10,9 @@ export type {
   AvailableCommand, ContentBlock, PermissionOption, PermissionOptionKind, PlanEntry, SessionMode, SessionModeState, SessionUpdate, StopReason,
   ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
-export type { AgentIdentity } from "./generated/core";
+// `session/set_model`'s models are not in the SDK (2.4 has no types for that unstable method):
+// generated from core's Rust type instead.
+export type { AgentIdentity, SessionModels } from "./generated/core";
 
 /** Context use and cost, as the agent reports it (`usage_update`). */
 export type SessionUsage = UsageUpdate;
@@ -18,10 +20,3 @@ export type ConfigSelectOption = SessionConfigSelectOption;
 export type ConfigSelectGroup = SessionConfigSelectGroup;
 /** A session setting (`configOptions`): a select (flat, or in groups) or a boolean. */
 export type ConfigOption = SessionConfigOption;
-
-// Not in the SDK (2.4 has no types for the unstable `session/set_model`) nor in Rust (the app
-// model passes the agent's `models` through as JSON): the one ACP shape still typed here.
-export interface SessionModels {
-  currentModelId: string;
-  availableModels: { modelId: string; name: string; description?: string | null }[];
-}

@@ -1,7 +1,7 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from "../acp";
-import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
+import type { AvailableCommand, ConfigOption, SessionModeState, SessionUsage } from "../acp";
+import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, SessionModels } from "./core";
 import type { Validation } from "./elicitation";
 import type { DomainMemory } from "./history";
 

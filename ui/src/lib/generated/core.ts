@@ -86,3 +86,7 @@ optionKind: PermissionOptionKind,
  * The tool kind the rule matched (`edit`, `execute`, ..., `other`).
  */
 toolKind: string, ruleId: number, } | DialogPrompt;
+
+export type ModelInfo = { modelId: string, name: string, description?: string | null, };
+
+export type SessionModels = { currentModelId: string, availableModels: Array<ModelInfo>, };
