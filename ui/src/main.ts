@@ -4,7 +4,7 @@ import App from "./App.svelte";
 import { createBackend } from "./lib/create-backend";
 import { AppStore } from "./lib/store.svelte";
 import { installPerfHooks } from "./lib/perf.svelte";
-import { warmUpTranscript } from "./lib/warm-up";
+import { warmUpTranscript } from "./components/warm-up";
 
 async function start() {
   const backend = await createBackend();

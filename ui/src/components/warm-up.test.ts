@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { warmUpTranscript } from "./warm-up";
-import { AppStore } from "./store.svelte";
+import { AppStore } from "../lib/store.svelte";
 
 const offsetHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, "offsetHeight")!;
 afterEach(() => Object.defineProperty(HTMLElement.prototype, "offsetHeight", offsetHeight));

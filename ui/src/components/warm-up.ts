@@ -5,9 +5,9 @@
 // (marked and DOMPurify set up, their code compiled) and the first mount of each row component.
 // The real components render a sample offscreen, are laid out, and are removed.
 import { mount, unmount } from "svelte";
-import AgentMessage from "../components/AgentMessage.svelte";
-import ToolCard from "../components/ToolCard.svelte";
-import { TextItem, type AppStore } from "./store.svelte";
+import AgentMessage from "./AgentMessage.svelte";
+import ToolCard from "./ToolCard.svelte";
+import { TextItem, type AppStore } from "../lib/store.svelte";
 
 /** Every kind of text an agent reply usually holds: headings, emphasis, code, lists, a link. */
 const SAMPLE_REPLY =
