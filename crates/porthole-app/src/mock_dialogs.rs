@@ -1,4 +1,4 @@
-//! The dialogs of the window's mock backend (`ui/src/lib/mock-dialogs.json`, used by `npm run
+//! The dialogs of the window's mock backend (`ui/src/lib/generated/mock-dialogs.json`, used by `npm run
 //! dev`, the browser checks and the component tests), made here by core's own rules from the
 //! requests an agent would send: the form schemas as parsed, the hints as worded, secret
 //! detection, the URL analyses and warnings. So the mock shows what Porthole would show, and
@@ -175,7 +175,7 @@ fn generated() -> String {
 #[test]
 fn the_mocks_dialogs_are_made_by_cores_rules() {
     crate::generated_file::bless_or_compare(
-        "ui/src/lib/mock-dialogs.json",
+        "ui/src/lib/generated/mock-dialogs.json",
         &generated(),
         "PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs",
     );
@@ -328,7 +328,7 @@ fn validation_cases() -> String {
 #[test]
 fn the_mocks_validation_is_cores_verdict_on_its_samples() {
     crate::generated_file::bless_or_compare(
-        "ui/src/lib/mock-validation.json",
+        "ui/src/lib/generated/mock-validation.json",
         &validation_cases(),
         "PORTHOLE_BLESS=1 cargo test -p porthole-app mock_dialogs",
     );

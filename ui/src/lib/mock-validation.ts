@@ -3,7 +3,7 @@
 // sample value of each field of the mock's forms (`mock-validation.json`), and the mock looks
 // the user's values up there. A value that is not listed gets an error that says so.
 import type { Field, FieldError, FormContent, FormValue, Validation } from "./protocol";
-import cases from "./mock-validation.json";
+import cases from "./generated/mock-validation.json";
 
 /** Core's verdict on one value of one field (`value` absent: the field was left out). */
 interface Case {

@@ -7,7 +7,7 @@ import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConfigOption, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
   FormContent, FormElicitation, HistoryEntry, McpConnectionView, McpTool, PermissionRequest, UiEvent, UrlElicitation, Validation,
 } from "./protocol";
-import made from "./mock-dialogs.json";
+import made from "./generated/mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
 import { recorded } from "./recorded";
 
