@@ -2,7 +2,7 @@
 //! (or `PORTHOLE_AGENT`), those in the agents settings file, and those installed from the ACP
 //! registry.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use porthole_profiles::agents_config::{self, AgentProfile};
 use serde::Serialize;
@@ -95,6 +95,26 @@ pub struct Launch {
 }
 
 pub const DEMO_ID: &str = "demo";
+
+/// Where the packages install the demo agent's own binary, beside the app's (`/usr/bin/porthole`
+/// -> `/usr/lib/porthole/porthole-demo-agent`; `scripts/package` puts it there). That binary
+/// maps neither GTK nor WebKit: ~3 MB of memory where the app's `demo-agent` mode holds ~55 MB,
+/// all day beside an editor (issue 34). A build in a checkout has no such file and runs the
+/// mode, so a demo agent older than the app is never started.
+const INSTALLED_DEMO_AGENT: &str = "lib/porthole/porthole-demo-agent";
+
+/// The demo agent's command line: the installed small binary when there is one, else this
+/// binary's `demo-agent` mode.
+fn demo_agent_command(exe: &Path) -> (PathBuf, Vec<String>) {
+    let installed = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|prefix| prefix.join(INSTALLED_DEMO_AGENT));
+    match installed {
+        Some(path) if path.is_file() => (path, Vec::new()),
+        _ => (exe.to_path_buf(), vec!["demo-agent".into()]),
+    }
+}
 pub const COMMAND_LINE_ID: &str = "command-line";
 
 impl Launch {
@@ -112,11 +132,12 @@ impl Launch {
             return Err(format!("--cwd {} is not a directory", cwd.display()));
         }
         let exe = std::env::current_exe().map_err(|e| format!("cannot find the porthole binary: {e}"))?;
+        let (demo_command, demo_args) = demo_agent_command(&exe);
         let mut profiles = vec![Profile {
             id: DEMO_ID.into(),
             name: "Demo agent".into(),
-            command: exe.display().to_string(),
-            args: vec!["demo-agent".into()],
+            command: demo_command.display().to_string(),
+            args: demo_args,
             env: Default::default(),
             built_in: true,
             registry: None,
@@ -186,4 +207,27 @@ pub fn user_agents(settings_path: Option<&std::path::Path>) -> (Vec<Profile>, Op
         });
     let problems = (!problems.is_empty()).then(|| problems.join("\n"));
     (configured_and_installed(config, installed), problems)
+}
+
+#[cfg(test)]
+mod demo_agent_tests {
+    use super::*;
+
+    #[test]
+    fn the_installed_demo_agent_binary_is_preferred_to_the_apps_own_mode() {
+        let prefix = tempfile::tempdir().unwrap();
+        let exe = prefix.path().join("bin/porthole");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        std::fs::write(&exe, "").unwrap();
+        // A checkout's build: nothing installed beside it, so the app's own mode.
+        assert_eq!(
+            demo_agent_command(&exe),
+            (exe.clone(), vec!["demo-agent".to_string()])
+        );
+
+        let installed = prefix.path().join("lib/porthole/porthole-demo-agent");
+        std::fs::create_dir_all(installed.parent().unwrap()).unwrap();
+        std::fs::write(&installed, "").unwrap();
+        assert_eq!(demo_agent_command(&exe), (installed, Vec::new()));
+    }
 }
