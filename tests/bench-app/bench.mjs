@@ -397,11 +397,31 @@ async function idle() {
       cpu.noCaret = await idleCpu(pid, idleS);
     }
     const mem = memory(pid);
-    results.idle = { seconds: idleS, promptFocused: focused, cpuPercent: cpu, memory: mem };
+    // Hidden (unmapped: what minimising does without a window manager), prompt still focused.
+    const hidden = await whileHidden(pid, async () => ({
+      visibility: await app.exec("return document.visibilityState"),
+      cpu: await idleCpu(pid, idleS),
+    }));
+    cpu.hidden = hidden.cpu;
+    results.idle = { seconds: idleS, promptFocused: focused, cpuPercent: cpu, hiddenVisibility: hidden.visibility, memory: mem };
     printMemory("idle, demo agent connected, prompt focused", mem);
     console.log(`\nIdle CPU over ${idleS} s, % of one core (prompt box focused in an active window: ${focused}):`);
     for (const [k, v] of Object.entries(cpu)) console.log(`  ${k.padEnd(20)} ${pct(v)}`);
+    console.log(`  (hidden: the window unmapped, as minimising does; the page saw "${hidden.visibility}")`);
   });
+}
+
+/** Runs `fn` with the app's windows unmapped (xdotool: without a window manager, unmapping is
+ *  what minimising does to a window), then maps them again. */
+async function whileHidden(pid, fn) {
+  const windows = spawnSync("xdotool", ["search", "--pid", String(pid)], { encoding: "utf8" }).stdout.split(/\s+/).filter(Boolean);
+  for (const w of windows) spawnSync("xdotool", ["windowunmap", w], { timeout: 5000 });
+  await sleep(2000);
+  try {
+    return await fn();
+  } finally {
+    for (const w of windows) spawnSync("xdotool", ["windowmap", w], { timeout: 5000 });
+  }
 }
 
 // ----- issue 16: one message of 1,000,000 chunks -----
@@ -545,6 +565,7 @@ function printTargets() {
     for (const [k, v] of Object.entries(cpu ?? {})) add(`${label}: ${k}`, v, 0.5, "% CPU");
   };
   if (results.idle?.cpuPercent) perProcess("idle CPU, prompt focused", results.idle.cpuPercent.caret);
+  if (results.idle?.cpuPercent?.hidden) perProcess("idle CPU, window hidden", results.idle.cpuPercent.hidden);
   if (results.long?.idleCpuPercent) perProcess("idle CPU after the 1M message", results.long.idleCpuPercent.caret);
   if (results.scroll?.webRssAfterBackMB !== undefined) add("100,000 messages scrolled down and back: web RSS", results.scroll.webRssAfterBackMB, 300, "MB");
   if (results.long?.webPeakRssMB !== undefined) {
