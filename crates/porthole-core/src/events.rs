@@ -723,6 +723,55 @@ mod tests {
         assert_eq!(event.dialog().map(DialogPrompt::dialog_id), Some(7));
     }
 
+    /// What a line-printing front end (the CLI) shows of a dialog comes from the kind: its
+    /// summary, its record with the answer's fields, and the answer that decides nothing.
+    #[test]
+    fn a_dialog_kind_describes_its_line_and_its_undecided_answer() {
+        let prompt = DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
+            dialog_id: 3,
+            agent: AgentIdentity {
+                name: "a".into(),
+                title: None,
+                version: None,
+            },
+            session_id: "s".into(),
+            path: "/etc/hosts".into(),
+            operation: FileOperation::Write,
+            reason: "outside".into(),
+        }));
+        assert_eq!(
+            prompt.summary(),
+            "[file access: write outside the workspace] /etc/hosts"
+        );
+        let line =
+            |answer: Option<&DialogAnswer>| serde_json::Value::Object(prompt.record(answer)).to_string();
+        let unanswered = r#"{"type":"file_access","sessionId":"s","path":"/etc/hosts","operation":"write","allowed":false}"#;
+        assert_eq!(line(None), unanswered);
+        let allow = DialogAnswer::FileAccess { allow: true };
+        assert_eq!(line(Some(&allow)), unanswered.replace("false", "true"));
+        assert_eq!(allow.outcome(), "allowed");
+        // An answer of another kind is not this dialog's: left out.
+        let other = DialogAnswer::Permission {
+            option_id: Some("yes".into()),
+        };
+        assert_eq!(line(Some(&other)), unanswered);
+        // Undecided is the kind's refusal, of its own kind.
+        let undecided = prompt.undecided();
+        assert_eq!(
+            (undecided.kind(), undecided.outcome().as_str()),
+            ("file_access", "denied")
+        );
+        assert_eq!(
+            DialogAnswer::from(Answer::Cancel).outcome(),
+            "cancel",
+            "an elicitation's outcome is its action"
+        );
+        assert_eq!(
+            DialogAnswer::Permission { option_id: None }.outcome(),
+            "cancelled"
+        );
+    }
+
     #[test]
     fn hidden_characters_in_a_permission_request_are_flagged() {
         use agent_client_protocol::v1::schema::ToolCallUpdateFields;
