@@ -402,17 +402,6 @@ impl FileOperation {
     }
 }
 
-/// SCRATCH: the agent asks a yes/no question.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
-pub struct ConfirmPrompt {
-    pub dialog_id: DialogId,
-    pub agent: AgentIdentity,
-    pub session_id: String,
-    pub question: String,
-}
-
 /// A dialog waiting for the user, of any kind, as front ends keep it in their list of waiting
 /// dialogs (`Event::Dialog`). A new kind is a variant here and of [`DialogAnswer`]; the compiler
 /// then points at the places that handle every kind.
@@ -424,7 +413,6 @@ pub enum DialogPrompt {
     Permission(Box<PermissionPrompt>),
     /// The agent wants a file outside the session's workspace roots: the user decides.
     FileAccess(Box<FileAccessPrompt>),
-    Confirm(Box<ConfirmPrompt>),
 }
 
 impl DialogPrompt {
@@ -433,7 +421,6 @@ impl DialogPrompt {
             DialogPrompt::Elicitation(p) => p.dialog_id,
             DialogPrompt::Permission(p) => p.dialog_id,
             DialogPrompt::FileAccess(p) => p.dialog_id,
-            DialogPrompt::Confirm(p) => p.dialog_id,
         }
     }
 
@@ -442,7 +429,6 @@ impl DialogPrompt {
             DialogPrompt::Elicitation(p) => &p.agent,
             DialogPrompt::Permission(p) => &p.agent,
             DialogPrompt::FileAccess(p) => &p.agent,
-            DialogPrompt::Confirm(p) => &p.agent,
         }
     }
 
@@ -452,7 +438,6 @@ impl DialogPrompt {
             DialogPrompt::Elicitation(_) => "elicitation",
             DialogPrompt::Permission(_) => "permission",
             DialogPrompt::FileAccess(_) => "file_access",
-            DialogPrompt::Confirm(_) => "confirm",
         }
     }
 
@@ -467,7 +452,6 @@ impl DialogPrompt {
             },
             DialogPrompt::Permission(_) => DialogAnswer::Permission { option_id: None },
             DialogPrompt::FileAccess(_) => DialogAnswer::FileAccess { allow: false },
-            DialogPrompt::Confirm(_) => DialogAnswer::Confirm { yes: false },
         }
     }
 
@@ -508,7 +492,6 @@ impl DialogPrompt {
                 p.operation.name(),
                 p.path
             ),
-            DialogPrompt::Confirm(p) => format!("[confirm] {}", p.question),
         }
     }
 
@@ -568,12 +551,6 @@ impl DialogPrompt {
                 "operation": p.operation,
                 "allowed": false,
             }),
-            DialogPrompt::Confirm(p) => json!({
-                "type": self.kind(),
-                "sessionId": p.session_id,
-                "question": p.question,
-                "yes": false,
-            }),
         };
         let Value::Object(mut record) = value else {
             unreachable!("a json! object literal")
@@ -599,7 +576,6 @@ impl DialogPrompt {
             },
             DialogPrompt::Permission(_) => "asks for permission",
             DialogPrompt::FileAccess(_) => "asks to use a file outside the workspace",
-            DialogPrompt::Confirm(_) => "asks you to confirm",
         }
     }
 }
@@ -667,16 +643,9 @@ pub enum DialogAnswer {
         content: Option<serde_json::Map<String, serde_json::Value>>,
     },
     /// `Some(option_id)` selects that option, `None` cancels.
-    Permission {
-        option_id: Option<String>,
-    },
+    Permission { option_id: Option<String> },
     /// `true` performs the read or write on the path shown.
-    FileAccess {
-        allow: bool,
-    },
-    Confirm {
-        yes: bool,
-    },
+    FileAccess { allow: bool },
 }
 
 impl DialogAnswer {
@@ -686,7 +655,6 @@ impl DialogAnswer {
             DialogAnswer::Elicitation { .. } => "elicitation",
             DialogAnswer::Permission { .. } => "permission",
             DialogAnswer::FileAccess { .. } => "file_access",
-            DialogAnswer::Confirm { .. } => "confirm",
         }
     }
 
@@ -697,7 +665,6 @@ impl DialogAnswer {
             DialogAnswer::Elicitation { action, .. } => action.name().to_string(),
             DialogAnswer::Permission { option_id } => option_id.clone().unwrap_or_else(|| "cancelled".into()),
             DialogAnswer::FileAccess { allow } => (if *allow { "allowed" } else { "denied" }).into(),
-            DialogAnswer::Confirm { yes } => (if *yes { "yes" } else { "no" }).into(),
         }
     }
 
@@ -710,7 +677,6 @@ impl DialogAnswer {
             }
             DialogAnswer::Permission { option_id } => vec![("selected", json!(option_id))],
             DialogAnswer::FileAccess { allow } => vec![("allowed", json!(allow))],
-            DialogAnswer::Confirm { yes } => vec![("yes", json!(yes))],
         }
     }
 }

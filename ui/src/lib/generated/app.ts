@@ -1,7 +1,7 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
 import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from "../acp";
-import type { AgentIdentity, ConfirmPrompt, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
+import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from "./core";
 import type { Validation } from "./elicitation";
 import type { DomainMemory } from "./history";
 
@@ -162,7 +162,7 @@ export type DialogView = {
  * URL elicitations only: earlier consents to this domain for this agent (`null` without a
  * history); absent for every other dialog.
  */
-domainMemory?: DomainMemory | null, } & ({ "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt | { "type": "confirm" } & ConfirmPrompt) & { 
+domainMemory?: DomainMemory | null, } & ({ "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt) & { 
 /**
  * The connection that asked (the app model's id).
  */

@@ -7,8 +7,6 @@ export type FormContent = Record<string, string | number | boolean | Array<strin
 
 export type AgentIdentity = { name: string, title: string | null, version: string | null, };
 
-export type ConfirmPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, question: string, };
-
 export type ElicitationPrompt = { dialogId: number, agent: AgentIdentity, scope: Scope, message: string, 
 /**
  * Warning codes: `secret-request` for forms, the URL analyzer's codes, and
@@ -51,11 +49,11 @@ warnings: Array<string>, };
 
 export type Scope = { "kind": "session", sessionId: string, toolCallId: string | null, } | { "kind": "request", requestId: string | number | null, during: string | null, };
 
-export type DialogPrompt = { "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt | { "type": "confirm" } & ConfirmPrompt;
+export type DialogPrompt = { "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt;
 
 export type AnswerAction = "accept" | "decline" | "cancel";
 
-export type DialogAnswer = { "type": "elicitation", action: AnswerAction, content?: FormContent, } | { "type": "permission", optionId: string | null, } | { "type": "file_access", allow: boolean, } | { "type": "confirm", yes: boolean, };
+export type DialogAnswer = { "type": "elicitation", action: AnswerAction, content?: FormContent, } | { "type": "permission", optionId: string | null, } | { "type": "file_access", allow: boolean, };
 
 export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
 

@@ -9,7 +9,6 @@
 //! prompt (an `Event` and a `DialogPrompt` variant) and its answer (a `DialogAnswer` variant);
 //! the one table, `AgentClient::respond` and the dismissals need nothing more.
 
-pub(crate) mod confirm;
 pub(crate) mod elicitation;
 pub(crate) mod fs;
 pub(crate) mod host_input;
@@ -37,7 +36,6 @@ pub(crate) mod codes {
 /// Where an incoming request goes. Requests for something we did not advertise (fs, terminals)
 /// find no route and are answered "method not found".
 enum Route {
-    Confirm,
     Elicitation,
     Permission,
     /// Gemini CLI's questions (`host_input.rs`), when we advertised form elicitation.
@@ -52,7 +50,6 @@ enum Route {
 fn route(method: &str, shared: &Shared) -> Option<Route> {
     let opts = &shared.opts;
     Some(match method {
-        "_porthole/confirm" => Route::Confirm,
         "elicitation/create" => Route::Elicitation,
         "session/request_permission" => Route::Permission,
         m if opts.modes.form && crate::form::gemini::METHODS.contains(&m) => Route::HostInput,
@@ -67,7 +64,6 @@ fn route(method: &str, shared: &Shared) -> Option<Route> {
 pub(crate) async fn handle_request(shared: &Arc<Shared>, req: UntypedMessage, responder: Responder<Value>) {
     let (method, params) = req.into_parts();
     match route(&method, shared) {
-        Some(Route::Confirm) => confirm::handle(shared, params, responder).await,
         Some(Route::Elicitation) => elicitation::handle(shared, params, responder).await,
         Some(Route::Permission) => permission::handle(shared, params, responder).await,
         Some(Route::HostInput) => host_input::handle(shared, params, responder).await,
