@@ -100,8 +100,10 @@ impl Backend {
 
     /// The user answered a dialog: what the history keeps of it, written before the answer is
     /// sent. Form values are kept only when the setting is on (core drops secret fields either
-    /// way). Returns the entry to retract if sending is refused. Every kind is listed, so a new
-    /// one is a compile error here until it says what is kept.
+    /// way). Returns the entry to retract if sending is refused. The history lists the
+    /// consents its schema names (forms, URLs, permissions); any other kind of dialog (file
+    /// access, a new kind) is not kept, and neither is an answer of another kind than its
+    /// dialog's (core refuses it).
     pub(super) fn record_answer(&self, pending: &Pending, answer: &DialogAnswer) -> Option<i64> {
         let agent_id = history_agent_id(&pending.agent_id);
         match (&pending.prompt, answer) {
@@ -127,34 +129,23 @@ impl Backend {
                 };
                 self.record(&NewEntry::permission(agent_id, prompt, outcome))
             }
-            // Not kept: file access is not a consent the history lists.
-            (DialogPrompt::FileAccess(_), _) => None,
-            // An answer of another kind: core refuses it, nothing to keep.
-            (DialogPrompt::Elicitation(_) | DialogPrompt::Permission(_), _) => None,
+            _ => None,
         }
     }
 
-    /// A dialog went away without the user.
+    /// A dialog went away without the user: kept for the kinds `record_answer` keeps.
     pub(super) fn record_dismissal(&self, pending: &Pending, reason: &DismissReason) {
         let agent_id = history_agent_id(&pending.agent_id);
-        match &pending.prompt {
+        let entry = match &pending.prompt {
             DialogPrompt::Elicitation(prompt) => {
-                self.record(&NewEntry::elicitation(
-                    agent_id,
-                    prompt,
-                    &ElicitationOutcome::Dismissed(*reason),
-                    None,
-                ));
+                NewEntry::elicitation(agent_id, prompt, &ElicitationOutcome::Dismissed(*reason), None)
             }
             DialogPrompt::Permission(prompt) => {
-                self.record(&NewEntry::permission(
-                    agent_id,
-                    prompt,
-                    PermissionOutcome::Dismissed(reason),
-                ));
+                NewEntry::permission(agent_id, prompt, PermissionOutcome::Dismissed(reason))
             }
-            DialogPrompt::FileAccess(_) => {}
-        }
+            _ => return,
+        };
+        self.record(&entry);
     }
 
     /// A remembered "always" decision answered a permission request.

@@ -8,7 +8,10 @@
 //! (`@agentclientprotocol/sdk`), never copied; the ones the app passes through as they came
 //! (modes, config options...) through `acp.ts`.
 
-use ts_rs::{Config, TS};
+use std::any::TypeId;
+use std::collections::{BTreeSet, HashSet};
+
+use ts_rs::{Config, TS, TypeVisitor};
 
 use crate::SessionView;
 use crate::launch::{Profile, RegistryInfo};
@@ -19,124 +22,200 @@ use crate::snapshot::{
 
 const BLESS: &str = "PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract";
 
-/// The file: a header naming where it comes from, its imports, then each declaration exported.
-fn file(source: &str, imports: &str, decls: &[String]) -> String {
-    let mut ts = format!("// Generated from {source} (ts-rs) by\n// `{BLESS}`. Do not edit.\n{imports}\n");
-    for decl in decls {
-        ts.push_str("export ");
-        ts.push_str(decl);
-        ts.push_str("\n\n");
-    }
-    ts.truncate(ts.trim_end().len());
-    ts.push('\n');
-    ts
+/// Declares one type in a file.
+type Declare = fn(&mut Decls);
+
+/// The declarations of one generated file, and the names they use from other files.
+struct Decls {
+    cfg: Config,
+    decls: Vec<String>,
+    /// Every type declared here, by TypeScript name.
+    names: BTreeSet<String>,
+    seen: HashSet<TypeId>,
+    /// The types the declarations name directly (for another file's imports).
+    used: BTreeSet<String>,
 }
 
-fn config() -> Config {
-    Config::new().with_large_int("number")
+impl Decls {
+    fn new() -> Self {
+        Decls {
+            cfg: Config::new().with_large_int("number"),
+            decls: Vec::new(),
+            names: BTreeSet::new(),
+            seen: HashSet::new(),
+            used: BTreeSet::new(),
+        }
+    }
+
+    /// Declare `T`.
+    fn declare<T: TS + 'static + ?Sized>(&mut self) {
+        if !self.seen.insert(TypeId::of::<T>()) {
+            return;
+        }
+        self.decls.push(T::decl(&self.cfg));
+        self.names.insert(T::ident(&self.cfg));
+        self.used
+            .extend(T::dependencies(&self.cfg).into_iter().map(|d| d.ts_name));
+    }
+
+    /// Declare `T` after every type it reaches that is not declared yet (by name), so a type
+    /// only `T` uses (a dialog kind's prompt, reached from `DialogPrompt`) needs no line here.
+    fn declare_with_reached<T: TS + 'static + ?Sized>(&mut self) {
+        /// Every type reached from a root, once: its name and how to declare it.
+        struct Reach<'a> {
+            cfg: &'a Config,
+            seen: HashSet<TypeId>,
+            found: Vec<(String, Declare)>,
+        }
+        impl TypeVisitor for Reach<'_> {
+            fn visit<U: TS + 'static + ?Sized>(&mut self) {
+                // Only types ts-rs can declare (not `String`, `Option`, `Box`...).
+                if U::output_path().is_none() || !self.seen.insert(TypeId::of::<U>()) {
+                    return;
+                }
+                self.found.push((U::ident(self.cfg), Decls::declare::<U>));
+                U::visit_dependencies(self);
+            }
+        }
+        let cfg = Config::new().with_large_int("number");
+        let mut reach = Reach {
+            cfg: &cfg,
+            seen: HashSet::from([TypeId::of::<T>()]),
+            found: Vec::new(),
+        };
+        T::visit_dependencies(&mut reach);
+        // By name: the visit order is not stable from one build to the next.
+        reach.found.sort_by(|a, b| a.0.cmp(&b.0));
+        for (_, declare) in reach.found {
+            declare(self);
+        }
+        self.declare::<T>();
+    }
+
+    /// `import type { ... } from "<from>";` for the names these declarations use of `other`'s.
+    fn imports_from(&self, other: &Decls, from: &str) -> String {
+        let names: Vec<&str> = self
+            .used
+            .iter()
+            .filter(|name| other.names.contains(*name))
+            .map(String::as_str)
+            .collect();
+        if names.is_empty() {
+            return String::new();
+        }
+        format!("import type {{ {} }} from \"{from}\";\n", names.join(", "))
+    }
+
+    /// The file: a header naming where it comes from, its imports, then each declaration
+    /// exported.
+    fn file(&self, source: &str, imports: &str) -> String {
+        let mut ts =
+            format!("// Generated from {source} (ts-rs) by\n// `{BLESS}`. Do not edit.\n{imports}\n");
+        for decl in &self.decls {
+            ts.push_str("export ");
+            ts.push_str(decl);
+            ts.push_str("\n\n");
+        }
+        ts.truncate(ts.trim_end().len());
+        ts.push('\n');
+        ts
+    }
+}
+
+/// Core's events, dialog prompts and answers: the roots and every core type they reach, so a
+/// new dialog kind's prompt is declared because `DialogPrompt` names it.
+fn core_decls() -> Decls {
+    use porthole_core::events::{DialogAnswer, DialogPrompt, Event};
+    let mut core = Decls::new();
+    core.declare_with_reached::<DialogPrompt>();
+    core.declare_with_reached::<DialogAnswer>();
+    core.declare_with_reached::<Event>();
+    // The session's models (`session/set_model`), which the snapshot's sessions carry.
+    core.declare_with_reached::<porthole_core::models::SessionModels>();
+    core
 }
 
 fn core_types() -> String {
-    use porthole_core::events::{
-        Action, AgentIdentity, DialogAnswer, DialogPrompt, DismissReason, ElicitationPrompt, Event, ExitInfo,
-        FileAccessPrompt, FileOperation, PermissionPrompt, RpcError, Scope,
-    };
-    use porthole_core::models::{ModelInfo, SessionModels};
-    let cfg = config();
-    file(
+    core_decls().file(
         "porthole-core's events, dialog prompts and answers",
         "import type { PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate } from \"@agentclientprotocol/sdk\";\n\
          import type { FormSchema, UrlAnalysis } from \"./elicitation\";\n\
          /** A form's values by field name, as the agent receives them. */\n\
          export type FormContent = Record<string, string | number | boolean | Array<string>>;\n",
-        &[
-            AgentIdentity::decl(&cfg),
-            Scope::decl(&cfg),
-            ElicitationPrompt::decl(&cfg),
-            PermissionPrompt::decl(&cfg),
-            FileOperation::decl(&cfg),
-            FileAccessPrompt::decl(&cfg),
-            DialogPrompt::decl(&cfg),
-            Action::decl(&cfg),
-            DialogAnswer::decl(&cfg),
-            DismissReason::decl(&cfg),
-            RpcError::decl(&cfg),
-            ExitInfo::decl(&cfg),
-            Event::decl(&cfg),
-            ModelInfo::decl(&cfg),
-            SessionModels::decl(&cfg),
-        ],
     )
 }
 
-fn history_types() -> String {
+fn history_decls() -> Decls {
     use porthole_history::{
         DomainMark, DomainMemory, HistoryEntry, HistoryFilter, HistoryPage, PermissionDetail,
     };
-    let cfg = config();
-    file(
+    let mut history = Decls::new();
+    history.declare::<HistoryFilter>();
+    history.declare::<PermissionDetail>();
+    history.declare::<HistoryEntry>();
+    history.declare::<HistoryPage>();
+    history.declare::<DomainMemory>();
+    history.declare::<DomainMark>();
+    history
+}
+
+fn history_types() -> String {
+    history_decls().file(
         "porthole-history's rows, filter and domain marks",
         "import type { PermissionOptionKind } from \"@agentclientprotocol/sdk\";\n",
-        &[
-            HistoryFilter::decl(&cfg),
-            PermissionDetail::decl(&cfg),
-            HistoryEntry::decl(&cfg),
-            HistoryPage::decl(&cfg),
-            DomainMemory::decl(&cfg),
-            DomainMark::decl(&cfg),
-        ],
     )
 }
 
 fn generated() -> String {
-    let cfg = config();
-    let decls = [
-        RegistryInfo::decl(&cfg),
-        Profile::decl(&cfg),
-        AuthMethodView::decl(&cfg),
-        AgentCapabilitiesView::decl(&cfg),
-        ConnectionError::decl(&cfg),
-        crate::snapshot::ConnectionState::decl(&cfg),
-        crate::ProxyView::decl(&cfg),
-        ConnectionView::decl(&cfg),
-        SessionView::decl(&cfg),
-        PermissionRuleView::decl(&cfg),
-        Settings::decl(&cfg),
-        AppSnapshot::decl(&cfg),
-        crate::Attachment::decl(&cfg),
-        crate::app_event::InstallPhase::decl(&cfg),
-        crate::dialog_view::Origin::decl(&cfg),
-        crate::dialog_view::DialogView::decl(&cfg),
-        crate::results::StoredSession::decl(&cfg),
-        crate::results::SessionList::decl(&cfg),
-        crate::results::InspectorEntry::decl(&cfg),
-        crate::results::ProtocolLog::decl(&cfg),
-        crate::results::HistoryExport::decl(&cfg),
-        crate::results::RegistryAgentView::decl(&cfg),
-        crate::results::RegistryListing::decl(&cfg),
-        crate::mcp_view::McpServerView::decl(&cfg),
-        crate::mcp_view::McpSignIn::decl(&cfg),
-        crate::mcp_view::McpConnectionView::decl(&cfg),
-        crate::mcp_view::McpConnectionList::decl(&cfg),
-        crate::mcp_view::McpTool::decl(&cfg),
-        crate::mcp_edit::NewServer::decl(&cfg),
-        crate::mcp_edit::McpImported::decl(&cfg),
-        crate::metrics::IpcStats::decl(&cfg),
-        crate::metrics::DialogSample::decl(&cfg),
-        crate::metrics::AnswerSample::decl(&cfg),
-        crate::metrics::PerfStats::decl(&cfg),
-        crate::WindowState::decl(&cfg),
-        crate::app_event::AppEvent::decl(&cfg),
-        crate::AnswerError::decl(&cfg),
-    ];
-    file(
-        "porthole-app's snapshot types",
-        "import type { AvailableCommand, ConfigOption, SessionModeState, SessionUsage } from \"../acp\";\n\
-         import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, SessionModels } from \"./core\";\n\
-         import type { Validation } from \"./elicitation\";\n\
-         import type { DomainMemory } from \"./history\";\n",
-        &decls,
-    )
+    let mut app = Decls::new();
+    app.declare::<RegistryInfo>();
+    app.declare::<Profile>();
+    app.declare::<AuthMethodView>();
+    app.declare::<AgentCapabilitiesView>();
+    app.declare::<ConnectionError>();
+    app.declare::<crate::snapshot::ConnectionState>();
+    app.declare::<crate::ProxyView>();
+    app.declare::<ConnectionView>();
+    app.declare::<SessionView>();
+    app.declare::<PermissionRuleView>();
+    app.declare::<Settings>();
+    app.declare::<AppSnapshot>();
+    app.declare::<crate::Attachment>();
+    app.declare::<crate::app_event::InstallPhase>();
+    app.declare::<crate::dialog_view::Origin>();
+    app.declare::<crate::dialog_view::DialogView>();
+    app.declare::<crate::results::StoredSession>();
+    app.declare::<crate::results::SessionList>();
+    app.declare::<crate::results::InspectorEntry>();
+    app.declare::<crate::results::ProtocolLog>();
+    app.declare::<crate::results::HistoryExport>();
+    app.declare::<crate::results::RegistryAgentView>();
+    app.declare::<crate::results::RegistryListing>();
+    app.declare::<crate::mcp_view::McpServerView>();
+    app.declare::<crate::mcp_view::McpSignIn>();
+    app.declare::<crate::mcp_view::McpConnectionView>();
+    app.declare::<crate::mcp_view::McpConnectionList>();
+    app.declare::<crate::mcp_view::McpTool>();
+    app.declare::<crate::mcp_edit::NewServer>();
+    app.declare::<crate::mcp_edit::McpImported>();
+    app.declare::<crate::metrics::IpcStats>();
+    app.declare::<crate::metrics::DialogSample>();
+    app.declare::<crate::metrics::AnswerSample>();
+    app.declare::<crate::metrics::PerfStats>();
+    app.declare::<crate::WindowState>();
+    app.declare::<crate::app_event::AppEvent>();
+    app.declare::<crate::AnswerError>();
+    // Named by a `ts(type = ...)` (`ConnectionView::agent`), which ts-rs does not follow.
+    app.used.insert("AgentIdentity".into());
+    let imports = format!(
+        "import type {{ AvailableCommand, ConfigOption, SessionModeState, SessionUsage }} from \"../acp\";\n\
+         {}\
+         import type {{ Validation }} from \"./elicitation\";\n\
+         {}",
+        app.imports_from(&core_decls(), "./core"),
+        app.imports_from(&history_decls(), "./history"),
+    );
+    app.file("porthole-app's snapshot types", &imports)
 }
 
 #[test]

@@ -1,6 +1,9 @@
-//! The CLI's dialogs, every kind in this one file: its fixed answer (elicitations by `--elicit`,
-//! permissions by `--permission`, reject unless told otherwise, files outside the workspace by
-//! `--files-outside`, deny) and how it is shown (a JSON line, or a readable one).
+//! The CLI's dialogs: its fixed answer to each (elicitations by `--elicit`, permissions by
+//! `--permission`, reject unless told otherwise, files outside the workspace by
+//! `--files-outside`, deny; any other kind the answer that decides nothing, as core describes
+//! it) and how it is shown: the kind's record as a JSON line, or its summary and outcome as a
+//! readable one, both from core's description of the kind (`DialogPrompt::record`,
+//! `summary`, `DialogAnswer::outcome`), so a new kind needs nothing here.
 
 use std::path::Path;
 
@@ -10,7 +13,7 @@ use porthole_core::events::{
 };
 use porthole_core::form::{EnumChoice, FieldKind, FormSchema};
 use porthole_core::{AgentClient, Answer, Event};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::args::{ElicitPolicy, PermissionPolicy};
 use crate::term::{self, note};
@@ -22,19 +25,28 @@ pub struct Policy {
     pub answers: Map<String, Value>,
 }
 
-/// What the CLI answered, for the output line.
-pub enum Decision {
-    Elicitation {
-        action: &'static str,
-        content: Option<Map<String, Value>>,
-        note: Option<String>,
-    },
-    Permission {
-        selected: Option<String>,
-    },
-    FileAccess {
-        allowed: bool,
-    },
+/// What the CLI answered, for the output line: the answer as shown (a form's content as core
+/// validated it) and why, when it was not what the flag asked for.
+pub struct Decision {
+    pub answer: DialogAnswer,
+    pub note: Option<String>,
+}
+
+/// The answer to send, what the line shows of it, and why.
+struct Fixed {
+    send: DialogAnswer,
+    shown: DialogAnswer,
+    note: Option<String>,
+}
+
+impl Fixed {
+    fn plain(answer: DialogAnswer) -> Self {
+        Fixed {
+            shown: answer.clone(),
+            send: answer,
+            note: None,
+        }
+    }
 }
 
 pub fn load_answers(path: Option<&Path>) -> Result<Map<String, Value>, String> {
@@ -53,30 +65,41 @@ pub fn load_answers(path: Option<&Path>) -> Result<Map<String, Value>, String> {
 }
 
 impl Policy {
-    /// Answer the event if it is a dialog. Every kind is listed: a new one is a compile error
-    /// here until the CLI has a fixed answer for it.
+    /// Answer the event if it is a dialog. A kind without a flag of its own gets the answer
+    /// that decides nothing; an answer core refuses falls back to it too.
     pub fn decide(&self, client: &AgentClient, event: &Event) -> Option<Decision> {
-        Some(match event.dialog()? {
-            DialogPrompt::Elicitation(prompt) => self.elicitation(client, prompt),
-            DialogPrompt::Permission(prompt) => permission(client, prompt, self.permission),
-            DialogPrompt::FileAccess(prompt) => {
-                let answer = |allow| client.respond(prompt.dialog_id, DialogAnswer::FileAccess { allow });
-                let allowed = self.files_outside && answer(true).is_ok();
-                if !allowed {
-                    let _ = answer(false);
+        let prompt = event.dialog()?;
+        let fixed = match prompt {
+            DialogPrompt::Elicitation(p) => self.elicitation(p),
+            DialogPrompt::Permission(p) => Fixed::plain(permission(p, self.permission)),
+            DialogPrompt::FileAccess(_) if self.files_outside => {
+                Fixed::plain(DialogAnswer::FileAccess { allow: true })
+            }
+            other => Fixed::plain(other.undecided()),
+        };
+        Some(match client.respond(prompt.dialog_id(), fixed.send) {
+            Ok(()) => Decision {
+                answer: fixed.shown,
+                note: fixed.note,
+            },
+            Err(e) => {
+                // Never send what core refused (invalid content): fall back to no decision.
+                let undecided = prompt.undecided();
+                let _ = client.respond(prompt.dialog_id(), undecided.clone());
+                Decision {
+                    note: Some(format!("{e}; answered {}", undecided.outcome())),
+                    answer: undecided,
                 }
-                Decision::FileAccess { allowed }
             }
         })
     }
 
-    fn elicitation(&self, client: &AgentClient, prompt: &ElicitationPrompt) -> Decision {
-        let (answer, action, content, note) = match (self.elicit, &prompt.kind) {
-            (ElicitPolicy::Decline, _) => (Answer::Decline, "decline", None, None),
-            (ElicitPolicy::Cancel, _) => (Answer::Cancel, "cancel", None, None),
+    fn elicitation(&self, prompt: &ElicitationPrompt) -> Fixed {
+        let (answer, content, note) = match (self.elicit, &prompt.kind) {
+            (ElicitPolicy::Decline, _) => (Answer::Decline, None, None),
+            (ElicitPolicy::Cancel, _) => (Answer::Cancel, None, None),
             (ElicitPolicy::Accept, ElicitationKind::Url { .. }) => (
                 Answer::Accept(Map::new()),
-                "accept",
                 None,
                 Some("consent given; the URL was not opened".to_string()),
             ),
@@ -94,12 +117,11 @@ impl Policy {
                         "form asks for a secret ({}); answered cancel",
                         secret_indicators.join(", ")
                     );
-                    (Answer::Cancel, "cancel", None, Some(why))
+                    (Answer::Cancel, None, Some(why))
                 } else if !schema.can_accept() {
                     let why = schema.blocking_reason().unwrap_or_default();
                     (
                         Answer::Cancel,
-                        "cancel",
                         None,
                         Some(format!("form cannot be accepted: {why}; answered cancel")),
                     )
@@ -115,7 +137,7 @@ impl Policy {
                     let validation = schema.validate(&values);
                     if validation.is_valid() {
                         let content = validation.content.clone();
-                        (Answer::Accept(values), "accept", Some(content), None)
+                        (Answer::Accept(values), Some(content), None)
                     } else {
                         let problems: Vec<String> = validation
                             .errors
@@ -124,7 +146,6 @@ impl Policy {
                             .collect::<Vec<String>>();
                         (
                             Answer::Cancel,
-                            "cancel",
                             None,
                             Some(format!(
                                 "content invalid ({}); answered cancel",
@@ -135,22 +156,15 @@ impl Policy {
                 }
             }
         };
-        match client.respond_elicitation(prompt.dialog_id, answer) {
-            Ok(()) => Decision::Elicitation {
-                action,
+        let send = DialogAnswer::from(answer);
+        let shown = match &send {
+            DialogAnswer::Elicitation { action, .. } => DialogAnswer::Elicitation {
+                action: *action,
                 content,
-                note,
             },
-            Err(e) => {
-                // Never send invalid content: fall back to cancel.
-                let _ = client.respond_elicitation(prompt.dialog_id, Answer::Cancel);
-                Decision::Elicitation {
-                    action: "cancel",
-                    content: None,
-                    note: Some(format!("{e}; answered cancel")),
-                }
-            }
-        }
+            other => other.clone(),
+        };
+        Fixed { send, shown, note }
     }
 }
 
@@ -193,147 +207,41 @@ fn typed_answer<'a>(v: &'a Value, options: &[EnumChoice]) -> Option<&'a str> {
     v.as_str().filter(|s| !options.iter().any(|o| o.value == *s))
 }
 
-fn permission(client: &AgentClient, prompt: &PermissionPrompt, policy: PermissionPolicy) -> Decision {
+/// The option the `--permission` policy picks: reject is the fallback whenever the preferred
+/// kind is missing; no option at all cancels.
+fn permission(prompt: &PermissionPrompt, policy: PermissionPolicy) -> DialogAnswer {
     use PermissionOptionKind::*;
-    // In order of preference; reject is the fallback whenever the preferred kind is missing.
+    // In order of preference.
     let preference: &[PermissionOptionKind] = match policy {
         PermissionPolicy::Reject => &[RejectOnce, RejectAlways],
         PermissionPolicy::AllowOnce => &[AllowOnce, RejectOnce, RejectAlways],
         PermissionPolicy::AllowAlways => &[AllowAlways, AllowOnce, RejectOnce, RejectAlways],
     };
-    let choice = preference
+    let option_id = preference
         .iter()
         .find_map(|kind| prompt.options.iter().find(|o| o.kind == *kind))
         .map(|o| o.option_id.0.to_string());
-    let selected = match client.respond_permission(prompt.dialog_id, choice.clone()) {
-        Ok(()) => choice,
-        Err(_) => None,
-    };
-    Decision::Permission { selected }
+    DialogAnswer::Permission { option_id }
 }
 
-/// A dialog as a JSON line (`--json`), with what the CLI answered.
+/// A dialog as a JSON line (`--json`): the kind's record, with what the CLI answered.
 pub fn dialog_json(prompt: &DialogPrompt, decision: Option<&Decision>) -> Value {
-    match prompt {
-        DialogPrompt::Elicitation(p) => {
-            let (action, content, note) = match decision {
-                Some(Decision::Elicitation {
-                    action,
-                    content,
-                    note,
-                }) => (json!(action), json!(content), json!(note)),
-                _ => (Value::Null, Value::Null, Value::Null),
-            };
-            let (url, elicitation_id, analysis) = match &p.kind {
-                ElicitationKind::Url { elicitation_id, url } => {
-                    (json!(url.full), json!(elicitation_id), json!(url))
-                }
-                ElicitationKind::Form { .. } => (Value::Null, Value::Null, Value::Null),
-            };
-            let (schema, hints) = match &p.kind {
-                ElicitationKind::Form { schema, hints, .. } => (json!(schema), json!(hints)),
-                ElicitationKind::Url { .. } => (Value::Null, Value::Null),
-            };
-            json!({
-                "type": "elicitation",
-                "mode": p.mode_name(),
-                "message": p.message,
-                "url": url,
-                "urlAnalysis": analysis,
-                "elicitationId": elicitation_id,
-                "sessionId": p.scope.session_id(),
-                "toolCallId": p.scope.tool_call_id(),
-                "requestId": p.scope.request_id(),
-                "during": p.scope.during(),
-                "agent": p.agent,
-                "warnings": p.warnings,
-                "schema": schema,
-                "hints": hints,
-                "action": action,
-                "content": content,
-                "note": note,
-                "error": Value::Null,
-            })
-        }
-        DialogPrompt::Permission(p) => {
-            let selected = match decision {
-                Some(Decision::Permission { selected }) => json!(selected),
-                _ => Value::Null,
-            };
-            json!({"type": "permission", "sessionId": p.session_id, "toolCall": p.tool_call, "options": p.options, "warnings": p.warnings, "selected": selected})
-        }
-        DialogPrompt::FileAccess(p) => {
-            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
-            json!({"type": "file_access", "sessionId": p.session_id, "path": p.path, "operation": p.operation, "allowed": allowed})
-        }
+    let mut record = prompt.record(decision.map(|d| &d.answer));
+    if let Some(note) = decision.and_then(|d| d.note.as_ref()) {
+        record.insert("note".into(), Value::String(note.clone()));
     }
+    Value::Object(record)
 }
 
 /// A dialog as a readable line, with what the CLI answered (see `output::text_event`).
 pub fn dialog_text(prompt: &DialogPrompt, decision: Option<&Decision>) {
-    match prompt {
-        DialogPrompt::Elicitation(p) => {
-            let action = match decision {
-                Some(Decision::Elicitation { action, note, .. }) => {
-                    format!(
-                        "{action}{}",
-                        note.as_ref()
-                            .map(|n| format!(" ({})", term::line(n)))
-                            .unwrap_or_default()
-                    )
-                }
-                _ => "unanswered".into(),
-            };
-            let url = match &p.kind {
-                ElicitationKind::Url { url, .. } => format!(" url={}", term::line(&url.full)),
-                _ => String::new(),
-            };
-            note!(
-                "[elicitation {} from {}] \"{}\"{url}{} -> {action}",
-                p.mode_name(),
-                term::line(&p.agent.display_name()),
-                term::line(&p.message),
-                warnings(&p.warnings)
-            );
-        }
-        DialogPrompt::Permission(p) => {
-            let selected = match decision {
-                Some(Decision::Permission { selected }) => {
-                    selected.clone().unwrap_or_else(|| "cancelled".into())
-                }
-                _ => "unanswered".into(),
-            };
-            let title = p.tool_call.fields.title.as_deref().unwrap_or_default();
-            let options: Vec<String> = p
-                .options
-                .iter()
-                .map(|o| format!("{}={}", term::line(&o.option_id.0), term::line(&o.name)))
-                .collect();
-            note!(
-                "[permission] {} options=[{}]{} -> {}",
-                term::line(title),
-                options.join(", "),
-                warnings(&p.warnings),
-                term::line(&selected)
-            )
-        }
-        DialogPrompt::FileAccess(p) => {
-            let allowed = matches!(decision, Some(Decision::FileAccess { allowed: true }));
-            note!(
-                "[file access: {} outside the workspace] {} -> {}",
-                term::name(&p.operation),
-                term::line(&p.path),
-                if allowed { "allowed" } else { "denied" }
-            )
-        }
-    }
-}
-
-/// A dialog's warning codes for its line: ` warnings: a, b`, nothing when there are none.
-fn warnings(codes: &[String]) -> String {
-    if codes.is_empty() {
-        return String::new();
-    }
-    let codes: Vec<String> = codes.iter().map(|c| term::line(c)).collect();
-    format!(" warnings: {}", codes.join(", "))
+    let outcome = match decision {
+        Some(Decision { answer, note }) => format!(
+            "{}{}",
+            answer.outcome(),
+            note.as_ref().map(|n| format!(" ({n})")).unwrap_or_default()
+        ),
+        None => "unanswered".into(),
+    };
+    note!("{} -> {}", term::line(&prompt.summary()), term::line(&outcome))
 }

@@ -392,6 +392,16 @@ pub enum FileOperation {
     Write,
 }
 
+impl FileOperation {
+    /// As the wire spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileOperation::Read => "read",
+            FileOperation::Write => "write",
+        }
+    }
+}
+
 /// A dialog waiting for the user, of any kind, as front ends keep it in their list of waiting
 /// dialogs (`Event::Dialog`). A new kind is a variant here and of [`DialogAnswer`]; the compiler
 /// then points at the places that handle every kind.
@@ -422,6 +432,140 @@ impl DialogPrompt {
         }
     }
 
+    /// The kind's name: the wire's `type`, as [`DialogAnswer::kind`] names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DialogPrompt::Elicitation(_) => "elicitation",
+            DialogPrompt::Permission(_) => "permission",
+            DialogPrompt::FileAccess(_) => "file_access",
+        }
+    }
+
+    /// The answer that decides nothing (`cancel`, `cancelled`, not allowed): what a front end
+    /// with no rule for this kind sends (the CLI), so a scripted run never consents to a kind
+    /// it does not know.
+    pub fn undecided(&self) -> DialogAnswer {
+        match self {
+            DialogPrompt::Elicitation(_) => DialogAnswer::Elicitation {
+                action: Action::Cancel,
+                content: None,
+            },
+            DialogPrompt::Permission(_) => DialogAnswer::Permission { option_id: None },
+            DialogPrompt::FileAccess(_) => DialogAnswer::FileAccess { allow: false },
+        }
+    }
+
+    /// What is asked, in one line for a terminal or a log (`[permission] Edit a.rs
+    /// options=[yes=Allow, no=Reject]`), before its outcome ([`DialogAnswer::outcome`]). The
+    /// agent's text is raw: a front end that prints it neutralises it first (the CLI's
+    /// `term::line`).
+    pub fn summary(&self) -> String {
+        match self {
+            DialogPrompt::Elicitation(p) => {
+                let url = match &p.kind {
+                    ElicitationKind::Url { url, .. } => format!(" url={}", url.full),
+                    ElicitationKind::Form { .. } => String::new(),
+                };
+                format!(
+                    "[elicitation {} from {}] \"{}\"{url}{}",
+                    p.mode_name(),
+                    p.agent.display_name(),
+                    p.message,
+                    warnings_suffix(&p.warnings)
+                )
+            }
+            DialogPrompt::Permission(p) => {
+                let options: Vec<String> = p
+                    .options
+                    .iter()
+                    .map(|o| format!("{}={}", o.option_id.0, o.name))
+                    .collect();
+                format!(
+                    "[permission] {} options=[{}]{}",
+                    p.tool_call.fields.title.as_deref().unwrap_or_default(),
+                    options.join(", "),
+                    warnings_suffix(&p.warnings)
+                )
+            }
+            DialogPrompt::FileAccess(p) => format!(
+                "[file access: {} outside the workspace] {}",
+                p.operation.name(),
+                p.path
+            ),
+        }
+    }
+
+    /// The dialog and its answer as one flat JSON object with stable names, the line a
+    /// scripted front end prints (porthole-cli's `--json`): `type`, the kind's own fields, then
+    /// its answer's ([`DialogAnswer::fields`]), null (or false) while unanswered. An answer of
+    /// another kind is left out.
+    pub fn record(&self, answer: Option<&DialogAnswer>) -> serde_json::Map<String, serde_json::Value> {
+        use serde_json::{Value, json};
+        let value = match self {
+            DialogPrompt::Elicitation(p) => {
+                let (url, elicitation_id, analysis, schema, hints) = match &p.kind {
+                    ElicitationKind::Url { elicitation_id, url } => (
+                        json!(url.full),
+                        json!(elicitation_id),
+                        json!(url),
+                        Value::Null,
+                        Value::Null,
+                    ),
+                    ElicitationKind::Form { schema, hints, .. } => {
+                        (Value::Null, Value::Null, Value::Null, json!(schema), json!(hints))
+                    }
+                };
+                json!({
+                    "type": self.kind(),
+                    "mode": p.mode_name(),
+                    "message": p.message,
+                    "url": url,
+                    "urlAnalysis": analysis,
+                    "elicitationId": elicitation_id,
+                    "sessionId": p.scope.session_id(),
+                    "toolCallId": p.scope.tool_call_id(),
+                    "requestId": p.scope.request_id(),
+                    "during": p.scope.during(),
+                    "agent": p.agent,
+                    "warnings": p.warnings,
+                    "schema": schema,
+                    "hints": hints,
+                    "action": null,
+                    "content": null,
+                    "note": null,
+                    "error": null,
+                })
+            }
+            DialogPrompt::Permission(p) => json!({
+                "type": self.kind(),
+                "sessionId": p.session_id,
+                "toolCall": p.tool_call,
+                "options": p.options,
+                "warnings": p.warnings,
+                "selected": null,
+            }),
+            DialogPrompt::FileAccess(p) => json!({
+                "type": self.kind(),
+                "sessionId": p.session_id,
+                "path": p.path,
+                "operation": p.operation,
+                "allowed": false,
+            }),
+        };
+        let Value::Object(mut record) = value else {
+            unreachable!("a json! object literal")
+        };
+        for (name, value) in answer
+            .filter(|a| a.kind() == self.kind())
+            .map(DialogAnswer::fields)
+            .into_iter()
+            .flatten()
+        {
+            record.insert(name.to_string(), value);
+        }
+        record
+    }
+
     /// What the agent asks, in words after its name ("asks for permission"), for notifications
     /// and logs.
     pub fn what(&self) -> &'static str {
@@ -434,6 +578,14 @@ impl DialogPrompt {
             DialogPrompt::FileAccess(_) => "asks to use a file outside the workspace",
         }
     }
+}
+
+/// A dialog's warning codes for its line: ` warnings: a, b`, nothing when there are none.
+fn warnings_suffix(codes: &[String]) -> String {
+    if codes.is_empty() {
+        return String::new();
+    }
+    format!(" warnings: {}", codes.join(", "))
 }
 
 impl Event {
@@ -465,6 +617,17 @@ pub enum Action {
     Cancel,
 }
 
+impl Action {
+    /// As the wire spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Accept => "accept",
+            Action::Decline => "decline",
+            Action::Cancel => "cancel",
+        }
+    }
+}
+
 /// The user's answer to a waiting dialog, of the dialog's kind: what `AgentClient::respond`
 /// takes, and what a front end sends (`{"type": "permission", "optionId": "..."}`). An answer
 /// of another kind than the dialog's is refused.
@@ -492,6 +655,28 @@ impl DialogAnswer {
             DialogAnswer::Elicitation { .. } => "elicitation",
             DialogAnswer::Permission { .. } => "permission",
             DialogAnswer::FileAccess { .. } => "file_access",
+        }
+    }
+
+    /// What was decided, in words for a line after the dialog's summary: the action
+    /// (`accept`), the option chosen or `cancelled`, `allowed` or `denied`.
+    pub fn outcome(&self) -> String {
+        match self {
+            DialogAnswer::Elicitation { action, .. } => action.name().to_string(),
+            DialogAnswer::Permission { option_id } => option_id.clone().unwrap_or_else(|| "cancelled".into()),
+            DialogAnswer::FileAccess { allow } => (if *allow { "allowed" } else { "denied" }).into(),
+        }
+    }
+
+    /// The answer's fields in its dialog's [`DialogPrompt::record`].
+    pub fn fields(&self) -> Vec<(&'static str, serde_json::Value)> {
+        use serde_json::json;
+        match self {
+            DialogAnswer::Elicitation { action, content } => {
+                vec![("action", json!(action.name())), ("content", json!(content))]
+            }
+            DialogAnswer::Permission { option_id } => vec![("selected", json!(option_id))],
+            DialogAnswer::FileAccess { allow } => vec![("allowed", json!(allow))],
         }
     }
 }
@@ -536,6 +721,55 @@ mod tests {
             "no wrapper and no second tag: {wire}"
         );
         assert_eq!(event.dialog().map(DialogPrompt::dialog_id), Some(7));
+    }
+
+    /// What a line-printing front end (the CLI) shows of a dialog comes from the kind: its
+    /// summary, its record with the answer's fields, and the answer that decides nothing.
+    #[test]
+    fn a_dialog_kind_describes_its_line_and_its_undecided_answer() {
+        let prompt = DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
+            dialog_id: 3,
+            agent: AgentIdentity {
+                name: "a".into(),
+                title: None,
+                version: None,
+            },
+            session_id: "s".into(),
+            path: "/etc/hosts".into(),
+            operation: FileOperation::Write,
+            reason: "outside".into(),
+        }));
+        assert_eq!(
+            prompt.summary(),
+            "[file access: write outside the workspace] /etc/hosts"
+        );
+        let line =
+            |answer: Option<&DialogAnswer>| serde_json::Value::Object(prompt.record(answer)).to_string();
+        let unanswered = r#"{"type":"file_access","sessionId":"s","path":"/etc/hosts","operation":"write","allowed":false}"#;
+        assert_eq!(line(None), unanswered);
+        let allow = DialogAnswer::FileAccess { allow: true };
+        assert_eq!(line(Some(&allow)), unanswered.replace("false", "true"));
+        assert_eq!(allow.outcome(), "allowed");
+        // An answer of another kind is not this dialog's: left out.
+        let other = DialogAnswer::Permission {
+            option_id: Some("yes".into()),
+        };
+        assert_eq!(line(Some(&other)), unanswered);
+        // Undecided is the kind's refusal, of its own kind.
+        let undecided = prompt.undecided();
+        assert_eq!(
+            (undecided.kind(), undecided.outcome().as_str()),
+            ("file_access", "denied")
+        );
+        assert_eq!(
+            DialogAnswer::from(Answer::Cancel).outcome(),
+            "cancel",
+            "an elicitation's outcome is its action"
+        );
+        assert_eq!(
+            DialogAnswer::Permission { option_id: None }.outcome(),
+            "cancelled"
+        );
     }
 
     #[test]

@@ -163,9 +163,11 @@ function dialogSession(d: Dialog): string | null {
   return d.sessionId;
 }
 
-/** A dialog in a few words, for the note that says it was withdrawn. */
+/** A dialog in a few words, for the note that says it was withdrawn; a kind without words of
+ *  its own here is named by its kind ("a confirm request"), so a new kind needs no edit. */
 function dialogGist(d: Dialog): string {
   const quote = (s: string) => `“${revealHidden(s.length > 80 ? `${s.slice(0, 79)}…` : s)}”`;
+  const kind: string = d.type;
   switch (d.type) {
     case "elicitation":
       return d.mode === "url" ? "a sign-in page" : quote(d.message.split("\n")[0] || "a question");
@@ -173,6 +175,8 @@ function dialogGist(d: Dialog): string {
       return `permission for ${quote(d.toolCall.title ?? "a tool call")}`;
     case "file_access":
       return `access to ${quote(d.path)}`;
+    default:
+      return `a ${kind.replaceAll("_", " ")} request`;
   }
 }
 

@@ -7,8 +7,6 @@ export type FormContent = Record<string, string | number | boolean | Array<strin
 
 export type AgentIdentity = { name: string, title: string | null, version: string | null, };
 
-export type Scope = { "kind": "session", sessionId: string, toolCallId: string | null, } | { "kind": "request", requestId: string | number | null, during: string | null, };
-
 export type ElicitationPrompt = { dialogId: number, agent: AgentIdentity, scope: Scope, message: string, 
 /**
  * Warning codes: `secret-request` for forms, the URL analyzer's codes, and
@@ -29,6 +27,14 @@ secret: boolean,
  */
 secretIndicators: Array<string>, } | { "mode": "url", elicitationId: string, url: UrlAnalysis, });
 
+export type FileAccessPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, path: string, operation: FileOperation, 
+/**
+ * Why we ask, in words for the dialog.
+ */
+reason: string, };
+
+export type FileOperation = "read" | "write";
+
 export type PermissionPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, toolCall: ToolCallUpdate, 
 /**
  * The tool kind (`edit`, `execute`, ...) from this request or the tool call's earlier
@@ -41,13 +47,7 @@ toolKind: string, options: Array<PermissionOption>,
  */
 warnings: Array<string>, };
 
-export type FileOperation = "read" | "write";
-
-export type FileAccessPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, path: string, operation: FileOperation, 
-/**
- * Why we ask, in words for the dialog.
- */
-reason: string, };
+export type Scope = { "kind": "session", sessionId: string, toolCallId: string | null, } | { "kind": "request", requestId: string | number | null, during: string | null, };
 
 export type DialogPrompt = { "type": "elicitation" } & ElicitationPrompt | { "type": "permission" } & PermissionPrompt | { "type": "file_access" } & FileAccessPrompt;
 
@@ -56,8 +56,6 @@ export type AnswerAction = "accept" | "decline" | "cancel";
 export type DialogAnswer = { "type": "elicitation", action: AnswerAction, content?: FormContent, } | { "type": "permission", optionId: string | null, } | { "type": "file_access", allow: boolean, };
 
 export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
-
-export type RpcError = { code: number, message: string, };
 
 export type ExitInfo = { 
 /**
@@ -76,6 +74,8 @@ status: string, stderrTail: string,
  * True when we asked it to stop.
  */
 requested: boolean, };
+
+export type RpcError = { code: number, message: string, };
 
 export type CoreEvent = { "type": "session_update", sessionId: string, update: SessionUpdate, } | { "type": "unknown_update", sessionId: string | null, raw: unknown, error: string, } | { "type": "elicitation_rejected", mode: string | null, message: string | null, url: string | null, elicitationId: string | null, sessionId: string | null, toolCallId: string | null, error: RpcError, } | { "type": "elicitation_complete", elicitationId: string, known: boolean, dialogId: number | null, } | { "type": "turn_ended", sessionId: string, stopReason: StopReason | null, error: RpcError | null, } | { "type": "stdout_noise", line: string, } | { "type": "stdout_not_shown", lines: number, } | { "type": "line_too_long", bytes: number, limit: number, } | { "type": "agent_exited" } & ExitInfo | { "type": "terminal_created", terminalId: string, sessionId: string | null, command: string, args: Array<string>, cwd: string | null, } | { "type": "terminal_output", terminalId: string, data: string, truncated: boolean, } | { "type": "terminal_exited", terminalId: string, exitCode: number | null, signal: string | null, } | { "type": "terminal_released", terminalId: string, } | { "type": "dialog_dismissed", dialogId: number, reason: DismissReason, } | { "type": "permission_auto", sessionId: string, toolCall: ToolCallUpdate, optionId: string, optionName: string, 
 /**

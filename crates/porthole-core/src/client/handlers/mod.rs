@@ -6,8 +6,9 @@
 //! module's pending dialog implements [`super::dialogs::Waiting`] and is put before the user
 //! with [`super::dialogs::open`] (the bound, the table, the cancellation watcher and the
 //! prompt event, written once), and `events.rs` gets its
-//! prompt (an `Event` and a `DialogPrompt` variant) and its answer (a `DialogAnswer` variant);
-//! the one table, `AgentClient::respond` and the dismissals need nothing more.
+//! prompt (a `DialogPrompt` variant) and its answer (a `DialogAnswer` variant), whose
+//! description there (summary, record, outcome, undecided answer) front ends print and answer
+//! with; the one table, `AgentClient::respond` and the dismissals need nothing more.
 
 pub(crate) mod elicitation;
 pub(crate) mod fs;
