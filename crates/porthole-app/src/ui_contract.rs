@@ -13,9 +13,7 @@ use ts_rs::{Config, TS};
 use crate::SessionView;
 use crate::launch::{Profile, RegistryInfo};
 use crate::settings::Settings;
-use crate::snapshot::{
-    AgentCapabilitiesView, AppSnapshot, AuthMethodView, ConnectionError, ConnectionView, PermissionRuleView,
-};
+use crate::snapshot::{AppSnapshot, AuthMethodView, ConnectionError, ConnectionView, PermissionRuleView};
 
 const BLESS: &str = "PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract";
 
@@ -91,7 +89,6 @@ fn generated() -> String {
         RegistryInfo::decl(&cfg),
         Profile::decl(&cfg),
         AuthMethodView::decl(&cfg),
-        AgentCapabilitiesView::decl(&cfg),
         ConnectionError::decl(&cfg),
         crate::snapshot::ConnectionState::decl(&cfg),
         crate::ProxyView::decl(&cfg),
@@ -128,7 +125,8 @@ fn generated() -> String {
     ];
     file(
         "porthole-app's snapshot types",
-        "import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from \"../acp\";\n\
+        "import type { AgentCapabilities } from \"@agentclientprotocol/sdk/unstable\";\n\
+         import type { AvailableCommand, ConfigOption, SessionModeState, SessionModels, SessionUsage } from \"../acp\";\n\
          import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt } from \"./core\";\n\
          import type { Validation } from \"./elicitation\";\n\
          import type { DomainMemory } from \"./history\";\n",

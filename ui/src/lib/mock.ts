@@ -160,7 +160,7 @@ export class MockBackend implements Backend {
           authMethods: [],
           needsAuth: false,
           signInProblem: null,
-          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, deleteSession: false, additionalDirectories: false, logout: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
+          capabilities: { loadSession: false, promptCapabilities: { image: true, embeddedContext: true }, sessionCapabilities: { close: {} } },
           proxy: null,
         },
       ],
