@@ -1,7 +1,9 @@
-// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use. Its
-// dialogs and its form validation are core's (generated: mock-dialogs.json,
-// mock-validation.json); the window never validates itself. Where a reply was recorded from the
-// app model against the demo agent (generated/replies.json, see recorded.ts) it plays that back.
+// MockBackend: the demo agent for tests, screenshots and plain-browser use. A command answers
+// from the app model's recorded answers (generated/replies.json, see recorded.ts: recorded
+// against the demo agent, events included) unless it is simulated below, where a flow needs state
+// (the open session, dialogs, history, MCP connections) or shows what the demo agent does not.
+// Its dialogs and form validation are core's (generated: mock-dialogs.json, mock-validation.json);
+// the window never validates itself. mock-replies.test.ts holds every command to one or the other.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConfigOption, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
@@ -9,7 +11,7 @@ import type {
 } from "./protocol";
 import made from "./mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
-import { recorded } from "./recorded";
+import { recorded, recordingOf, replyOf } from "./recorded";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 const SESSION = "demo-1";
@@ -71,7 +73,8 @@ export interface MockOptions {
 
 // Events reach the mock's listeners through `onEvents`, so it has no `subscribe_events`.
 type MockCommand = Exclude<CommandName, "subscribe_events">;
-type Handler = { [K in MockCommand]: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
+type Simulated = { [K in MockCommand]?: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
+
 
 export class MockBackend implements Backend {
   readonly calls: { cmd: CommandName; args: unknown }[] = [];
@@ -143,8 +146,23 @@ export class MockBackend implements Backend {
       this.#failNext.delete(cmd);
       throw { kind: "error", message: failure };
     }
-    const h = this.#handlers[cmd as MockCommand] as (...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>;
-    return h(...args);
+    const h = this.#handlers[cmd as MockCommand] as ((...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>) | undefined;
+    if (h) return h(...args);
+    return this.#replay(cmd);
+  }
+
+  /** A command's recorded answer, and then the events that followed it. */
+  #replay<K extends CommandName>(cmd: K): CommandResult<K> {
+    const recording = recordingOf(cmd);
+    if (!recording) throw { kind: "error", message: `the mock has no answer for \`${cmd}\`` };
+    const steps = (recording.events ?? []).map((e) => () => this.emit([e]));
+    this.#run(steps, this.#turnToken);
+    return replyOf(recording);
+  }
+
+  /** The commands this mock simulates; the rest answer from the recordings. */
+  get simulated(): CommandName[] {
+    return Object.keys(this.#handlers) as CommandName[];
   }
 
   get #snapshot(): AppSnapshot {
@@ -247,43 +265,19 @@ export class MockBackend implements Backend {
     }
   }
 
-  #handlers: Handler = {
+  #handlers: Simulated = {
     app_state: () => ({ snapshot: this.#snapshot, dialogs: this.#waiting() }),
     send_prompt: ({ text }) => this.#prompt(text),
-    connect_agent: () => undefined,
     new_session: ({ cwd }) => {
       this.emit([this.#setSnapshot({ sessionOpen: true, cwd })]);
       return this.#snapshot.sessions[0];
-    },
-    list_sessions: () => ({ sessions: [], nextCursor: null }),
-    load_session: () => {
-      throw { kind: "error", message: "The demo agent does not keep past sessions." };
-    },
-    resume_session: () => {
-      throw { kind: "error", message: "The demo agent does not keep past sessions." };
     },
     close_session: () => {
       this.emit([this.#setSnapshot({ sessionOpen: false })]);
     },
     authenticate: () => undefined,
-    start_terminal_auth: () => {
-      throw { kind: "error", message: "The demo agent has no terminal sign-in." };
-    },
     terminal_input: () => undefined,
     set_mode: () => undefined,
-    // The demo agent offers no models and no fork; the window never shows those controls for it.
-    set_model: () => {
-      throw new Error("the agent does not support `session/set_model`");
-    },
-    fork_session: () => {
-      throw new Error("the agent does not support `session/fork`");
-    },
-    delete_session: () => {
-      throw new Error("the agent does not support `session/delete`");
-    },
-    logout: () => {
-      throw new Error("the agent does not support `logout`");
-    },
     set_config_option: () => undefined,
     revoke_permission_rule: () => undefined,
     save_settings: ({ settings }) => {
@@ -291,7 +285,7 @@ export class MockBackend implements Backend {
     },
     // The demo agent's real exchange (recorded), its times shifted to when this mock started.
     protocol_log: ({ since }) => {
-      const log = recorded.protocol_log;
+      const log = replyOf(recorded.protocol_log);
       const entries = log.entries.filter((e) => e.seq >= (since ?? 0)).map((e) => ({ ...e, atMs: this.#startedAt + e.atMs }));
       return { entries, stderrTail: log.stderrTail };
     },
@@ -355,8 +349,6 @@ export class MockBackend implements Backend {
         this.#later(2500, () => this.emit([{ type: "elicitation_complete", elicitationId: d.elicitationId, known: true, dialogId }]));
       }
     },
-    dialog_shown: () => undefined,
-    close_url_view: () => undefined,
     // A small registry, so the "Add agent" view can be looked at (and checked by axe) in a browser.
     registry_agents: () => ({
       source: "mock registry",
@@ -375,7 +367,6 @@ export class MockBackend implements Backend {
     install_agent: () => {
       throw { kind: "error", message: "the mock installs nothing" };
     },
-    cancel_install: () => false,
     remove_agent: () => {
       throw { kind: "error", message: "the mock removes nothing" };
     },
@@ -426,13 +417,6 @@ export class MockBackend implements Backend {
     mcp_import: () => {
       throw { kind: "error", message: "the mock imports nothing (run the app)" };
     },
-    perf_stats: () => ({
-      ipc: { queued: 0, batches: 0, events: 0, bytes: 0, largestBatchEvents: 0, largestBatchBytes: 0 },
-      dialogs: [],
-      answers: [],
-      nowEpochMs: Date.now(),
-      processStartEpochMs: null,
-    }),
   };
 
   #mcpNamed(name: string) {
