@@ -6,9 +6,9 @@
 //! simulated in mock.ts; `mock-replies.test.ts` fails while it is neither.
 //!
 //! `PORTHOLE_BLESS=1 cargo test -p porthole-app --test recorded_replies` records it again (the
-//! throwaway home written as `/home/user`, the build dir as `/target/debug`, the agent's id as
-//! `demo` and its start-up session's as `demo-1`, this test's binary (the agent's command) as
-//! `porthole`, as the mock names them; protocol-log times from
+//! throwaway home written as `/home/user`, the build dir as `/target/debug`, the start-up
+//! session's id as `demo-1` (the mock's) and this test's binary (the built-in agent's command)
+//! as `porthole`; protocol-log times from
 //! the first line on). Otherwise the recording must still be this run's: the same commands, each
 //! answered the same way (a reply, or the same error), every event type and session-update kind
 //! that followed, and every protocol method, so the mock cannot fall behind the app model.
@@ -25,8 +25,7 @@ use common::FakeShell;
 
 const BLESS: &str = "PORTHOLE_BLESS=1 cargo test -p porthole-app --test recorded_replies";
 
-/// The mock's names for the demo agent's id and its start-up session's.
-const AGENT_ID: &str = "demo";
+/// The mock's name for the start-up session.
 const SESSION_ID: &str = "demo-1";
 
 /// The recordings, by command name.
@@ -115,7 +114,7 @@ fn shape(entry: &Value) -> Value {
     })
 }
 
-async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) -> (String, String, Recorder) {
+async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) -> (String, Recorder) {
     let session = common::mcp::start(backend, shell).await;
     let state = serde_json::to_value(backend.app_state()).unwrap();
     let agent = state["snapshot"]["connections"][0]["agentId"]
@@ -203,7 +202,7 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
 
     let log = backend.protocol_log(&agent, 0).unwrap();
     r.answer("protocol_log", json!({ "agentId": agent, "since": 0 }), Ok(log));
-    (agent, session, r)
+    (session, r)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -212,7 +211,7 @@ async fn the_mocks_replies_are_the_app_models() {
     let connections = home.path().join("connections.json");
     std::fs::write(&connections, r#"{"connections": {}}"#).unwrap();
     let (backend, shell) = common::mcp::demo_app(home.path(), &connections);
-    let (agent, session, recorder) = record(&backend, &shell, home.path()).await;
+    let (session, recorder) = record(&backend, &shell, home.path()).await;
 
     let mut replies = json!(recorder.0);
     for method in ["initialize", "session/new", "session/prompt"] {
@@ -221,7 +220,6 @@ async fn the_mocks_replies_are_the_app_models() {
     }
     let log = replies["protocol_log"]["reply"].take();
     replies["protocol_log"]["reply"] = from_first_line(log);
-    rename(&mut replies, &agent, AGENT_ID);
     rename(&mut replies, &session, SESSION_ID);
 
     let path =

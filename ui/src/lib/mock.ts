@@ -14,6 +14,11 @@ import { validateFromCases } from "./mock-validation";
 import { recorded, recordingOf, replyOf } from "./recorded";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
+/** The app model's snapshot once the demo agent connected (recorded): what the agent advertised
+ *  (capabilities, sign-in methods), the settings and where they live. The mock's own state (its
+ *  connection, its session, the settings saved) goes over it; its agent keeps the name its
+ *  dialogs (made by core, mock-dialogs.json) give it. */
+const RECORDED = replyOf(recorded.app_state).snapshot;
 const SESSION = "demo-1";
 const AGENT_ID = "demo";
 
@@ -103,7 +108,7 @@ export class MockBackend implements Backend {
       turnRunning: false,
       commands: [],
       sealedViewAvailable: opts.sealedViewAvailable ?? true,
-      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {} },
+      settings: RECORDED.appSettings,
     };
   }
 
@@ -168,35 +173,17 @@ export class MockBackend implements Backend {
   get #snapshot(): AppSnapshot {
     const st = this.#state;
     return {
+      ...RECORDED,
       agents: [{ id: AGENT_ID, name: "Demo agent", command: "porthole", args: ["demo-agent"], env: {}, builtIn: true }],
-      connections: [
-        {
-          agentId: AGENT_ID,
-          state: st.connection,
-          agent: st.agent,
-          error: st.error,
-          authMethods: [],
-          needsAuth: false,
-          signInProblem: null,
-          capabilities: { loadSession: false, promptCapabilities: { image: true, embeddedContext: true }, sessionCapabilities: { close: {} } },
-          proxy: null,
-        },
-      ],
+      connections: [{ ...RECORDED.connections[0], agentId: AGENT_ID, state: st.connection, agent: st.agent, error: st.error }],
       sessions: st.sessionOpen
         ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
         : [],
-      settingsPath: "/home/user/.config/porthole/agents.json",
-      settingsError: null,
-      permissionRules: [],
       sealedViewAvailable: st.sealedViewAvailable,
       defaultCwd: st.cwd,
       appSettings: st.settings,
-      appSettingsPath: "/home/user/.config/porthole/settings.json",
-      appSettingsError: null,
-      historyError: null,
+      // The recording runs without a log dir; the settings view shows where the app's is.
       logDir: "/home/user/.local/state/porthole/logs",
-      companionError: null,
-      storedSignIn: {},
     };
   }
 
