@@ -26,6 +26,22 @@ describe("the mock's recorded replies", () => {
     mock.dispose();
   });
 
+  it("plays a recording's events after its reply, with its own snapshot in place of the recorded one", async () => {
+    const turn = recorded.send_prompt.events as UiEvent[];
+    const mock = new MockBackend({ chunkDelay: 0, recordings: { connect_agent: { args: { agentId: "demo" }, reply: undefined, events: turn } } });
+    const seen: UiEvent[] = [];
+    mock.onEvents((batch) => seen.push(...batch));
+    expect(await mock.invoke("connect_agent", { agentId: "demo" })).toBeUndefined();
+    expect(seen.map((e) => e.type)).toEqual(turn.map((e) => e.type));
+    const texts = (events: UiEvent[]) => events.flatMap((e) => (e.type === "session_update" && e.update.sessionUpdate === "agent_message_chunk" && e.update.content.type === "text" ? [e.update.content.text] : []));
+    expect(texts(seen)).toEqual(texts(turn));
+    const snapshots = seen.flatMap((e) => (e.type === "connection" ? [e.snapshot] : []));
+    expect(snapshots.length).toBeGreaterThan(0);
+    const own = (await mock.invoke("app_state")).snapshot;
+    for (const s of snapshots) expect(s).toEqual(own);
+    mock.dispose();
+  });
+
   it("a recorded prompt turn holds the demo agent's events, in its session, up to the turn's end", () => {
     const events = recorded.send_prompt.events as UiEvent[];
     const types = events.map((e) => e.type);

@@ -11,7 +11,7 @@ import type {
 } from "./protocol";
 import made from "./mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
-import { recorded, recordingOf, replyOf } from "./recorded";
+import { recorded, recordingOf, replyOf, type Recording } from "./recorded";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 /** The app model's snapshot once the demo agent connected (recorded): what the agent advertised
@@ -74,6 +74,8 @@ export interface MockOptions {
   /** Delay between streamed chunks, ms (0 = synchronous-ish, for tests). */
   chunkDelay?: number;
   sealedViewAvailable?: boolean;
+  /** Recordings over the generated ones (a test's own, to play a command's events). */
+  recordings?: Partial<{ [K in CommandName]: Recording<K> }>;
 }
 
 // Events reach the mock's listeners through `onEvents`, so it has no `subscribe_events`.
@@ -97,8 +99,11 @@ export class MockBackend implements Backend {
   #delay: number;
   #startedAt = Date.now();
 
+  #recordings: Partial<{ [K in CommandName]: Recording<K> }>;
+
   constructor(opts: MockOptions = {}) {
     this.#delay = opts.chunkDelay ?? 28;
+    this.#recordings = opts.recordings ?? {};
     this.#state = {
       connection: "connected",
       agent: AGENT,
@@ -156,11 +161,12 @@ export class MockBackend implements Backend {
     return this.#replay(cmd);
   }
 
-  /** A command's recorded answer, and then the events that followed it. */
+  /** A command's recorded answer, and then the events that followed it. A recorded snapshot is
+   *  the recording run's whole state, so the mock sends its own in its place. */
   #replay<K extends CommandName>(cmd: K): CommandResult<K> {
-    const recording = recordingOf(cmd);
+    const recording = (this.#recordings[cmd] as Recording<K> | undefined) ?? recordingOf(cmd);
     if (!recording) throw { kind: "error", message: `the mock has no answer for \`${cmd}\`` };
-    const steps = (recording.events ?? []).map((e) => () => this.emit([e]));
+    const steps = (recording.events ?? []).map((e) => () => this.emit([e.type === "connection" ? this.#setSnapshot({}) : e]));
     this.#run(steps, this.#turnToken);
     return replyOf(recording);
   }
