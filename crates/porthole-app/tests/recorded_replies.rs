@@ -184,6 +184,32 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
         backend.start_terminal_auth(&agent, "terminal").await,
     );
 
+    r.answer(
+        "authenticate",
+        json!({ "agentId": agent, "methodId": "none" }),
+        backend.authenticate(&agent, "none").await,
+    );
+    r.answer(
+        "terminal_input",
+        json!({ "terminalId": "none", "text": "y" }),
+        backend.terminal_input("none", "y").await,
+    );
+    r.answer(
+        "set_mode",
+        json!({ "sessionId": session, "modeId": "default" }),
+        backend.set_mode(&session, "default").await,
+    );
+    r.answer(
+        "revoke_permission_rule",
+        json!({ "ruleId": 1 }),
+        backend.revoke_permission_rule(1),
+    );
+    r.answer(
+        "mcp_import",
+        json!({ "text": "not a client's settings" }),
+        backend.mcp_import("not a client's settings"),
+    );
+
     // Bookkeeping answers.
     r.answer(
         "cancel_install",

@@ -268,11 +268,7 @@ export class MockBackend implements Backend {
     close_session: () => {
       this.emit([this.#setSnapshot({ sessionOpen: false })]);
     },
-    authenticate: () => undefined,
-    terminal_input: () => undefined,
-    set_mode: () => undefined,
     set_config_option: () => undefined,
-    revoke_permission_rule: () => undefined,
     save_settings: ({ settings }) => {
       this.emit([this.#setSnapshot({ settings })]);
     },
@@ -406,9 +402,6 @@ export class MockBackend implements Backend {
         server: server.kind === "remote" ? { kind: "remote", url: server.url, sse: server.sse } : { kind: "stdio", command, args },
         enabled: true, agents: null, secrets: [], signIn: server.kind === "remote" ? { state: "signedOut" } : { state: "notNeeded" },
       });
-    },
-    mcp_import: () => {
-      throw { kind: "error", message: "the mock imports nothing (run the app)" };
     },
   };
 
