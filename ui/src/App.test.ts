@@ -3,6 +3,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import App from "./App.svelte";
 import { MockBackend } from "./lib/mock";
 import { AppStore } from "./lib/store.svelte";
+import type { AgentCapabilities } from "@agentclientprotocol/sdk/unstable";
 import { FakeBackend, snapshotWith, storeWith } from "./test/fake";
 
 async function boot() {
@@ -168,7 +169,7 @@ describe("models and fork (only when the agent offers them)", () => {
   });
 
   it("Fork opens the forked session", async () => {
-    const snap = snapshotWith({}, { capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: true, deleteSession: false, additionalDirectories: false, logout: false, promptImage: false, promptAudio: false, promptEmbeddedContext: false } });
+    const snap = snapshotWith({}, { capabilities: { sessionCapabilities: { fork: {} } } });
     const store = storeWith([{ type: "connection", snapshot: snap }]);
     const forked = { ...snap.sessions[0], sessionId: "demo-fork-1" };
     const backend = new FakeBackend({
@@ -185,7 +186,7 @@ describe("models and fork (only when the agent offers them)", () => {
 });
 
 describe("v1 session surface: more folders, delete, sign out", () => {
-  const caps = { loadSession: true, listSessions: true, resumeSession: false, closeSession: true, forkSession: false, deleteSession: true, additionalDirectories: true, logout: true, promptImage: false, promptAudio: false, promptEmbeddedContext: false };
+  const caps: AgentCapabilities = { loadSession: true, sessionCapabilities: { list: {}, close: {}, delete: {}, additionalDirectories: {} }, auth: { logout: {} } };
 
   it("a new session over more than one folder sends additionalDirectories, and the header shows them", async () => {
     const snap = snapshotWith({}, { capabilities: caps });
@@ -208,7 +209,7 @@ describe("v1 session surface: more folders, delete, sign out", () => {
   });
 
   it("an agent without additionalDirectories gets no folder field and none are sent", async () => {
-    const snap = snapshotWith({}, { capabilities: { ...caps, additionalDirectories: false } });
+    const snap = snapshotWith({}, { capabilities: { ...caps, sessionCapabilities: { ...caps.sessionCapabilities, additionalDirectories: null } } });
     const backend = new FakeBackend({ new_session: () => snap.sessions[0] });
     render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
     await fireEvent.click(screen.getByRole("button", { name: "New session" }));
@@ -236,7 +237,7 @@ describe("v1 session surface: more folders, delete, sign out", () => {
   });
 
   it("Keep leaves the session alone; agents without delete or logout show neither button", async () => {
-    const snap = snapshotWith({}, { capabilities: { ...caps, deleteSession: false, logout: false } });
+    const snap = snapshotWith({}, { capabilities: { ...caps, sessionCapabilities: { ...caps.sessionCapabilities, delete: null }, auth: {} } });
     const backend = new FakeBackend({ list_sessions: () => ({ sessions: [{ sessionId: "old-1", cwd: "/w", additionalDirectories: [], title: "First", updatedAt: null }], nextCursor: null }) });
     render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
     await fireEvent.click(screen.getByRole("button", { name: "Past sessions" }));

@@ -63,7 +63,7 @@ pub use results::{HistoryExport, ProtocolLog, RegistryListing, SessionList};
 use serde::Serialize;
 use serde_json::{Value, json};
 pub use shell::Shell;
-pub use snapshot::{AgentCapabilitiesView, AppSnapshot, AuthMethodView, ConnectionView, PermissionRuleView};
+pub use snapshot::{AppSnapshot, AuthMethodView, ConnectionView, PermissionRuleView};
 
 /// Agent-chosen text in a notification is plain text: some notification daemons read a
 /// subset of HTML in the body, so markup characters are escaped and bidi controls shown.

@@ -72,7 +72,12 @@ pub struct ConnectionView {
     pub needs_auth: bool,
     /// Why the sign-in values saved in the OS keyring could not be read at start.
     pub sign_in_problem: Option<String>,
-    pub capabilities: AgentCapabilitiesView,
+    /// What the agent advertised in `initialize`, as ACP types it (the default before it did):
+    /// the window offers a method's control when its capability is there (`sessionCapabilities.fork`),
+    /// so a new client-called method needs no field here. Typed in TypeScript by the official
+    /// SDK's unstable schema, which has the unstable capabilities core turns on.
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "AgentCapabilities"))]
+    pub capabilities: porthole_core::acp::v1::schema::AgentCapabilities,
     /// The editor that drives this agent through `porthole proxy`; `null` for the app's own.
     pub proxy: Option<crate::ProxyView>,
 }
@@ -111,24 +116,6 @@ pub struct AuthMethodView {
     pub link: Option<String>,
 }
 
-#[derive(Clone, Default, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
-pub struct AgentCapabilitiesView {
-    pub load_session: bool,
-    pub list_sessions: bool,
-    pub resume_session: bool,
-    pub close_session: bool,
-    pub fork_session: bool,
-    pub delete_session: bool,
-    /// Sessions over more than one folder (`additionalDirectories`).
-    pub additional_directories: bool,
-    pub logout: bool,
-    pub prompt_image: bool,
-    pub prompt_audio: bool,
-    pub prompt_embedded_context: bool,
-}
-
 /// A remembered "always" permission answer, with the agent it belongs to.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -148,8 +135,8 @@ pub struct PermissionRuleView {
 impl ConnectionView {
     pub(crate) fn of(agent_id: &str, c: &Conn) -> Self {
         let (auth_methods, capabilities) = match &c.client {
-            Some(client) => (auth_methods(client), capabilities(client)),
-            None => (Vec::new(), AgentCapabilitiesView::default()),
+            Some(client) => (auth_methods(client), client.agent_capabilities().clone()),
+            None => (Vec::new(), Default::default()),
         };
         Self {
             agent_id: agent_id.to_string(),
@@ -218,23 +205,4 @@ fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
             }
         })
         .collect()
-}
-
-fn capabilities(client: &AgentClient) -> AgentCapabilitiesView {
-    let caps = client.agent_capabilities();
-    let sc = &caps.session_capabilities;
-    let pc = &caps.prompt_capabilities;
-    AgentCapabilitiesView {
-        load_session: caps.load_session,
-        list_sessions: sc.list.is_some(),
-        resume_session: sc.resume.is_some(),
-        close_session: sc.close.is_some(),
-        fork_session: sc.fork.is_some(),
-        delete_session: sc.delete.is_some(),
-        additional_directories: sc.additional_directories.is_some(),
-        logout: caps.auth.logout.is_some(),
-        prompt_image: pc.image,
-        prompt_audio: pc.audio,
-        prompt_embedded_context: pc.embedded_context,
-    }
 }

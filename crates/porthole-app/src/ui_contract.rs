@@ -16,9 +16,7 @@ use ts_rs::{Config, TS, TypeVisitor};
 use crate::SessionView;
 use crate::launch::{Profile, RegistryInfo};
 use crate::settings::Settings;
-use crate::snapshot::{
-    AgentCapabilitiesView, AppSnapshot, AuthMethodView, ConnectionError, ConnectionView, PermissionRuleView,
-};
+use crate::snapshot::{AppSnapshot, AuthMethodView, ConnectionError, ConnectionView, PermissionRuleView};
 
 const BLESS: &str = "PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract";
 
@@ -171,7 +169,6 @@ fn generated() -> String {
     app.declare::<RegistryInfo>();
     app.declare::<Profile>();
     app.declare::<AuthMethodView>();
-    app.declare::<AgentCapabilitiesView>();
     app.declare::<ConnectionError>();
     app.declare::<crate::snapshot::ConnectionState>();
     app.declare::<crate::ProxyView>();
@@ -208,7 +205,8 @@ fn generated() -> String {
     // Named by a `ts(type = ...)` (`ConnectionView::agent`), which ts-rs does not follow.
     app.used.insert("AgentIdentity".into());
     let imports = format!(
-        "import type {{ AvailableCommand, ConfigOption, SessionModeState, SessionUsage }} from \"../acp\";\n\
+        "import type {{ AgentCapabilities }} from \"@agentclientprotocol/sdk/unstable\";\n\
+         import type {{ AvailableCommand, ConfigOption, SessionModeState, SessionUsage }} from \"../acp\";\n\
          {}\
          import type {{ Validation }} from \"./elicitation\";\n\
          {}",

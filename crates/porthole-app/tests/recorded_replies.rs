@@ -1,18 +1,68 @@
-//! The window's mock backend (`ui/src/lib/mock.ts`) replays what the app model answered here,
-//! against the demo agent, instead of hand-built values: `ui/src/lib/generated/replies.json`,
-//! one reply per command, as the command returned it. `PORTHOLE_BLESS=1 cargo test -p
-//! porthole-app --test recorded_replies` records it again (the throwaway home written as
-//! `/home/user`, the build dir as `/target/debug`, times from the first line on); otherwise the
-//! recording must still hold every protocol method of this run, so the mock's inspector cannot
-//! fall behind the exchange the app has with an agent.
+//! The window's mock backend (`ui/src/lib/mock.ts`) plays back what the app model answered
+//! here, against the demo agent, instead of building values of its own:
+//! `ui/src/lib/generated/replies.json` holds, per command, what it was called with, its reply (or
+//! its error, as the window receives it) and the events that followed it. A command the mock does
+//! not simulate answers from this file, so a new command is recorded here (one call below) or
+//! simulated in mock.ts; `mock-replies.test.ts` fails while it is neither.
+//!
+//! `PORTHOLE_BLESS=1 cargo test -p porthole-app --test recorded_replies` records it again (the
+//! throwaway home written as `/home/user`, the build dir as `/target/debug`, the start-up
+//! session's id as `demo-1` (the mock's) and this test's binary (the built-in agent's command)
+//! as `porthole`; protocol-log times from
+//! the first line on). Otherwise the recording must still be this run's: the same commands, each
+//! answered the same way (a reply, or the same error), every event type and session-update kind
+//! that followed, and every protocol method, so the mock cannot fall behind the app model.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
+use porthole_app::{AnswerError, Backend};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 mod common;
 
+use common::FakeShell;
+
 const BLESS: &str = "PORTHOLE_BLESS=1 cargo test -p porthole-app --test recorded_replies";
+
+/// The mock's name for the start-up session.
+const SESSION_ID: &str = "demo-1";
+
+/// The recordings, by command name.
+#[derive(Default)]
+struct Recorder(BTreeMap<&'static str, Value>);
+
+impl Recorder {
+    /// A command's answer: what it was called with (as the window passes it), and its reply or
+    /// its error.
+    fn answer<T: Serialize>(&mut self, command: &'static str, args: Value, result: Result<T, AnswerError>) {
+        let entry = match result {
+            Ok(reply) => json!({ "args": args, "reply": reply }),
+            Err(error) => json!({ "args": args, "error": error }),
+        };
+        self.0.insert(command, entry);
+    }
+
+    /// A command's answer and the events the window received after it, until `until` matched one.
+    async fn with_events<T: Serialize>(
+        &mut self,
+        shell: &FakeShell,
+        command: &'static str,
+        args: Value,
+        call: impl AsyncFnOnce() -> Result<T, AnswerError>,
+        until: impl Fn(&Value) -> bool,
+    ) {
+        let from = shell.events.lock().unwrap().len();
+        let result = call().await;
+        let what = format!("the events after {command}");
+        shell
+            .wait(&what, |events| events[from..].iter().find(|e| until(e)).cloned())
+            .await;
+        let events: Vec<Value> = shell.events.lock().unwrap()[from..].to_vec();
+        self.answer(command, args, result);
+        self.0.get_mut(command).unwrap()["events"] = json!(events);
+    }
+}
 
 /// The JSON-RPC methods in a protocol log's lines.
 fn methods(log: &Value) -> BTreeSet<String> {
@@ -35,24 +85,168 @@ fn from_first_line(mut log: Value) -> Value {
     log
 }
 
+/// Every string that is exactly `from` becomes `to` (ids, not text that mentions them).
+fn rename(value: &mut Value, from: &str, to: &str) {
+    match value {
+        Value::String(s) if s == from => *s = to.to_string(),
+        Value::Array(items) => items.iter_mut().for_each(|v| rename(v, from, to)),
+        Value::Object(map) => map.values_mut().for_each(|v| rename(v, from, to)),
+        _ => {}
+    }
+}
+
+/// How a recording answered, in the terms that do not change from run to run: reply or error
+/// (with its message), and the kinds of event that followed.
+fn shape(entry: &Value) -> Value {
+    let kinds: BTreeSet<String> = entry["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|e| match e["update"]["sessionUpdate"].as_str() {
+            Some(update) => format!("{}/{update}", e["type"].as_str().unwrap_or("")),
+            None => e["type"].as_str().unwrap_or("").to_string(),
+        })
+        .collect();
+    json!({
+        "answered": if entry.get("error").is_some() { "error" } else { "reply" },
+        "error": entry["error"]["message"],
+        "events": kinds,
+    })
+}
+
+async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) -> (String, Recorder) {
+    let session = common::mcp::start(backend, shell).await;
+    let state = serde_json::to_value(backend.app_state()).unwrap();
+    let agent = state["snapshot"]["connections"][0]["agentId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut r = Recorder::default();
+    r.answer("app_state", json!(null), Ok(state));
+    r.answer(
+        "connect_agent",
+        json!({ "agentId": agent }),
+        backend.connect_agent(&agent),
+    );
+
+    // A prompt turn (a thought, a plan, streamed markdown), until it ends.
+    let text = "Hello from the recording";
+    r.with_events(
+        shell,
+        "send_prompt",
+        json!({ "sessionId": session, "text": text }),
+        async || backend.send_prompt(&session, text, &[]),
+        |e| e["type"] == "turn_ended",
+    )
+    .await;
+
+    // What the demo agent does not offer: the window never shows these controls for it, and the
+    // mock answers them as the app model does.
+    let cwd = home.display().to_string();
+    r.answer(
+        "list_sessions",
+        json!({ "agentId": agent }),
+        backend.list_sessions(&agent, None, None).await,
+    );
+    r.answer(
+        "load_session",
+        json!({ "agentId": agent, "sessionId": "past-1", "cwd": cwd }),
+        backend.load_session(&agent, "past-1", &cwd, &[]).await,
+    );
+    r.answer(
+        "resume_session",
+        json!({ "agentId": agent, "sessionId": "past-1", "cwd": cwd }),
+        backend.resume_session(&agent, "past-1", &cwd, &[]).await,
+    );
+    r.answer(
+        "fork_session",
+        json!({ "sessionId": session }),
+        backend.fork_session(&session).await,
+    );
+    r.answer(
+        "delete_session",
+        json!({ "agentId": agent, "sessionId": "past-1" }),
+        backend.delete_session(&agent, "past-1").await,
+    );
+    r.answer(
+        "set_model",
+        json!({ "sessionId": session, "modelId": "default" }),
+        backend.set_model(&session, "default").await,
+    );
+    r.answer(
+        "logout",
+        json!({ "agentId": agent }),
+        backend.logout(&agent).await,
+    );
+    r.answer(
+        "start_terminal_auth",
+        json!({ "agentId": agent, "methodId": "terminal" }),
+        backend.start_terminal_auth(&agent, "terminal").await,
+    );
+
+    r.answer(
+        "authenticate",
+        json!({ "agentId": agent, "methodId": "none" }),
+        backend.authenticate(&agent, "none").await,
+    );
+    r.answer(
+        "terminal_input",
+        json!({ "terminalId": "none", "text": "y" }),
+        backend.terminal_input("none", "y").await,
+    );
+    r.answer(
+        "set_mode",
+        json!({ "sessionId": session, "modeId": "default" }),
+        backend.set_mode(&session, "default").await,
+    );
+    r.answer(
+        "revoke_permission_rule",
+        json!({ "ruleId": 1 }),
+        backend.revoke_permission_rule(1),
+    );
+    r.answer(
+        "mcp_import",
+        json!({ "text": "not a client's settings" }),
+        backend.mcp_import("not a client's settings"),
+    );
+
+    // Bookkeeping answers.
+    r.answer(
+        "cancel_install",
+        json!({ "registryId": "none" }),
+        Ok(backend.cancel_install("none")),
+    );
+    r.answer("dialog_shown", json!({ "dialogId": 0 }), {
+        backend.dialog_shown(0);
+        Ok(())
+    });
+    r.answer("close_url_view", json!({ "dialogId": 0 }), {
+        backend.close_url_view(0);
+        Ok(())
+    });
+    r.answer("perf_stats", json!(null), Ok(backend.perf_stats()));
+
+    let log = backend.protocol_log(&agent, 0).unwrap();
+    r.answer("protocol_log", json!({ "agentId": agent, "since": 0 }), Ok(log));
+    (session, r)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_mocks_replies_are_the_app_models() {
     let home = tempfile::tempdir().unwrap();
     let connections = home.path().join("connections.json");
     std::fs::write(&connections, r#"{"connections": {}}"#).unwrap();
     let (backend, shell) = common::mcp::demo_app(home.path(), &connections);
-    common::mcp::start(&backend, &shell).await;
-    let state = serde_json::to_value(backend.app_state()).unwrap();
-    let agent_id = state["snapshot"]["connections"][0]["agentId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (session, recorder) = record(&backend, &shell, home.path()).await;
 
-    let log = serde_json::to_value(backend.protocol_log(&agent_id, 0).unwrap()).unwrap();
-    for method in ["initialize", "session/new"] {
-        assert!(methods(&log).contains(method), "no {method} in {log:#}");
+    let mut replies = json!(recorder.0);
+    for method in ["initialize", "session/new", "session/prompt"] {
+        let log = &replies["protocol_log"]["reply"];
+        assert!(methods(log).contains(method), "no {method} in {log:#}");
     }
-    let replies = json!({ "protocol_log": from_first_line(log.clone()) });
+    let log = replies["protocol_log"]["reply"].take();
+    replies["protocol_log"]["reply"] = from_first_line(log);
+    rename(&mut replies, &session, SESSION_ID);
 
     let path =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/generated/replies.json");
@@ -61,8 +255,11 @@ async fn the_mocks_replies_are_the_app_models() {
             .parent()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
+        // The demo agent runs as this test's own binary (`demo-agent`), as it runs as `porthole`.
+        let exe = std::env::current_exe().unwrap().display().to_string();
         let text = serde_json::to_string_pretty(&replies)
             .unwrap()
+            .replace(&exe, "porthole")
             .replace(&home.path().display().to_string(), "/home/user")
             .replace(&build_dir, "/target/debug");
         std::fs::write(&path, text + "\n").unwrap();
@@ -72,8 +269,42 @@ async fn the_mocks_replies_are_the_app_models() {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
-    let missing: Vec<String> = methods(&log)
-        .difference(&methods(&recorded["protocol_log"]))
+    let commands = |v: &Value| -> BTreeSet<String> {
+        v.as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect()
+    };
+    assert_eq!(
+        commands(&recorded),
+        commands(&replies),
+        "{} records other commands; run `{BLESS}`",
+        path.display()
+    );
+    for (command, entry) in replies.as_object().unwrap() {
+        let (now, then) = (shape(entry), shape(&recorded[command]));
+        assert_eq!(
+            then["answered"], now["answered"],
+            "{command} answers otherwise now; run `{BLESS}`"
+        );
+        assert_eq!(
+            then["error"], now["error"],
+            "{command} fails otherwise now; run `{BLESS}`"
+        );
+        let missing: Vec<&Value> = now["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|k| !then["events"].as_array().unwrap().contains(k))
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "after {command} the recording lacks {missing:?}; run `{BLESS}`"
+        );
+    }
+    let missing: Vec<String> = methods(&replies["protocol_log"]["reply"])
+        .difference(&methods(&recorded["protocol_log"]["reply"]))
         .cloned()
         .collect();
     assert!(

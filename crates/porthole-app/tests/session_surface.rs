@@ -20,8 +20,18 @@ async fn more_folders_delete_and_sign_out_go_through_the_app_model() {
     let snapshot = shell.wait_for_session().await;
     let conn = &snapshot["snapshot"]["connections"][0];
     let agent_id = conn["agentId"].as_str().unwrap().to_string();
-    for cap in ["deleteSession", "additionalDirectories", "logout"] {
-        assert_eq!(conn["capabilities"][cap], true, "{cap} in {conn}");
+    for cap in [
+        "/sessionCapabilities/delete",
+        "/sessionCapabilities/additionalDirectories",
+        "/auth/logout",
+    ] {
+        assert!(
+            !conn["capabilities"]
+                .pointer(cap)
+                .unwrap_or(&serde_json::Value::Null)
+                .is_null(),
+            "{cap} in {conn}"
+        );
     }
 
     // A session over two folders: the agent may write in the second one.

@@ -173,7 +173,14 @@ fn commands_ts() -> String {
         }
         ts.push_str(&format!("  {}\n", signature(command)));
     }
-    ts.push_str("}\n");
+    ts.push_str("}\n\n");
+    // The names again as a value, for what must cover every command at run time (the mock's test).
+    let names: Vec<String> = commands.iter().map(|c| format!("  \"{}\",\n", c.name)).collect();
+    ts.push_str(&format!(
+        "/** Every command's name, in the list's order. */\n\
+         export const COMMAND_NAMES = [\n{}] as const satisfies readonly (keyof Commands)[];\n",
+        names.concat()
+    ));
     ts
 }
 

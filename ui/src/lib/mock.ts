@@ -1,7 +1,9 @@
-// MockBackend: a simulated demo agent for tests, screenshots and plain-browser use. Its
-// dialogs and its form validation are core's (generated: mock-dialogs.json,
-// mock-validation.json); the window never validates itself. Where a reply was recorded from the
-// app model against the demo agent (generated/replies.json, see recorded.ts) it plays that back.
+// MockBackend: the demo agent for tests, screenshots and plain-browser use. A command answers
+// from the app model's recorded answers (generated/replies.json, see recorded.ts: recorded
+// against the demo agent, events included) unless it is simulated below, where a flow needs state
+// (the open session, dialogs, history, MCP connections) or shows what the demo agent does not.
+// Its dialogs and form validation are core's (generated: mock-dialogs.json, mock-validation.json);
+// the window never validates itself. mock-replies.test.ts holds every command to one or the other.
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConfigOption, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
@@ -9,9 +11,14 @@ import type {
 } from "./protocol";
 import made from "./generated/mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
-import { recorded } from "./recorded";
+import { recorded, recordingOf, replyOf, type Recording } from "./recorded";
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
+/** The app model's snapshot once the demo agent connected (recorded): what the agent advertised
+ *  (capabilities, sign-in methods), the settings and where they live. The mock's own state (its
+ *  connection, its session, the settings saved) goes over it; its agent keeps the name its
+ *  dialogs (made by core, mock-dialogs.json) give it. */
+const RECORDED = replyOf(recorded.app_state).snapshot;
 const SESSION = "demo-1";
 const AGENT_ID = "demo";
 
@@ -67,11 +74,14 @@ export interface MockOptions {
   /** Delay between streamed chunks, ms (0 = synchronous-ish, for tests). */
   chunkDelay?: number;
   sealedViewAvailable?: boolean;
+  /** Recordings over the generated ones (a test's own, to play a command's events). */
+  recordings?: Partial<{ [K in CommandName]: Recording<K> }>;
 }
 
 // Events reach the mock's listeners through `onEvents`, so it has no `subscribe_events`.
 type MockCommand = Exclude<CommandName, "subscribe_events">;
-type Handler = { [K in MockCommand]: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
+type Simulated = { [K in MockCommand]?: (...args: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>> };
+
 
 export class MockBackend implements Backend {
   readonly calls: { cmd: CommandName; args: unknown }[] = [];
@@ -89,8 +99,11 @@ export class MockBackend implements Backend {
   #delay: number;
   #startedAt = Date.now();
 
+  #recordings: Partial<{ [K in CommandName]: Recording<K> }>;
+
   constructor(opts: MockOptions = {}) {
     this.#delay = opts.chunkDelay ?? 28;
+    this.#recordings = opts.recordings ?? {};
     this.#state = {
       connection: "connected",
       agent: AGENT,
@@ -100,7 +113,7 @@ export class MockBackend implements Backend {
       turnRunning: false,
       commands: [],
       sealedViewAvailable: opts.sealedViewAvailable ?? true,
-      settings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {} },
+      settings: RECORDED.appSettings,
     };
   }
 
@@ -143,42 +156,40 @@ export class MockBackend implements Backend {
       this.#failNext.delete(cmd);
       throw { kind: "error", message: failure };
     }
-    const h = this.#handlers[cmd as MockCommand] as (...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>;
-    return h(...args);
+    const h = this.#handlers[cmd as MockCommand] as ((...a: CommandArgs<K>) => CommandResult<K> | Promise<CommandResult<K>>) | undefined;
+    if (h) return h(...args);
+    return this.#replay(cmd);
+  }
+
+  /** A command's recorded answer, and then the events that followed it. A recorded snapshot is
+   *  the recording run's whole state, so the mock sends its own in its place. */
+  #replay<K extends CommandName>(cmd: K): CommandResult<K> {
+    const recording = (this.#recordings[cmd] as Recording<K> | undefined) ?? recordingOf(cmd);
+    if (!recording) throw { kind: "error", message: `the mock has no answer for \`${cmd}\`` };
+    const steps = (recording.events ?? []).map((e) => () => this.emit([e.type === "connection" ? this.#setSnapshot({}) : e]));
+    this.#run(steps, this.#turnToken);
+    return replyOf(recording);
+  }
+
+  /** The commands this mock simulates; the rest answer from the recordings. */
+  get simulated(): CommandName[] {
+    return Object.keys(this.#handlers) as CommandName[];
   }
 
   get #snapshot(): AppSnapshot {
     const st = this.#state;
     return {
+      ...RECORDED,
       agents: [{ id: AGENT_ID, name: "Demo agent", command: "porthole", args: ["demo-agent"], env: {}, builtIn: true }],
-      connections: [
-        {
-          agentId: AGENT_ID,
-          state: st.connection,
-          agent: st.agent,
-          error: st.error,
-          authMethods: [],
-          needsAuth: false,
-          signInProblem: null,
-          capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: true, forkSession: false, deleteSession: false, additionalDirectories: false, logout: false, promptImage: true, promptAudio: false, promptEmbeddedContext: true },
-          proxy: null,
-        },
-      ],
+      connections: [{ ...RECORDED.connections[0], agentId: AGENT_ID, state: st.connection, agent: st.agent, error: st.error }],
       sessions: st.sessionOpen
         ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
         : [],
-      settingsPath: "/home/user/.config/porthole/agents.json",
-      settingsError: null,
-      permissionRules: [],
       sealedViewAvailable: st.sealedViewAvailable,
       defaultCwd: st.cwd,
       appSettings: st.settings,
-      appSettingsPath: "/home/user/.config/porthole/settings.json",
-      appSettingsError: null,
-      historyError: null,
+      // The recording runs without a log dir; the settings view shows where the app's is.
       logDir: "/home/user/.local/state/porthole/logs",
-      companionError: null,
-      storedSignIn: {},
     };
   }
 
@@ -247,51 +258,23 @@ export class MockBackend implements Backend {
     }
   }
 
-  #handlers: Handler = {
+  #handlers: Simulated = {
     app_state: () => ({ snapshot: this.#snapshot, dialogs: this.#waiting() }),
     send_prompt: ({ text }) => this.#prompt(text),
-    connect_agent: () => undefined,
     new_session: ({ cwd }) => {
       this.emit([this.#setSnapshot({ sessionOpen: true, cwd })]);
       return this.#snapshot.sessions[0];
     },
-    list_sessions: () => ({ sessions: [], nextCursor: null }),
-    load_session: () => {
-      throw { kind: "error", message: "The demo agent does not keep past sessions." };
-    },
-    resume_session: () => {
-      throw { kind: "error", message: "The demo agent does not keep past sessions." };
-    },
     close_session: () => {
       this.emit([this.#setSnapshot({ sessionOpen: false })]);
     },
-    authenticate: () => undefined,
-    start_terminal_auth: () => {
-      throw { kind: "error", message: "The demo agent has no terminal sign-in." };
-    },
-    terminal_input: () => undefined,
-    set_mode: () => undefined,
-    // The demo agent offers no models and no fork; the window never shows those controls for it.
-    set_model: () => {
-      throw new Error("the agent does not support `session/set_model`");
-    },
-    fork_session: () => {
-      throw new Error("the agent does not support `session/fork`");
-    },
-    delete_session: () => {
-      throw new Error("the agent does not support `session/delete`");
-    },
-    logout: () => {
-      throw new Error("the agent does not support `logout`");
-    },
     set_config_option: () => undefined,
-    revoke_permission_rule: () => undefined,
     save_settings: ({ settings }) => {
       this.emit([this.#setSnapshot({ settings })]);
     },
     // The demo agent's real exchange (recorded), its times shifted to when this mock started.
     protocol_log: ({ since }) => {
-      const log = recorded.protocol_log;
+      const log = replyOf(recorded.protocol_log);
       const entries = log.entries.filter((e) => e.seq >= (since ?? 0)).map((e) => ({ ...e, atMs: this.#startedAt + e.atMs }));
       return { entries, stderrTail: log.stderrTail };
     },
@@ -355,8 +338,6 @@ export class MockBackend implements Backend {
         this.#later(2500, () => this.emit([{ type: "elicitation_complete", elicitationId: d.elicitationId, known: true, dialogId }]));
       }
     },
-    dialog_shown: () => undefined,
-    close_url_view: () => undefined,
     // A small registry, so the "Add agent" view can be looked at (and checked by axe) in a browser.
     registry_agents: () => ({
       source: "mock registry",
@@ -375,7 +356,6 @@ export class MockBackend implements Backend {
     install_agent: () => {
       throw { kind: "error", message: "the mock installs nothing" };
     },
-    cancel_install: () => false,
     remove_agent: () => {
       throw { kind: "error", message: "the mock removes nothing" };
     },
@@ -423,16 +403,6 @@ export class MockBackend implements Backend {
         enabled: true, agents: null, secrets: [], signIn: server.kind === "remote" ? { state: "signedOut" } : { state: "notNeeded" },
       });
     },
-    mcp_import: () => {
-      throw { kind: "error", message: "the mock imports nothing (run the app)" };
-    },
-    perf_stats: () => ({
-      ipc: { queued: 0, batches: 0, events: 0, bytes: 0, largestBatchEvents: 0, largestBatchBytes: 0 },
-      dialogs: [],
-      answers: [],
-      nowEpochMs: Date.now(),
-      processStartEpochMs: null,
-    }),
   };
 
   #mcpNamed(name: string) {

@@ -36,7 +36,7 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
         authMethods: [],
         needsAuth: false,
         signInProblem: null,
-        capabilities: { loadSession: false, listSessions: false, resumeSession: false, closeSession: false, forkSession: false, deleteSession: false, additionalDirectories: false, logout: false, promptImage: false, promptAudio: false, promptEmbeddedContext: false },
+        capabilities: {},
         proxy: null,
         ...conn,
       },

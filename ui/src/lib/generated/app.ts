@@ -1,5 +1,6 @@
 // Generated from porthole-app's snapshot types (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
+import type { AgentCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { AvailableCommand, ConfigOption, SessionModeState, SessionUsage } from "../acp";
 import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, SessionModels } from "./core";
 import type { Validation } from "./elicitation";
@@ -27,12 +28,6 @@ vars?: { name: string; label: string; secret: boolean; optional: boolean }[],
  * env_var: where to get the value (shown as text, never a link).
  */
 link?: string, };
-
-export type AgentCapabilitiesView = { loadSession: boolean, listSessions: boolean, resumeSession: boolean, closeSession: boolean, forkSession: boolean, deleteSession: boolean, 
-/**
- * Sessions over more than one folder (`additionalDirectories`).
- */
-additionalDirectories: boolean, logout: boolean, promptImage: boolean, promptAudio: boolean, promptEmbeddedContext: boolean, };
 
 export type ConnectionError = { message: string, stderrTail: string, };
 
@@ -62,7 +57,14 @@ needsAuth: boolean,
 /**
  * Why the sign-in values saved in the OS keyring could not be read at start.
  */
-signInProblem: string | null, capabilities: AgentCapabilitiesView, 
+signInProblem: string | null, 
+/**
+ * What the agent advertised in `initialize`, as ACP types it (the default before it did):
+ * the window offers a method's control when its capability is there (`sessionCapabilities.fork`),
+ * so a new client-called method needs no field here. Typed in TypeScript by the official
+ * SDK's unstable schema, which has the unstable capabilities core turns on.
+ */
+capabilities: AgentCapabilities, 
 /**
  * The editor that drives this agent through `porthole proxy`; `null` for the app's own.
  */
