@@ -312,6 +312,7 @@ async function scroll() {
     await scrollAll(false);
     await sleep(settle);
     const back = webNow();
+    const domAfterBack = await app.exec("return document.getElementsByTagName('*').length");
     // Later samples with nothing happening: memory that falls by then was garbage not yet
     // collected (or freed but not yet returned), not memory the window holds.
     const later = [];
@@ -322,13 +323,14 @@ async function scroll() {
       const m = webNow();
       later.push({ afterS: s, rssMB: m?.rssMB, anonMB: m?.anonMB });
     }
-    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, webRssAfterBackMB: back?.rssMB, webPssAfterBackMB: back?.pssMB, webAnonAfterBackMB: back?.anonMB, later, loaded };
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, webRssAfterBackMB: back?.rssMB, webPssAfterBackMB: back?.pssMB, webAnonAfterBackMB: back?.anonMB, domAfterBack, later, loaded };
     console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
     row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
     row("loaded: DOM elements / web process RSS / anon MB", domElements, f1(webLoaded?.rssMB), f1(webLoaded?.anonMB));
     row("scroll duration s", f1(scrollS));
     row("web process RSS MB after every row was shown", f1(scrolled?.rssMB));
     row("  and after scrolling back to the top (RSS/PSS/anon)", f1(back?.rssMB), f1(back?.pssMB), f1(back?.anonMB));
+    row("  DOM elements then", domAfterBack);
     for (const l of later) row(`  the same ${l.afterS} s after the scroll (RSS/anon)`, f1(l.rssMB), f1(l.anonMB));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
     row("own code per frame median / p95 / max (ms)", f1(frames.ownCode.median), f1(frames.ownCode.p95), f1(frames.ownCode.max));
