@@ -13,6 +13,7 @@ mod commands;
 mod notify;
 mod sealed_view;
 mod shell;
+mod webkit_env;
 mod wire;
 
 use std::path::PathBuf;
@@ -69,6 +70,10 @@ enum Mode {
 
 fn main() {
     let args = Args::parse();
+    // The modes that show a web view; before anything starts a thread.
+    if matches!(args.mode, None | Some(Mode::SealedView)) {
+        webkit_env::apply();
+    }
     // One log per role: the app's, and each editor's proxy's (its stderr is the editor's).
     let name = match args.mode {
         Some(Mode::Proxy { .. }) => "porthole-proxy",

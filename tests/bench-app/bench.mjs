@@ -10,7 +10,8 @@
 // BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
 // BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
 // (the long message as one paragraph),
-// BENCH_SETTLE_MS (3000: wait before the memory after the scroll), BENCH_IDLE_SECONDS (20), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
+// BENCH_SETTLE_MS (3000: wait before the memory after the scroll), BENCH_SCROLL_LATER_S ("30": seconds after the
+// round trip at which the web process is measured again, comma-separated), BENCH_IDLE_SECONDS (20), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
 // transcript, to find what costs), BENCH_JSON=FILE (all figures as JSON).
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
@@ -311,13 +312,26 @@ async function scroll() {
     await scrollAll(false);
     await sleep(settle);
     const back = webNow();
-    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, webRssAfterBackMB: back?.rssMB, webPssAfterBackMB: back?.pssMB, loaded };
+    const domAfterBack = await app.exec("return document.getElementsByTagName('*').length");
+    // Later samples with nothing happening: memory that falls by then was garbage not yet
+    // collected (or freed but not yet returned), not memory the window holds.
+    const later = [];
+    let waited = settle / 1000;
+    for (const s of env("BENCH_SCROLL_LATER_S", "30").split(",").map(Number).filter((x) => x > waited)) {
+      await sleep((s - waited) * 1000);
+      waited = s;
+      const m = webNow();
+      later.push({ afterS: s, rssMB: m?.rssMB, anonMB: m?.anonMB });
+    }
+    results.scroll = { messages: n, items, contentVisibility: css, loadSeconds: loadS, scrollSeconds: scrollS, frames, domElements, webRssMB: webLoaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, webRssAfterBackMB: back?.rssMB, webPssAfterBackMB: back?.pssMB, webAnonAfterBackMB: back?.anonMB, domAfterBack, later, loaded };
     console.log(`\n== Scroll: ${n}-message transcript (${items} items), top to bottom in 1,000 steps, one per frame ==`);
     row("load (prompt -> last message shown) s", f1(loadS), `content-visibility: ${css}`);
-    row("loaded: DOM elements / web process RSS MB", domElements, f1(webLoaded?.rssMB));
+    row("loaded: DOM elements / web process RSS / anon MB", domElements, f1(webLoaded?.rssMB), f1(webLoaded?.anonMB));
     row("scroll duration s", f1(scrollS));
     row("web process RSS MB after every row was shown", f1(scrolled?.rssMB));
-    row("  and after scrolling back to the top (RSS/PSS)", f1(back?.rssMB), f1(back?.pssMB));
+    row("  and after scrolling back to the top (RSS/PSS/anon)", f1(back?.rssMB), f1(back?.pssMB), f1(back?.anonMB));
+    row("  DOM elements then", domAfterBack);
+    for (const l of later) row(`  the same ${l.afterS} s after the scroll (RSS/anon)`, f1(l.rssMB), f1(l.anonMB));
     row("frames / >50 ms / median / p95 / max (ms)", `${frames.frames} / ${frames.over50}`, f1(frames.medianMs), f1(frames.p95Ms), f1(frames.maxMs));
     row("own code per frame median / p95 / max (ms)", f1(frames.ownCode.median), f1(frames.ownCode.p95), f1(frames.ownCode.max));
     if (frames.long.length) row("  frames over 50 ms", longFrames(frames));
