@@ -696,10 +696,10 @@ impl From<Answer> for DialogAnswer {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_dialog_event_is_its_prompt_on_the_wire() {
-        let prompt = FileAccessPrompt {
-            dialog_id: 7,
+    /// A file-access prompt for `/etc/hosts`, outside the workspace.
+    fn file_access(dialog_id: DialogId, operation: FileOperation) -> DialogPrompt {
+        DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
+            dialog_id,
             agent: AgentIdentity {
                 name: "a".into(),
                 title: None,
@@ -707,10 +707,14 @@ mod tests {
             },
             session_id: "s".into(),
             path: "/etc/hosts".into(),
-            operation: FileOperation::Read,
+            operation,
             reason: "outside".into(),
-        };
-        let event = Event::Dialog(DialogPrompt::FileAccess(Box::new(prompt)));
+        }))
+    }
+
+    #[test]
+    fn a_dialog_event_is_its_prompt_on_the_wire() {
+        let event = Event::Dialog(file_access(7, FileOperation::Read));
         let wire = serde_json::to_value(&event).unwrap();
         assert_eq!(wire["type"], "file_access");
         assert_eq!(wire["dialogId"], 7);
@@ -727,18 +731,7 @@ mod tests {
     /// summary, its record with the answer's fields, and the answer that decides nothing.
     #[test]
     fn a_dialog_kind_describes_its_line_and_its_undecided_answer() {
-        let prompt = DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
-            dialog_id: 3,
-            agent: AgentIdentity {
-                name: "a".into(),
-                title: None,
-                version: None,
-            },
-            session_id: "s".into(),
-            path: "/etc/hosts".into(),
-            operation: FileOperation::Write,
-            reason: "outside".into(),
-        }));
+        let prompt = file_access(3, FileOperation::Write);
         assert_eq!(
             prompt.summary(),
             "[file access: write outside the workspace] /etc/hosts"
