@@ -5,9 +5,11 @@
 use std::collections::BTreeMap;
 
 use porthole_core::AgentClient;
+use porthole_core::acp::v1::schema::AgentCapabilities;
 use porthole_core::events::AgentIdentity;
 use porthole_profiles::sign_in::{self, EnvVarSpec};
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::launch::Profile;
 use crate::settings::Settings;
@@ -77,7 +79,7 @@ pub struct ConnectionView {
     /// so a new client-called method needs no field here. Typed in TypeScript by the official
     /// SDK's unstable schema, which has the unstable capabilities core turns on.
     #[cfg_attr(any(test, feature = "ts"), ts(type = "AgentCapabilities"))]
-    pub capabilities: porthole_core::acp::v1::schema::AgentCapabilities,
+    pub capabilities: AgentCapabilities,
     /// The editor that drives this agent through `porthole proxy`; `null` for the app's own.
     pub proxy: Option<crate::ProxyView>,
 }
@@ -135,7 +137,7 @@ pub struct PermissionRuleView {
 impl ConnectionView {
     pub(crate) fn of(agent_id: &str, c: &Conn) -> Self {
         let (auth_methods, capabilities) = match &c.client {
-            Some(client) => (auth_methods(client), client.agent_capabilities().clone()),
+            Some(client) => (auth_methods(client), without_meta(client.agent_capabilities())),
             None => (Vec::new(), Default::default()),
         };
         Self {
@@ -153,6 +155,26 @@ impl ConnectionView {
             proxy: c.proxy.clone(),
         }
     }
+}
+
+/// The capabilities without the agent's `_meta` objects, at any depth: the window reads none of
+/// them, and an agent's own data, of any size, should not ride along in every snapshot.
+fn without_meta(caps: &AgentCapabilities) -> AgentCapabilities {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("_meta");
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::to_value(caps) else {
+        return AgentCapabilities::default();
+    };
+    strip(&mut value);
+    serde_json::from_value(value).unwrap_or_default()
 }
 
 fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
@@ -205,4 +227,27 @@ fn auth_methods(client: &AgentClient) -> Vec<AuthMethodView> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_window_gets_the_capabilities_without_the_agents_meta() {
+        let advertised: AgentCapabilities = serde_json::from_value(json!({
+            "loadSession": true,
+            "promptCapabilities": { "image": true, "_meta": { "big": "x".repeat(1000) } },
+            "sessionCapabilities": { "fork": { "_meta": { "vendor": 1 } }, "list": {} },
+            "_meta": { "anything": [ { "_meta": 1 } ] }
+        }))
+        .unwrap();
+        let shown = serde_json::to_value(without_meta(&advertised)).unwrap();
+        assert!(!shown.to_string().contains("_meta"), "{shown}");
+        assert_eq!(shown["loadSession"], true);
+        assert_eq!(shown["promptCapabilities"]["image"], true);
+        assert_eq!(shown["sessionCapabilities"]["fork"], json!({}));
+        assert_eq!(shown["sessionCapabilities"]["list"], json!({}));
+    }
 }
