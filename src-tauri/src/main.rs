@@ -71,9 +71,11 @@ enum Mode {
 fn main() {
     let args = Args::parse();
     // The modes that show a web view; before anything starts a thread.
-    if matches!(args.mode, None | Some(Mode::SealedView)) {
-        webkit_env::apply();
-    }
+    let webkit_note = if matches!(args.mode, None | Some(Mode::SealedView)) {
+        webkit_env::apply()
+    } else {
+        None
+    };
     // One log per role: the app's, and each editor's proxy's (its stderr is the editor's).
     let name = match args.mode {
         Some(Mode::Proxy { .. }) => "porthole-proxy",
@@ -87,6 +89,9 @@ fn main() {
         let logging = porthole_core::logging::init(name, args.verbose);
         if let (true, Some(problem)) = (args.verbose, logging.problem) {
             eprintln!("porthole: {problem}");
+        }
+        if let Some(note) = webkit_note {
+            tracing::warn!("{note}");
         }
     }
     if let Some(Mode::Proxy { args }) = &args.mode {
