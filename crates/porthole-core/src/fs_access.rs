@@ -1,11 +1,18 @@
 //! `fs/read_text_file` and `fs/write_text_file`, confined to a session's workspace roots.
 //!
 //! Paths are resolved through symlinks before the check, so a link inside the workspace
-//! that points outside it is refused. Writes go to a temporary file that is renamed over
-//! the target, so a crash never leaves a half-written file.
+//! that points outside it is refused, and a link that stays inside is followed. The file is
+//! then opened *beneath* its root by the kernel (cap-std: `openat2` with `RESOLVE_BENEATH` on
+//! Linux), relative to a handle on the root folder, so a folder on the path swapped for a
+//! symlink to outside between the check and the open cannot lead the open out: it fails. Writes
+//! go to an unnamed temporary file in the target's folder (through the same handle) that is
+//! renamed over the target, so a crash never leaves a half-written file and a swapped folder
+//! never receives a stray temporary file.
 
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
+
+use cap_std::fs::Dir;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FsError {
@@ -175,36 +182,84 @@ pub fn read_text(
     limit: Option<u32>,
 ) -> Result<String, FsError> {
     let resolved = resolve_for_read(path, roots)?;
-    read_resolved(path, &resolved, line, limit)
+    let (root, relative) = beneath(&resolved, roots, path)?;
+    let root = open_root(&root, path)?;
+    let mut options = cap_std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        // A FIFO swapped in would block the open until someone writes to it.
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = root
+        .open_with(&relative, &options)
+        .map_err(|e| confined_error(path, e))?;
+    read_open(path, file.into_std(), line, limit)
 }
 
-/// Read an already resolved (and allowed) file. `shown` names it in errors.
-///
-/// The file is read once, as a stream: lines before `line` are skipped without being kept, and
-/// at most [`MAX_READ_BYTES`] are ever held, whatever the file's size (or growth while it is
-/// read) and whatever `line` / `limit` ask for.
+/// The root `resolved` lies in (canonical) and the path relative to it.
+fn beneath(resolved: &Path, roots: &[PathBuf], shown: &Path) -> Result<(PathBuf, PathBuf), FsError> {
+    canonical_roots(roots)
+        .into_iter()
+        .find_map(|root| {
+            let relative = resolved.strip_prefix(&root).ok()?.to_path_buf();
+            Some((root, relative))
+        })
+        .ok_or_else(|| FsError::OutsideWorkspace(shown.display().to_string()))
+}
+
+fn open_root(root: &Path, shown: &Path) -> Result<Dir, FsError> {
+    Dir::open_ambient_dir(root, cap_std::ambient_authority()).map_err(|e| FsError::io(shown, e))
+}
+
+/// An error of an open beneath a root. cap-std reports a path that would lead out of the root
+/// (a symlink swapped in since the check) as `PermissionDenied` with no OS error code; the
+/// kernel's own `EACCES` has one.
+fn confined_error(shown: &Path, e: std::io::Error) -> FsError {
+    if e.kind() == std::io::ErrorKind::PermissionDenied && e.raw_os_error().is_none() {
+        return FsError::OutsideWorkspace(shown.display().to_string());
+    }
+    FsError::io(shown, e)
+}
+
+/// Read an already resolved (and allowed) file: one outside the workspace that the user
+/// allowed after seeing this very path. `shown` names it in errors.
 pub fn read_resolved(
     shown: &Path,
     resolved: &Path,
     line: Option<u32>,
     limit: Option<u32>,
 ) -> Result<String, FsError> {
-    let path = shown;
-    let not_regular = || FsError::Io {
-        path: path.display().to_string(),
-        message: "not a regular file".into(),
-    };
-    // Checked before opening: opening a FIFO would block until someone writes to it.
-    if !std::fs::metadata(resolved)
-        .map_err(|e| FsError::io(path, e))?
-        .is_file()
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
     {
-        return Err(not_regular());
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO would block until someone writes to it.
+        options.custom_flags(libc::O_NONBLOCK);
     }
-    let file = std::fs::File::open(resolved).map_err(|e| FsError::io(path, e))?;
+    let file = options.open(resolved).map_err(|e| FsError::io(shown, e))?;
+    read_open(shown, file, line, limit)
+}
+
+/// Read an opened file, which must be a regular file.
+///
+/// The file is read once, as a stream: lines before `line` are skipped without being kept, and
+/// at most [`MAX_READ_BYTES`] are ever held, whatever the file's size (or growth while it is
+/// read) and whatever `line` / `limit` ask for.
+fn read_open(
+    path: &Path,
+    file: std::fs::File,
+    line: Option<u32>,
+    limit: Option<u32>,
+) -> Result<String, FsError> {
     let meta = file.metadata().map_err(|e| FsError::io(path, e))?;
     if !meta.is_file() {
-        return Err(not_regular());
+        return Err(FsError::Io {
+            path: path.display().to_string(),
+            message: "not a regular file".into(),
+        });
     }
     let whole = line.is_none() && limit.is_none();
     let start = line.unwrap_or(1).max(1) as usize - 1;
@@ -261,28 +316,46 @@ fn read_lines<R: std::io::BufRead>(
     Ok(Some(out))
 }
 
-/// Write a text file atomically (temporary file in the same directory, then rename).
+/// Write a text file atomically (temporary file in the same directory, then rename), in a
+/// folder opened beneath its workspace root.
 pub fn write_text(path: &Path, roots: &[PathBuf], content: &str) -> Result<(), FsError> {
     let resolved = resolve_for_write(path, roots)?;
-    write_resolved(path, &resolved, content)
+    let (root, relative) = beneath(&resolved, roots, path)?;
+    let name = relative
+        .file_name()
+        .ok_or_else(|| FsError::OutsideWorkspace(path.display().to_string()))?;
+    let root = open_root(&root, path)?;
+    let folder = match relative.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => {
+            root.open_dir(parent).map_err(|e| confined_error(path, e))?
+        }
+        _ => root,
+    };
+    write_in(path, &folder, name.as_ref(), content)
 }
 
-/// Write an already resolved (and allowed) file atomically. `shown` names it in errors.
+/// Write an already resolved (and allowed) file atomically: one outside the workspace that
+/// the user allowed after seeing this very path. `shown` names it in errors.
 pub fn write_resolved(shown: &Path, resolved: &Path, content: &str) -> Result<(), FsError> {
-    let path = shown;
-    let dir = resolved.parent().unwrap_or(Path::new("/"));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".porthole-write-")
-        .tempfile_in(dir)
-        .map_err(|e| FsError::io(path, e))?;
-    tmp.write_all(content.as_bytes())
-        .map_err(|e| FsError::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| FsError::io(path, e))?;
-    if let Ok(meta) = std::fs::metadata(resolved) {
-        let _ = std::fs::set_permissions(tmp.path(), meta.permissions());
+    let (Some(parent), Some(name)) = (resolved.parent(), resolved.file_name()) else {
+        return Err(FsError::NotAbsolute(shown.display().to_string()));
+    };
+    let folder =
+        Dir::open_ambient_dir(parent, cap_std::ambient_authority()).map_err(|e| FsError::io(shown, e))?;
+    write_in(shown, &folder, name.as_ref(), content)
+}
+
+/// Replace `name` in `folder` with `content`: an unnamed temporary file in the folder, synced,
+/// given the old file's permissions, then renamed over it. Nothing is left behind on failure.
+fn write_in(shown: &Path, folder: &Dir, name: &Path, content: &str) -> Result<(), FsError> {
+    let io = |e| FsError::io(shown, e);
+    let mut tmp = cap_tempfile::TempFile::new(folder).map_err(io)?;
+    tmp.write_all(content.as_bytes()).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    if let Ok(meta) = folder.metadata(name) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
     }
-    tmp.persist(resolved).map_err(|e| FsError::io(path, e.error))?;
-    Ok(())
+    tmp.replace(name).map_err(|e| confined_error(shown, e))
 }
 
 #[cfg(test)]
