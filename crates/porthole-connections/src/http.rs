@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use url::{Host, Url};
+use url::Url;
 
 /// Metadata documents, registration and token answers are a few KiB; this is generous.
 pub const METADATA_CAP: usize = 256 * 1024;
@@ -33,15 +33,9 @@ pub enum HttpError {
     BadJson { url: String, message: String },
 }
 
-/// True for `localhost` and addresses in 127.0.0.0/8 or `::1`.
-pub fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
+/// True for `localhost` and addresses in 127.0.0.0/8 or `::1`: the one rule of
+/// `porthole_elicitation::loopback`, which the URL dialog's warnings follow too.
+pub use porthole_elicitation::loopback::is_loopback_url as is_loopback;
 
 /// The rule for every endpoint sign-in talks to or sends the person to: https, or http on
 /// loopback; no credentials in the URL; no fragment (RFC 8414 §2 for the issuer).

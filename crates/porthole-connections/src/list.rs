@@ -19,10 +19,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use porthole_elicitation::loopback::is_loopback_host;
 use serde::Deserialize;
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
-use url::{Host, Url};
+use url::Url;
 
 pub use crate::names::{MAX_NAME_CHARS, valid_name};
 
@@ -132,7 +133,7 @@ pub fn check_url(url: &Url) -> Result<(), String> {
     match (url.scheme(), &host) {
         (_, None) => return Err("the URL has no host".into()),
         ("https", _) => {}
-        ("http", Some(host)) if is_loopback(host) => {}
+        ("http", Some(host)) if is_loopback_host(host) => {}
         ("http", Some(host)) => {
             return Err(format!(
                 "plain http is only for a server on this computer (localhost, 127.0.0.1, ::1), \
@@ -151,14 +152,6 @@ pub fn check_url(url: &Url) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-fn is_loopback(host: &Host<&str>) -> bool {
-    match host {
-        Host::Domain(d) => d.eq_ignore_ascii_case("localhost"),
-        Host::Ipv4(ip) => ip.is_loopback(),
-        Host::Ipv6(ip) => ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
-    }
 }
 
 impl Connection {

@@ -54,6 +54,7 @@
 //! ```
 
 pub mod form;
+pub mod loopback;
 pub mod url_safety;
 
 #[cfg(test)]

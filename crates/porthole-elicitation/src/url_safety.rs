@@ -12,11 +12,11 @@
 //!   or encode them, so what the user sees would not be what gets opened.
 //! - Any `@` in the authority is [`UrlError::Userinfo`], even an empty one
 //!   (`https://@host`), which the URL standard would silently drop.
-//! - Loopback hosts (127.0.0.0/8, `[::1]`, `localhost`, `*.localhost`) get no
-//!   `ip-host`, `non-https` or `unusual-port` warning: local sign-in pages of
-//!   dev tools legitimately use them. IPv4-mapped forms such as
-//!   `[::ffff:127.0.0.1]` are *not* treated as loopback (an odd spelling
-//!   deserves the warnings).
+//! - Loopback hosts (127.0.0.0/8, `[::1]`, `localhost`: the one rule of
+//!   [`crate::loopback`]) get no `ip-host`, `non-https` or `unusual-port`
+//!   warning: local sign-in pages of dev tools legitimately use them.
+//!   IPv4-mapped forms such as `[::ffff:127.0.0.1]` and subdomains of
+//!   `localhost` are *not* (see that module for why).
 //! - Mixed scripts: Han + Hiragana + Katakana (Japanese), Han + Hangul
 //!   (Korean) and Han + Bopomofo (Chinese) each count as one script; Latin
 //!   mixed with any of them is still `mixed-script`.
@@ -29,7 +29,6 @@
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::net::{IpAddr, Ipv6Addr};
 
 use serde::{Deserialize, Serialize};
 use unicode_properties::UnicodeEmoji;
@@ -236,23 +235,23 @@ pub fn analyze_url(url: &str, message: &str) -> Result<UrlAnalysis, UrlError> {
     }
     warnings.extend(hidden_char_warnings(message, true));
 
-    let (host_ascii, host_unicode, is_loopback, registrable) = match host {
-        Host::Ipv4(ip) => (ip.to_string(), ip.to_string(), ip_is_loopback(ip.into()), None),
+    let is_loopback = crate::loopback::is_loopback_host(&host);
+    let (host_ascii, host_unicode, registrable) = match host {
+        Host::Ipv4(ip) => (ip.to_string(), ip.to_string(), None),
         Host::Ipv6(ip) => {
             let bracketed = format!("[{ip}]");
-            (bracketed.clone(), bracketed, ip_is_loopback(ip.into()), None)
+            (bracketed.clone(), bracketed, None)
         }
         Host::Domain(name) => {
             let unicode = to_unicode(name);
             let bare = name.strip_suffix('.').unwrap_or(name);
-            let is_loopback = bare == "localhost" || bare.ends_with(".localhost");
             let registrable = if is_loopback {
                 None
             } else {
                 registrable_domain(bare)
             };
             warnings.extend(domain_warnings(name, &unicode, raw_host(raw_authority)));
-            (name.to_owned(), unicode, is_loopback, registrable)
+            (name.to_owned(), unicode, registrable)
         }
     };
 
@@ -571,17 +570,11 @@ fn folds_to_ascii(c: char) -> bool {
 }
 
 /// Whether an IP address is loopback in the sense used here (see module docs).
-fn ip_is_loopback(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6 == Ipv6Addr::LOCALHOST,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use UrlWarning::*;
+    use std::net::IpAddr;
 
     fn ok(url: &str) -> UrlAnalysis {
         match analyze_url(url, "") {
@@ -636,7 +629,6 @@ mod tests {
             "http://localhost/cb",
             "http://localhost:3000/cb",
             "http://LOCALHOST./cb",
-            "http://dev.app.localhost:8080/",
             "http://127.0.0.5/",
             "http://[::1]/",
             "http://[::1]:9000/cb",
@@ -653,6 +645,14 @@ mod tests {
         let a = ok("http://[::ffff:127.0.0.1]/");
         assert!(!a.is_loopback);
         assert_eq!(a.warnings, vec![IpHost, NonHttps]);
+    }
+
+    #[test]
+    fn a_subdomain_of_localhost_is_not_taken_as_this_computer() {
+        // Its resolution depends on the resolver (crate::loopback).
+        let a = ok("http://dev.app.localhost:8080/");
+        assert!(!a.is_loopback);
+        assert_eq!(a.warnings, vec![NonHttps, UnusualPort]);
     }
 
     #[test]
@@ -1211,7 +1211,6 @@ mod tests {
             ("8.8.8.8", false),
         ] {
             let ip: IpAddr = ip.parse().unwrap();
-            assert_eq!(ip_is_loopback(ip), expected, "{ip}");
             let host = match ip {
                 IpAddr::V4(v4) => v4.to_string(),
                 IpAddr::V6(v6) => format!("[{v6}]"),

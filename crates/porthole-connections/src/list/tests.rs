@@ -173,6 +173,8 @@ fn remote_urls_are_https_or_http_on_this_computer() {
         ("http://192.168.1.10/mcp", "plain http"),
         ("http://localhost.example.com/", "plain http"),
         ("http://10.0.0.1/", "plain http"),
+        ("http://[::ffff:127.0.0.1]/mcp", "plain http"),
+        ("http://app.localhost/mcp", "plain http"),
         ("ftp://example.com/", "`ftp:`"),
         ("file:///etc/passwd", "no host"),
         ("https://user:fake-password@example.com/", "user name or password"),
@@ -182,6 +184,24 @@ fn remote_urls_are_https_or_http_on_this_computer() {
         assert!(!err.contains("fake-password"), "{err}");
         let err = Connections::new().add(remote("x", bad)).unwrap_err().to_string();
         assert!(err.starts_with("connection `x`: "), "{err}");
+    }
+}
+
+#[test]
+fn the_list_and_sign_in_agree_on_what_is_this_computer() {
+    // One loopback rule (porthole_elicitation::loopback): a URL the list takes as plain http on
+    // this computer is one sign-in talks to, and one it refuses sign-in refuses too.
+    for address in [
+        "http://localhost:3000/mcp",
+        "http://127.0.0.1/mcp",
+        "http://[::1]:9000/mcp",
+        "http://[::ffff:127.0.0.1]/mcp",
+        "http://app.localhost/mcp",
+        "http://192.168.1.10/mcp",
+    ] {
+        let list = check_url(&url(address)).is_ok();
+        let sign_in = crate::http::check_endpoint("endpoint", &url(address)).is_ok();
+        assert_eq!(list, sign_in, "{address}");
     }
 }
 
