@@ -279,54 +279,14 @@ fn api_key(
 
 /// Reading a secret at the terminal without echoing it.
 mod terminal {
-    use std::io::{BufRead, IsTerminal, Write};
+    use std::io::IsTerminal;
 
-    /// `None` when stdin is not a terminal; the line typed otherwise.
+    /// `None` when stdin is not a terminal; the line typed otherwise. The prompt goes to the
+    /// terminal and echo is off while the line is typed (rpassword restores it, even on error).
     pub fn read_hidden(prompt: &str) -> Option<std::io::Result<String>> {
-        let stdin = std::io::stdin();
-        if !stdin.is_terminal() {
+        if !std::io::stdin().is_terminal() {
             return None;
         }
-        Some((|| {
-            let mut stderr = std::io::stderr();
-            write!(stderr, "{prompt}")?;
-            stderr.flush()?;
-            let _echo_off = EchoOff::new()?;
-            let mut line = String::new();
-            stdin.lock().read_line(&mut line)?;
-            writeln!(stderr)?;
-            Ok(line.trim_end_matches(['\r', '\n']).to_string())
-        })())
-    }
-
-    /// Terminal echo turned off until dropped.
-    struct EchoOff(libc::termios);
-
-    impl EchoOff {
-        fn new() -> std::io::Result<Self> {
-            // SAFETY: tcgetattr/tcsetattr on stdin with a termios we own.
-            unsafe {
-                let mut term: libc::termios = std::mem::zeroed();
-                if libc::tcgetattr(libc::STDIN_FILENO, &mut term) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                let saved = term;
-                term.c_lflag &= !libc::ECHO;
-                term.c_lflag |= libc::ECHONL;
-                if libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &term) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(EchoOff(saved))
-            }
-        }
-    }
-
-    impl Drop for EchoOff {
-        fn drop(&mut self) {
-            // SAFETY: restores the settings read in `new`.
-            unsafe {
-                libc::tcsetattr(libc::STDIN_FILENO, libc::TCSANOW, &self.0);
-            }
-        }
+        Some(rpassword::prompt_password(prompt))
     }
 }
