@@ -32,7 +32,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use unicode_properties::UnicodeEmoji;
-use unicode_script::{Script, ScriptExtension, UnicodeScript};
+use unicode_script::UnicodeScript;
+use unicode_security::confusable_detection::skeleton;
+use unicode_security::mixed_script::MixedScript;
 use url::{Host, Url};
 
 /// Longest URL accepted, in bytes (64 KiB).
@@ -489,35 +491,11 @@ fn domain_warnings(ascii: &str, unicode: &str, raw_host: &str) -> BTreeSet<UrlWa
     warnings
 }
 
-/// Whether one label mixes scripts, per UTS #39's "resolved script set":
-/// the intersection of the Script_Extensions of its characters is empty.
-/// Han with Hiragana/Katakana, Hangul or Bopomofo counts as one script (UTS #39
-/// augments Han this way), as browsers do.
+/// Whether one label mixes scripts: UTS #39's resolved script set is empty. The augmented
+/// sets of UTS #39 (unicode-security's tables) make Han with Hiragana/Katakana (Japanese),
+/// Hangul (Korean) or Bopomofo (Chinese) one script, as browsers do.
 fn is_mixed_script(label: &str) -> bool {
-    let exts: Vec<ScriptExtension> = label
-        .chars()
-        .map(|c| c.script_extension())
-        // Common/Inherited fit any script; Unknown (unassigned) is rejected by IDNA anyway.
-        .filter(|e| !e.is_common() && !e.is_inherited() && !e.is_empty())
-        .collect();
-    let resolved = exts
-        .iter()
-        .fold(ScriptExtension::default(), |acc, e| acc.intersection(*e));
-    if !resolved.is_empty() {
-        return false;
-    }
-    let group = |scripts: &[Script]| {
-        scripts.iter().fold(ScriptExtension::from(Script::Han), |acc, s| {
-            acc.union((*s).into())
-        })
-    };
-    let cjk = [
-        group(&[Script::Hiragana, Script::Katakana]), // Japanese
-        group(&[Script::Hangul]),                     // Korean
-        group(&[Script::Bopomofo]),                   // Chinese
-    ];
-    !cjk.iter()
-        .any(|g| exts.iter().all(|e| !e.intersection(*g).is_empty()))
+    !label.is_single_script()
 }
 
 /// A label is confusable if it contains an ASCII look-alike and either also
@@ -535,27 +513,17 @@ fn is_confusable_label(label: &str) -> bool {
     lookalikes > 0 && (letters.iter().any(char::is_ascii_alphabetic) || lookalikes == letters.len())
 }
 
-/// Lowercase letters (IDNA has already case-folded the host) that look like
-/// ASCII letters. Compatibility forms (fullwidth, mathematical) are handled by
-/// [`folds_to_ascii`] because IDNA turns them into ASCII.
+/// A character outside ASCII whose UTS #39 confusable skeleton is plain ASCII letters or
+/// digits ("а" Cyrillic → "a", "ο" Greek → "o", "ɑ" → "a"): Unicode's own confusables data,
+/// through unicode-security, rather than a list of our own. Compatibility forms (fullwidth,
+/// mathematical) are handled by [`folds_to_ascii`] because IDNA turns them into ASCII first.
 fn is_ascii_lookalike(c: char) -> bool {
-    matches!(
-        c,
-        // Cyrillic: а ԁ е ҽ һ і ј ӏ о р ԛ ѕ у ү ѵ ԝ ѡ х с
-        '\u{0430}' | '\u{0501}' | '\u{0435}' | '\u{04BD}' | '\u{04BB}' | '\u{0456}'
-        | '\u{0458}' | '\u{04CF}' | '\u{043E}' | '\u{0440}' | '\u{051B}' | '\u{0455}'
-        | '\u{0443}' | '\u{04AF}' | '\u{0475}' | '\u{051D}' | '\u{0461}' | '\u{0445}'
-        | '\u{0441}'
-        // Greek: α ϲ ι ϳ κ ν ο ρ τ υ χ γ ω
-        | '\u{03B1}' | '\u{03F2}' | '\u{03B9}' | '\u{03F3}' | '\u{03BA}' | '\u{03BD}'
-        | '\u{03BF}' | '\u{03C1}' | '\u{03C4}' | '\u{03C5}' | '\u{03C7}' | '\u{03B3}'
-        | '\u{03C9}'
-        // Armenian: ա հ ո ս ց զ օ
-        | '\u{0561}' | '\u{0570}' | '\u{0578}' | '\u{057D}' | '\u{0581}' | '\u{0566}'
-        | '\u{0585}'
-        // Latin letters outside ASCII that pass for ASCII ones: ɑ ɡ ɩ ǀ
-        | '\u{0251}' | '\u{0261}' | '\u{0269}' | '\u{01C0}'
-    )
+    if c.is_ascii() {
+        return false;
+    }
+    let mut buf = [0; 4];
+    let mut twin = skeleton(c.encode_utf8(&mut buf)).peekable();
+    twin.peek().is_some() && twin.all(|t| t.is_ascii_alphanumeric())
 }
 
 /// A non-ASCII character that IDNA maps to ASCII letters/digits, e.g.
@@ -645,6 +613,17 @@ mod tests {
         let a = ok("http://[::ffff:127.0.0.1]/");
         assert!(!a.is_loopback);
         assert_eq!(a.warnings, vec![IpHost, NonHttps]);
+    }
+
+    #[test]
+    fn unicode_confusables_catch_letters_a_short_list_missed() {
+        // Dotless ı (Latin, so no mixed script) and Cyrillic г (skeleton "r") were not in the
+        // hand-kept list this replaced; Unicode's confusables data has them.
+        for url in ["https://gıthub.com/", "https://fгee-gifts.com/"] {
+            assert!(warnings(url).contains(&Confusable), "{url}: {:?}", warnings(url));
+        }
+        // A genuine non-Latin word still is not confusable.
+        assert!(!warnings("https://пример.рф/").contains(&Confusable));
     }
 
     #[test]
