@@ -4,7 +4,8 @@
 //! panics", it checks that what the analyzer reports is consistent and that neutralized text
 //! carries no hidden characters any more.
 
-use porthole_core::url_safety::{analyze_url, neutralize, text_warnings};
+use porthole_core::hidden_chars::neutralize;
+use porthole_core::url_safety::{analyze_url, text_warnings};
 
 pub fn url_analyze(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -68,7 +68,7 @@ pub use snapshot::{AppSnapshot, AuthMethodView, ConnectionView, PermissionRuleVi
 /// Agent-chosen text in a notification is plain text: some notification daemons read a
 /// subset of HTML in the body, so markup characters are escaped and bidi controls shown.
 pub fn plain(text: &str) -> String {
-    porthole_core::url_safety::neutralize(text)
+    porthole_core::hidden_chars::neutralize(text)
         .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

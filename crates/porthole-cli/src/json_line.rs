@@ -6,7 +6,7 @@
 
 use std::io;
 
-use porthole_core::url_safety::HIDDEN_CHARS;
+use porthole_core::hidden_chars::HIDDEN_CHARS;
 use serde::Serialize;
 use serde_json::ser::{Formatter, Serializer};
 

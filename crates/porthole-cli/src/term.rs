@@ -4,9 +4,9 @@
 //! and a lone carriage return fake Porthole's own lines.
 //!
 //! One rule, the window's: every character of the hidden-character table
-//! (`porthole_core::url_safety::HIDDEN_CHARS`: C0 and C1 controls, ESC and DEL among them,
+//! (`porthole_core::hidden_chars::HIDDEN_CHARS`: C0 and C1 controls, ESC and DEL among them,
 //! bidi controls, invisible characters) is shown as its code point, `⟨U+001B⟩`, through
-//! `url_safety::neutralize`, which already shows agent names that way. On top of it, for a
+//! `hidden_chars::neutralize`, which already shows agent names that way. On top of it, for a
 //! terminal: a carriage return not followed by a line feed is shown too (it would move the
 //! cursor back over a line), and [`line`] shows line feeds and tabs of a one-line field (a
 //! title with a line feed could print a line that looks like Porthole's).
@@ -15,7 +15,7 @@
 
 use std::io::Write;
 
-use porthole_core::url_safety::neutralize;
+use porthole_core::hidden_chars::neutralize;
 
 /// Multi-line text (messages, thoughts, terminal output, whole output lines): line feeds and
 /// tabs kept, CRLF kept, everything else that a terminal would act on shown as `⟨U+XXXX⟩`.
@@ -142,7 +142,7 @@ mod tests {
             for shown in [text(s), line(s)] {
                 assert!(
                     !shown.chars().any(|c| (c.is_control() && c != '\n' && c != '\t')
-                        || !porthole_core::url_safety::text_warnings(&c.to_string()).is_empty()),
+                        || porthole_core::hidden_chars::kind(c).is_some()),
                     "{shown:?}"
                 );
             }

@@ -33,7 +33,7 @@ pub struct AgentIdentity {
 impl AgentIdentity {
     /// The name a person should see (title when given), with invisible/bidi characters neutralised.
     pub fn display_name(&self) -> String {
-        crate::url_safety::neutralize(self.title.as_deref().unwrap_or(&self.name))
+        crate::hidden_chars::neutralize(self.title.as_deref().unwrap_or(&self.name))
     }
 }
 

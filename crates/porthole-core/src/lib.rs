@@ -40,6 +40,6 @@ pub use client::{AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, 
 pub use events::Event;
 /// The elicitation rules live in their own crate (usable by any ACP client); re-exported here
 /// so core and its front ends name them as before.
-pub use porthole_elicitation::{form, url_safety};
+pub use porthole_elicitation::{form, hidden_chars, url_safety};
 pub use process::AgentCommand;
 pub use sessions::{OpenedSession, SessionListing, Workspace};

@@ -127,7 +127,7 @@ mod setup {
     impl<W: Write> Write for ShownWriter<W> {
         /// The formatter hands over one whole event at a time.
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            let shown = crate::url_safety::neutralize(&String::from_utf8_lossy(buf));
+            let shown = crate::hidden_chars::neutralize(&String::from_utf8_lossy(buf));
             self.0.write_all(shown.as_bytes())?;
             Ok(buf.len())
         }

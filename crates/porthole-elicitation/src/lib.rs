@@ -9,7 +9,10 @@
 //! - [`url_safety`]: what a URL-mode elicitation's URL is (registrable domain, Unicode and
 //!   ASCII host) and what a user must be warned about (look-alike characters, Punycode, mixed
 //!   scripts, raw IPs, plain http, unusual ports, hidden characters), which URLs must never be
-//!   opened, and how to show agent text with its hidden characters made visible.
+//!   opened.
+//! - [`hidden_chars`]: the characters never shown as themselves (bidi controls, invisible and
+//!   control characters), and the cleaner that shows agent text with them made visible.
+//! - [`loopback`]: the one rule for a host on this computer.
 //!
 //! A form, from the agent's schema to the content sent back:
 //!
@@ -43,7 +46,8 @@
 //! A URL before asking the user to open it:
 //!
 //! ```
-//! use porthole_elicitation::url_safety::{UrlWarning, analyze_url, neutralize};
+//! use porthole_elicitation::hidden_chars::neutralize;
+//! use porthole_elicitation::url_safety::{UrlWarning, analyze_url};
 //!
 //! let a = analyze_url("https://accounts.xn--ggle-55da.com/login", "Sign in to Google").unwrap();
 //! assert_eq!(a.registrable_domain.as_deref(), Some("gооgle.com")); // Cyrillic о
@@ -54,6 +58,7 @@
 //! ```
 
 pub mod form;
+pub mod hidden_chars;
 pub mod loopback;
 pub mod url_safety;
 

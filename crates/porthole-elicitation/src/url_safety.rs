@@ -3,7 +3,7 @@
 //! An (untrusted) agent can ask Porthole to open a URL. Before the user is
 //! asked to consent, [`analyze_url`] rejects URLs that must never be opened
 //! ([`UrlError`]) and lists the features of the rest that a user should be
-//! warned about ([`UrlWarning`]). [`text_warnings`] and [`neutralize`] do the
+//! warned about ([`UrlWarning`]). [`text_warnings`] and [`crate::hidden_chars`] do the
 //! same job for other agent-supplied strings shown in the UI.
 //!
 //! Decisions worth knowing (where the protocol leaves room):
@@ -20,7 +20,7 @@
 //! - Mixed scripts: Han + Hiragana + Katakana (Japanese), Han + Hangul
 //!   (Korean) and Han + Bopomofo (Chinese) each count as one script; Latin
 //!   mixed with any of them is still `mixed-script`.
-//! - In display text (the message, [`text_warnings`], [`neutralize`]) a single
+//! - In display text (the message, [`text_warnings`], `hidden_chars::neutralize`) a single
 //!   emoji variation selector (U+FE0E/U+FE0F) after an emoji and a zero-width
 //!   joiner between emoji are allowed, so "⚠️" or "👩‍💻" don't raise
 //!   `invisible-char`. Inside URLs there is no such allowance (a ZWJ in a host
@@ -31,11 +31,12 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use unicode_properties::UnicodeEmoji;
 use unicode_script::UnicodeScript;
 use unicode_security::confusable_detection::skeleton;
 use unicode_security::mixed_script::MixedScript;
 use url::{Host, Url};
+
+use crate::hidden_chars::{self, HiddenChar};
 
 /// Longest URL accepted, in bytes (64 KiB).
 pub const MAX_URL_LEN: usize = 64 * 1024;
@@ -209,7 +210,7 @@ pub fn analyze_url(url: &str, message: &str) -> Result<UrlAnalysis, UrlError> {
     {
         return Err(UrlError::Parse(format!(
             "it contains a space or control character ({}) at byte {at}",
-            code_point(c)
+            hidden_chars::code_point(c)
         )));
     }
 
@@ -293,132 +294,18 @@ pub fn text_warnings(s: &str) -> Vec<UrlWarning> {
     set.into_iter().collect()
 }
 
-/// Replace bidi controls and invisible characters with visible escapes like
-/// "\u{202E}" → "⟨U+202E⟩" so agent strings can be displayed safely.
-pub fn neutralize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for (c, warning) in classify_chars(s, true) {
-        match warning {
-            Some(_) => out.push_str(&code_point(c)),
-            None => out.push(c),
-        }
-    }
-    out
-}
-
-/// "⟨U+202E⟩": how a hidden character is shown to the user.
-fn code_point(c: char) -> String {
-    format!("⟨U+{:04X}⟩", u32::from(c))
-}
-
-// ---------------------------------------------------------------------------
-// Hidden characters (bidi controls, invisible characters)
-
-/// Every character that is never shown as itself, as inclusive ranges with the warning it
-/// raises. The one source of this rule: the window's escape rule is generated from it
-/// (`ui/src/lib/generated/hidden-chars.ts`, checked by `tests/ui_tables.rs`).
-pub const HIDDEN_CHARS: &[(char, char, UrlWarning)] = {
-    use UrlWarning::{BidiControl, InvisibleChar};
-    &[
-        // C0 controls but tab, LF and CR; DEL and C1 controls: they render as nothing.
-        ('\u{0000}', '\u{0008}', InvisibleChar),
-        ('\u{000B}', '\u{000C}', InvisibleChar),
-        ('\u{000E}', '\u{001F}', InvisibleChar),
-        ('\u{007F}', '\u{009F}', InvisibleChar),
-        // Soft hyphen, combining grapheme joiner.
-        ('\u{00AD}', '\u{00AD}', InvisibleChar),
-        ('\u{034F}', '\u{034F}', InvisibleChar),
-        // Arabic letter mark.
-        ('\u{061C}', '\u{061C}', BidiControl),
-        // Hangul fillers, Khmer inherent vowels, Mongolian free variation selectors and
-        // vowel separator.
-        ('\u{115F}', '\u{1160}', InvisibleChar),
-        ('\u{17B4}', '\u{17B5}', InvisibleChar),
-        ('\u{180B}', '\u{180F}', InvisibleChar),
-        // Zero-width space, non-joiner, joiner.
-        ('\u{200B}', '\u{200D}', InvisibleChar),
-        // LRM, RLM; line and paragraph separators (they break a line where none shows);
-        // embeddings and overrides.
-        ('\u{200E}', '\u{200F}', BidiControl),
-        ('\u{2028}', '\u{2029}', InvisibleChar),
-        ('\u{202A}', '\u{202E}', BidiControl),
-        // Word joiner, invisible operators.
-        ('\u{2060}', '\u{2064}', InvisibleChar),
-        // Isolates; then the deprecated format characters (symmetric swapping, shaping, digits).
-        ('\u{2066}', '\u{2069}', BidiControl),
-        ('\u{206A}', '\u{206F}', InvisibleChar),
-        ('\u{3164}', '\u{3164}', InvisibleChar),
-        // Variation selectors, BOM, halfwidth Hangul filler.
-        ('\u{FE00}', '\u{FE0F}', InvisibleChar),
-        ('\u{FEFF}', '\u{FEFF}', InvisibleChar),
-        ('\u{FFA0}', '\u{FFA0}', InvisibleChar),
-        // Tag characters, variation selectors supplement.
-        ('\u{E0000}', '\u{E007F}', InvisibleChar),
-        ('\u{E0100}', '\u{E01EF}', InvisibleChar),
-    ]
-};
-
-/// The warning a character raises on its own, ignoring context.
-fn hidden_char_kind(c: char) -> Option<UrlWarning> {
-    if matches!(c, ' '..='~') {
-        return None;
-    }
-    HIDDEN_CHARS
-        .iter()
-        .find(|(first, last, _)| (*first..=*last).contains(&c))
-        .map(|(_, _, warning)| *warning)
-}
-
-/// Characters that can carry an emoji presentation selector or be joined by ZWJ: emoji
-/// (the Emoji property of UTS #51; ASCII digits, `#` and `*` have it too, but a selector
-/// after them is a keycap's, handled apart). Other symbols and letters are not: a ZWJ after
-/// `é` or `→` would hide in plain text.
-fn is_emoji_like(c: char) -> bool {
-    !c.is_ascii() && c.is_emoji_char() && hidden_char_kind(c).is_none()
-}
-
-/// Each char of `s` with the warning it raises. With `emoji_ok`, one emoji
-/// variation selector after an emoji (or keycap base) and a ZWJ between emoji
-/// are legitimate and raise nothing.
-fn classify_chars(s: &str, emoji_ok: bool) -> Vec<(char, Option<UrlWarning>)> {
-    let chars: Vec<char> = s.chars().collect();
-    let mut out = Vec::with_capacity(chars.len());
-    // Whether the previous char is part of an emoji sequence (so a ZWJ may follow).
-    let mut prev_emoji = false;
-    for (i, &c) in chars.iter().enumerate() {
-        let prev = i.checked_sub(1).and_then(|j| chars.get(j)).copied();
-        let next = chars.get(i + 1).copied();
-        let mut warning = hidden_char_kind(c);
-        if emoji_ok && warning.is_some() {
-            let allowed = match c {
-                '\u{FE0E}' | '\u{FE0F}' => {
-                    prev.is_some_and(is_emoji_like)
-                        || (prev.is_some_and(|p| matches!(p, '0'..='9' | '#' | '*'))
-                            && next == Some('\u{20E3}'))
-                }
-                '\u{200D}' => prev_emoji && next.is_some_and(is_emoji_like),
-                _ => false,
-            };
-            if allowed {
-                warning = None;
-            }
-        }
-        prev_emoji = if warning.is_none() && hidden_char_kind(c).is_some() {
-            // An allowed selector keeps the sequence going; an allowed ZWJ
-            // needs an emoji next anyway.
-            true
-        } else {
-            is_emoji_like(c)
-        };
-        out.push((c, warning));
-    }
-    out
-}
-
+/// The hidden characters of `s` as URL warnings (the URL analysis reports them with its own).
 fn hidden_char_warnings(s: &str, emoji_ok: bool) -> impl Iterator<Item = UrlWarning> {
-    classify_chars(s, emoji_ok)
-        .into_iter()
-        .filter_map(|(_, warning)| warning)
+    hidden_chars::found_in(s, emoji_ok).map(UrlWarning::from)
+}
+
+impl From<HiddenChar> for UrlWarning {
+    fn from(hidden: HiddenChar) -> Self {
+        match hidden {
+            HiddenChar::BidiControl => UrlWarning::BidiControl,
+            HiddenChar::Invisible => UrlWarning::InvisibleChar,
+        }
+    }
 }
 
 /// Percent-decoded pieces of `s` (decoded once, invalid UTF-8 made lossy).
@@ -541,6 +428,7 @@ fn folds_to_ascii(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hidden_chars::neutralize;
     use UrlWarning::*;
     use std::net::IpAddr;
 
@@ -930,34 +818,6 @@ mod tests {
             text_warnings("\u{202E}x\u{200B}\u{202E}"),
             vec![BidiControl, InvisibleChar]
         );
-    }
-
-    #[test]
-    fn neutralize_escapes_hidden_chars() {
-        assert_eq!(neutralize("abc\u{202E}def"), "abc⟨U+202E⟩def");
-        assert_eq!(neutralize("a\u{200B}b\u{FEFF}"), "a⟨U+200B⟩b⟨U+FEFF⟩");
-        assert_eq!(neutralize("tag\u{E0041}"), "tag⟨U+E0041⟩");
-        assert_eq!(neutralize("bell\u{7}"), "bell⟨U+0007⟩");
-        // Line and paragraph separators break a line where no line break shows (issue 32).
-        assert_eq!(neutralize("a\u{2028}b\u{2029}"), "a⟨U+2028⟩b⟨U+2029⟩");
-        assert_eq!(neutralize("plain текст 例え\n"), "plain текст 例え\n");
-        assert_eq!(neutralize(""), "");
-    }
-
-    #[test]
-    fn the_hidden_character_table_is_sorted_and_covers_every_control() {
-        for pair in HIDDEN_CHARS.windows(2) {
-            assert!(pair[0].1 < pair[1].0, "overlap or disorder at {:?}", pair[1]);
-        }
-        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
-            if c.is_control() && !matches!(c, '\t' | '\n' | '\r') {
-                assert_eq!(hidden_char_kind(c), Some(InvisibleChar), "{:04X}", c as u32);
-            }
-        }
-        assert_eq!(hidden_char_kind('\u{E0041}'), Some(InvisibleChar));
-        assert_eq!(hidden_char_kind('\u{E0101}'), Some(InvisibleChar));
-        assert_eq!(hidden_char_kind('\u{2067}'), Some(BidiControl));
-        assert_eq!(hidden_char_kind('a'), None);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use porthole_elicitation::url_safety::HIDDEN_CHARS;
+use porthole_elicitation::hidden_chars::HIDDEN_CHARS;
 
 fn repo_file(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -29,7 +29,7 @@ fn check_generated(relative: &str, generated: &str) {
 #[test]
 fn the_windows_hidden_character_table_is_cores() {
     let mut ts = String::from(
-        "// Generated from porthole-elicitation's url_safety::HIDDEN_CHARS by\n\
+        "// Generated from porthole-elicitation's hidden_chars::HIDDEN_CHARS by\n\
          // `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`. Do not edit.\n\
          \n\
          /** Characters never shown as themselves: [first, last] code points and the warning they raise. */\n\
@@ -51,7 +51,7 @@ fn the_windows_hidden_character_table_is_cores() {
 /// first, a middle and the last character of each range of the table, between plain text.
 #[test]
 fn the_windows_reveal_cases_are_cores_neutralize() {
-    use porthole_elicitation::url_safety::neutralize;
+    use porthole_elicitation::hidden_chars::neutralize;
     let mut cases = Vec::new();
     for (first, last, _) in HIDDEN_CHARS {
         let (a, b) = (u32::from(*first), u32::from(*last));

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use porthole_app::sealed::DATA_DIR_PREFIX;
-use porthole_core::url_safety::neutralize;
+use porthole_core::hidden_chars::neutralize;
 use tao::dpi::LogicalSize;
 use tao::event::{Event, WindowEvent};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};

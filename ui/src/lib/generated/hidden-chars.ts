@@ -1,4 +1,4 @@
-// Generated from porthole-elicitation's url_safety::HIDDEN_CHARS by
+// Generated from porthole-elicitation's hidden_chars::HIDDEN_CHARS by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-elicitation --test ui_tables`. Do not edit.
 
 /** Characters never shown as themselves: [first, last] code points and the warning they raise. */
