@@ -74,8 +74,9 @@ async fn list(url: &Url, pipe: bool) -> Result<Vec<ToolInfo>, String> {
             return Ok(message.get("result").cloned().unwrap_or(Value::Null));
         }
     };
+    // The revision sign-in follows too (crate::MCP_PROTOCOL_VERSION): one revision per client.
     let init = json!({
-        "protocolVersion": "2025-06-18",
+        "protocolVersion": crate::MCP_PROTOCOL_VERSION,
         "capabilities": {},
         "clientInfo": {"name": "porthole", "version": env!("CARGO_PKG_VERSION")}
     });
