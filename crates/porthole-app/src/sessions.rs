@@ -262,9 +262,16 @@ impl Backend {
         let client = self.client_of_session(session_id)?;
         let (workspace, handed) = self.with_connections(&agent_id, &client, cwd.into()).await;
         let _opening = Opening::start(self, &agent_id);
-        let opened = client.fork_session(session_id, workspace).await?;
-        self.connections_kept(&agent_id, &opened.session_id, handed);
-        Ok(self.register(&agent_id, &opened, false))
+        match client.fork_session(session_id, workspace).await {
+            Ok(opened) => {
+                self.connections_kept(&agent_id, &opened.session_id, handed);
+                Ok(self.register(&agent_id, &opened, false))
+            }
+            Err(e) => {
+                self.session_failed(&agent_id, "session/fork", &e);
+                Err(e.into())
+            }
+        }
     }
 
     /// `session/set_model`; the header's model picker.

@@ -487,6 +487,10 @@ fn main() {
                 agent.model = model.to_string();
                 reply(id, json!({}));
             }
+            // PORTHOLE_TEST_AGENT_FORK_AUTH: forking wants a sign-in (say, an expired one).
+            ("session/fork", Some(id)) if std::env::var_os("PORTHOLE_TEST_AGENT_FORK_AUTH").is_some() => {
+                reply_error(id, -32000, "Authentication required")
+            }
             ("session/fork", Some(id)) => {
                 // The open session, or the stored one `session/list` names.
                 if params["sessionId"] != json!(agent.session) && params["sessionId"] != json!("old-1") {
