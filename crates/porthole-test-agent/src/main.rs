@@ -477,6 +477,16 @@ fn main() {
                     "configOptions":config_options("fast", false),"models":models(&agent.model)}),
                 );
                 agent.commands_at_open();
+                // PORTHOLE_TEST_AGENT_FS_AT_OPEN: a file written in the new session at once, as
+                // an agent may do before any prompt; what the client answered is reported.
+                if std::env::var_os("PORTHOLE_TEST_AGENT_FS_AT_OPEN").is_some() {
+                    let path = format!("{}/at-open.txt", agent.cwd);
+                    let answer = agent.call(
+                        "fs/write_text_file",
+                        json!({"sessionId": agent.session, "path": path, "content": "written at open\n"}),
+                    );
+                    agent.say(&json!({"fsAtOpen": answer}).to_string());
+                }
             }
             ("session/set_model", Some(id)) => {
                 let model = params["modelId"].as_str().unwrap_or("");
