@@ -3,6 +3,7 @@
 //! Pure over [`AppState`] (no window, no history, no tasks): what must happen after the state
 //! lock is released comes back as [`Effects`], which `Backend::apply` carries out.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use porthole_core::acp::v1::schema::SessionUpdate;
@@ -34,11 +35,10 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
         return effects;
     }
     match event {
-        Event::SessionUpdate { session_id, update } => {
-            if let Some(session) = state.sessions.get_mut(session_id) {
-                effects.snapshot_changed = session_update(session, update);
-            }
-        }
+        Event::SessionUpdate { session_id, update } => match state.sessions.get_mut(session_id) {
+            Some(session) => effects.snapshot_changed = session_update(session, update),
+            None => keep_early(state, agent_id, session_id, update),
+        },
         Event::DialogDismissed { dialog_id, reason } => {
             effects.dismissed = state.pending.shift_remove(dialog_id).map(|p| (p, reason));
         }
@@ -70,6 +70,83 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
         _ => {}
     }
     effects
+}
+
+/// Most session-level updates kept per agent for sessions it is opening.
+const EARLY_UPDATES: usize = 64;
+
+/// The sessions an agent is opening (`session/new`, `load`, `resume` or `fork` in flight) and
+/// the session-level updates (commands, mode, config, title, usage) that arrived for sessions
+/// the model does not hold yet. The agent's first updates follow its answer at once, and the
+/// connection's event loop can apply them before the task that asked has registered the
+/// session: kept here, they are folded into the session when it is (`session_opened`).
+/// Bounded, and dropped when the agent has no opening left in flight.
+#[derive(Default)]
+pub(super) struct Opening {
+    in_flight: usize,
+    early: VecDeque<(String, Box<SessionUpdate>)>,
+}
+
+/// A session request of `agent_id` is about to be sent.
+pub(super) fn opening_started(state: &mut AppState, agent_id: &str) {
+    state.opening.entry(agent_id.to_string()).or_default().in_flight += 1;
+}
+
+/// That request is over (answered or failed, and the session registered if it opened).
+pub(super) fn opening_ended(state: &mut AppState, agent_id: &str) {
+    if let Some(opening) = state.opening.get_mut(agent_id) {
+        opening.in_flight = opening.in_flight.saturating_sub(1);
+        if opening.in_flight == 0 {
+            state.opening.remove(agent_id);
+        }
+    }
+}
+
+/// A session-level update for a session the model does not hold: kept while the agent is
+/// opening one (it may be that session's), dropped otherwise (a session already closed).
+fn keep_early(state: &mut AppState, agent_id: &str, session_id: &str, update: &SessionUpdate) {
+    if !session_level(update) {
+        return;
+    }
+    let Some(opening) = state.opening.get_mut(agent_id) else {
+        return;
+    };
+    if opening.early.len() == EARLY_UPDATES {
+        opening.early.pop_front();
+    }
+    opening
+        .early
+        .push_back((session_id.to_string(), Box::new(update.clone())));
+}
+
+/// A session opened (or a load's placeholder for it): it joins the model with the
+/// session-level updates that arrived before it. With `replayed`, the view a load's replay
+/// went into (its placeholder) keeps what the updates said and the answer does not (title,
+/// commands, usage).
+pub(super) fn session_opened(
+    state: &mut AppState,
+    agent_id: &str,
+    mut view: SessionView,
+    replayed: bool,
+) -> SessionView {
+    if let Some(earlier) = state.sessions.get(&view.session_id).filter(|_| replayed) {
+        view.title = view.title.take().or_else(|| earlier.title.clone());
+        if view.available_commands.as_array().is_none_or(Vec::is_empty) {
+            view.available_commands = earlier.available_commands.clone();
+        }
+        view.usage = view.usage.take().or_else(|| earlier.usage.clone());
+    }
+    if let Some(opening) = state.opening.get_mut(agent_id) {
+        let (early, rest): (VecDeque<_>, VecDeque<_>) = std::mem::take(&mut opening.early)
+            .into_iter()
+            .partition(|(id, _)| *id == view.session_id);
+        opening.early = rest;
+        for (_, update) in early {
+            session_update(&mut view, &update);
+        }
+    }
+    state.sessions.insert(view.session_id.clone(), view.clone());
+    view
 }
 
 /// A dialog waits for the user. An elicitation also starts the clock of its latency figure.
@@ -120,6 +197,18 @@ fn line_too_long(state: &mut AppState, agent_id: &str, bytes: u64, limit: u64) {
         conn.inspector
             .note(porthole_core::transport::Direction::Incoming, text);
     }
+}
+
+/// The updates [`session_update`] folds into the session view.
+fn session_level(update: &SessionUpdate) -> bool {
+    matches!(
+        update,
+        SessionUpdate::CurrentModeUpdate(_)
+            | SessionUpdate::ConfigOptionUpdate(_)
+            | SessionUpdate::SessionInfoUpdate(_)
+            | SessionUpdate::AvailableCommandsUpdate(_)
+            | SessionUpdate::UsageUpdate(_)
+    )
 }
 
 /// Fold a session-level update into the session view. True when the snapshot changed.
@@ -280,6 +369,86 @@ mod tests {
             )
             .snapshot_changed
         );
+    }
+
+    /// A view of session `id` of agent `a` as it opens, without commands.
+    fn opened_view(id: &str) -> SessionView {
+        let mut view = state().sessions["s"].clone();
+        view.session_id = id.into();
+        view.turn_running = false;
+        view
+    }
+
+    fn commands(id: &str, name: &str) -> Event {
+        update(
+            id,
+            json!({"sessionUpdate": "available_commands_update",
+                "availableCommands": [{"name": name, "description": "d"}]}),
+        )
+    }
+
+    #[test]
+    fn updates_that_arrive_before_the_opener_registers_the_session_are_folded_in() {
+        let mut st = state();
+        opening_started(&mut st, "a");
+        // The event loop applies the agent's first updates before the opener registers.
+        apply(&mut st, "a", &commands("s2", "web"));
+        let title = update(
+            "s2",
+            json!({"sessionUpdate": "session_info_update", "title": "New"}),
+        );
+        apply(&mut st, "a", &title);
+        let chunk = update(
+            "s2",
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
+        );
+        apply(&mut st, "a", &chunk);
+        let view = session_opened(&mut st, "a", opened_view("s2"), false);
+        assert_eq!(view.available_commands[0]["name"], "web");
+        assert_eq!(view.title.as_deref(), Some("New"));
+        assert_eq!(st.sessions["s2"].available_commands[0]["name"], "web");
+        opening_ended(&mut st, "a");
+        assert!(
+            st.opening.is_empty(),
+            "nothing kept once no session is being opened"
+        );
+    }
+
+    #[test]
+    fn early_updates_are_kept_only_while_a_session_opens_and_bounded() {
+        let mut st = state();
+        // No session being opened: an update for an unknown (closed) session is dropped.
+        apply(&mut st, "a", &commands("gone", "web"));
+        assert!(st.opening.is_empty());
+        opening_started(&mut st, "a");
+        opening_started(&mut st, "a");
+        for i in 0..(EARLY_UPDATES + 10) {
+            apply(&mut st, "a", &commands(&format!("x{i}"), "web"));
+        }
+        apply(&mut st, "a", &commands("s3", "review"));
+        assert_eq!(st.opening["a"].early.len(), EARLY_UPDATES);
+        // Another session's updates stay for its own opener.
+        let view = session_opened(&mut st, "a", opened_view("s3"), false);
+        assert_eq!(view.available_commands[0]["name"], "review");
+        assert_eq!(st.opening["a"].early.len(), EARLY_UPDATES - 1);
+        opening_ended(&mut st, "a");
+        assert!(!st.opening.is_empty(), "the other opener is still waiting");
+        opening_ended(&mut st, "a");
+        assert!(st.opening.is_empty());
+        // An opening that ends more often than it started does not underflow.
+        opening_ended(&mut st, "a");
+    }
+
+    #[test]
+    fn a_loads_answer_keeps_what_its_replay_said() {
+        let mut st = state();
+        session_opened(&mut st, "a", opened_view("old"), false);
+        apply(&mut st, "a", &commands("old", "web"));
+        let view = session_opened(&mut st, "a", opened_view("old"), true);
+        assert_eq!(view.available_commands[0]["name"], "web");
+        // A new session that happens to reuse an id starts afresh.
+        let view = session_opened(&mut st, "a", opened_view("old"), false);
+        assert_eq!(view.available_commands, json!([]));
     }
 
     #[test]

@@ -218,6 +218,9 @@ struct AppState {
     arrived: HashMap<u64, Instant>,
     /// Login terminals of terminal authentication, by terminal id -> agent id.
     auth_terminals: HashMap<String, String>,
+    /// Sessions being opened, by agent id: the session-level updates that arrive for a session
+    /// before its opener registers it (`apply::session_opened`).
+    opening: HashMap<String, apply::Opening>,
     generations: u64,
 }
 

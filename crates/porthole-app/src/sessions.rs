@@ -45,8 +45,30 @@ fn cwd_path(cwd: &str) -> Result<PathBuf, AnswerError> {
     Ok(path)
 }
 
+/// A session request of an agent in flight (`apply::Opening`): the updates that arrive for a
+/// session the model does not hold yet are kept until the session is registered.
+struct Opening<'b> {
+    backend: &'b Backend,
+    agent_id: &'b str,
+}
+
+impl<'b> Opening<'b> {
+    fn start(backend: &'b Backend, agent_id: &'b str) -> Self {
+        crate::apply::opening_started(&mut backend.state(), agent_id);
+        Self { backend, agent_id }
+    }
+}
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        crate::apply::opening_ended(&mut self.backend.state(), self.agent_id);
+    }
+}
+
 impl Backend {
-    fn register(&self, agent_id: &str, opened: &OpenedSession) -> SessionView {
+    /// The session joins the model (with the updates that arrived before it); `replayed`: a
+    /// load's answer, whose replay went into the placeholder registered before it.
+    fn register(&self, agent_id: &str, opened: &OpenedSession, replayed: bool) -> SessionView {
         let view = SessionView {
             session_id: opened.session_id.clone(),
             agent_id: agent_id.to_string(),
@@ -64,14 +86,14 @@ impl Backend {
             turn_running: false,
             usage: None,
         };
-        {
+        let view = {
             let mut state = self.state();
             if let Some(conn) = state.conns.get_mut(agent_id) {
                 conn.needs_auth = false;
                 conn.error = None;
             }
-            state.sessions.insert(view.session_id.clone(), view.clone());
-        }
+            crate::apply::session_opened(&mut state, agent_id, view, replayed)
+        };
         self.push_snapshot();
         view
     }
@@ -115,10 +137,11 @@ impl Backend {
     ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
         let (workspace, handed) = self.with_connections(agent_id, &client, workspace.into()).await;
+        let _opening = Opening::start(self, agent_id);
         match client.open_session(workspace).await {
             Ok(opened) => {
                 self.connections_kept(agent_id, &opened.session_id, handed);
-                Ok(self.register(agent_id, &opened))
+                Ok(self.register(agent_id, &opened, false))
             }
             Err(e) => {
                 self.session_failed(agent_id, "session/new", &e);
@@ -187,12 +210,12 @@ impl Backend {
             config_options: Vec::new(),
             models: None,
         };
-        self.register(agent_id, &placeholder);
+        self.register(agent_id, &placeholder, false);
         let (workspace, handed) = self.with_connections(agent_id, &client, workspace).await;
         match client.load_session(session_id, workspace).await {
             Ok(opened) => {
                 self.connections_kept(agent_id, session_id, handed);
-                Ok(self.register(agent_id, &opened))
+                Ok(self.register(agent_id, &opened, true))
             }
             Err(e) => {
                 self.state().sessions.shift_remove(session_id);
@@ -213,10 +236,11 @@ impl Backend {
         let (workspace, handed) = self
             .with_connections(agent_id, &client, workspace(cwd, additional)?)
             .await;
+        let _opening = Opening::start(self, agent_id);
         match client.resume_session(session_id, workspace).await {
             Ok(opened) => {
                 self.connections_kept(agent_id, session_id, handed);
-                Ok(self.register(agent_id, &opened))
+                Ok(self.register(agent_id, &opened, false))
             }
             Err(e) => {
                 self.session_failed(agent_id, "session/resume", &e);
@@ -237,9 +261,17 @@ impl Backend {
         };
         let client = self.client_of_session(session_id)?;
         let (workspace, handed) = self.with_connections(&agent_id, &client, cwd.into()).await;
-        let opened = client.fork_session(session_id, workspace).await?;
-        self.connections_kept(&agent_id, &opened.session_id, handed);
-        Ok(self.register(&agent_id, &opened))
+        let _opening = Opening::start(self, &agent_id);
+        match client.fork_session(session_id, workspace).await {
+            Ok(opened) => {
+                self.connections_kept(&agent_id, &opened.session_id, handed);
+                Ok(self.register(&agent_id, &opened, false))
+            }
+            Err(e) => {
+                self.session_failed(&agent_id, "session/fork", &e);
+                Err(e.into())
+            }
+        }
     }
 
     /// `session/set_model`; the header's model picker.

@@ -7,14 +7,18 @@ use std::path::{Path, PathBuf};
 use agent_client_protocol::JsonRpcRequest;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthMethod, AuthenticateRequest, CloseSessionRequest, DeleteSessionRequest,
-    ForkSessionRequest, ListSessionsRequest, LoadSessionRequest, LogoutRequest, McpServer, NewSessionRequest,
-    ResumeSessionRequest, SessionConfigOption, SessionConfigOptionValue, SessionId, SessionInfo,
-    SessionModeState, SetSessionConfigOptionRequest, SetSessionModeRequest,
+    ForkSessionRequest, ForkSessionResponse, ListSessionsRequest, LoadSessionRequest, LogoutRequest,
+    McpServer, NewSessionRequest, NewSessionResponse, ResumeSessionRequest, SessionConfigOption,
+    SessionConfigOptionValue, SessionId, SessionInfo, SessionModeState, SetSessionConfigOptionRequest,
+    SetSessionModeRequest,
 };
 use serde::Serialize;
 
+use crate::client::state::Shared;
 use crate::client::{AgentClient, ClientError, SessionState};
-use crate::models::{ForkSession, LoadSession, NewSession, ResumeSession, SessionModels, SetModelRequest};
+use crate::models::{
+    ForkSession, LoadSession, NewSession, ResumeSession, SessionModels, SetModelRequest, WithModels,
+};
 
 /// Where a session works: `cwd`, the primary folder and the base of relative paths, and the
 /// additional folders (`additionalDirectories`) the agent may also work in. fs requests are
@@ -135,6 +139,55 @@ impl AgentClient {
             .map_err(|e| self.rpc_error(method, &e))
     }
 
+    /// [`call`](Self::call), with `answered` run on a successful answer in the connection's
+    /// dispatch order: before any message the agent sent after that answer is handled. The
+    /// session an answer opens is registered there, so the agent's first requests and updates
+    /// for it, which may follow the answer at once, find it (its folders for `fs/*` and
+    /// terminals, its tool calls). `answered` must be quick: later messages wait for it.
+    async fn call_ordered<Req: JsonRpcRequest>(
+        &self,
+        method: &'static str,
+        request: Req,
+        answered: impl FnOnce(&Req::Response) + Send + 'static,
+    ) -> Result<Req::Response, ClientError>
+    where
+        Req::Response: Send + 'static,
+    {
+        let prepared = self.cx.prepare_request(request);
+        let key = serde_json::to_string(prepared.raw_id()).unwrap_or_default();
+        self.shared.lock().in_flight.insert(key.clone(), method);
+        struct Untrack<'a>(&'a AgentClient, String);
+        impl Drop for Untrack<'_> {
+            fn drop(&mut self) {
+                self.0.shared.lock().in_flight.remove(&self.1);
+            }
+        }
+        let _untrack = Untrack(self, key);
+        // As `call`: dropping the future before the answer sends `$/cancel_request` (a no-op
+        // once answered).
+        struct CancelUnanswered(agent_client_protocol::RequestCancellationHandle);
+        impl Drop for CancelUnanswered {
+            fn drop(&mut self) {
+                let _ = self.0.cancel();
+            }
+        }
+        let _cancel = CancelUnanswered(prepared.cancellation_handle());
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        prepared
+            .on_receiving_result(move |result| {
+                if let Ok(response) = &result {
+                    answered(response);
+                }
+                let _ = tx.send(result);
+                std::future::ready(Ok(()))
+            })
+            .map_err(|e| self.rpc_error(method, &e))?;
+        match rx.await {
+            Ok(result) => result.map_err(|e| self.rpc_error(method, &e)),
+            Err(_) => Err(self.rpc_error(method, &agent_client_protocol::Error::internal_error())),
+        }
+    }
+
     fn require(&self, supported: bool, method: &'static str) -> Result<(), ClientError> {
         if supported {
             Ok(())
@@ -165,9 +218,22 @@ impl AgentClient {
     }
 
     fn register(&self, session_id: &str, workspace: &Workspace, models: Option<&SessionModels>) {
-        let mut state = SessionState::new(workspace.roots());
-        state.models = models.cloned();
-        self.shared.lock().sessions.insert(session_id.to_string(), state);
+        register(&self.shared, session_id, workspace, models);
+    }
+
+    /// A callback for [`call_ordered`](Self::call_ordered) that registers the session an
+    /// answer names, in `workspace`.
+    fn register_on_answer<R>(
+        &self,
+        workspace: &Workspace,
+        named: impl Fn(&R) -> (&str, Option<&SessionModels>) + Send + 'static,
+    ) -> impl FnOnce(&R) + Send + 'static {
+        let shared = std::sync::Arc::clone(&self.shared);
+        let workspace = workspace.clone();
+        move |answer| {
+            let (session_id, models) = named(answer);
+            register(&shared, session_id, &workspace, models);
+        }
     }
 
     /// Keep what a load or resume answered (the session was registered before the request,
@@ -204,9 +270,14 @@ impl AgentClient {
         let request = NewSessionRequest::new(workspace.cwd.clone())
             .additional_directories(self.additional(&workspace)?)
             .mcp_servers(workspace.mcp_servers.clone());
-        let r = self.call("session/new", NewSession(request)).await?;
+        // Registered as the answer is read: the agent may use the session at once.
+        let register = self.register_on_answer(&workspace, |r: &WithModels<NewSessionResponse>| {
+            (&r.response.session_id.0, r.models.as_ref())
+        });
+        let r = self
+            .call_ordered("session/new", NewSession(request), register)
+            .await?;
         let session_id = r.response.session_id.0.to_string();
-        self.register(&session_id, &workspace, r.models.as_ref());
         Ok(OpenedSession {
             session_id,
             cwd: workspace.cwd,
@@ -290,9 +361,14 @@ impl AgentClient {
         self.require(supported, "session/fork")?;
         let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone())
             .mcp_servers(mcp_servers);
-        let r = self.call("session/fork", ForkSession(request)).await?;
+        let register = self.register_on_answer(
+            &Workspace::from(cwd.clone()),
+            |r: &WithModels<ForkSessionResponse>| (&r.response.session_id.0, r.models.as_ref()),
+        );
+        let r = self
+            .call_ordered("session/fork", ForkSession(request), register)
+            .await?;
         let forked = r.response.session_id.0.to_string();
-        self.register(&forked, &Workspace::from(cwd.clone()), r.models.as_ref());
         Ok(OpenedSession {
             session_id: forked,
             cwd,
@@ -513,4 +589,11 @@ fn known_method(method: &str) -> &'static str {
         .copied()
         .find(|m| *m == method)
         .unwrap_or("an extension request")
+}
+
+/// The session joins the connection's state: its roots for `fs/*` and terminals, its models.
+fn register(shared: &Shared, session_id: &str, workspace: &Workspace, models: Option<&SessionModels>) {
+    let mut state = SessionState::new(workspace.roots());
+    state.models = models.cloned();
+    shared.lock().sessions.insert(session_id.to_string(), state);
 }

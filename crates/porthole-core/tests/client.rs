@@ -754,3 +754,30 @@ async fn ending_a_session_cancels_its_pending_dialogs() {
     assert!(sent, "the agent was answered `cancel`");
     h.client.shutdown().await;
 }
+
+/// An agent may write in a session the moment it has answered `session/new` (issue 41): the
+/// session's folders must be known by then. On this one-thread runtime the connection handles
+/// the agent's request before the test's own future, which asked for the session, resumes.
+#[tokio::test]
+async fn a_request_right_after_session_new_finds_the_session() {
+    let mut h = start_with(
+        ClientOptions::default(),
+        vec![("PORTHOLE_TEST_AGENT_FS_AT_OPEN".into(), "1".into())],
+    )
+    .await;
+    let report = loop {
+        if let Event::SessionUpdate { update, .. } = h.next().await
+            && let SessionUpdate::AgentMessageChunk(chunk) = *update
+            && let porthole_core::acp::v1::schema::ContentBlock::Text(t) = chunk.content
+            && t.text.contains("fsAtOpen")
+        {
+            break serde_json::from_str::<Value>(&t.text).unwrap();
+        }
+    };
+    assert!(
+        report["fsAtOpen"].get("error").is_none(),
+        "the write was refused: {report}"
+    );
+    let written = h.dir.path().join("at-open.txt");
+    assert_eq!(std::fs::read_to_string(written).unwrap(), "written at open\n");
+}

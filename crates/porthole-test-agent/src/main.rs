@@ -153,6 +153,18 @@ impl Agent {
         );
     }
 
+    /// With `PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN` set, a new or forked session's commands
+    /// follow its answer at once, as the demo agent and Claude Code send them.
+    fn commands_at_open(&self) {
+        if commands_at_open() {
+            self.update(
+                json!({"sessionUpdate":"available_commands_update","availableCommands":[
+                {"name":"web","description":"Search the web","input":{"hint":"query"}},
+                {"name":"review","description":"Review the changes"}]}),
+            );
+        }
+    }
+
     fn say(&self, text: &str) {
         self.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":text}}));
     }
@@ -194,6 +206,11 @@ impl Agent {
 fn payloads() -> Vec<String> {
     serde_json::from_str(include_str!("../../../tests/xss/payloads.json"))
         .expect("payloads.json is a JSON array")
+}
+
+/// `PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN`: a session's commands follow the answer that opens it.
+fn commands_at_open() -> bool {
+    std::env::var_os("PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN").is_some()
 }
 
 /// With `PORTHOLE_TEST_AGENT_HOSTILE` set, names the agent controls (its own name, modes,
@@ -336,6 +353,7 @@ fn main() {
     let needs_auth = std::env::var("PORTHOLE_TEST_AGENT_AUTH").is_ok();
     let mut authenticated = std::env::var_os(API_KEY_VAR).is_some_and(|v| !v.is_empty());
     let mut forks = 0u32;
+    let mut opened = 0u32;
     // The session's config options: model and web search.
     let mut config = ("fast".to_string(), false);
     loop {
@@ -440,7 +458,13 @@ fn main() {
                 reply_error(id, -32000, "Authentication required")
             }
             ("session/new", Some(id)) => {
-                agent.session = "test-session-1".into();
+                // Each session a new id when its commands follow the answer (a test opens many).
+                opened += 1;
+                agent.session = if commands_at_open() {
+                    format!("test-session-{opened}")
+                } else {
+                    "test-session-1".into()
+                };
                 agent.cwd = params
                     .get("cwd")
                     .and_then(Value::as_str)
@@ -452,6 +476,17 @@ fn main() {
                     json!({"sessionId":agent.session,"modes":modes("ask"),
                     "configOptions":config_options("fast", false),"models":models(&agent.model)}),
                 );
+                agent.commands_at_open();
+                // PORTHOLE_TEST_AGENT_FS_AT_OPEN: a file written in the new session at once, as
+                // an agent may do before any prompt; what the client answered is reported.
+                if std::env::var_os("PORTHOLE_TEST_AGENT_FS_AT_OPEN").is_some() {
+                    let path = format!("{}/at-open.txt", agent.cwd);
+                    let answer = agent.call(
+                        "fs/write_text_file",
+                        json!({"sessionId": agent.session, "path": path, "content": "written at open\n"}),
+                    );
+                    agent.say(&json!({"fsAtOpen": answer}).to_string());
+                }
             }
             ("session/set_model", Some(id)) => {
                 let model = params["modelId"].as_str().unwrap_or("");
@@ -461,6 +496,10 @@ fn main() {
                 }
                 agent.model = model.to_string();
                 reply(id, json!({}));
+            }
+            // PORTHOLE_TEST_AGENT_FORK_AUTH: forking wants a sign-in (say, an expired one).
+            ("session/fork", Some(id)) if std::env::var_os("PORTHOLE_TEST_AGENT_FORK_AUTH").is_some() => {
+                reply_error(id, -32000, "Authentication required")
             }
             ("session/fork", Some(id)) => {
                 // The open session, or the stored one `session/list` names.
@@ -475,6 +514,7 @@ fn main() {
                     id,
                     json!({"sessionId":agent.session,"modes":modes("ask"),"models":models(&agent.model)}),
                 );
+                agent.commands_at_open();
             }
             ("session/load", Some(id)) => {
                 let sid = params["sessionId"].as_str().unwrap_or("").to_string();

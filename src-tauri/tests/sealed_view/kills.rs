@@ -15,7 +15,8 @@
 //! Every process of a run is found by a mark in its environment, which WebKit's processes
 //! inherit from the view, so the check sees them however they are parented.
 //!
-//! `cargo test` runs a few rounds; the long run:
+//! Both need a display and are ignored by a plain `cargo test`; `scripts/test` runs the few
+//! rounds under xvfb-run (`--include-ignored`); the long run:
 //! `PORTHOLE_SEALED_KILLS=200 xvfb-run -a cargo test -p porthole --test sealed_view -- --ignored --nocapture sealed_view_killed_many_times`
 //! (`PORTHOLE_SEALED_SEED=N` picks the seed; the outcome also depends on timing).
 
@@ -29,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use porthole_app::sealed::{OnEvent, Opened, SealedViews};
 
-use super::{BIN, Sandbox, Server, TIMEOUT, have_display, proc_stat, serial, serve};
+use super::{BIN, Sandbox, Server, TIMEOUT, need_display, proc_stat, serial, serve};
 
 /// The environment variable that marks every process of one run.
 const MARK: &str = "PORTHOLE_SEALED_KILL_MARK";
@@ -416,19 +417,16 @@ fn kill_rounds(rounds: usize) {
 }
 
 #[test]
+#[ignore = "needs a display: run under xvfb-run with --include-ignored (scripts/test does)"]
 fn sealed_view_killed_at_random_moments_leaves_nothing() {
-    if !have_display() {
-        return;
-    }
+    need_display();
     kill_rounds(10);
 }
 
 #[test]
-#[ignore = "long: PORTHOLE_SEALED_KILLS rounds (200 by default)"]
+#[ignore = "long, and needs a display: PORTHOLE_SEALED_KILLS rounds (200 by default) under xvfb-run"]
 fn sealed_view_killed_many_times() {
-    if !have_display() {
-        return;
-    }
+    need_display();
     let rounds = std::env::var("PORTHOLE_SEALED_KILLS")
         .ok()
         .map(|s| s.parse().expect("PORTHOLE_SEALED_KILLS is a number"))
