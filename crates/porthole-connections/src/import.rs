@@ -233,7 +233,8 @@ pub fn read(text: &str) -> Result<Found, ImportError> {
     if text.len() > MAX_TEXT_BYTES {
         return Err(ImportError::TooBig);
     }
-    let top: TopLevel = json5::from_str(text).map_err(|e| ImportError::Parse(e.to_string()))?;
+    let top: TopLevel =
+        porthole_profiles::jsonc::from_str(text).map_err(|e| ImportError::Parse(e.to_string()))?;
     let mut sections = Vec::new();
     if let Some(s) = top.mcp_servers {
         sections.push((Format::McpServers, s));

@@ -10,7 +10,8 @@
 //!                "env": { "ROOT": "/home/me", "TOKEN": { "secret": true } }, "enabled": false } } }
 //! ```
 //!
-//! The file may hold comments and trailing commas, so it is read as JSON5; Porthole writes it
+//! The file may hold comments and trailing commas, so it is read as JSONC
+//! (`porthole_profiles::jsonc`); Porthole writes it
 //! back plain (a temp file renamed over it, mode 0600). A file that cannot be read is an error
 //! naming it, and is never overwritten. `{"secret": true}` marks a value kept in the OS keyring
 //! ([`crate::secrets`]); the file never holds it. docs/connections.md describes every field.
@@ -284,7 +285,7 @@ impl Connections {
 
     /// Parse the file's text (`path_for_errors` names it in errors).
     pub fn parse(text: &str, path_for_errors: &str) -> Result<Self, ListError> {
-        let file: RawFile = json5::from_str(text).map_err(|e| ListError::Parse {
+        let file: RawFile = porthole_profiles::jsonc::from_str(text).map_err(|e| ListError::Parse {
             path: path_for_errors.to_string(),
             error: e.to_string(),
         })?;

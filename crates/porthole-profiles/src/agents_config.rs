@@ -7,8 +7,8 @@
 //!     "Gemini": { "type": "custom", "command": "gemini", "args": ["--acp"], "env": {"X": "1"} } } }
 //! ```
 //!
-//! The file may hold comments and trailing commas (Zed's settings are JSONC), so it is read
-//! as JSON5. Entries without a command (Zed's registry or extension agents) are reported,
+//! The file may hold comments and trailing commas (Zed's settings are JSONC): it is read by
+//! `crate::jsonc`. Entries without a command (Zed's registry or extension agents) are reported,
 //! not silently dropped.
 
 use std::collections::BTreeMap;
@@ -112,9 +112,9 @@ pub fn slug(name: &str) -> String {
 
 /// Parse the settings text. Entries are kept in name order; ids are made unique.
 pub fn parse(text: &str, path_for_errors: &str) -> Result<AgentsConfig, ConfigError> {
-    let file: File = json5::from_str(text).map_err(|e| ConfigError::Parse {
+    let file: File = crate::jsonc::from_str(text).map_err(|e| ConfigError::Parse {
         path: path_for_errors.to_string(),
-        error: describe_parse_error(text, e),
+        error: e.to_string(),
     })?;
     let mut config = AgentsConfig::default();
     for (name, entry) in file.agent_servers {
@@ -166,37 +166,6 @@ pub fn parse(text: &str, path_for_errors: &str) -> Result<AgentsConfig, ConfigEr
         });
     }
     Ok(config)
-}
-
-/// Characters of the file shown on each side of a parse error.
-const EXCERPT_CHARS: usize = 30;
-
-/// Where the file is wrong and a short excerpt there. The parser's own message quotes the whole
-/// line, which may be a 200 KB one; only its last line (what was expected) is kept.
-fn describe_parse_error(text: &str, error: json5::Error) -> String {
-    let json5::Error::Message { msg, location } = error;
-    let reason = msg
-        .lines()
-        .rev()
-        .find_map(|l| l.trim_start().strip_prefix("= "))
-        .unwrap_or(&msg);
-    let reason: String = reason.chars().take(200).collect();
-    let Some(at) = location else {
-        return reason;
-    };
-    let line = text.lines().nth(at.line.saturating_sub(1)).unwrap_or_default();
-    let start = at.column.saturating_sub(1 + EXCERPT_CHARS);
-    let shown: String = line.chars().skip(start).take(2 * EXCERPT_CHARS).collect();
-    let before = if start > 0 { "…" } else { "" };
-    let after = if line.chars().count() > start + 2 * EXCERPT_CHARS {
-        "…"
-    } else {
-        ""
-    };
-    format!(
-        "line {}, column {}: {reason} (at `{before}{shown}{after}`)",
-        at.line, at.column
-    )
 }
 
 /// Load the settings file; a missing file is an empty configuration, not an error.
@@ -279,7 +248,11 @@ mod tests {
             &error[..400.min(error.len())]
         );
         assert!(error.contains("line 1, column "), "{error}");
-        assert!(error.contains("xxxx…`"), "{error}");
+        // The excerpt is around the place, cut short: the `!` with some of the line before it.
+        assert!(
+            error.contains("(at `…xxxx") && error.contains("\" ! }"),
+            "{error}"
+        );
         let error = parse("{\n  \"agent_servers\": [,]\n}", "agents.json")
             .unwrap_err()
             .to_string();
