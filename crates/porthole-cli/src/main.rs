@@ -119,7 +119,12 @@ async fn hand_connections(
         http: offered.http,
         sse: offered.sse,
     };
-    let session = mcp_live::Session::open(&chosen, Some(caps)).await?;
+    let session = mcp_live::Session::open(
+        &chosen,
+        Some(caps),
+        porthole_connections::gateway::PassOwner::default(),
+    )
+    .await?;
     for (name, why) in &session.handed.skipped {
         note!(
             "porthole-cli: MCP connection `{name}` is not handed to the agent: {}",

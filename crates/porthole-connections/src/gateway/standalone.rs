@@ -1,0 +1,145 @@
+//! The session's standalone GET stream, where servers send questions not tied to a request
+//! (the TypeScript SDK sends every `elicitInput` there). Without one, the server drops the
+//! question and the tool call hangs, so when the gateway answers a connection's questions and
+//! the agent opens no GET stream of its own, the gateway opens one.
+//!
+//! A server allows one GET stream per session (the TypeScript SDK answers a second with 409).
+//! So the gateway waits a moment after `notifications/initialized` (agents that listen open
+//! theirs right then) and opens its own only if the agent has not; an agent's GET that comes
+//! later is served from the gateway's stream (what the gateway does not take is passed on to
+//! it) instead of going upstream to a 409.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use hyper::{Method, Response, StatusCode};
+use tokio::sync::mpsc;
+
+use super::Body;
+use super::questions::Answering;
+use super::sse::SseFilter;
+
+/// How long the gateway lets the agent open its GET stream first.
+const GRACE: Duration = Duration::from_millis(300);
+
+/// The gateway's own GET stream for one session, and the agent's stream it feeds, if any.
+pub(crate) struct OwnGet {
+    pub session: String,
+    agent: Mutex<Option<mpsc::Sender<Bytes>>>,
+}
+
+impl OwnGet {
+    /// A response serving the agent's GET from this stream; `None` when an agent stream is
+    /// already attached (the server would have said 409 too).
+    pub(crate) fn attach(&self) -> Option<Response<Body>> {
+        let mut slot = self.agent.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().is_some_and(|tx| !tx.is_closed()) {
+            return None;
+        }
+        let (tx, rx) = mpsc::channel::<Bytes>(16);
+        *slot = Some(tx);
+        let frames = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv().await.map(|b| (Ok(Frame::data(b)), rx))
+        });
+        Response::builder()
+            .status(StatusCode::OK)
+            .header("content-type", "text/event-stream")
+            .header("cache-control", "no-cache")
+            .header("mcp-session-id", &self.session)
+            .body(BodyExt::boxed(StreamBody::new(frames)))
+            .ok()
+    }
+
+    async fn pass_on(&self, bytes: Bytes) {
+        let tx = self.agent.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(tx) = tx
+            && tx.send(bytes).await.is_err()
+        {
+            // The agent closed its stream: what comes next has no one to go to.
+            *self.agent.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
+    }
+}
+
+/// Open the gateway's own GET stream for `answering`'s session after the grace time, unless
+/// the agent opened one.
+pub(crate) fn open_later(answering: Answering) {
+    tokio::spawn(async move {
+        tokio::time::sleep(GRACE).await;
+        run(answering).await;
+    });
+}
+
+async fn run(answering: Answering) {
+    let conn = answering.pass.conn(&answering.connection);
+    let Some(session) = answering.session.id.clone() else {
+        return;
+    };
+    if conn.agent_get.load(std::sync::atomic::Ordering::SeqCst)
+        || conn.own_get.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    {
+        return;
+    }
+    let Some((url, headers)) = answering.pass.remote(&answering.connection) else {
+        return;
+    };
+    let mut session_headers = answering.session.headers();
+    session_headers.retain(|(h, _)| *h != "content-type" && *h != "accept");
+    session_headers.push(("accept", "text/event-stream".into()));
+    let answer = super::forward::send(
+        &answering.inner,
+        &answering.connection,
+        &url,
+        &headers,
+        Method::GET,
+        &session_headers,
+        Bytes::new(),
+    )
+    .await;
+    let answer = match answer {
+        Ok(a) if a.status().is_success() => a,
+        // 405: the server has no standalone stream; 409: the agent's got there first.
+        Ok(a) => {
+            tracing::debug!(
+                connection = answering.connection,
+                status = a.status().as_u16(),
+                "no standalone stream of the gateway's own"
+            );
+            return;
+        }
+        Err(e) => {
+            tracing::warn!(connection = answering.connection, reason = %e, "the gateway's standalone stream could not open");
+            return;
+        }
+    };
+    let own = Arc::new(OwnGet {
+        session,
+        agent: Mutex::new(None),
+    });
+    *conn.own_get.lock().unwrap_or_else(|p| p.into_inner()) = Some(own.clone());
+    let mut filter = SseFilter::default();
+    let mut body = answer.bytes_stream();
+    let mut closed = answering.pass.closed();
+    loop {
+        let chunk = tokio::select! {
+            chunk = body.next() => chunk,
+            _ = closed.wait_for(|c| *c) => None,
+        };
+        let Some(Ok(chunk)) = chunk else { break };
+        let (out, taken) = filter.push(&chunk);
+        for t in taken {
+            answering.spawn(t);
+        }
+        if !out.is_empty() {
+            own.pass_on(out).await;
+        }
+    }
+    let mut slot = conn.own_get.lock().unwrap_or_else(|p| p.into_inner());
+    if slot.as_ref().is_some_and(|o| Arc::ptr_eq(o, &own)) {
+        *slot = None;
+    }
+}
