@@ -166,8 +166,7 @@ async fn the_gateway_answers_the_ts_sdk_example_servers_questions_for_an_agent_w
     );
     let (status, _) = post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     assert_eq!(status, 202);
-    // The gateway opens its own standalone stream after a grace time the agent could use.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // At once, as an agent does: the call waits for the gateway's own standalone stream.
 
     let call = |id: u64, tool: &str| {
         post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",

@@ -76,20 +76,24 @@ pub(super) async fn forward(
 
     // Whether the gateway answers this connection's questions is decided at `initialize`.
     let conn = pass.conn(name);
+    let mut rewritten = false;
     if method == Method::POST
         && pass.owner.questions.is_some()
         && let Some((sent, declared)) = questions::rewrite_initialize(&body)
     {
         body = sent;
         conn.we_answer.store(!declared, Ordering::SeqCst);
+        rewritten = !declared;
     }
     let we_answer = conn.we_answer.load(Ordering::SeqCst);
-    if we_answer && method == Method::GET {
-        if let Some(served) = serve_from_own(&conn, session.id.as_deref()) {
+    let initialized = method == Method::POST && is_initialized(&body);
+    if we_answer && !initialized {
+        conn.settled().await;
+        if method == Method::GET
+            && let Some(served) = serve_from_own(&conn, session.id.as_deref())
+        {
             return served;
         }
-        // Before sending: the gateway then opens no stream of its own beside the agent's.
-        conn.agent_get.store(true, Ordering::SeqCst);
     }
 
     let pass_headers: Vec<(&'static str, String)> = REQUEST_HEADERS
@@ -114,13 +118,6 @@ pub(super) async fn forward(
     if !we_answer {
         return stream_back(answer, None);
     }
-    // The gateway's own stream got there first: serve the agent from it.
-    if method == Method::GET
-        && answer.status() == StatusCode::CONFLICT
-        && let Some(served) = serve_from_own(&conn, session.id.as_deref())
-    {
-        return served;
-    }
     let answering = Answering {
         inner: inner.clone(),
         pass: pass.clone(),
@@ -131,8 +128,15 @@ pub(super) async fn forward(
             protocol: session.protocol,
         },
     };
-    if method == Method::POST && answer.status().is_success() && is_initialized(&body) {
-        standalone::open_later(answering.clone());
+    if answer.status().is_success() {
+        if initialized {
+            standalone::open(answering.clone());
+        } else if rewritten {
+            // Until the agent says `notifications/initialized` and the gateway's stream is
+            // open, its requests wait: a bridge that posts lines in parallel may send a tool
+            // call first, whose question would then go to no stream.
+            conn.opening.send_replace(true);
+        }
     }
     stream_back(answer, Some(answering))
 }
@@ -143,7 +147,6 @@ fn serve_from_own(conn: &ConnState, session: Option<&str>) -> Option<Response<Bo
     if Some(own.session.as_str()) != session {
         return None;
     }
-    conn.agent_get.store(true, Ordering::SeqCst);
     Some(own.attach().unwrap_or_else(|| {
         plain(
             StatusCode::CONFLICT,

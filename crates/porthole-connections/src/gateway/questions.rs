@@ -80,8 +80,19 @@ pub(crate) struct ConnState {
     url_ids: Mutex<HashSet<String>>,
     /// The gateway's own standalone GET stream, when it opened one (`standalone`).
     pub own_get: Mutex<Option<Arc<super::standalone::OwnGet>>>,
-    /// The agent opened a GET stream of its own for this session.
-    pub agent_get: AtomicBool,
+    /// The gateway is opening its own GET stream: the session's requests wait.
+    pub opening: tokio::sync::watch::Sender<bool>,
+}
+
+/// The longest a request waits for the gateway's own GET stream to open.
+const OPENING_WAIT: Duration = Duration::from_secs(3);
+
+impl ConnState {
+    /// Returns once the gateway's own GET stream is open or failed (or after [`OPENING_WAIT`]).
+    pub(crate) async fn settled(&self) {
+        let mut opening = self.opening.subscribe();
+        let _ = tokio::time::timeout(OPENING_WAIT, opening.wait_for(|o| !*o)).await;
+    }
 }
 
 /// Questions per connection name in the last minute.

@@ -3,14 +3,17 @@
 //! question and the tool call hangs, so when the gateway answers a connection's questions and
 //! the agent opens no GET stream of its own, the gateway opens one.
 //!
-//! A server allows one GET stream per session (the TypeScript SDK answers a second with 409).
-//! So the gateway waits a moment after `notifications/initialized` (agents that listen open
-//! theirs right then) and opens its own only if the agent has not; an agent's GET that comes
-//! later is served from the gateway's stream (what the gateway does not take is passed on to
-//! it) instead of going upstream to a 409.
+//! A server allows one GET stream per session (the TypeScript SDK answers a second with 409),
+//! and sends a question meant for that stream nowhere while none is open. So the gateway opens
+//! its own as soon as `notifications/initialized` is answered, and the session's requests
+//! between `initialize` and that stream's opening wait (3 s at most): a tool call cannot ask
+//! before anyone listens. The
+//! agent's own GET is then served from the gateway's stream (what the gateway does not take is
+//! passed on to it), not sent upstream to a 409; once the gateway's stream ends, the agent's
+//! next GET goes upstream as it is (the question filter still reads it). An agent's
+//! `Last-Event-ID` on a GET served this way is not replayed.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -22,9 +25,6 @@ use tokio::sync::mpsc;
 use super::Body;
 use super::questions::Answering;
 use super::sse::SseFilter;
-
-/// How long the gateway lets the agent open its GET stream first.
-const GRACE: Duration = Duration::from_millis(300);
 
 /// The gateway's own GET stream for one session, and the agent's stream it feeds, if any.
 pub(crate) struct OwnGet {
@@ -65,25 +65,23 @@ impl OwnGet {
     }
 }
 
-/// Open the gateway's own GET stream for `answering`'s session after the grace time, unless
-/// the agent opened one.
-pub(crate) fn open_later(answering: Answering) {
+/// Open the gateway's own GET stream for `answering`'s session. Until it is open (or could
+/// not be), the session's requests wait ([`super::questions::ConnState::settled`]).
+pub(crate) fn open(answering: Answering) {
+    let conn = answering.pass.conn(&answering.connection);
+    conn.opening.send_replace(true);
     tokio::spawn(async move {
-        tokio::time::sleep(GRACE).await;
-        run(answering).await;
+        run(&answering).await;
+        // However it went, requests need not wait any more.
+        conn.opening.send_replace(false);
     });
 }
 
-async fn run(answering: Answering) {
+async fn run(answering: &Answering) {
     let conn = answering.pass.conn(&answering.connection);
     let Some(session) = answering.session.id.clone() else {
         return;
     };
-    if conn.agent_get.load(std::sync::atomic::Ordering::SeqCst)
-        || conn.own_get.lock().unwrap_or_else(|p| p.into_inner()).is_some()
-    {
-        return;
-    }
     let Some((url, headers)) = answering.pass.remote(&answering.connection) else {
         return;
     };
@@ -102,7 +100,7 @@ async fn run(answering: Answering) {
     .await;
     let answer = match answer {
         Ok(a) if a.status().is_success() => a,
-        // 405: the server has no standalone stream; 409: the agent's got there first.
+        // 405: the server has no standalone stream.
         Ok(a) => {
             tracing::debug!(
                 connection = answering.connection,
@@ -121,6 +119,7 @@ async fn run(answering: Answering) {
         agent: Mutex::new(None),
     });
     *conn.own_get.lock().unwrap_or_else(|p| p.into_inner()) = Some(own.clone());
+    conn.opening.send_replace(false);
     let mut filter = SseFilter::default();
     let mut body = answer.bytes_stream();
     let mut closed = answering.pass.closed();
