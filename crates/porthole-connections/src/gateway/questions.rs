@@ -269,16 +269,23 @@ impl Answering {
             return decline();
         }
         let conn = self.pass.conn(&self.connection);
-        if conn.waiting.fetch_add(1, Ordering::SeqCst) > QUEUE_CAP {
-            conn.waiting.fetch_sub(1, Ordering::SeqCst);
-            tracing::warn!(
-                connection = self.connection,
-                "too many questions waiting: declined"
-            );
-            return decline();
-        }
-        let turn = conn.turn.lock().await;
-        conn.waiting.fetch_sub(1, Ordering::SeqCst);
+        // Counted only when it must wait: the open question is not in the queue.
+        let turn = match conn.turn.try_lock() {
+            Ok(turn) => turn,
+            Err(_) => {
+                if conn.waiting.fetch_add(1, Ordering::SeqCst) >= QUEUE_CAP {
+                    conn.waiting.fetch_sub(1, Ordering::SeqCst);
+                    tracing::warn!(
+                        connection = self.connection,
+                        "too many questions waiting: declined"
+                    );
+                    return decline();
+                }
+                let turn = conn.turn.lock().await;
+                conn.waiting.fetch_sub(1, Ordering::SeqCst);
+                turn
+            }
+        };
         if let Some(id) = &url_id {
             conn.url_ids
                 .lock()
