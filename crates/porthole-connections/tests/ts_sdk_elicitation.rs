@@ -103,6 +103,19 @@ fn messages(content_type: &str, body: &str) -> Vec<Value> {
 #[tokio::test]
 #[ignore = "needs the official TypeScript SDK: run via scripts/test"]
 async fn the_gateway_answers_the_ts_sdk_example_servers_questions_for_an_agent_without_elicitation() {
+    session(false).await;
+}
+
+/// An agent that listens on the standalone stream, as the SDKs' clients do: its GET is served
+/// from the gateway's own (the server would answer a second one with 409), without the
+/// questions.
+#[tokio::test]
+#[ignore = "needs the official TypeScript SDK: run via scripts/test"]
+async fn an_agents_own_get_stream_is_served_from_the_gateways_without_the_questions() {
+    session(true).await;
+}
+
+async fn session(agent_listens: bool) {
     let (_server, mcp) = start_example().await;
     porthole_connections::http::install_crypto_provider();
     let gateway = Gateway::start(Arc::new(NoTokens("no sign-in here".into())))
@@ -167,6 +180,30 @@ async fn the_gateway_answers_the_ts_sdk_example_servers_questions_for_an_agent_w
     let (status, _) = post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
     assert_eq!(status, 202);
     // At once, as an agent does: the call waits for the gateway's own standalone stream.
+    let listened = if agent_listens {
+        let id = session.lock().unwrap().clone().unwrap();
+        let stream = client
+            .get(pass.url("forms").unwrap())
+            .header("Accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", id)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), 200);
+        assert_eq!(stream.headers()["content-type"], "text/event-stream");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let kept = seen.clone();
+        tokio::spawn(async move {
+            let mut body = stream.bytes_stream();
+            while let Some(Ok(chunk)) = futures::StreamExt::next(&mut body).await {
+                kept.lock().unwrap().extend_from_slice(&chunk);
+            }
+        });
+        Some(seen)
+    } else {
+        None
+    };
 
     let call = |id: u64, tool: &str| {
         post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
@@ -192,6 +229,10 @@ async fn the_gateway_answers_the_ts_sdk_example_servers_questions_for_an_agent_w
         "Registration cancelled by user."
     );
 
+    if let Some(listened) = listened {
+        let listened = String::from_utf8(listened.lock().unwrap().clone()).unwrap();
+        assert!(!listened.contains("elicitation"), "{listened}");
+    }
     let asked = questions.asked.lock().unwrap();
     let messages: Vec<&str> = asked
         .iter()
