@@ -190,6 +190,7 @@ impl Backend {
         let owner = PassOwner {
             agent: agent_id.to_string(),
             questions: None,
+            ..PassOwner::default()
         };
         self.connector().hand(&chosen, Some(caps), owner).await
     }

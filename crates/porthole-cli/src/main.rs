@@ -126,6 +126,7 @@ async fn hand_connections(
     let owner = porthole_connections::gateway::PassOwner {
         agent: client.agent().display_name(),
         questions: Some(questions),
+        url_wait: std::time::Duration::from_secs(args.url_wait),
     };
     let session = mcp_live::Session::open(&chosen, Some(caps), owner).await?;
     for (name, why) in &session.handed.skipped {

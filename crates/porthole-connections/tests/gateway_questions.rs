@@ -32,12 +32,21 @@ struct Seen {
     answers: Mutex<Vec<Value>>,
     stream: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
     answered: tokio::sync::Notify,
+    /// Serve a standalone GET stream (`send_standalone`) instead of 405.
+    standalone: std::sync::atomic::AtomicBool,
+    get: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
+    /// Tool calls of the `pay` tools so far.
+    pay_calls: AtomicUsize,
 }
 
 impl Seen {
     fn send(&self, message: Value) {
         let event = Bytes::from(format!("event: message\ndata: {message}\n\n"));
         let _ = self.stream.lock().unwrap().as_ref().unwrap().send(event);
+    }
+    fn send_standalone(&self, message: Value) {
+        let event = Bytes::from(format!("data: {message}\n\n"));
+        let _ = self.get.lock().unwrap().as_ref().unwrap().send(event);
     }
     fn close(&self) {
         self.stream.lock().unwrap().take();
@@ -76,8 +85,13 @@ fn full(status: u16, body: String) -> Response<Body> {
 
 async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Response<Body> {
     if req.method() == hyper::Method::GET {
-        // No standalone stream: the questions come on the tool call's stream.
-        return full(405, String::new());
+        if !seen.standalone.load(Ordering::SeqCst) {
+            // No standalone stream: the questions come on the tool call's stream.
+            return full(405, String::new());
+        }
+        let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+        *seen.get.lock().unwrap() = Some(tx);
+        return sse(rx);
     }
     let body = req.into_body().collect().await.unwrap().to_bytes();
     let message: Value = serde_json::from_slice(&body).unwrap();
@@ -91,15 +105,31 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
                 .to_string(),
             )
         }
+        Some("tools/call")
+            if message["params"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("pay")) =>
+        {
+            let id = &message["id"];
+            if seen.pay_calls.fetch_add(1, Ordering::SeqCst) > 0 {
+                let paid = json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": "paid"}]}});
+                return full(200, paid.to_string());
+            }
+            let required = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32042,
+                "message": "URL elicitation required", "data": {"elicitations": [{"mode": "url",
+                "elicitationId": "p1", "url": message["params"]["arguments"]["url"],
+                "message": "Confirm the payment"}]}}});
+            if message["params"]["name"] == "pay-json" {
+                return full(200, required.to_string());
+            }
+            let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+            let _ = tx.send(Bytes::from(format!("id: 1\ndata: {required}\n\n")));
+            sse(rx)
+        }
         Some("tools/call") => {
-            let (tx, mut rx) = mpsc::unbounded_channel::<Bytes>();
+            let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
             *seen.stream.lock().unwrap() = Some(tx);
-            let frames =
-                futures::stream::poll_fn(move |cx| rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))));
-            Response::builder()
-                .header("content-type", "text/event-stream")
-                .body(StreamBody::new(frames).boxed())
-                .unwrap()
+            sse(rx)
         }
         Some(_) => full(202, String::new()),
         None => {
@@ -108,6 +138,14 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
             full(202, String::new())
         }
     }
+}
+
+fn sse(mut rx: mpsc::UnboundedReceiver<Bytes>) -> Response<Body> {
+    let frames = futures::stream::poll_fn(move |cx| rx.poll_recv(cx).map(|b| b.map(|b| Ok(Frame::data(b)))));
+    Response::builder()
+        .header("content-type", "text/event-stream")
+        .body(StreamBody::new(frames).boxed())
+        .unwrap()
 }
 
 async fn start_server() -> (Arc<Seen>, Url) {
@@ -140,12 +178,19 @@ struct Slow {
     open: AtomicUsize,
     most_open: AtomicUsize,
     completed: Mutex<Vec<Value>>,
+    urls: Mutex<Vec<String>>,
 }
 
 impl Questions for Slow {
-    fn ask<'a>(&'a self, _: &'a Asker, _: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
+    fn ask<'a>(&'a self, _: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
         Box::pin(async move {
             self.asked.fetch_add(1, Ordering::SeqCst);
+            if request["params"]["mode"] == "url" {
+                let url = request["params"]["url"].as_str().unwrap().to_string();
+                let declined = url.contains("decline");
+                self.urls.lock().unwrap().push(url);
+                return Ok(json!({"action": if declined { "decline" } else { "accept" }}));
+            }
             let open = self.open.fetch_add(1, Ordering::SeqCst) + 1;
             self.most_open.fetch_max(open, Ordering::SeqCst);
             tokio::time::sleep(Duration::from_millis(150)).await;
@@ -187,8 +232,16 @@ async fn agent_session(gateway_url: Url) -> tokio::task::JoinHandle<String> {
 }
 
 async fn setup() -> (Arc<Seen>, Arc<Slow>, Gateway, porthole_connections::gateway::Pass) {
+    setup_with(false, Duration::from_secs(120)).await
+}
+
+async fn setup_with(
+    standalone: bool,
+    url_wait: Duration,
+) -> (Arc<Seen>, Arc<Slow>, Gateway, porthole_connections::gateway::Pass) {
     porthole_connections::http::install_crypto_provider();
     let (seen, url) = start_server().await;
+    seen.standalone.store(standalone, Ordering::SeqCst);
     let gateway = Gateway::start(Arc::new(NoTokens("none".into()))).await.unwrap();
     let questions = Arc::new(Slow::default());
     let pass = gateway.open(
@@ -196,6 +249,7 @@ async fn setup() -> (Arc<Seen>, Arc<Slow>, Gateway, porthole_connections::gatewa
         PassOwner {
             agent: "Agent".into(),
             questions: Some(questions.clone()),
+            url_wait,
         },
     );
     (seen, questions, gateway, pass)
@@ -279,4 +333,82 @@ async fn one_question_open_at_a_time_a_capped_queue_and_ten_a_minute() {
         .unwrap()
         .unwrap();
     assert!(!body.contains("elicitation"), "{body}");
+}
+
+/// A tool call as the agent makes it, after initialize: its answer's body.
+async fn call_tool(gateway_url: &Url, tool: &str, url: &str) -> String {
+    let client = reqwest::Client::new();
+    let post = |body: Value| {
+        client
+            .post(gateway_url.clone())
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-session-id", "s1")
+            .body(body.to_string())
+            .send()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "a", "version": "1"}}});
+    post(init).await.unwrap();
+    post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"url": url}}});
+    post(call).await.unwrap().text().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_url_required_tool_call_is_asked_completed_and_retried_once_json_and_stream() {
+    for tool in ["pay-json", "pay-sse"] {
+        let (seen, questions, _gateway, pass) = setup_with(true, Duration::from_secs(10)).await;
+        let url = pass.url("hostile").unwrap();
+        let call =
+            tokio::spawn(async move { call_tool(&url, tool, "https://pay.example.com/confirm").await });
+        // The server completes once the person consented, on the gateway's own stream.
+        tokio::time::timeout(Duration::from_secs(10), async {
+            while questions.urls.lock().unwrap().is_empty() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .unwrap();
+        seen.send_standalone(
+            json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+            "params": {"elicitationId": "p1"}}),
+        );
+        let body = tokio::time::timeout(Duration::from_secs(10), call)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(body.contains(r#""text":"paid""#), "{tool}: {body}");
+        assert!(!body.contains("-32042"), "{tool}: {body}");
+        assert_eq!(seen.pay_calls.load(Ordering::SeqCst), 2, "{tool}: one retry");
+        assert_eq!(
+            *questions.urls.lock().unwrap(),
+            ["https://pay.example.com/confirm"]
+        );
+        assert_eq!(questions.completed.lock().unwrap().len(), 1);
+    }
+}
+
+#[tokio::test]
+async fn a_declined_or_never_completed_url_gives_the_agent_the_original_error_once() {
+    for (tool, url) in [
+        ("pay-json", "https://pay.example.com/decline"),
+        ("pay-sse", "https://pay.example.com/decline"),
+        ("pay-sse", "https://pay.example.com/never-completed"),
+    ] {
+        let (seen, questions, _gateway, pass) = setup_with(true, Duration::from_millis(500)).await;
+        let body = tokio::time::timeout(
+            Duration::from_secs(10),
+            call_tool(&pass.url("hostile").unwrap(), tool, url),
+        )
+        .await
+        .unwrap();
+        assert_eq!(body.matches("-32042").count(), 1, "{tool} {url}: {body}");
+        assert!(!body.contains("paid"), "{body}");
+        assert_eq!(seen.pay_calls.load(Ordering::SeqCst), 1, "no retry");
+        assert_eq!(questions.urls.lock().unwrap().len(), 1);
+    }
 }

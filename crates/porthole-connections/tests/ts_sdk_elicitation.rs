@@ -133,6 +133,7 @@ async fn session(agent_listens: bool) {
         PassOwner {
             agent: "Test Agent".into(),
             questions: Some(questions.clone()),
+            ..PassOwner::default()
         },
     );
     let client = reqwest::Client::new();

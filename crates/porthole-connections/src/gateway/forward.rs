@@ -16,6 +16,7 @@ use std::sync::atomic::Ordering;
 
 use super::questions::{self, Answering, ConnState, SessionHeaders};
 use super::sse::SseFilter;
+use super::url_required::{self, Retry};
 use super::{Body, GatewayEvent, Inner, PassState, plain, standalone};
 
 /// An MCP client message is small; a paste of a whole file as a tool argument still fits.
@@ -31,7 +32,7 @@ const REQUEST_HEADERS: [&str; 5] = [
 ];
 /// Headers of the server's answer passed back. Not `WWW-Authenticate` (the agent must not
 /// start a sign-in of its own against the gateway) nor `Location` or cookies.
-const RESPONSE_HEADERS: [&str; 4] = [
+pub(super) const RESPONSE_HEADERS: [&str; 4] = [
     "content-type",
     "mcp-session-id",
     "mcp-protocol-version",
@@ -128,6 +129,10 @@ pub(super) async fn forward(
             protocol: session.protocol,
         },
     };
+    let retry = match method == Method::POST && answer.status().is_success() {
+        true => Retry::of(&body, url, headers, &pass_headers),
+        false => None,
+    };
     if answer.status().is_success() {
         if initialized {
             standalone::open(answering.clone());
@@ -138,7 +143,10 @@ pub(super) async fn forward(
             conn.opening.send_replace(true);
         }
     }
-    stream_back(answer, Some(answering))
+    match retry {
+        Some(retry) => url_required::answer(answer, answering, retry).await,
+        None => stream_back(answer, Some(answering)),
+    }
 }
 
 /// The agent's GET served from the gateway's own standalone stream of the same session.
@@ -233,7 +241,7 @@ fn is_initialized(body: &[u8]) -> bool {
 
 /// The server's answer streamed back; with `answering`, an event stream goes through the
 /// question filter first.
-fn stream_back(answer: reqwest::Response, answering: Option<Answering>) -> Response<Body> {
+pub(super) fn stream_back(answer: reqwest::Response, answering: Option<Answering>) -> Response<Body> {
     let mut response = Response::builder().status(answer.status().as_u16());
     for h in RESPONSE_HEADERS {
         if let Some(v) = answer.headers().get(h) {

@@ -18,6 +18,7 @@ mod questions;
 mod sse;
 mod standalone;
 mod stdio_host;
+mod url_required;
 
 use std::collections::HashMap;
 use std::convert::Infallible;

@@ -48,10 +48,23 @@ pub trait Questions: Send + Sync + 'static {
 
 /// Who owns a pass: the agent (for [`Asker`]) and, when the owner answers connections'
 /// questions, its [`Questions`]. Without them the gateway passes questions to the agent.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct PassOwner {
     pub agent: String,
     pub questions: Option<Arc<dyn Questions>>,
+    /// How long a tool call answered with -32042 waits for the server's completion of the
+    /// URLs the person consented to before its one retry (`porthole-cli --url-wait`).
+    pub url_wait: Duration,
+}
+
+impl Default for PassOwner {
+    fn default() -> Self {
+        Self {
+            agent: String::new(),
+            questions: None,
+            url_wait: Duration::from_secs(120),
+        }
+    }
 }
 
 /// A question's request, JSON-encoded, larger than this is refused (an error upstream).
@@ -82,16 +95,42 @@ pub(crate) struct ConnState {
     pub own_get: Mutex<Option<Arc<super::standalone::OwnGet>>>,
     /// The gateway is opening its own GET stream: the session's requests wait.
     pub opening: tokio::sync::watch::Sender<bool>,
+    /// Completions a retry after -32042 waits for, by elicitation id.
+    waiters: Mutex<HashMap<String, tokio::sync::oneshot::Sender<()>>>,
 }
 
-/// The longest a request waits for the gateway's own GET stream to open.
-const OPENING_WAIT: Duration = Duration::from_secs(3);
+/// The longest the gateway's own GET stream takes to open before it gives up (a loaded machine
+/// may need seconds); requests wait for it a little longer, so that they never overtake it.
+pub(crate) const OPENING_WAIT: Duration = Duration::from_secs(10);
 
 impl ConnState {
-    /// Returns once the gateway's own GET stream is open or failed (or after [`OPENING_WAIT`]).
+    /// Resolves when the server completes the URL elicitation `id`.
+    pub(crate) fn completion(&self, id: &str) -> tokio::sync::oneshot::Receiver<()> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        // Known from now on: the server may complete before the person is asked.
+        self.url_ids
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string());
+        self.waiters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), tx);
+        rx
+    }
+
+    /// Returns once the gateway's own GET stream is open or failed (a request sent before it
+    /// could ask on a stream no one listens to), or after a bound, should no one clear it.
     pub(crate) async fn settled(&self) {
         let mut opening = self.opening.subscribe();
-        let _ = tokio::time::timeout(OPENING_WAIT, opening.wait_for(|o| !*o)).await;
+        let bound = OPENING_WAIT + Duration::from_secs(2);
+        if tokio::time::timeout(bound, opening.wait_for(|o| !*o))
+            .await
+            .is_err()
+        {
+            // An agent that never says `notifications/initialized`: only its first request waits.
+            self.opening.send_replace(false);
+        }
     }
 }
 
@@ -167,6 +206,8 @@ impl Answering {
             match taken {
                 Taken::Question(request) => this.question(request).await,
                 Taken::Completed(notification) => this.completed(notification),
+                // Only a filter holding a tool call takes these, and its pump handles them.
+                Taken::UrlRequired(..) => {}
             }
         });
     }
@@ -177,6 +218,9 @@ impl Answering {
             .unwrap_or_default();
         let conn = self.pass.conn(&self.connection);
         let known = conn.url_ids.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        if known && let Some(waiter) = conn.waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(id) {
+            let _ = waiter.send(());
+        }
         match (&self.pass.owner.questions, known) {
             (Some(questions), true) => questions.completed(&self.asker(), notification),
             _ => tracing::debug!(
@@ -222,7 +266,7 @@ impl Answering {
     }
 
     /// The `ElicitResult`, or a JSON-RPC error (code, reason).
-    async fn answer(&self, request: &Value) -> Result<Value, (i64, String)> {
+    pub(crate) async fn answer(&self, request: &Value) -> Result<Value, (i64, String)> {
         let decline = || Ok(json!({"action": "decline"}));
         let Some(questions) = self.pass.owner.questions.clone() else {
             return Err((-32601, "this client does not answer elicitation".into()));

@@ -23,7 +23,13 @@ pub(crate) enum Taken {
     Question(Value),
     /// A `notifications/elicitation/complete` notification (the whole message).
     Completed(Value),
+    /// The held request's answer is error -32042 (URL elicitation required): the message and
+    /// the event as it came, to pass on when the gateway does not retry.
+    UrlRequired(Value, Bytes),
 }
+
+/// JSON-RPC error: the request needs the person to open URLs first (MCP 2025-11-25).
+pub(crate) const URL_REQUIRED: i64 = -32042;
 
 /// Splits a stream into events as its chunks come; see the module's comment.
 #[derive(Default)]
@@ -36,9 +42,19 @@ pub(crate) struct SseFilter {
     after_cr: bool,
     /// The current event outgrew [`EVENT_CAP`]: pass its bytes on until it ends.
     passing: bool,
+    /// The id of a request whose -32042 answer is taken too ([`Taken::UrlRequired`]).
+    hold: Option<Value>,
 }
 
 impl SseFilter {
+    /// A filter that also takes a -32042 answer to the request `id`.
+    pub(crate) fn holding(id: Value) -> Self {
+        Self {
+            hold: Some(id),
+            ..Self::default()
+        }
+    }
+
     /// Feed one chunk: the bytes to pass on now, and the messages taken out.
     pub(crate) fn push(&mut self, chunk: &[u8]) -> (Bytes, Vec<Taken>) {
         let mut out = BytesMut::new();
@@ -67,7 +83,7 @@ impl SseFilter {
             if std::mem::take(&mut self.passing) {
                 out.extend_from_slice(&event);
             } else {
-                match take(&event) {
+                match take(&event, self.hold.as_ref()) {
                     Some(t) => taken.push(t),
                     None => out.extend_from_slice(&event),
                 }
@@ -88,12 +104,18 @@ impl SseFilter {
 }
 
 /// The event's message if it is one the gateway answers itself.
-fn take(event: &[u8]) -> Option<Taken> {
-    // Most events are results and notifications: skip them without parsing.
+fn take(event: &Bytes, hold: Option<&Value>) -> Option<Taken> {
+    // Most events are results and notifications: skip them without parsing (a -32042 error
+    // lists its `elicitations`).
     if !contains(event, b"elicitation") {
         return None;
     }
     let message: Value = serde_json::from_str(&data(event)?).ok()?;
+    if hold.is_some_and(|id| message.get("id") == Some(id))
+        && message["error"]["code"].as_i64() == Some(URL_REQUIRED)
+    {
+        return Some(Taken::UrlRequired(message, event.clone()));
+    }
     match message.get("method").and_then(Value::as_str)? {
         "elicitation/create" if message.get("id").is_some_and(|id| !id.is_null()) => {
             Some(Taken::Question(message))
@@ -191,6 +213,28 @@ mod tests {
         // The unfinished last event is passed on when the stream ends, as it came.
         assert_eq!(String::from_utf8(out).unwrap(), stream);
         assert!(taken.is_empty());
+    }
+
+    #[test]
+    fn a_url_required_answer_to_the_held_request_is_taken_with_its_bytes() {
+        let error = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32042,"message":"URL elicitation required","data":{"elicitations":[]}}}"#;
+        let event = format!("id: 9\ndata: {error}\n\n");
+        let mut filter = SseFilter::holding(json!(4));
+        let (out, taken) = filter.push(event.as_bytes());
+        assert!(out.is_empty());
+        assert_eq!(
+            taken,
+            vec![Taken::UrlRequired(
+                serde_json::from_str(error).unwrap(),
+                Bytes::from(event.clone())
+            )]
+        );
+        // Another request's, or with no request held: passed on.
+        assert_eq!(
+            SseFilter::holding(json!(5)).push(event.as_bytes()).0,
+            event.as_bytes()
+        );
+        assert_eq!(SseFilter::default().push(event.as_bytes()).0, event.as_bytes());
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! A server allows one GET stream per session (the TypeScript SDK answers a second with 409),
 //! and sends a question meant for that stream nowhere while none is open. So the gateway opens
 //! its own as soon as `notifications/initialized` is answered, and the session's requests
-//! between `initialize` and that stream's opening wait (3 s at most): a tool call cannot ask
+//! between `initialize` and that stream's opening wait (10 s at most): a tool call cannot ask
 //! before anyone listens. The
 //! agent's own GET is then served from the gateway's stream (what the gateway does not take is
 //! passed on to it), not sent upstream to a 409; once the gateway's stream ends, the agent's
@@ -23,7 +23,7 @@ use hyper::{Method, Response, StatusCode};
 use tokio::sync::mpsc;
 
 use super::Body;
-use super::questions::Answering;
+use super::questions::{Answering, OPENING_WAIT};
 use super::sse::SseFilter;
 
 /// The gateway's own GET stream for one session, and the agent's stream it feeds, if any.
@@ -88,7 +88,7 @@ async fn run(answering: &Answering) {
     let mut session_headers = answering.session.headers();
     session_headers.retain(|(h, _)| *h != "content-type" && *h != "accept");
     session_headers.push(("accept", "text/event-stream".into()));
-    let answer = super::forward::send(
+    let send = super::forward::send(
         &answering.inner,
         &answering.connection,
         &url,
@@ -96,8 +96,14 @@ async fn run(answering: &Answering) {
         Method::GET,
         &session_headers,
         Bytes::new(),
-    )
-    .await;
+    );
+    let Ok(answer) = tokio::time::timeout(OPENING_WAIT, send).await else {
+        tracing::warn!(
+            connection = answering.connection,
+            "the server did not open a standalone stream in time"
+        );
+        return;
+    };
     let answer = match answer {
         Ok(a) if a.status().is_success() => a,
         // 405: the server has no standalone stream.
