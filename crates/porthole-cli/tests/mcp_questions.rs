@@ -72,7 +72,8 @@ fn cli(home: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// `--json` lines and the agent's message text of a run of the demo agent.
+/// `--json` lines and the agent's message text of a run of the demo agent (with the CLI's
+/// stderr, for a failure's message).
 fn run(home: &Path, extra: &[&str], prompt: &str) -> (Vec<Value>, String) {
     let agent = workspace_bin("porthole-demo-agent");
     let mut args = vec![
@@ -81,6 +82,8 @@ fn run(home: &Path, extra: &[&str], prompt: &str) -> (Vec<Value>, String) {
         "--cwd",
         home.to_str().unwrap(),
         "--json",
+        // The gateway's warnings on stderr, for a failure's message.
+        "--verbose",
         "--mcp",
         "forms",
     ];
@@ -93,11 +96,12 @@ fn run(home: &Path, extra: &[&str], prompt: &str) -> (Vec<Value>, String) {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let said = lines
+    let said: String = lines
         .iter()
         .filter(|l| l["update"]["sessionUpdate"] == "agent_message_chunk")
         .filter_map(|l| l["update"]["content"]["text"].as_str())
         .collect();
+    let said = format!("{said}\n[stderr] {}", String::from_utf8_lossy(&out.stderr));
     (lines, said)
 }
 
@@ -126,7 +130,7 @@ fn the_cli_answers_a_connections_questions_by_its_policy_and_names_the_connectio
     // Two questions, both accepted with the answers file's values.
     let (lines, said) = run(home, &accept, "/tools forms create_event {}");
     let asked = questions(&lines);
-    assert_eq!(asked.len(), 2, "{lines:?}");
+    assert_eq!(asked.len(), 2, "{said}\n{lines:?}");
     for q in &asked {
         assert_eq!(q["mcpConnection"], "forms");
         assert_eq!(q["mode"], "form");
