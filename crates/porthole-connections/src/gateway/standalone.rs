@@ -71,20 +71,21 @@ pub(crate) fn open(answering: Answering) {
     let conn = answering.pass.conn(&answering.connection);
     conn.opening.send_replace(true);
     tokio::spawn(async move {
-        run(&answering).await;
-        // However it went, requests need not wait any more.
+        let opened = opening(&answering).await;
+        // However it went, requests need not wait any more. (Cleared here, not when the
+        // stream ends: by then the agent may be opening another MCP session on this pass.)
         conn.opening.send_replace(false);
+        if let Some((own, answer)) = opened {
+            listen(&answering, own, answer).await;
+        }
     });
 }
 
-async fn run(answering: &Answering) {
+/// The gateway's own GET stream, open and registered; `None` when the server has none.
+async fn opening(answering: &Answering) -> Option<(Arc<OwnGet>, reqwest::Response)> {
     let conn = answering.pass.conn(&answering.connection);
-    let Some(session) = answering.session.id.clone() else {
-        return;
-    };
-    let Some((url, headers)) = answering.pass.remote(&answering.connection) else {
-        return;
-    };
+    let session = answering.session.id.clone()?;
+    let (url, headers) = answering.pass.remote(&answering.connection)?;
     let mut session_headers = answering.session.headers();
     session_headers.retain(|(h, _)| *h != "content-type" && *h != "accept");
     session_headers.push(("accept", "text/event-stream".into()));
@@ -102,7 +103,7 @@ async fn run(answering: &Answering) {
             connection = answering.connection,
             "the server did not open a standalone stream in time"
         );
-        return;
+        return None;
     };
     let answer = match answer {
         Ok(a) if a.status().is_success() => a,
@@ -113,11 +114,11 @@ async fn run(answering: &Answering) {
                 status = a.status().as_u16(),
                 "no standalone stream of the gateway's own"
             );
-            return;
+            return None;
         }
         Err(e) => {
             tracing::warn!(connection = answering.connection, reason = %e, "the gateway's standalone stream could not open");
-            return;
+            return None;
         }
     };
     let own = Arc::new(OwnGet {
@@ -125,7 +126,13 @@ async fn run(answering: &Answering) {
         agent: Mutex::new(None),
     });
     *conn.own_get.lock().unwrap_or_else(|p| p.into_inner()) = Some(own.clone());
-    conn.opening.send_replace(false);
+    Some((own, answer))
+}
+
+/// Read the gateway's own stream until it or the pass ends: questions taken, the rest passed
+/// on to the agent's GET when one is served from it.
+async fn listen(answering: &Answering, own: Arc<OwnGet>, answer: reqwest::Response) {
+    let conn = answering.pass.conn(&answering.connection);
     let mut filter = SseFilter::default();
     let mut body = answer.bytes_stream();
     let mut closed = answering.pass.closed();
