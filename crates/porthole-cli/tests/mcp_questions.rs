@@ -17,7 +17,7 @@ use support::workspace_bin;
 
 const EXAMPLE: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js";
 
-/// The example server on a free loopback port, killed on drop.
+/// The example server, killed on drop.
 struct Example(Child, u16);
 
 impl Drop for Example {
@@ -27,7 +27,23 @@ impl Drop for Example {
     }
 }
 
+/// A port outside Linux's ephemeral range (32768-60999), free now on every interface (the
+/// example listens on all of them): a port from `bind(0)` may be handed to another `bind(0)`
+/// before node takes it.
+fn free_port(attempt: u32) -> u16 {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    (0..1000u32)
+        .map(|i| 30000 - 1 - ((seed / 7 + (attempt * 1000 + i) * 7919) % 10000) as u16)
+        .find(|p| std::net::TcpListener::bind(("0.0.0.0", *p)).is_ok())
+        .expect("a free port in 20000-29999")
+}
+
+/// The example server on a free port; a port taken before node listens is tried again.
 fn start_example() -> Example {
+    use std::io::BufRead;
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../..")
         .join(EXAMPLE);
@@ -36,26 +52,28 @@ fn start_example() -> Example {
         "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
         script.display()
     );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new("node")
-        .arg(&script)
-        .env("PORT", port.to_string())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("node runs");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the example server listens within 30 s"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(100));
+    for attempt in 0..5 {
+        let port = free_port(attempt);
+        let mut child = Command::new("node")
+            .arg(&script)
+            .env("PORT", port.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        // Node prints this once it listens, and exits on EADDRINUSE.
+        let listening = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.contains("is running on"));
+        let example = Example(child, port);
+        if listening {
+            // Its further logging is not read: drained so the server never blocks on a full pipe.
+            std::thread::spawn(move || lines.for_each(drop));
+            return example;
+        }
     }
-    Example(child, port)
+    panic!("the example server did not start in 5 attempts (its stderr is above)");
 }
 
 fn cli(home: &Path, args: &[&str]) -> Output {
