@@ -126,6 +126,11 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
             let _ = tx.send(Bytes::from(format!("id: 1\ndata: {required}\n\n")));
             sse(rx)
         }
+        Some("tools/call") if message["params"]["name"] == "big" => {
+            let text = "x".repeat(3 * 1024 * 1024);
+            let result = json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}});
+            full(200, result.to_string())
+        }
         Some("tools/call") => {
             let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
             *seen.stream.lock().unwrap() = Some(tx);
@@ -411,4 +416,16 @@ async fn a_declined_or_never_completed_url_gives_the_agent_the_original_error_on
         assert_eq!(seen.pay_calls.load(Ordering::SeqCst), 1, "no retry");
         assert_eq!(questions.urls.lock().unwrap().len(), 1);
     }
+}
+
+#[tokio::test]
+async fn a_large_json_tool_result_passes_whole() {
+    let (seen, _questions, _gateway, pass) = setup().await;
+    let body = call_tool(&pass.url("hostile").unwrap(), "big", "").await;
+    let message: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        message["result"]["content"][0]["text"].as_str().unwrap().len(),
+        3 * 1024 * 1024
+    );
+    assert_eq!(seen.pay_calls.load(Ordering::SeqCst), 0);
 }

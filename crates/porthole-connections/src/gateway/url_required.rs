@@ -65,14 +65,27 @@ pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retr
     if !content_type.starts_with("application/json") {
         return super::forward::stream_back(answer, Some(answering));
     }
-    // A JSON answer is one message: read whole to see whether it is -32042.
+    // A JSON answer is one message: read whole to see whether it is -32042 (an error is small;
+    // past `JSON_CAP` it is a result, passed on as it streams).
     let headers = answer.headers().clone();
-    let bytes = match answer.bytes().await {
-        Ok(b) => b,
-        Err(e) => return super::plain(StatusCode::BAD_GATEWAY, &e.to_string()),
-    };
-    let message: Option<Value> = serde_json::from_slice(&bytes).ok();
-    if let Some(message) = message.filter(|m| is_url_required(m, &retry.id))
+    let mut body = answer.bytes_stream();
+    let mut read = bytes::BytesMut::new();
+    let mut rest = None;
+    while let Some(chunk) = body.next().await {
+        match chunk {
+            Ok(c) => read.extend_from_slice(&c),
+            Err(e) => return super::plain(StatusCode::BAD_GATEWAY, &e.to_string()),
+        }
+        if read.len() > JSON_CAP {
+            rest = Some(body);
+            break;
+        }
+    }
+    let read = read.freeze();
+    if rest.is_none()
+        && let Some(message) = serde_json::from_slice::<Value>(&read)
+            .ok()
+            .filter(|m| is_url_required(m, &retry.id))
         && resolved(&answering, &message).await
         && let Some(again) = send_again(&answering, &retry).await
     {
@@ -84,14 +97,19 @@ pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retr
             response = response.header(name, value);
         }
     }
+    let first = futures::stream::once(async move { Ok::<_, reqwest::Error>(read) });
+    let frames = match rest {
+        Some(rest) => first.chain(rest).left_stream(),
+        None => first.right_stream(),
+    }
+    .map(|chunk| chunk.map(Frame::data).map_err(std::io::Error::other));
     response
-        .body(
-            http_body_util::Full::new(bytes)
-                .map_err(|never| match never {})
-                .boxed(),
-        )
+        .body(BodyExt::boxed(StreamBody::new(frames)))
         .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"))
 }
+
+/// The most of a JSON answer read before deciding it is no -32042.
+const JSON_CAP: usize = 1024 * 1024;
 
 fn is_url_required(message: &Value, id: &Value) -> bool {
     message.get("id") == Some(id) && message["error"]["code"].as_i64() == Some(URL_REQUIRED)
