@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use porthole_connections::connector::{Connector, Handed};
-use porthole_connections::gateway::{GatewayEvent, Pass};
+use porthole_connections::gateway::{GatewayEvent, Pass, PassOwner};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand};
 use porthole_connections::list::{self, Connection, Connections, Server};
 use porthole_connections::secrets::SecretStore;
@@ -186,7 +186,13 @@ impl Backend {
         if chosen.is_empty() {
             return empty;
         }
-        self.connector().hand(&chosen, Some(caps)).await
+        // The window's dialog for connections' questions is not built yet: the agent answers.
+        let owner = PassOwner {
+            agent: agent_id.to_string(),
+            questions: None,
+            ..PassOwner::default()
+        };
+        self.connector().hand(&chosen, Some(caps), owner).await
     }
 }
 
@@ -286,7 +292,7 @@ impl Backend {
         // The pass lives until the tools are listed, then stops answering.
         let handed = self
             .connector()
-            .hand(std::slice::from_ref(&connection), None)
+            .hand(std::slice::from_ref(&connection), None, PassOwner::default())
             .await;
         if let Some((n, why)) = handed.skipped.first() {
             return Err(AnswerError::msg(format!("`{n}` cannot be reached: {why}")));

@@ -37,6 +37,11 @@ pub struct Args {
     /// JSON object of property -> value, overlaid on form defaults when accepting.
     #[arg(long)]
     pub(crate) answers: Option<PathBuf>,
+    /// How long a tool call of an --mcp connection answered with -32042 (URL elicitation
+    /// required) waits for the server's completion of the URLs consented to, before its one
+    /// retry; then the agent gets the original error.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub(crate) url_wait: u64,
     /// How to answer permission requests (reject is the fallback when an option is missing).
     #[arg(long, value_enum, default_value_t = PermissionPolicy::Reject)]
     pub(crate) permission: PermissionPolicy,

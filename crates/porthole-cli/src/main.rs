@@ -10,6 +10,7 @@ mod args;
 mod json_line;
 mod mcp;
 mod mcp_live;
+mod mcp_questions;
 mod output;
 mod policy;
 mod session;
@@ -19,6 +20,7 @@ mod turns;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 use porthole_core::{AgentClient, AgentCommand, ClientOptions, Workspace};
@@ -104,6 +106,7 @@ async fn hand_connections(
     args: &Args,
     profile: Option<&str>,
     client: &AgentClient,
+    questions: Arc<mcp_questions::CliQuestions>,
 ) -> Result<Option<mcp_live::Session>, String> {
     if args.mcp.is_empty() && !args.mcp_all {
         return Ok(None);
@@ -119,7 +122,13 @@ async fn hand_connections(
         http: offered.http,
         sse: offered.sse,
     };
-    let session = mcp_live::Session::open(&chosen, Some(caps)).await?;
+    // The connections' questions are answered by the run's policy, as the agent's are.
+    let owner = porthole_connections::gateway::PassOwner {
+        agent: client.agent().display_name(),
+        questions: Some(questions),
+        url_wait: std::time::Duration::from_secs(args.url_wait),
+    };
+    let session = mcp_live::Session::open(&chosen, Some(caps), owner).await?;
     for (name, why) in &session.handed.skipped {
         note!(
             "porthole-cli: MCP connection `{name}` is not handed to the agent: {}",
@@ -158,8 +167,15 @@ async fn run(
         }
     };
     out.initialized(&client);
+    let policy = policy::Policy {
+        elicit: args.elicit,
+        permission: args.permission,
+        files_outside: args.allow_files_outside,
+        answers,
+    };
+    let questions = mcp_questions::CliQuestions::new(policy.clone(), args.json, &client);
     // Kept until the run ends: the gateway and the session's pass live as long as this does.
-    let mcp = match hand_connections(&args, profile.as_deref(), &client).await {
+    let mcp = match hand_connections(&args, profile.as_deref(), &client, questions.clone()).await {
         Ok(handed) => handed,
         Err(e) => {
             note!("porthole-cli: {}", term::line(&e));
@@ -168,12 +184,6 @@ async fn run(
         }
     };
     let mcp_servers = mcp.as_ref().map(mcp_live::Session::servers).unwrap_or_default();
-    let policy = policy::Policy {
-        elicit: args.elicit,
-        permission: args.permission,
-        files_outside: args.allow_files_outside,
-        answers,
-    };
     let mut reader = Reader {
         client: &client,
         events,
@@ -216,6 +226,9 @@ async fn run(
     out.flush();
     if let (Ok(Some(_)), Some(signed_in), Some(profile)) = (&opened, &signed_in, &profile) {
         signed_in.save(profile);
+    }
+    if let Ok(Some(id)) = &opened {
+        questions.session_opened(id);
     }
     match opened {
         Ok(Some(id)) => run_prompts(&args, reader, id, (&command, signed_in.as_ref())).await,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use porthole_connections::connector::{Connector, Handed};
-use porthole_connections::gateway::GatewayEvent;
+use porthole_connections::gateway::{GatewayEvent, PassOwner};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand};
 use porthole_connections::list::{AgentScope, Connection, Connections, Server};
 use porthole_connections::oauth::{self, ClientChoice};
@@ -150,7 +150,7 @@ pub fn logout(list: &Connections, name: &str) -> Result<(), String> {
 pub fn tools(list: &Connections, name: &str, json: bool) -> Result<(), String> {
     let connection = find(list, name)?.clone();
     runtime()?.block_on(async {
-        let session = Session::open(&[connection], None).await?;
+        let session = Session::open(&[connection], None, PassOwner::default()).await?;
         if let Some((n, why)) = session.handed.skipped.first() {
             return Err(format!("`{n}` cannot be reached: {why}"));
         }
@@ -197,7 +197,12 @@ pub struct Session {
 
 impl Session {
     /// `caps`: the agent's; `None` for Porthole's own use (every connection through the gateway).
-    pub async fn open(connections: &[Connection], caps: Option<AgentMcp>) -> Result<Session, String> {
+    /// `owner`: the session's agent and who answers its connections' questions.
+    pub async fn open(
+        connections: &[Connection],
+        caps: Option<AgentMcp>,
+        owner: PassOwner,
+    ) -> Result<Session, String> {
         // Said once per connection: what failed and how to fix it.
         let said = std::sync::Mutex::new(std::collections::HashSet::new());
         let on_event = Arc::new(move |event: GatewayEvent| {
@@ -219,7 +224,7 @@ impl Session {
             }
         });
         let connector = Connector::new(bridge_command(), on_event);
-        let handed = connector.hand(connections, caps).await;
+        let handed = connector.hand(connections, caps, owner).await;
         Ok(Session {
             handed,
             _connector: connector,

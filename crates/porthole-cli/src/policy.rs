@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::args::{ElicitPolicy, PermissionPolicy};
 use crate::term::{self, note};
 
+#[derive(Clone)]
 pub struct Policy {
     pub elicit: ElicitPolicy,
     pub permission: PermissionPolicy,
@@ -92,6 +93,16 @@ impl Policy {
                 }
             }
         })
+    }
+
+    /// An MCP connection's question, which the gateway answers (not core): what it answers,
+    /// as the line shows it (a form's content as validated).
+    pub fn mcp_elicitation(&self, prompt: &ElicitationPrompt) -> Decision {
+        let fixed = self.elicitation(prompt);
+        Decision {
+            answer: fixed.shown,
+            note: fixed.note,
+        }
     }
 
     fn elicitation(&self, prompt: &ElicitationPrompt) -> Fixed {

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 
 use porthole_connections::connector::{Connector, Handed};
-use porthole_connections::gateway::GatewayEvent;
+use porthole_connections::gateway::{GatewayEvent, PassOwner};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand};
 use porthole_connections::list::{AgentScope, Connections};
 use serde_json::Value;
@@ -72,7 +72,10 @@ impl ProxyConnections {
                     .filter(|c| c.enabled && c.agents == AgentScope::All)
                     .cloned()
                     .collect();
-                let handed = self.connector.hand(&chosen, Some(caps)).await;
+                let handed = self
+                    .connector
+                    .hand(&chosen, Some(caps), PassOwner::default())
+                    .await;
                 for (name, why) in &handed.skipped {
                     eprintln!("porthole proxy: MCP connection `{name}` is not added: {why}");
                 }

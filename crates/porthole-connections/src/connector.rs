@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use agent_client_protocol::v1::schema::McpServer;
 
-use crate::gateway::{Gateway, GatewayEvent, NoTokens, Pass, TokenSource};
+use crate::gateway::{Gateway, GatewayEvent, NoTokens, Pass, PassOwner, TokenSource};
 use crate::handoff::{AgentMcp, BridgeCommand, Plan};
 use crate::list::{Connection, Server};
 use crate::secrets::SecretStore;
@@ -85,8 +85,9 @@ impl Connector {
     }
 
     /// Hand `connections` to a session of an agent with `caps`; `None` for Porthole's own use
-    /// (every connection through the gateway, see [`Plan::for_porthole`]).
-    pub async fn hand(&self, connections: &[Connection], caps: Option<AgentMcp>) -> Handed {
+    /// (every connection through the gateway, see [`Plan::for_porthole`]). `owner` names the
+    /// session's agent and, when the front end answers connections' questions, how.
+    pub async fn hand(&self, connections: &[Connection], caps: Option<AgentMcp>, owner: PassOwner) -> Handed {
         let needs_keys = connections
             .iter()
             .any(|c| matches!(c.server, Server::Remote { .. }) || !c.secret_keys().is_empty());
@@ -114,7 +115,7 @@ impl Connector {
             None
         } else {
             match self.gateway(keys.as_ref()).await {
-                Ok(gateway) => Some(gateway.open(upstreams)),
+                Ok(gateway) => Some(gateway.open(upstreams, owner)),
                 Err(e) => {
                     let why = format!("the MCP gateway could not start on 127.0.0.1: {e}");
                     tracing::warn!("{why}");

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use porthole_connections::gateway::{Gateway, Upstream};
+use porthole_connections::gateway::{Gateway, PassOwner, Upstream};
 use porthole_connections::secrets::SecretStore;
 use porthole_connections::tokens::Tokens;
 use porthole_test_mcp::Options;
@@ -25,13 +25,16 @@ async fn twenty_thousand_streamed_events_pass_the_gateway_whole_and_in_order() {
         keyring_core::sample::Store::new().expect("in-memory sample store"),
     ))));
     let gateway = Gateway::start(tokens).await.unwrap();
-    let pass = gateway.open(vec![(
-        "open".into(),
-        Upstream::Remote {
-            url: Url::parse(&server.mcp_url()).unwrap(),
-            headers: vec![],
-        },
-    )]);
+    let pass = gateway.open(
+        vec![(
+            "open".into(),
+            Upstream::Remote {
+                url: Url::parse(&server.mcp_url()).unwrap(),
+                headers: vec![],
+            },
+        )],
+        PassOwner::default(),
+    );
     porthole_connections::http::install_crypto_provider();
     let client = reqwest::Client::new();
     let post = |body: Value| {

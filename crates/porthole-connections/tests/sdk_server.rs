@@ -14,7 +14,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porthole_connections::gateway::{Gateway, Upstream};
+use porthole_connections::gateway::{Gateway, PassOwner, Upstream};
 use porthole_connections::oauth::{self, ClientChoice, Grant};
 use porthole_connections::secrets::SecretStore;
 use porthole_connections::tokens::{GRANT_KEY, SignInState, Tokens};
@@ -216,13 +216,16 @@ async fn signs_in_to_the_mcp_python_sdk_calls_through_the_gateway_refreshes_and_
     let tokens = Arc::new(Tokens::new(secrets.clone()));
     tokens.store("sdk", grant.clone()).await.unwrap();
     let gateway = Gateway::start(tokens.clone()).await.unwrap();
-    let pass = gateway.open(vec![(
-        "sdk".into(),
-        Upstream::Remote {
-            url: server.mcp.clone(),
-            headers: vec![],
-        },
-    )]);
+    let pass = gateway.open(
+        vec![(
+            "sdk".into(),
+            Upstream::Remote {
+                url: server.mcp.clone(),
+                headers: vec![],
+            },
+        )],
+        PassOwner::default(),
+    );
     let url = pass.url("sdk").unwrap();
 
     let (status, session, messages) = call(

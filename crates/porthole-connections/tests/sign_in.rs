@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use porthole_connections::gateway::{Gateway, GatewayEvent, StdioServer, Upstream};
+use porthole_connections::gateway::{Gateway, GatewayEvent, PassOwner, StdioServer, Upstream};
 use porthole_connections::oauth::{self, ClientChoice, Grant, SignInError};
 use porthole_connections::secrets::SecretStore;
 use porthole_connections::tokens::{SignInState, Tokens};
@@ -235,13 +235,16 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
 
     let gateway = Gateway::start(tokens.clone()).await.unwrap();
     let mut events = gateway.events();
-    let pass = gateway.open(vec![(
-        "tracker".into(),
-        Upstream::Remote {
-            url: Url::parse(&server.mcp_url()).unwrap(),
-            headers: vec![],
-        },
-    )]);
+    let pass = gateway.open(
+        vec![(
+            "tracker".into(),
+            Upstream::Remote {
+                url: Url::parse(&server.mcp_url()).unwrap(),
+                headers: vec![],
+            },
+        )],
+        PassOwner::default(),
+    );
     let url = pass.url("tracker").unwrap();
     assert_eq!(url.host_str(), Some("127.0.0.1"));
     assert!(!url.as_str().contains(&grant.access_token));
@@ -361,13 +364,16 @@ async fn a_server_that_answers_401_forever_gets_one_refresh_per_request() {
     let tokens = Arc::new(Tokens::new(store()));
     tokens.store("x", grant).await.unwrap();
     let gateway = Gateway::start(tokens).await.unwrap();
-    let pass = gateway.open(vec![(
-        "x".into(),
-        Upstream::Remote {
-            url: Url::parse(&hostile.mcp_url()).unwrap(),
-            headers: vec![],
-        },
-    )]);
+    let pass = gateway.open(
+        vec![(
+            "x".into(),
+            Upstream::Remote {
+                url: Url::parse(&hostile.mcp_url()).unwrap(),
+                headers: vec![],
+            },
+        )],
+        PassOwner::default(),
+    );
     let (_, _, body) = call(
         &pass.url("x").unwrap(),
         None,
@@ -390,28 +396,31 @@ async fn the_bridge_speaks_stdio_to_a_remote_connection_and_pipes_to_a_hosted_st
     let tokens = Arc::new(Tokens::new(store()));
     tokens.store("remote", grant).await.unwrap();
     let gateway = Gateway::start(tokens).await.unwrap();
-    let pass = gateway.open(vec![
-        (
-            "remote".into(),
-            Upstream::Remote {
-                url: Url::parse(&server.mcp_url()).unwrap(),
-                headers: vec![],
-            },
-        ),
-        (
-            "local".into(),
-            Upstream::Stdio(StdioServer {
-                command: "sh".into(),
-                // Proves the secret reached the server's environment, without echoing it.
-                args: vec![
-                    "-c".into(),
-                    "test \"$SECRET_TOKEN\" = s3cret && echo has-secret; cat".into(),
-                ],
-                env: vec![("SECRET_TOKEN".into(), "s3cret".into())],
-                cwd: None,
-            }),
-        ),
-    ]);
+    let pass = gateway.open(
+        vec![
+            (
+                "remote".into(),
+                Upstream::Remote {
+                    url: Url::parse(&server.mcp_url()).unwrap(),
+                    headers: vec![],
+                },
+            ),
+            (
+                "local".into(),
+                Upstream::Stdio(StdioServer {
+                    command: "sh".into(),
+                    // Proves the secret reached the server's environment, without echoing it.
+                    args: vec![
+                        "-c".into(),
+                        "test \"$SECRET_TOKEN\" = s3cret && echo has-secret; cat".into(),
+                    ],
+                    env: vec![("SECRET_TOKEN".into(), "s3cret".into())],
+                    cwd: None,
+                }),
+            ),
+        ],
+        PassOwner::default(),
+    );
 
     // HTTP mode: lines in, lines out.
     let input = [

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
-use porthole_connections::gateway::{Gateway, NoTokens, Upstream};
+use porthole_connections::gateway::{Gateway, NoTokens, PassOwner, Upstream};
 use serde_json::{Value, json};
 
 fn main() {
@@ -71,13 +71,16 @@ async fn host(upstream: url::Url) {
     Gateway::start(Arc::new(NoTokens("the benchmark signs in nowhere".into())))
         .await
         .expect("the gateway starts");
-    let pass = gateway.open(vec![(
-        "bench".into(),
-        Upstream::Remote {
-            url: upstream,
-            headers: vec![],
-        },
-    )]);
+    let pass = gateway.open(
+        vec![(
+            "bench".into(),
+            Upstream::Remote {
+                url: upstream,
+                headers: vec![],
+            },
+        )],
+        PassOwner::default(),
+    );
     println!("ready {}", pass.url("bench").expect("the pass has `bench`"));
     let mut sink = Vec::new();
     let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;

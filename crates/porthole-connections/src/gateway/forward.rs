@@ -1,14 +1,23 @@
 //! One request from an agent to a remote connection: forwarded with the connection's token,
 //! the answer streamed back as it comes. A 401 gets one refresh and one retry, never a loop.
+//! Where the gateway answers the connection's questions, the agent's `initialize` declares
+//! elicitation and the server's event streams pass through the question filter (`sse`).
 
 use bytes::{Bytes, BytesMut};
+use futures::future::Either;
 use futures::{StreamExt, TryStreamExt};
 use http_body_util::{BodyExt, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
 use url::Url;
 
-use super::{Body, GatewayEvent, Inner, plain};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::questions::{self, Answering, ConnState, SessionHeaders};
+use super::sse::SseFilter;
+use super::url_required::{self, Retry};
+use super::{Body, GatewayEvent, Inner, PassState, plain, standalone};
 
 /// An MCP client message is small; a paste of a whole file as a tool argument still fits.
 const REQUEST_CAP: usize = 8 * 1024 * 1024;
@@ -23,7 +32,7 @@ const REQUEST_HEADERS: [&str; 5] = [
 ];
 /// Headers of the server's answer passed back. Not `WWW-Authenticate` (the agent must not
 /// start a sign-in of its own against the gateway) nor `Location` or cookies.
-const RESPONSE_HEADERS: [&str; 4] = [
+pub(super) const RESPONSE_HEADERS: [&str; 4] = [
     "content-type",
     "mcp-session-id",
     "mcp-protocol-version",
@@ -31,7 +40,8 @@ const RESPONSE_HEADERS: [&str; 4] = [
 ];
 
 pub(super) async fn forward(
-    inner: &Inner,
+    inner: &Arc<Inner>,
+    pass: &Arc<PassState>,
     name: &str,
     url: &Url,
     headers: &[(String, String)],
@@ -42,7 +52,7 @@ pub(super) async fn forward(
         return plain(StatusCode::METHOD_NOT_ALLOWED, "MCP uses POST, GET and DELETE");
     }
     let (parts, body) = req.into_parts();
-    let body = match Limited::new(body, REQUEST_CAP).collect().await {
+    let mut body = match Limited::new(body, REQUEST_CAP).collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => {
             return plain(
@@ -53,20 +63,138 @@ pub(super) async fn forward(
     };
     let request_id = jsonrpc_id(&body);
     let fail = |reason: String, status: StatusCode| failure(request_id.as_ref(), status, &reason);
+    let agent_header = |h: &str| {
+        parts
+            .headers
+            .get(h)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let session = SessionHeaders {
+        id: agent_header("mcp-session-id"),
+        protocol: agent_header("mcp-protocol-version"),
+    };
 
+    // Whether the gateway answers this connection's questions is decided at `initialize`.
+    let conn = pass.conn(name);
+    let mut rewritten = false;
+    if method == Method::POST
+        && pass.owner.questions.is_some()
+        && let Some((sent, declared)) = questions::rewrite_initialize(&body)
+    {
+        body = sent;
+        conn.we_answer.store(!declared, Ordering::SeqCst);
+        rewritten = !declared;
+    }
+    let we_answer = conn.we_answer.load(Ordering::SeqCst);
+    let initialized = method == Method::POST && is_initialized(&body);
+    if we_answer && !initialized {
+        conn.settled().await;
+        if method == Method::GET
+            && let Some(served) = serve_from_own(&conn, session.id.as_deref())
+        {
+            return served;
+        }
+    }
+
+    let pass_headers: Vec<(&'static str, String)> = REQUEST_HEADERS
+        .iter()
+        .filter_map(|h| Some((*h, agent_header(h)?)))
+        .collect();
+    let answer = match send(
+        inner,
+        name,
+        url,
+        headers,
+        method.clone(),
+        &pass_headers,
+        body.clone(),
+    )
+    .await
+    {
+        Ok(a) => a,
+        Err(Failure::Unreachable(e)) => return fail(e, StatusCode::BAD_GATEWAY),
+        Err(Failure::SignIn(reason)) => return sign_in_answer(name, &reason, request_id.as_ref()),
+    };
+    if !we_answer {
+        return stream_back(answer, None);
+    }
+    let answering = Answering {
+        inner: inner.clone(),
+        pass: pass.clone(),
+        connection: name.to_string(),
+        session: SessionHeaders {
+            // The session `initialize` opened is in its answer.
+            id: session.id.or_else(|| header(&answer, "mcp-session-id")),
+            protocol: session.protocol,
+        },
+    };
+    let retry = match method == Method::POST && answer.status().is_success() {
+        true => Retry::of(&body, url, headers, &pass_headers),
+        false => None,
+    };
+    if answer.status().is_success() {
+        if initialized {
+            standalone::open(answering.clone());
+        } else if rewritten {
+            // Until the agent says `notifications/initialized` and the gateway's stream is
+            // open, its requests wait: a bridge that posts lines in parallel may send a tool
+            // call first, whose question would then go to no stream.
+            conn.opening.send_replace(true);
+        }
+    }
+    match retry {
+        Some(retry) => url_required::answer(answer, answering, retry).await,
+        None => stream_back(answer, Some(answering)),
+    }
+}
+
+/// The agent's GET served from the gateway's own standalone stream of the same session.
+fn serve_from_own(conn: &ConnState, session: Option<&str>) -> Option<Response<Body>> {
+    let own = conn.own_get.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+    if Some(own.session.as_str()) != session {
+        return None;
+    }
+    Some(own.attach().unwrap_or_else(|| {
+        plain(
+            StatusCode::CONFLICT,
+            "Conflict: Only one SSE stream is allowed per session",
+        )
+    }))
+}
+
+/// Why a request could not be sent upstream.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum Failure {
+    #[error("{0}")]
+    Unreachable(String),
+    /// Sign-in expired and a refresh did not help (already said to the owner).
+    #[error("sign-in needed: {0}")]
+    SignIn(String),
+}
+
+/// One request upstream with the connection's headers and token: a 401 gets one refresh and
+/// one retry. `pass_headers` are the MCP headers passed on (the agent's, or the session's).
+pub(super) async fn send(
+    inner: &Inner,
+    name: &str,
+    url: &Url,
+    headers: &[(String, String)],
+    method: Method,
+    pass_headers: &[(&'static str, String)],
+    body: Bytes,
+) -> Result<reqwest::Response, Failure> {
     let token = match inner.tokens.token(name).await {
         Ok(t) => t,
-        Err(lost) => return lost_sign_in(inner, name, lost.0, request_id.as_ref()),
+        Err(lost) => return Err(lost_sign_in(inner, name, lost.0)),
     };
     let send = |token: Option<String>| {
         let mut upstream = inner
             .client
             .request(method.clone(), url.clone())
             .body(body.clone());
-        for h in REQUEST_HEADERS {
-            if let Some(v) = parts.headers.get(h) {
-                upstream = upstream.header(h, v);
-            }
+        for (h, v) in pass_headers {
+            upstream = upstream.header(*h, v);
         }
         for (h, v) in headers {
             upstream = upstream.header(h, v);
@@ -76,55 +204,60 @@ pub(super) async fn forward(
         }
         upstream.send()
     };
-    let mut answer = match send(token.clone()).await {
-        Ok(a) => a,
-        Err(e) => return fail(unreachable(name, &e), StatusCode::BAD_GATEWAY),
-    };
+    let unreachable = |e: reqwest::Error| Failure::Unreachable(unreachable(name, &e));
+    let mut answer = send(token.clone()).await.map_err(unreachable)?;
     if answer.status() == StatusCode::UNAUTHORIZED
         && let Some(failed) = token
     {
         let fresh = match inner.tokens.refreshed(name, &failed).await {
             Ok(t) => t,
-            Err(lost) => return lost_sign_in(inner, name, lost.0, request_id.as_ref()),
+            Err(lost) => return Err(lost_sign_in(inner, name, lost.0)),
         };
-        answer = match send(Some(fresh)).await {
-            Ok(a) => a,
-            Err(e) => return fail(unreachable(name, &e), StatusCode::BAD_GATEWAY),
-        };
+        answer = send(Some(fresh)).await.map_err(unreachable)?;
         if answer.status() == StatusCode::UNAUTHORIZED {
-            return lost_sign_in(
+            return Err(lost_sign_in(
                 inner,
                 name,
                 "the server refused a freshly refreshed token".into(),
-                request_id.as_ref(),
-            );
+            ));
         }
     }
     if answer.status() == StatusCode::UNAUTHORIZED {
         // Not signed in here, and the server wants it: the person signs in in Porthole.
-        return lost_sign_in(
-            inner,
-            name,
-            "the server asks for sign-in".into(),
-            request_id.as_ref(),
-        );
+        return Err(lost_sign_in(inner, name, "the server asks for sign-in".into()));
     }
-    stream_back(answer)
+    Ok(answer)
 }
 
-fn stream_back(answer: reqwest::Response) -> Response<Body> {
+fn header(answer: &reqwest::Response, name: &str) -> Option<String> {
+    answer.headers().get(name)?.to_str().ok().map(str::to_string)
+}
+
+/// The body is the `notifications/initialized` notification.
+fn is_initialized(body: &[u8]) -> bool {
+    serde_json::from_slice::<serde_json::Value>(body)
+        .is_ok_and(|v| v.get("method").and_then(|m| m.as_str()) == Some("notifications/initialized"))
+}
+
+/// The server's answer streamed back; with `answering`, an event stream goes through the
+/// question filter first.
+pub(super) fn stream_back(answer: reqwest::Response, answering: Option<Answering>) -> Response<Body> {
     let mut response = Response::builder().status(answer.status().as_u16());
     for h in RESPONSE_HEADERS {
         if let Some(v) = answer.headers().get(h) {
             response = response.header(h, v);
         }
     }
-    let frames = answer
+    let is_sse = header(&answer, "content-type").is_some_and(|t| t.starts_with("text/event-stream"));
+    let chunks = answer
         .bytes_stream()
         .ready_chunks(READY_CHUNKS)
-        .flat_map(|ready| futures::stream::iter(coalesce(ready)))
-        .map_ok(Frame::data)
-        .map_err(std::io::Error::other);
+        .flat_map(|ready| futures::stream::iter(coalesce(ready)));
+    let chunks = match answering {
+        Some(answering) if is_sse => Either::Left(filtered(chunks, answering)),
+        _ => Either::Right(chunks),
+    };
+    let frames = chunks.map_ok(Frame::data).map_err(std::io::Error::other);
     response
         .body(BodyExt::boxed(StreamBody::new(frames)))
         .unwrap_or_else(|_| {
@@ -133,6 +266,30 @@ fn stream_back(answer: reqwest::Response) -> Response<Body> {
                 "the server's answer could not be passed on",
             )
         })
+}
+
+/// `chunks` with the server's questions taken out and handed to `answering`; the rest as it
+/// came, and what was left of an unfinished event when the stream ends.
+fn filtered<E: Send + 'static>(
+    chunks: impl futures::Stream<Item = Result<Bytes, E>> + Send + 'static,
+    answering: Answering,
+) -> impl futures::Stream<Item = Result<Bytes, E>> + Send + 'static {
+    let filter = Arc::new(std::sync::Mutex::new(SseFilter::default()));
+    let tail = filter.clone();
+    chunks
+        .map(move |chunk| {
+            chunk.map(|bytes| {
+                let (out, taken) = filter.lock().unwrap_or_else(|p| p.into_inner()).push(&bytes);
+                for t in taken {
+                    answering.spawn(t);
+                }
+                out
+            })
+        })
+        .chain(futures::stream::once(async move {
+            Ok(tail.lock().unwrap_or_else(|p| p.into_inner()).finish())
+        }))
+        .try_filter(|b| futures::future::ready(!b.is_empty()))
 }
 
 /// At most this many chunks that arrived together are sent on as one.
@@ -175,12 +332,16 @@ fn unreachable(name: &str, e: &reqwest::Error) -> String {
     format!("Porthole could not reach the connection `{name}`: {message}")
 }
 
-fn lost_sign_in(inner: &Inner, name: &str, reason: String, id: Option<&serde_json::Value>) -> Response<Body> {
+fn lost_sign_in(inner: &Inner, name: &str, reason: String) -> Failure {
     tracing::warn!(connection = name, %reason, "MCP connection needs sign-in again");
     let _ = inner.events.send(GatewayEvent::SignInNeeded {
         connection: name.to_string(),
         reason: reason.clone(),
     });
+    Failure::SignIn(reason)
+}
+
+fn sign_in_answer(name: &str, reason: &str, id: Option<&serde_json::Value>) -> Response<Body> {
     failure(
         id,
         StatusCode::SERVICE_UNAVAILABLE,

@@ -7,16 +7,23 @@
 //! needed, and starts stdio servers whose environment holds secrets itself (`stdio_host`), so
 //! an agent never holds a credential, only the address.
 //!
-//! MCP passes through untouched: request and response bodies are streamed as they come
-//! (Server-Sent Events included), so server requests (elicitation, sampling), progress and
-//! cancellation reach the agent as the server sent them.
+//! MCP passes through as it comes: request and response bodies are streamed (Server-Sent
+//! Events included), so server requests (sampling, roots), progress and cancellation reach the
+//! agent as the server sent them. The one exception: where the pass's owner answers questions
+//! ([`PassOwner::questions`]) and the agent declared no elicitation, the gateway answers the
+//! server's `elicitation/create` itself (`questions`, `sse`, `standalone`).
 
 mod forward;
+mod questions;
+mod sse;
+mod standalone;
 mod stdio_host;
+mod url_required;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
@@ -28,10 +35,11 @@ use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use url::Url;
 
 pub use futures::future::BoxFuture;
+pub use questions::{Asker, PassOwner, Questions, Unanswered};
 pub use stdio_host::{StdioServer, UPGRADE};
 
 /// Where a connection's requests go.
@@ -93,10 +101,51 @@ pub enum GatewayEvent {
 pub(crate) type Body = BoxBody<Bytes, std::io::Error>;
 
 struct Inner {
-    passes: Mutex<HashMap<String, Arc<HashMap<String, Upstream>>>>,
+    passes: Mutex<HashMap<String, Arc<PassState>>>,
     client: reqwest::Client,
     tokens: Arc<dyn TokenSource>,
     events: broadcast::Sender<GatewayEvent>,
+    next_pass: AtomicU64,
+    rates: questions::Rates,
+}
+
+impl Inner {
+    /// The pass still serves (its session has not closed).
+    fn is_open(&self, pass: &PassState) -> bool {
+        !*pass.closed.borrow()
+    }
+}
+
+/// What the gateway keeps for one open pass.
+struct PassState {
+    id: u64,
+    upstreams: HashMap<String, Upstream>,
+    owner: PassOwner,
+    conns: Mutex<HashMap<String, Arc<questions::ConnState>>>,
+    /// Set when the pass is dropped: the gateway's own streams for it end.
+    closed: watch::Sender<bool>,
+}
+
+impl PassState {
+    fn conn(&self, name: &str) -> Arc<questions::ConnState> {
+        self.conns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(name.to_string())
+            .or_default()
+            .clone()
+    }
+
+    fn remote(&self, name: &str) -> Option<(Url, Vec<(String, String)>)> {
+        match self.upstreams.get(name)? {
+            Upstream::Remote { url, headers } => Some((url.clone(), headers.clone())),
+            Upstream::Stdio(_) => None,
+        }
+    }
+
+    fn closed(&self) -> watch::Receiver<bool> {
+        self.closed.subscribe()
+    }
 }
 
 /// The running gateway. Dropping it stops the server.
@@ -114,6 +163,7 @@ impl Drop for Gateway {
 
 /// A session's access to its connections. Dropping it closes every address it gave out.
 pub struct Pass {
+    id: u64,
     key: String,
     base: Url,
     names: Vec<String>,
@@ -122,8 +172,10 @@ pub struct Pass {
 
 impl Drop for Pass {
     fn drop(&mut self) {
-        if let Some(inner) = self.inner.upgrade() {
-            inner.passes.lock().expect("gateway passes").remove(&self.key);
+        if let Some(inner) = self.inner.upgrade()
+            && let Some(pass) = inner.passes.lock().expect("gateway passes").remove(&self.key)
+        {
+            pass.closed.send_replace(true);
         }
     }
 }
@@ -142,6 +194,11 @@ impl Pass {
     pub fn connections(&self) -> &[String] {
         &self.names
     }
+
+    /// The pass's number, unique in its gateway: [`Asker::pass`] of the questions it brings.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
 }
 
 impl Gateway {
@@ -155,6 +212,8 @@ impl Gateway {
             client: crate::http::gateway_client(),
             tokens,
             events,
+            next_pass: AtomicU64::new(1),
+            rates: questions::Rates::default(),
         });
         let server = tokio::spawn(serve(listener, Arc::downgrade(&inner)));
         Ok(Gateway { addr, inner, server })
@@ -168,17 +227,27 @@ impl Gateway {
         self.inner.events.subscribe()
     }
 
-    /// A pass for one session over `upstreams` (connection name → where it goes).
-    pub fn open(&self, upstreams: Vec<(String, Upstream)>) -> Pass {
+    /// A pass for one session over `upstreams` (connection name → where it goes), owned by
+    /// `owner` (who answers the connections' questions, see [`PassOwner`]).
+    pub fn open(&self, upstreams: Vec<(String, Upstream)>, owner: PassOwner) -> Pass {
         let key = random_key();
         let names = upstreams.iter().map(|(n, _)| n.clone()).collect();
+        let id = self.inner.next_pass.fetch_add(1, Ordering::Relaxed);
+        let state = PassState {
+            id,
+            upstreams: upstreams.into_iter().collect(),
+            owner,
+            conns: Mutex::new(HashMap::new()),
+            closed: watch::channel(false).0,
+        };
         self.inner
             .passes
             .lock()
             .expect("gateway passes")
-            .insert(key.clone(), Arc::new(upstreams.into_iter().collect()));
+            .insert(key.clone(), Arc::new(state));
         let base = Url::parse(&format!("http://{}/{key}/", self.addr)).expect("a loopback URL parses");
         Pass {
+            id,
             key,
             base,
             names,
@@ -237,11 +306,13 @@ async fn route(inner: Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
         .unwrap_or_default();
     let pass = inner.passes.lock().expect("gateway passes").get(key).cloned();
     // An unknown pass and an unknown connection look the same: nothing to learn by probing.
-    let Some(upstream) = pass.as_ref().and_then(|p| p.get(&name)).cloned() else {
+    let Some((pass, upstream)) = pass.and_then(|p| Some((p.clone(), p.upstreams.get(&name)?.clone()))) else {
         return plain(StatusCode::NOT_FOUND, "no such connection");
     };
     match upstream {
-        Upstream::Remote { url, headers } => forward::forward(&inner, &name, &url, &headers, req).await,
+        Upstream::Remote { url, headers } => {
+            forward::forward(&inner, &pass, &name, &url, &headers, req).await
+        }
         Upstream::Stdio(server) => stdio_host::attach(&inner, &name, server, req),
     }
 }

@@ -1,0 +1,422 @@
+//! A connection's questions (MCP elicitation), answered by the gateway's owner rather than
+//! the agent.
+//!
+//! Most agents declare no elicitation to their MCP servers, so a server is told "unsupported"
+//! and the person never sees its question. Where the session's owner supplies [`Questions`],
+//! the gateway adds the capability to the agent's `initialize` (`rewrite_initialize`), takes
+//! `elicitation/create` and `notifications/elicitation/complete` out of the server's streams
+//! (`sse`), asks the owner, and posts the answer upstream itself. An agent that declared
+//! elicitation itself keeps answering (no setting chooses otherwise yet).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde_json::{Value, json};
+
+use super::sse::Taken;
+use super::{BoxFuture, Inner, PassState};
+
+/// Who asks: the connection, through which agent's session (the pass).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asker {
+    /// The connection's name.
+    pub connection: String,
+    /// The agent whose session the pass serves, as the owner named it in [`PassOwner`].
+    pub agent: String,
+    /// The pass, unique in this gateway: which session asks.
+    pub pass: u64,
+}
+
+/// Why a question got no answer from the owner: sent upstream as a JSON-RPC error.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{0}")]
+pub struct Unanswered(pub String);
+
+/// The gateway owner's answers to connections' questions.
+pub trait Questions: Send + Sync + 'static {
+    /// Answer one `elicitation/create`: `request` is the whole JSON-RPC request as the server
+    /// sent it (its `params` checked only for `mode` and `message`; the owner validates the
+    /// form as for an agent's question). Returns the `ElicitResult` (`{"action": ...}`).
+    fn ask<'a>(&'a self, who: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>>;
+    /// The server's `notifications/elicitation/complete` for a URL question it asked on this
+    /// pass (`notification` whole; unknown ids never reach here).
+    fn completed(&self, who: &Asker, notification: Value);
+}
+
+/// Who owns a pass: the agent (for [`Asker`]) and, when the owner answers connections'
+/// questions, its [`Questions`]. Without them the gateway passes questions to the agent.
+#[derive(Clone)]
+pub struct PassOwner {
+    pub agent: String,
+    pub questions: Option<Arc<dyn Questions>>,
+    /// How long a tool call answered with -32042 waits for the server's completion of the
+    /// URLs the person consented to before its one retry (`porthole-cli --url-wait`).
+    pub url_wait: Duration,
+}
+
+impl Default for PassOwner {
+    fn default() -> Self {
+        Self {
+            agent: String::new(),
+            questions: None,
+            url_wait: Duration::from_secs(120),
+        }
+    }
+}
+
+/// A question's request, JSON-encoded, larger than this is refused (an error upstream).
+const QUESTION_CAP: usize = 64 * 1024;
+/// Questions waiting behind the open one of a connection and session; more are declined.
+const QUEUE_CAP: usize = 4;
+/// Questions a connection may ask in a minute, over all sessions; more are declined.
+pub(crate) const PER_MINUTE: usize = 10;
+
+/// The session headers an answer goes upstream with.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SessionHeaders {
+    pub id: Option<String>,
+    pub protocol: Option<String>,
+}
+
+/// What the gateway keeps about one connection of one pass.
+#[derive(Default)]
+pub(crate) struct ConnState {
+    /// The gateway answers this connection's questions (the agent declared no elicitation).
+    pub we_answer: AtomicBool,
+    /// One question open at a time; others wait their turn.
+    turn: tokio::sync::Mutex<()>,
+    waiting: AtomicUsize,
+    /// URL questions asked and not completed: a completion for any other id is ignored.
+    url_ids: Mutex<HashSet<String>>,
+    /// The gateway's own standalone GET stream, when it opened one (`standalone`).
+    pub own_get: Mutex<Option<Arc<super::standalone::OwnGet>>>,
+    /// The gateway is opening its own GET stream: the session's requests wait.
+    pub opening: tokio::sync::watch::Sender<bool>,
+    /// Completions a retry after -32042 waits for, by elicitation id.
+    waiters: Mutex<HashMap<String, tokio::sync::oneshot::Sender<()>>>,
+}
+
+/// The longest the gateway's own GET stream takes to open before it gives up (a loaded machine
+/// may need seconds); requests wait for it a little longer, so that they never overtake it.
+pub(crate) const OPENING_WAIT: Duration = Duration::from_secs(10);
+
+impl ConnState {
+    /// Resolves when the server completes the URL elicitation `id`.
+    pub(crate) fn completion(&self, id: &str) -> tokio::sync::oneshot::Receiver<()> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        // Known from now on: the server may complete before the person is asked.
+        self.url_ids
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string());
+        self.waiters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(id.to_string(), tx);
+        rx
+    }
+
+    /// Returns once the gateway's own GET stream is open or failed (a request sent before it
+    /// could ask on a stream no one listens to), or after a bound, should no one clear it.
+    pub(crate) async fn settled(&self) {
+        let mut opening = self.opening.subscribe();
+        let bound = OPENING_WAIT + Duration::from_secs(2);
+        if tokio::time::timeout(bound, opening.wait_for(|o| !*o))
+            .await
+            .is_err()
+        {
+            // An agent that never says `notifications/initialized`: only its first request waits.
+            self.opening.send_replace(false);
+        }
+    }
+}
+
+/// Questions per connection name in the last minute.
+#[derive(Default)]
+pub(crate) struct Rates(Mutex<HashMap<String, (VecDeque<Instant>, bool)>>);
+
+impl Rates {
+    /// `Ok` when the connection may ask now; `Err(first)` when over the cap (`first`: the
+    /// first refusal of this minute, to say once).
+    fn admit(&self, connection: &str, now: Instant) -> Result<(), bool> {
+        let mut rates = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let (times, said) = rates.entry(connection.to_string()).or_default();
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+        {
+            times.pop_front();
+        }
+        if times.len() >= PER_MINUTE {
+            return Err(!std::mem::replace(said, true));
+        }
+        if times.is_empty() {
+            *said = false;
+        }
+        times.push_back(now);
+        Ok(())
+    }
+}
+
+/// The agent's `initialize` with the elicitation capability added when it declared none:
+/// `Some((body, declared))`, `body` the request to send (the agent's own when `declared`).
+/// `None` when `body` is not an `initialize` request.
+pub(crate) fn rewrite_initialize(body: &[u8]) -> Option<(Bytes, bool)> {
+    let mut message: Value = serde_json::from_slice(body).ok()?;
+    if message.get("method").and_then(Value::as_str) != Some("initialize") {
+        return None;
+    }
+    let params = message.get_mut("params")?.as_object_mut()?;
+    let capabilities = params
+        .entry("capabilities")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()?;
+    if capabilities.contains_key("elicitation") {
+        return Some((Bytes::copy_from_slice(body), true));
+    }
+    capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+    Some((Bytes::from(message.to_string()), false))
+}
+
+/// Where a stream's answers go: everything needed to post one upstream as `forward` does.
+#[derive(Clone)]
+pub(crate) struct Answering {
+    pub inner: Arc<Inner>,
+    pub pass: Arc<PassState>,
+    pub connection: String,
+    pub session: SessionHeaders,
+}
+
+impl Answering {
+    fn asker(&self) -> Asker {
+        Asker {
+            connection: self.connection.clone(),
+            agent: self.pass.owner.agent.clone(),
+            pass: self.pass.id,
+        }
+    }
+
+    /// Handle a message taken out of a stream, in a task of its own so the stream goes on.
+    pub(crate) fn spawn(&self, taken: Taken) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            match taken {
+                Taken::Question(request) => this.question(request).await,
+                Taken::Completed(notification) => this.completed(notification),
+                // Only a filter holding a tool call takes these, and its pump handles them.
+                Taken::UrlRequired(..) => {}
+            }
+        });
+    }
+
+    fn completed(&self, notification: Value) {
+        let id = notification["params"]["elicitationId"]
+            .as_str()
+            .unwrap_or_default();
+        let conn = self.pass.conn(&self.connection);
+        let known = conn.url_ids.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        if known && let Some(waiter) = conn.waiters.lock().unwrap_or_else(|p| p.into_inner()).remove(id) {
+            let _ = waiter.send(());
+        }
+        match (&self.pass.owner.questions, known) {
+            (Some(questions), true) => questions.completed(&self.asker(), notification),
+            _ => tracing::debug!(
+                connection = self.connection,
+                "a completion for an elicitation this session did not ask: ignored"
+            ),
+        }
+    }
+
+    async fn question(&self, request: Value) {
+        let id = request["id"].clone();
+        let result = match self.answer(&request).await {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, reason)) => {
+                tracing::warn!(connection = self.connection, %reason, "MCP server's question not answered");
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": reason}})
+            }
+        };
+        let Some((url, headers)) = self.pass.remote(&self.connection) else {
+            return;
+        };
+        let post = super::forward::send(
+            &self.inner,
+            &self.connection,
+            &url,
+            &headers,
+            hyper::Method::POST,
+            &self.session.headers(),
+            Bytes::from(result.to_string()),
+        )
+        .await;
+        match post {
+            Ok(answer) if answer.status().is_success() => {}
+            Ok(answer) => tracing::warn!(
+                connection = self.connection,
+                status = answer.status().as_u16(),
+                "the server refused the answer to its question"
+            ),
+            Err(e) => {
+                tracing::warn!(connection = self.connection, reason = %e, "the answer to an MCP server's question could not be sent")
+            }
+        }
+    }
+
+    /// The `ElicitResult`, or a JSON-RPC error (code, reason).
+    pub(crate) async fn answer(&self, request: &Value) -> Result<Value, (i64, String)> {
+        let decline = || Ok(json!({"action": "decline"}));
+        let Some(questions) = self.pass.owner.questions.clone() else {
+            return Err((-32601, "this client does not answer elicitation".into()));
+        };
+        if !self.inner.is_open(&self.pass) {
+            tracing::warn!(
+                connection = self.connection,
+                "a question after its session closed: declined"
+            );
+            return decline();
+        }
+        let size = request.to_string().len();
+        if size > QUESTION_CAP {
+            return Err((
+                -32602,
+                format!("elicitation request of {size} bytes is over Porthole's {QUESTION_CAP}"),
+            ));
+        }
+        let params = &request["params"];
+        let mode = params.get("mode").and_then(Value::as_str).unwrap_or("form");
+        if !matches!(mode, "form" | "url") || !params["message"].is_string() {
+            return Err((
+                -32602,
+                "elicitation/create needs a `message` and mode `form` or `url`".into(),
+            ));
+        }
+        let url_id = match (mode, params["elicitationId"].as_str()) {
+            ("url", Some(id)) if !id.is_empty() && params["url"].is_string() => Some(id.to_string()),
+            ("url", _) => {
+                return Err((
+                    -32602,
+                    "URL elicitation needs a `url` and an `elicitationId`".into(),
+                ));
+            }
+            _ => None,
+        };
+        if let Err(first) = self.inner.rates.admit(&self.connection, Instant::now()) {
+            if first {
+                tracing::warn!(
+                    connection = self.connection,
+                    "more than {PER_MINUTE} questions in a minute: declining the rest of this minute's"
+                );
+            }
+            return decline();
+        }
+        let conn = self.pass.conn(&self.connection);
+        // Counted only when it must wait: the open question is not in the queue.
+        let turn = match conn.turn.try_lock() {
+            Ok(turn) => turn,
+            Err(_) => {
+                if conn.waiting.fetch_add(1, Ordering::SeqCst) >= QUEUE_CAP {
+                    conn.waiting.fetch_sub(1, Ordering::SeqCst);
+                    tracing::warn!(
+                        connection = self.connection,
+                        "too many questions waiting: declined"
+                    );
+                    return decline();
+                }
+                let turn = conn.turn.lock().await;
+                conn.waiting.fetch_sub(1, Ordering::SeqCst);
+                turn
+            }
+        };
+        if let Some(id) = &url_id {
+            conn.url_ids
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(id.clone());
+        }
+        let answer = questions.ask(&self.asker(), request.clone()).await;
+        drop(turn);
+        let declined_url = answer.as_ref().map_or(true, |a| a["action"] != "accept");
+        if let (Some(id), true) = (&url_id, declined_url) {
+            // Nothing will be completed: a completion for it is now unknown.
+            conn.url_ids.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        }
+        answer.map_err(|e| (-32603, e.0))
+    }
+}
+
+impl SessionHeaders {
+    pub(crate) fn headers(&self) -> Vec<(&'static str, String)> {
+        let mut out = vec![
+            ("content-type", "application/json".to_string()),
+            ("accept", "application/json, text/event-stream".to_string()),
+        ];
+        if let Some(id) = &self.id {
+            out.push(("mcp-session-id", id.clone()));
+        }
+        if let Some(p) = &self.protocol {
+            out.push(("mcp-protocol-version", p.clone()));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn initialize_gets_elicitation_when_the_agent_declared_none_and_keeps_the_rest() {
+        let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"x-custom":[1,2]},"clientInfo":{"name":"gemini","version":"1"},"zeta":true}}"#;
+        let (sent, declared) = rewrite_initialize(body).unwrap();
+        assert!(!declared);
+        let sent: Value = serde_json::from_slice(&sent).unwrap();
+        let mut want: Value = serde_json::from_slice(body).unwrap();
+        want["params"]["capabilities"]["elicitation"] = json!({"form": {}, "url": {}});
+        assert_eq!(sent, want);
+        // The agent's order kept (preserve_order), the capability last.
+        let keys: Vec<&String> = sent["params"]["capabilities"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect();
+        assert_eq!(keys, ["roots", "x-custom", "elicitation"]);
+        let keys: Vec<&String> = sent["params"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["protocolVersion", "capabilities", "clientInfo", "zeta"]);
+
+        let none =
+            br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
+        let (sent, _) = rewrite_initialize(none).unwrap();
+        let sent: Value = serde_json::from_slice(&sent).unwrap();
+        assert_eq!(
+            sent["params"]["capabilities"],
+            json!({"elicitation": {"form": {}, "url": {}}})
+        );
+    }
+
+    #[test]
+    fn an_agent_that_declared_elicitation_is_sent_as_it_was_and_other_requests_are_untouched() {
+        let body =
+            br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{}}}}"#;
+        let (sent, declared) = rewrite_initialize(body).unwrap();
+        assert!(declared);
+        assert_eq!(&sent[..], &body[..]);
+        assert!(rewrite_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).is_none());
+        assert!(rewrite_initialize(b"not json").is_none());
+    }
+
+    #[test]
+    fn a_connection_asks_at_most_the_cap_in_a_minute_and_the_refusal_is_said_once() {
+        let rates = Rates::default();
+        let t0 = Instant::now();
+        for _ in 0..PER_MINUTE {
+            assert_eq!(rates.admit("github", t0), Ok(()));
+        }
+        assert_eq!(rates.admit("github", t0), Err(true));
+        assert_eq!(rates.admit("github", t0), Err(false));
+        assert_eq!(rates.admit("docs", t0), Ok(()));
+        assert_eq!(rates.admit("github", t0 + Duration::from_secs(61)), Ok(()));
+    }
+}

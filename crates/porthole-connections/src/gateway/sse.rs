@@ -1,0 +1,257 @@
+//! Taking a server's questions out of a Server-Sent Events stream, passing everything else on
+//! byte for byte.
+//!
+//! Hand-written on purpose, and small: the SSE crates (`eventsource-stream`, `sse-stream`)
+//! parse events into fields and would make the gateway write them out again, which drops
+//! comments and may drop events with empty data (the TypeScript SDK's resumption "priming"
+//! event, an `id` with empty `data`) and re-spells line endings. The gateway must hand the agent
+//! every event it does not take exactly as the server sent it, so this only finds where events
+//! end (a blank line, after LF, CRLF or CR line endings) and reads the `data` of the few events
+//! that mention elicitation.
+
+use bytes::{Bytes, BytesMut};
+use serde_json::Value;
+
+/// An event longer than this is passed on as it streams, unread: a question is small, a tool
+/// result may be large and must not be held whole in memory.
+pub(crate) const EVENT_CAP: usize = 4 * 1024 * 1024;
+
+/// A message the filter took out of the stream.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Taken {
+    /// An `elicitation/create` request (the whole JSON-RPC message).
+    Question(Value),
+    /// A `notifications/elicitation/complete` notification (the whole message).
+    Completed(Value),
+    /// The held request's answer is error -32042 (URL elicitation required): the message and
+    /// the event as it came, to pass on when the gateway does not retry.
+    UrlRequired(Value, Bytes),
+}
+
+/// JSON-RPC error: the request needs the person to open URLs first (MCP 2025-11-25).
+pub(crate) const URL_REQUIRED: i64 = -32042;
+
+/// Splits a stream into events as its chunks come; see the module's comment.
+#[derive(Default)]
+pub(crate) struct SseFilter {
+    /// The raw bytes of the event being read.
+    event: BytesMut,
+    /// Bytes of the current line so far (line endings excluded).
+    line_len: usize,
+    /// The last byte seen was a CR: a LF right after it belongs to the same line ending.
+    after_cr: bool,
+    /// The current event outgrew [`EVENT_CAP`]: pass its bytes on until it ends.
+    passing: bool,
+    /// The id of a request whose -32042 answer is taken too ([`Taken::UrlRequired`]).
+    hold: Option<Value>,
+}
+
+impl SseFilter {
+    /// A filter that also takes a -32042 answer to the request `id`.
+    pub(crate) fn holding(id: Value) -> Self {
+        Self {
+            hold: Some(id),
+            ..Self::default()
+        }
+    }
+
+    /// Feed one chunk: the bytes to pass on now, and the messages taken out.
+    pub(crate) fn push(&mut self, chunk: &[u8]) -> (Bytes, Vec<Taken>) {
+        let mut out = BytesMut::new();
+        let mut taken = Vec::new();
+        let mut start = 0;
+        for (i, &b) in chunk.iter().enumerate() {
+            if std::mem::take(&mut self.after_cr) && b == b'\n' {
+                continue;
+            }
+            if b != b'\r' && b != b'\n' {
+                self.line_len += 1;
+                continue;
+            }
+            self.after_cr = b == b'\r';
+            let blank = self.line_len == 0;
+            self.line_len = 0;
+            if !blank {
+                continue;
+            }
+            // A blank line ends the event. After a CR a LF may follow in the next byte or
+            // chunk: it is passed on at the start of the next event, where it is read as the
+            // rest of this line ending (`after_cr`), so the bytes stay as they were.
+            self.event.extend_from_slice(&chunk[start..=i]);
+            start = i + 1;
+            let event = self.event.split().freeze();
+            if std::mem::take(&mut self.passing) {
+                out.extend_from_slice(&event);
+            } else {
+                match take(&event, self.hold.as_ref()) {
+                    Some(t) => taken.push(t),
+                    None => out.extend_from_slice(&event),
+                }
+            }
+        }
+        self.event.extend_from_slice(&chunk[start..]);
+        if self.passing || self.event.len() > EVENT_CAP {
+            self.passing = true;
+            out.extend_from_slice(&self.event.split());
+        }
+        (out.freeze(), taken)
+    }
+
+    /// The stream ended: whatever was left of an unfinished event, as it came.
+    pub(crate) fn finish(&mut self) -> Bytes {
+        self.event.split().freeze()
+    }
+}
+
+/// The event's message if it is one the gateway answers itself.
+fn take(event: &Bytes, hold: Option<&Value>) -> Option<Taken> {
+    // Most events are results and notifications: skip them without parsing (a -32042 error
+    // lists its `elicitations`).
+    if !contains(event, b"elicitation") {
+        return None;
+    }
+    let message: Value = serde_json::from_str(&data(event)?).ok()?;
+    if hold.is_some_and(|id| message.get("id") == Some(id))
+        && message["error"]["code"].as_i64() == Some(URL_REQUIRED)
+    {
+        return Some(Taken::UrlRequired(message, event.clone()));
+    }
+    match message.get("method").and_then(Value::as_str)? {
+        "elicitation/create" if message.get("id").is_some_and(|id| !id.is_null()) => {
+            Some(Taken::Question(message))
+        }
+        "notifications/elicitation/complete" => Some(Taken::Completed(message)),
+        _ => None,
+    }
+}
+
+/// The event's `data` lines joined with LF, as an SSE reader dispatches them; `None` when it
+/// has none or they are not UTF-8.
+fn data(event: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(event).ok()?;
+    let mut lines = Vec::new();
+    for line in text.split(['\n', '\r']) {
+        let value = match line.strip_prefix("data") {
+            Some("") => "",
+            Some(rest) => match rest.strip_prefix(':') {
+                Some(v) => v.strip_prefix(' ').unwrap_or(v),
+                None => continue,
+            },
+            None => continue,
+        };
+        lines.push(value);
+    }
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Feeds `chunks`, returning what was passed on and what was taken.
+    fn run(chunks: &[&[u8]]) -> (Vec<u8>, Vec<Taken>) {
+        let mut filter = SseFilter::default();
+        let mut out = Vec::new();
+        let mut taken = Vec::new();
+        for c in chunks {
+            let (bytes, t) = filter.push(c);
+            out.extend_from_slice(&bytes);
+            taken.extend(t);
+        }
+        out.extend_from_slice(&filter.finish());
+        (out, taken)
+    }
+
+    const QUESTION: &str = r#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{"mode":"form","message":"Name?","requestedSchema":{"type":"object","properties":{}}}}"#;
+
+    #[test]
+    fn a_question_between_other_events_is_taken_and_the_rest_passes_byte_for_byte() {
+        let before = "id: 1\ndata: \n\n: a comment\nevent: message\nid: 2\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n";
+        let question = format!("event: message\nid: 3\ndata: {QUESTION}\n\n");
+        let after = "id: 4\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\r\ndata: \"result\":{}}\r\n\r\n";
+        let all = format!("{before}{question}{after}");
+        // Every split point, including inside CRLF and inside the question.
+        for cut in 0..all.len() {
+            let (a, b) = all.as_bytes().split_at(cut);
+            let (out, taken) = run(&[a, b]);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("{before}{after}"),
+                "cut at {cut}"
+            );
+            assert_eq!(
+                taken,
+                vec![Taken::Question(serde_json::from_str(QUESTION).unwrap())],
+                "cut at {cut}"
+            );
+        }
+        // One byte at a time.
+        let bytes: Vec<&[u8]> = all.as_bytes().chunks(1).collect();
+        assert_eq!(run(&bytes).1.len(), 1);
+    }
+
+    #[test]
+    fn cr_line_endings_a_completion_and_a_response_mentioning_elicitation() {
+        let completion = json!({"jsonrpc":"2.0","method":"notifications/elicitation/complete","params":{"elicitationId":"e1"}});
+        let response = r#"{"jsonrpc":"2.0","id":2,"result":{"text":"elicitation/create is a method"}}"#;
+        let stream = format!("data: {completion}\r\rdata: {response}\r\r");
+        let (out, taken) = run(&[stream.as_bytes()]);
+        assert_eq!(String::from_utf8(out).unwrap(), format!("data: {response}\r\r"));
+        assert_eq!(taken, vec![Taken::Completed(completion)]);
+    }
+
+    #[test]
+    fn an_elicitation_notification_without_id_and_an_unfinished_event_pass() {
+        let odd = r#"data: {"jsonrpc":"2.0","method":"elicitation/create"}"#;
+        let stream = format!("{odd}\n\ndata: {QUESTION}");
+        let (out, taken) = run(&[stream.as_bytes()]);
+        // The unfinished last event is passed on when the stream ends, as it came.
+        assert_eq!(String::from_utf8(out).unwrap(), stream);
+        assert!(taken.is_empty());
+    }
+
+    #[test]
+    fn a_url_required_answer_to_the_held_request_is_taken_with_its_bytes() {
+        let error = r#"{"jsonrpc":"2.0","id":4,"error":{"code":-32042,"message":"URL elicitation required","data":{"elicitations":[]}}}"#;
+        let event = format!("id: 9\ndata: {error}\n\n");
+        let mut filter = SseFilter::holding(json!(4));
+        let (out, taken) = filter.push(event.as_bytes());
+        assert!(out.is_empty());
+        assert_eq!(
+            taken,
+            vec![Taken::UrlRequired(
+                serde_json::from_str(error).unwrap(),
+                Bytes::from(event.clone())
+            )]
+        );
+        // Another request's, or with no request held: passed on.
+        assert_eq!(
+            SseFilter::holding(json!(5)).push(event.as_bytes()).0,
+            event.as_bytes()
+        );
+        assert_eq!(SseFilter::default().push(event.as_bytes()).0, event.as_bytes());
+    }
+
+    #[test]
+    fn an_event_over_the_cap_streams_on_unread_and_the_next_is_read_again() {
+        let big = format!("data: \"{}\"\n\n", "x".repeat(EVENT_CAP + 10));
+        let question = format!("data: {QUESTION}\n\n");
+        let mut filter = SseFilter::default();
+        let mut out = Vec::new();
+        for c in big.as_bytes().chunks(1024 * 1024) {
+            let (bytes, taken) = filter.push(c);
+            assert!(taken.is_empty());
+            out.extend_from_slice(&bytes);
+        }
+        // Passed on as it came, not held until the event ended.
+        assert_eq!(out.len(), big.len());
+        let (bytes, taken) = filter.push(question.as_bytes());
+        assert!(bytes.is_empty());
+        assert_eq!(taken.len(), 1);
+    }
+}

@@ -1,0 +1,272 @@
+//! A tool call answered with -32042 (URL elicitation required, MCP 2025-11-25): the server
+//! needs the person to open pages first (a sign-in, a payment confirmation). Agents here do
+//! nothing with it, so the gateway asks the pass owner about each URL (consent, as for a URL
+//! question), waits for the server's `notifications/elicitation/complete` of each (up to
+//! [`PassOwner::url_wait`](super::PassOwner)), then retries the call once and hands the agent
+//! the retry's answer, whatever it is (a second -32042 goes to the agent as it came: no loop).
+//! Declined, cancelled or not completed in time: the agent gets the original error, once.
+
+use bytes::Bytes;
+use futures::StreamExt;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use hyper::{Method, Response, StatusCode};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use url::Url;
+
+use super::Body;
+use super::questions::Answering;
+use super::sse::{SseFilter, Taken, URL_REQUIRED};
+
+/// A tool call the gateway may retry once.
+pub(crate) struct Retry {
+    pub id: Value,
+    pub body: Bytes,
+    pub url: Url,
+    pub headers: Vec<(String, String)>,
+    pub pass_headers: Vec<(&'static str, String)>,
+}
+
+impl Retry {
+    /// `body` when it is a `tools/call` request.
+    pub(crate) fn of(
+        body: &Bytes,
+        url: &Url,
+        headers: &[(String, String)],
+        pass_headers: &[(&'static str, String)],
+    ) -> Option<Retry> {
+        let message: Value = serde_json::from_slice(body).ok()?;
+        if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        Some(Retry {
+            id: message.get("id").filter(|id| !id.is_null())?.clone(),
+            body: body.clone(),
+            url: url.clone(),
+            headers: headers.to_vec(),
+            pass_headers: pass_headers.to_vec(),
+        })
+    }
+}
+
+/// The answer to a tool call the gateway may retry, as the agent gets it.
+pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retry: Retry) -> Response<Body> {
+    let status = answer.status();
+    let content_type = answer
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    if content_type.starts_with("text/event-stream") {
+        return event_stream(answer, answering, retry);
+    }
+    if !content_type.starts_with("application/json") {
+        return super::forward::stream_back(answer, Some(answering));
+    }
+    // A JSON answer is one message: read whole to see whether it is -32042 (an error is small;
+    // past `JSON_CAP` it is a result, passed on as it streams).
+    let headers = answer.headers().clone();
+    let mut body = answer.bytes_stream();
+    let mut read = bytes::BytesMut::new();
+    let mut rest = None;
+    while let Some(chunk) = body.next().await {
+        match chunk {
+            Ok(c) => read.extend_from_slice(&c),
+            Err(e) => return super::plain(StatusCode::BAD_GATEWAY, &e.to_string()),
+        }
+        if read.len() > JSON_CAP {
+            rest = Some(body);
+            break;
+        }
+    }
+    let read = read.freeze();
+    if rest.is_none()
+        && let Some(message) = serde_json::from_slice::<Value>(&read)
+            .ok()
+            .filter(|m| is_url_required(m, &retry.id))
+        && resolved(&answering, &message).await
+        && let Some(again) = send_again(&answering, &retry).await
+    {
+        return super::forward::stream_back(again, Some(answering));
+    }
+    let mut response = Response::builder().status(status.as_u16());
+    for (name, value) in headers.iter() {
+        if super::forward::RESPONSE_HEADERS.contains(&name.as_str()) {
+            response = response.header(name, value);
+        }
+    }
+    let first = futures::stream::once(async move { Ok::<_, reqwest::Error>(read) });
+    let frames = match rest {
+        Some(rest) => first.chain(rest).left_stream(),
+        None => first.right_stream(),
+    }
+    .map(|chunk| chunk.map(Frame::data).map_err(std::io::Error::other));
+    response
+        .body(BodyExt::boxed(StreamBody::new(frames)))
+        .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"))
+}
+
+/// The most of a JSON answer read before deciding it is no -32042.
+const JSON_CAP: usize = 1024 * 1024;
+
+fn is_url_required(message: &Value, id: &Value) -> bool {
+    message.get("id") == Some(id) && message["error"]["code"].as_i64() == Some(URL_REQUIRED)
+}
+
+/// An event stream read by a task of its own: the gateway may have to wait for the person and
+/// the server in the middle of it.
+fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -> Response<Body> {
+    let mut response = Response::builder().status(answer.status().as_u16());
+    for h in super::forward::RESPONSE_HEADERS {
+        if let Some(v) = answer.headers().get(h) {
+            response = response.header(h, v);
+        }
+    }
+    let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
+    tokio::spawn(async move {
+        let mut filter = SseFilter::holding(retry.id.clone());
+        if let Some((message, raw)) = pump(answer, &mut filter, &answering, &tx).await {
+            match resolved(&answering, &message).await {
+                true => match send_again(&answering, &retry).await {
+                    Some(again) => again_as_events(again, &answering, &tx).await,
+                    None => {
+                        let _ = tx.send(Ok(raw)).await;
+                    }
+                },
+                false => {
+                    let _ = tx.send(Ok(raw)).await;
+                }
+            }
+        }
+    });
+    let frames = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (b.map(Frame::data), rx))
+    });
+    response
+        .body(BodyExt::boxed(StreamBody::new(frames)))
+        .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"))
+}
+
+/// Pass `answer`'s events on through `filter` until it ends or a -32042 is taken (returned).
+async fn pump(
+    answer: reqwest::Response,
+    filter: &mut SseFilter,
+    answering: &Answering,
+    tx: &mpsc::Sender<Result<Bytes, std::io::Error>>,
+) -> Option<(Value, Bytes)> {
+    let mut body = answer.bytes_stream();
+    let mut held = None;
+    while let Some(chunk) = body.next().await {
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = tx.send(Err(std::io::Error::other(e))).await;
+                return None;
+            }
+        };
+        let (out, taken) = filter.push(&chunk);
+        for t in taken {
+            match t {
+                Taken::UrlRequired(message, raw) => held = Some((message, raw)),
+                other => answering.spawn(other),
+            }
+        }
+        if !out.is_empty() && tx.send(Ok(out)).await.is_err() {
+            return None;
+        }
+    }
+    let tail = filter.finish();
+    if !tail.is_empty() {
+        let _ = tx.send(Ok(tail)).await;
+    }
+    held
+}
+
+/// The retry's answer on the first answer's event stream: its events read for questions (but
+/// not held: no second retry), or its JSON message as one event.
+async fn again_as_events(
+    again: reqwest::Response,
+    answering: &Answering,
+    tx: &mpsc::Sender<Result<Bytes, std::io::Error>>,
+) {
+    let is_sse = again
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/event-stream"));
+    if is_sse {
+        pump(again, &mut SseFilter::default(), answering, tx).await;
+        return;
+    }
+    let event = match again.bytes().await {
+        Ok(b) => match serde_json::from_slice::<Value>(&b) {
+            Ok(message) => format!("event: message\ndata: {message}\n\n"),
+            Err(_) => return,
+        },
+        Err(e) => {
+            let _ = tx.send(Err(std::io::Error::other(e))).await;
+            return;
+        }
+    };
+    let _ = tx.send(Ok(Bytes::from(event))).await;
+}
+
+/// Ask about each URL of the -32042 `message` and wait for the server to complete each: true
+/// when every one was accepted and completed in time.
+async fn resolved(answering: &Answering, message: &Value) -> bool {
+    let Some(elicitations) = message["error"]["data"]["elicitations"].as_array() else {
+        return false;
+    };
+    let conn = answering.pass.conn(&answering.connection);
+    let mut completions = Vec::new();
+    for (i, params) in elicitations.iter().enumerate() {
+        let Some(id) = params["elicitationId"].as_str() else {
+            return false;
+        };
+        // Registered before asking: the server may complete at once.
+        completions.push(conn.completion(id));
+        let request = json!({"jsonrpc": "2.0", "id": format!("porthole-url-required-{i}"),
+            "method": "elicitation/create", "params": params});
+        match answering.answer(&request).await {
+            Ok(result) if result["action"] == "accept" => {}
+            Ok(_) => return false,
+            Err((_, reason)) => {
+                tracing::warn!(connection = answering.connection, %reason, "a -32042 URL Porthole refuses");
+                return false;
+            }
+        }
+    }
+    let wait = answering.pass.owner.url_wait;
+    let all = futures::future::join_all(completions);
+    match tokio::time::timeout(wait, all).await {
+        Ok(done) => done.iter().all(Result::is_ok),
+        Err(_) => {
+            tracing::warn!(
+                connection = answering.connection,
+                "the server did not complete its URL elicitation within {} s: the agent gets its error",
+                wait.as_secs()
+            );
+            false
+        }
+    }
+}
+
+/// The tool call sent once more, as the agent sent it.
+async fn send_again(answering: &Answering, retry: &Retry) -> Option<reqwest::Response> {
+    super::forward::send(
+        &answering.inner,
+        &answering.connection,
+        &retry.url,
+        &retry.headers,
+        Method::POST,
+        &retry.pass_headers,
+        retry.body.clone(),
+    )
+    .await
+    .inspect_err(
+        |e| tracing::warn!(connection = answering.connection, reason = %e, "the retry after -32042 failed"),
+    )
+    .ok()
+}

@@ -1,0 +1,279 @@
+//! The gateway answers a server's questions for an agent that declared no elicitation, against
+//! a server nobody here wrote: the official MCP TypeScript SDK's `elicitationFormExample.js`
+//! (`@modelcontextprotocol/sdk`, pinned in tests/mcp-ts-sdk/package-lock.json). Its tools ask
+//! with `elicitInput` on the session's standalone GET stream, which this "agent" (a plain HTTP
+//! client) never opens: the gateway opens its own, takes the questions out, asks the test's
+//! `Questions`, and posts the answers; the tool results carry them.
+//!
+//! Needs the SDK: `./scripts/test-mcp-ts-sdk --install` (npm ci in tests/mcp-ts-sdk).
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use porthole_connections::gateway::{
+    Asker, BoxFuture, Gateway, NoTokens, PassOwner, Questions, Unanswered, Upstream,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use url::Url;
+
+const EXAMPLE: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js";
+
+/// Answers by the question's message, and keeps what it was asked.
+#[derive(Default)]
+struct Scripted {
+    asked: Mutex<Vec<(Asker, Value)>>,
+}
+
+impl Questions for Scripted {
+    fn ask<'a>(&'a self, who: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
+        Box::pin(async move {
+            let message = request["params"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            self.asked.lock().unwrap().push((who.clone(), request));
+            Ok(if message.starts_with("Step 1") {
+                json!({"action": "accept", "content": {"title": "Standup", "description": "daily"}})
+            } else if message.starts_with("Step 2") {
+                json!({"action": "accept", "content": {"date": "2026-12-06", "startTime": "09:30", "duration": 30}})
+            } else {
+                json!({"action": "decline"})
+            })
+        })
+    }
+    fn completed(&self, _: &Asker, _: Value) {}
+}
+
+/// A port outside Linux's ephemeral range (32768-60999), free now on every interface (the
+/// example listens on all of them): a port from `bind(0)` may be handed to the next `bind(0)`
+/// (a gateway of a test running beside this one) before node takes it.
+fn free_port(attempt: u32) -> u16 {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    (0..1000u32)
+        .map(|i| 20000 + ((seed / 7 + (attempt * 1000 + i) * 7919) % 10000) as u16)
+        .find(|p| std::net::TcpListener::bind(("0.0.0.0", *p)).is_ok())
+        .expect("a free port in 20000-29999")
+}
+
+/// The example server on a free port, stopped when dropped. A port taken between the check
+/// and node's listen (EADDRINUSE) is tried again with another.
+async fn start_example() -> (tokio::process::Child, Url) {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = root.join(EXAMPLE);
+    assert!(
+        script.exists(),
+        "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
+        script.display()
+    );
+    for attempt in 0..5 {
+        let port = free_port(attempt);
+        let mut child = tokio::process::Command::new("node")
+            .arg(&script)
+            .env("PORT", port.to_string())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("node runs (Node 20 or newer)");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let listening = tokio::time::timeout(Duration::from_secs(30), async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                if line.contains("is running on") {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .expect("the example server listens within 30 s");
+        if !listening {
+            continue;
+        }
+        // Its further logging is not read: drain it so the server never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        return (
+            child,
+            Url::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap(),
+        );
+    }
+    panic!("the example server did not start in 5 attempts (its stderr is above)");
+}
+
+/// The JSON-RPC messages of an answer, JSON or an event stream.
+fn messages(content_type: &str, body: &str) -> Vec<Value> {
+    if content_type.starts_with("application/json") {
+        return vec![serde_json::from_str(body).unwrap()];
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+#[ignore = "needs the official TypeScript SDK: run via scripts/test"]
+async fn the_gateway_answers_the_ts_sdk_example_servers_questions_for_an_agent_without_elicitation() {
+    session(false).await;
+}
+
+/// An agent that listens on the standalone stream, as the SDKs' clients do: its GET is served
+/// from the gateway's own (the server would answer a second one with 409), without the
+/// questions.
+#[tokio::test]
+#[ignore = "needs the official TypeScript SDK: run via scripts/test"]
+async fn an_agents_own_get_stream_is_served_from_the_gateways_without_the_questions() {
+    session(true).await;
+}
+
+async fn session(agent_listens: bool) {
+    let (_server, mcp) = start_example().await;
+    porthole_connections::http::install_crypto_provider();
+    let gateway = Gateway::start(Arc::new(NoTokens("no sign-in here".into())))
+        .await
+        .unwrap();
+    let questions = Arc::new(Scripted::default());
+    let pass = gateway.open(
+        vec![(
+            "forms".into(),
+            Upstream::Remote {
+                url: mcp,
+                headers: vec![],
+            },
+        )],
+        PassOwner {
+            agent: "Test Agent".into(),
+            questions: Some(questions.clone()),
+            ..PassOwner::default()
+        },
+    );
+    let client = reqwest::Client::new();
+    let session: Arc<Mutex<Option<String>>> = Arc::default();
+    let post = |body: Value| {
+        let client = client.clone();
+        let url = pass.url("forms").unwrap();
+        let session = session.clone();
+        async move {
+            let mut request = client
+                .post(url)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .header("mcp-protocol-version", "2025-11-25");
+            if let Some(id) = session.lock().unwrap().clone() {
+                request = request.header("mcp-session-id", id);
+            }
+            let answer = request.body(body.to_string()).send().await.unwrap();
+            if let Some(id) = answer.headers().get("mcp-session-id") {
+                *session.lock().unwrap() = Some(id.to_str().unwrap().to_string());
+            }
+            let status = answer.status().as_u16();
+            let content_type = answer
+                .headers()
+                .get("content-type")
+                .map(|v| v.to_str().unwrap().to_string())
+                .unwrap_or_default();
+            let text = answer.text().await.unwrap();
+            (status, messages(&content_type, &text))
+        }
+    };
+
+    // An agent that declares no elicitation, as Gemini CLI or OpenCode.
+    let (status, init) = post(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "plain-agent", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(status, 200, "{init:?}");
+    assert_eq!(
+        init[0]["result"]["serverInfo"]["name"],
+        "form-elicitation-example-server"
+    );
+    let (status, _) = post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    assert_eq!(status, 202);
+    // At once, as an agent does: the call waits for the gateway's own standalone stream.
+    let listened = if agent_listens {
+        let id = session.lock().unwrap().clone().unwrap();
+        let stream = client
+            .get(pass.url("forms").unwrap())
+            .header("Accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", id)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(stream.status(), 200);
+        assert_eq!(stream.headers()["content-type"], "text/event-stream");
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let kept = seen.clone();
+        tokio::spawn(async move {
+            let mut body = stream.bytes_stream();
+            while let Some(Ok(chunk)) = futures::StreamExt::next(&mut body).await {
+                kept.lock().unwrap().extend_from_slice(&chunk);
+            }
+        });
+        Some(seen)
+    } else {
+        None
+    };
+
+    let call = |id: u64, tool: &str| {
+        post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {}}}))
+    };
+    let (status, answer) = tokio::time::timeout(Duration::from_secs(30), call(1, "create_event"))
+        .await
+        .expect("the tool call ends: its questions were answered");
+    assert_eq!(status, 200);
+    // The agent saw no question, only the result.
+    assert_eq!(answer.len(), 1, "{answer:?}");
+    let text = answer[0]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("Event created successfully!"), "{text}");
+    assert!(text.contains("\"title\": \"Standup\""), "{text}");
+    assert!(text.contains("\"startTime\": \"09:30\""), "{text}");
+    assert!(text.contains("\"duration\": 30"), "{text}");
+
+    let (_, answer) = tokio::time::timeout(Duration::from_secs(30), call(2, "register_user"))
+        .await
+        .expect("the tool call ends");
+    assert_eq!(
+        answer[0]["result"]["content"][0]["text"],
+        "Registration cancelled by user."
+    );
+
+    if let Some(listened) = listened {
+        let listened = String::from_utf8(listened.lock().unwrap().clone()).unwrap();
+        assert!(!listened.contains("elicitation"), "{listened}");
+    }
+    let asked = questions.asked.lock().unwrap();
+    let messages: Vec<&str> = asked
+        .iter()
+        .map(|(_, r)| r["params"]["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "Step 1: Enter basic event information",
+            "Step 2: Enter date and time",
+            "Please provide your registration information:"
+        ]
+    );
+    for (who, request) in asked.iter() {
+        assert_eq!(
+            who,
+            &Asker {
+                connection: "forms".into(),
+                agent: "Test Agent".into(),
+                pass: pass.id()
+            }
+        );
+        assert_eq!(request["method"], "elicitation/create");
+        assert_eq!(request["params"]["mode"], "form");
+    }
+}
