@@ -105,6 +105,23 @@ impl ClientError {
     }
 }
 
+/// A request counted as in flight (request-scoped elicitations may name it) until dropped.
+struct InFlight<'a>(&'a AgentClient, String);
+
+impl<'a> InFlight<'a> {
+    fn track(client: &'a AgentClient, id: &impl serde::Serialize, method: &'static str) -> Self {
+        let key = serde_json::to_string(id).unwrap_or_default();
+        client.shared.lock().in_flight.insert(key.clone(), method);
+        InFlight(client, key)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.shared.lock().in_flight.remove(&self.1);
+    }
+}
+
 impl AgentClient {
     /// What the agent advertised in `initialize`.
     pub fn agent_capabilities(&self) -> &AgentCapabilities {
@@ -124,15 +141,7 @@ impl AgentClient {
         request: Req,
     ) -> Result<Req::Response, ClientError> {
         let prepared = self.cx.prepare_request(request);
-        let key = serde_json::to_string(prepared.raw_id()).unwrap_or_default();
-        self.shared.lock().in_flight.insert(key.clone(), method);
-        struct Untrack<'a>(&'a AgentClient, String);
-        impl Drop for Untrack<'_> {
-            fn drop(&mut self) {
-                self.0.shared.lock().in_flight.remove(&self.1);
-            }
-        }
-        let _untrack = Untrack(self, key);
+        let _in_flight = InFlight::track(self, prepared.raw_id(), method);
         prepared
             .block_task()
             .await
@@ -154,15 +163,7 @@ impl AgentClient {
         Req::Response: Send + 'static,
     {
         let prepared = self.cx.prepare_request(request);
-        let key = serde_json::to_string(prepared.raw_id()).unwrap_or_default();
-        self.shared.lock().in_flight.insert(key.clone(), method);
-        struct Untrack<'a>(&'a AgentClient, String);
-        impl Drop for Untrack<'_> {
-            fn drop(&mut self) {
-                self.0.shared.lock().in_flight.remove(&self.1);
-            }
-        }
-        let _untrack = Untrack(self, key);
+        let _in_flight = InFlight::track(self, prepared.raw_id(), method);
         // As `call`: dropping the future before the answer sends `$/cancel_request` (a no-op
         // once answered).
         struct CancelUnanswered(agent_client_protocol::RequestCancellationHandle);
