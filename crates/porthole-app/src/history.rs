@@ -165,10 +165,10 @@ impl Backend {
         let ElicitationKind::Url { url, .. } = &prompt.kind else {
             return None;
         };
-        let agent_id = history_agent_id(agent_id);
+        let (agent_id, agent_name) = porthole_history::asker(history_agent_id(agent_id), prompt);
         Some(self.0.history.as_ref().and_then(|store| {
             store
-                .domain_memory(agent_id, &prompt.agent.display_name(), &domain_of(url))
+                .domain_memory(&agent_id, &agent_name, &domain_of(url))
                 .map_err(|e| tracing::warn!("history: domain memory: {e}"))
                 .ok()
         }))

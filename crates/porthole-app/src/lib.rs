@@ -23,6 +23,7 @@ mod launch;
 mod mcp;
 pub use mcp::mcp_bridge;
 mod mcp_edit;
+mod mcp_questions;
 pub use mcp_edit::{McpImported, NewServer};
 mod mcp_sign_in;
 mod mcp_view;

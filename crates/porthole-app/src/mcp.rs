@@ -16,6 +16,7 @@ use porthole_connections::secrets::SecretStore;
 use porthole_core::acp::v1::schema::McpServer;
 
 use crate::app_event::AppEvent;
+use crate::mcp_questions::WindowQuestions;
 use crate::mcp_view::{self, McpConnectionList, McpSignIn, McpTool};
 use crate::{AnswerError, Backend};
 
@@ -163,36 +164,46 @@ impl Backend {
         })
     }
 
-    /// The connections `agent_id` gets, for a session it is about to open.
-    pub(crate) async fn hand_connections(&self, agent_id: &str, caps: AgentMcp) -> Handed {
+    /// The connections `agent_id` gets, for a session it is about to open, and who asks their
+    /// servers' questions in the window (told the session once it is open).
+    pub(crate) async fn hand_connections(
+        &self,
+        agent_id: &str,
+        caps: AgentMcp,
+    ) -> (Handed, Option<Arc<WindowQuestions>>) {
         let empty = Handed {
             servers: Vec::new(),
             pass: None,
             skipped: Vec::new(),
             piped: Vec::new(),
         };
-        let Some(path) = path() else { return empty };
+        let Some(path) = path() else {
+            return (empty, None);
+        };
         let list = match Connections::load(&path) {
             Ok(list) => list,
             Err(e) => {
                 tracing::warn!(error = %e, "the MCP connections file is not used");
-                return Handed {
+                let handed = Handed {
                     skipped: vec![("connections.json".into(), e.to_string())],
                     ..empty
                 };
+                return (handed, None);
             }
         };
         let chosen: Vec<_> = list.for_agent(agent_id).cloned().collect();
         if chosen.is_empty() {
-            return empty;
+            return (empty, None);
         }
-        // The window's dialog for connections' questions is not built yet: the agent answers.
+        let questions = WindowQuestions::new(self, agent_id, &chosen);
         let owner = PassOwner {
             agent: agent_id.to_string(),
-            questions: None,
+            questions: Some(questions.clone()),
+            over_agent: self.settings().mcp_questions != "agent",
             ..PassOwner::default()
         };
-        self.connector().hand(&chosen, Some(caps), owner).await
+        let handed = self.connector().hand(&chosen, Some(caps), owner).await;
+        (handed, Some(questions))
     }
 }
 

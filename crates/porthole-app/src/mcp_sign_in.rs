@@ -140,6 +140,7 @@ impl Backend {
                 url: analysis,
             },
             warnings,
+            mcp: None,
         }));
         self.0
             .sign_ins

@@ -159,6 +159,7 @@ fn generated() -> String {
                 message: parsed.message,
                 kind: parsed.kind,
                 warnings: parsed.warnings,
+                mcp: None,
             })),
             origin: Origin {
                 agent_id: "demo".into(),

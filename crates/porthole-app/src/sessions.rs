@@ -18,6 +18,14 @@ use super::results::{SessionList, StoredSession};
 use super::{AnswerError, Backend, SessionView};
 use porthole_connections::connector::Handed;
 
+/// What a session about to open is handed: the connections (`servers` already taken into its
+/// workspace), their names, and who asks their questions in the window once it is open.
+struct Handing {
+    handed: Handed,
+    names: Vec<String>,
+    questions: Option<std::sync::Arc<crate::mcp_questions::WindowQuestions>>,
+}
+
 /// Largest text file embedded in a prompt; larger ones go as links.
 const MAX_EMBED_BYTES: u64 = 1024 * 1024;
 /// Largest image sent.
@@ -104,21 +112,35 @@ impl Backend {
         agent_id: &str,
         client: &AgentClient,
         workspace: Workspace,
-    ) -> (Workspace, (Handed, Vec<String>)) {
+    ) -> (Workspace, Handing) {
         let offered = &client.agent_capabilities().mcp_capabilities;
         let caps = AgentMcp {
             http: offered.http,
             sse: offered.sse,
         };
-        let mut handed = self.hand_connections(agent_id, caps).await;
+        let (mut handed, questions) = self.hand_connections(agent_id, caps).await;
         let servers = std::mem::take(&mut handed.servers);
         let names = servers.iter().filter_map(crate::mcp::server_name).collect();
-        (workspace.with_mcp_servers(servers), (handed, names))
+        let handing = Handing {
+            handed,
+            names,
+            questions,
+        };
+        (workspace.with_mcp_servers(servers), handing)
     }
 
     /// The session opened: its pass lives with it (and the names of what it got, for the
     /// Connections view); what was left out is said in it.
-    fn connections_kept(&self, agent_id: &str, session_id: &str, (handed, names): (Handed, Vec<String>)) {
+    fn connections_kept(&self, agent_id: &str, session_id: &str, handing: Handing) {
+        let Handing {
+            handed,
+            names,
+            questions,
+        } = handing;
+        // From now on the connections' questions are asked in this session.
+        if let Some(questions) = &questions {
+            questions.session_opened(session_id);
+        }
         self.0.mcp.keep(session_id, agent_id, handed.pass, names);
         for (connection, reason) in handed.skipped {
             self.push_app(AppEvent::McpConnectionProblem {

@@ -36,6 +36,12 @@ pub struct Settings {
         ts(type = "Record<string, \"editor\" | \"porthole\">")
     )]
     pub editor_questions_by_agent: std::collections::BTreeMap<String, String>,
+    /// Who answers an MCP connection's questions when the agent declared elicitation to the
+    /// server itself: "porthole" (the default: the dialog can say truthfully which server asks)
+    /// or "agent". Agents that declared none always get Porthole's answers. Sessions opened
+    /// from now on.
+    #[cfg_attr(any(test, feature = "ts"), ts(type = "\"porthole\" | \"agent\""))]
+    pub mcp_questions: String,
 }
 
 impl Default for Settings {
@@ -49,6 +55,7 @@ impl Default for Settings {
             store_form_values: false,
             editor_questions: "editor".into(),
             editor_questions_by_agent: Default::default(),
+            mcp_questions: "porthole".into(),
         }
     }
 }
@@ -66,6 +73,12 @@ impl Settings {
             return Err(format!(
                 "theme must be \"system\", \"light\" or \"dark\", not {:?}",
                 self.theme
+            ));
+        }
+        if !matches!(self.mcp_questions.as_str(), "porthole" | "agent") {
+            return Err(format!(
+                "mcpQuestions must be \"porthole\" or \"agent\", not {:?}",
+                self.mcp_questions
             ));
         }
         use porthole_companion::preference::WhoAnswers;

@@ -42,6 +42,12 @@ pub struct Args {
     /// retry; then the agent gets the original error.
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     pub(crate) url_wait: u64,
+    /// Who answers an --mcp connection's questions when the agent declared elicitation to the
+    /// server itself: porthole (this run's --elicit / --answers policy, the line naming the
+    /// server) or agent (the agent forwards them as its own elicitation). Agents that declared
+    /// none always get Porthole's answers.
+    #[arg(long, value_enum, default_value_t = McpQuestions::Porthole)]
+    pub(crate) mcp_questions: McpQuestions,
     /// How to answer permission requests (reject is the fallback when an option is missing).
     #[arg(long, value_enum, default_value_t = PermissionPolicy::Reject)]
     pub(crate) permission: PermissionPolicy,
@@ -136,4 +142,11 @@ fn parse_config(s: &str) -> Result<(String, String), String> {
         Some((id, value)) if !id.is_empty() => Ok((id.to_string(), value.to_string())),
         _ => Err(format!("expected ID=VALUE, got `{s}`")),
     }
+}
+
+/// `--mcp-questions`: who answers a connection's questions when the agent declared elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum McpQuestions {
+    Porthole,
+    Agent,
 }

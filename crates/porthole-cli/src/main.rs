@@ -127,6 +127,7 @@ async fn hand_connections(
         agent: client.agent().display_name(),
         questions: Some(questions),
         url_wait: std::time::Duration::from_secs(args.url_wait),
+        over_agent: args.mcp_questions == args::McpQuestions::Porthole,
     };
     let session = mcp_live::Session::open(&chosen, Some(caps), owner).await?;
     for (name, why) in &session.handed.skipped {

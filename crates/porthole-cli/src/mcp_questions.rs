@@ -63,6 +63,7 @@ impl CliQuestions {
             message: parsed.message,
             kind: parsed.kind,
             warnings: parsed.warnings,
+            mcp: None,
         })
     }
 }

@@ -9,71 +9,15 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::workspace_bin;
 
-const EXAMPLE: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js";
-
-/// The example server, killed on drop.
-struct Example(Child, u16);
-
-impl Drop for Example {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A port outside Linux's ephemeral range (32768-60999), free now on every interface (the
-/// example listens on all of them): a port from `bind(0)` may be handed to another `bind(0)`
-/// before node takes it.
-fn free_port(attempt: u32) -> u16 {
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    (0..1000u32)
-        .map(|i| 30000 - 1 - ((seed / 7 + (attempt * 1000 + i) * 7919) % 10000) as u16)
-        .find(|p| std::net::TcpListener::bind(("0.0.0.0", *p)).is_ok())
-        .expect("a free port in 20000-29999")
-}
-
-/// The example server on a free port; a port taken before node listens is tried again.
-fn start_example() -> Example {
-    use std::io::BufRead;
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(EXAMPLE);
-    assert!(
-        script.exists(),
-        "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
-        script.display()
-    );
-    for attempt in 0..5 {
-        let port = free_port(attempt);
-        let mut child = Command::new("node")
-            .arg(&script)
-            .env("PORT", port.to_string())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("node runs");
-        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        // Node prints this once it listens, and exits on EADDRINUSE.
-        let listening = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .any(|l| l.contains("is running on"));
-        let example = Example(child, port);
-        if listening {
-            // Its further logging is not read: drained so the server never blocks on a full pipe.
-            std::thread::spawn(move || lines.for_each(drop));
-            return example;
-        }
-    }
-    panic!("the example server did not start in 5 attempts (its stderr is above)");
+/// The official TypeScript SDK's form example (porthole-test-mcp's shared launcher).
+fn start_example() -> porthole_test_mcp::ts_sdk::TsExample {
+    porthole_test_mcp::ts_sdk::start("elicitationFormExample.js")
 }
 
 fn cli(home: &Path, args: &[&str]) -> Output {
@@ -133,7 +77,7 @@ fn the_cli_answers_a_connections_questions_by_its_policy_and_names_the_connectio
     let server = start_example();
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
-    let url = format!("http://127.0.0.1:{}/mcp", server.1);
+    let url = server.url.clone();
     let added = cli(home, &["mcp", "add", "forms", "--url", &url]);
     assert!(added.status.success());
     let answers = home.join("answers.json");

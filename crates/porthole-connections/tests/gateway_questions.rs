@@ -216,6 +216,11 @@ fn question(id: &str) -> Value {
 /// An agent with no elicitation: initialize, initialized, then a tool call whose stream the
 /// test drives. Returns the tool call's answer body as the agent reads it, when it ends.
 async fn agent_session(gateway_url: Url) -> tokio::task::JoinHandle<String> {
+    agent_session_with(gateway_url, json!({"roots": {}})).await
+}
+
+/// `agent_session` for an agent that declares `capabilities`.
+async fn agent_session_with(gateway_url: Url, capabilities: Value) -> tokio::task::JoinHandle<String> {
     let client = reqwest::Client::new();
     let post = |body: Value| {
         client
@@ -227,7 +232,7 @@ async fn agent_session(gateway_url: Url) -> tokio::task::JoinHandle<String> {
             .send()
     };
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"roots": {}}, "clientInfo": {"name": "a", "version": "1"}}});
+        "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "a", "version": "1"}}});
     assert_eq!(post(init).await.unwrap().status(), 200);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(initialized).await.unwrap().status(), 202);
@@ -244,6 +249,14 @@ async fn setup_with(
     standalone: bool,
     url_wait: Duration,
 ) -> (Arc<Seen>, Arc<Slow>, Gateway, porthole_connections::gateway::Pass) {
+    setup_owner(standalone, url_wait, true).await
+}
+
+async fn setup_owner(
+    standalone: bool,
+    url_wait: Duration,
+    over_agent: bool,
+) -> (Arc<Seen>, Arc<Slow>, Gateway, porthole_connections::gateway::Pass) {
     porthole_connections::http::install_crypto_provider();
     let (seen, url) = start_server().await;
     seen.standalone.store(standalone, Ordering::SeqCst);
@@ -255,6 +268,7 @@ async fn setup_with(
             agent: "Agent".into(),
             questions: Some(questions.clone()),
             url_wait,
+            over_agent,
         },
     );
     (seen, questions, gateway, pass)
@@ -302,6 +316,46 @@ async fn malformed_oversized_and_unknown_completions_are_refused_and_the_agent_s
     assert!(body.contains(r#""result":{"content":[]}"#), "{body}");
     assert_eq!(questions.asked.load(Ordering::SeqCst), 1);
     assert_eq!(*questions.completed.lock().unwrap(), vec![complete("e1")]);
+}
+
+/// An agent that declared elicitation itself: by default Porthole answers anyway (its dialog
+/// names the server); with `over_agent: false` (the setting "agent") the agent gets the
+/// question as the server sent it, and Porthole none.
+#[tokio::test]
+async fn who_answers_when_the_agent_declared_elicitation_follows_the_owners_choice() {
+    for over_agent in [true, false] {
+        let (seen, questions, _gateway, pass) =
+            setup_owner(false, Duration::from_secs(120), over_agent).await;
+        let declared = json!({"elicitation": {"form": {}}});
+        let agent = agent_session_with(pass.url("hostile").unwrap(), declared.clone()).await;
+        // The agent's own declaration goes upstream untouched either way.
+        assert_eq!(
+            seen.initialize.lock().unwrap().as_ref().unwrap()["params"]["capabilities"],
+            declared
+        );
+        seen.send(question("q"));
+        if over_agent {
+            seen.wait_answers(1).await;
+            assert_eq!(seen.answer("q").unwrap()["result"]["action"], "accept");
+        }
+        seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+        seen.close();
+        let body = tokio::time::timeout(Duration::from_secs(10), agent)
+            .await
+            .unwrap()
+            .unwrap();
+        let asked = questions.asked.load(Ordering::SeqCst);
+        if over_agent {
+            assert_eq!(asked, 1);
+            assert!(!body.contains("elicitation/create"), "{body}");
+        } else {
+            assert_eq!(asked, 0);
+            assert!(
+                body.contains("elicitation/create"),
+                "the agent did not get its question: {body}"
+            );
+        }
+    }
 }
 
 #[tokio::test]

@@ -7,8 +7,6 @@
 //!
 //! Needs the SDK: `./scripts/test-mcp-ts-sdk --install` (npm ci in tests/mcp-ts-sdk).
 
-use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,10 +14,7 @@ use porthole_connections::gateway::{
     Asker, BoxFuture, Gateway, NoTokens, PassOwner, Questions, Unanswered, Upstream,
 };
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use url::Url;
-
-const EXAMPLE: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js";
 
 /// Answers by the question's message, and keeps what it was asked.
 #[derive(Default)]
@@ -47,61 +42,15 @@ impl Questions for Scripted {
     fn completed(&self, _: &Asker, _: Value) {}
 }
 
-/// A port outside Linux's ephemeral range (32768-60999), free now on every interface (the
-/// example listens on all of them): a port from `bind(0)` may be handed to the next `bind(0)`
-/// (a gateway of a test running beside this one) before node takes it.
-fn free_port(attempt: u32) -> u16 {
-    let seed = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
-    (0..1000u32)
-        .map(|i| 20000 + ((seed / 7 + (attempt * 1000 + i) * 7919) % 10000) as u16)
-        .find(|p| std::net::TcpListener::bind(("0.0.0.0", *p)).is_ok())
-        .expect("a free port in 20000-29999")
-}
-
-/// The example server on a free port, stopped when dropped. A port taken between the check
-/// and node's listen (EADDRINUSE) is tried again with another.
-async fn start_example() -> (tokio::process::Child, Url) {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let script = root.join(EXAMPLE);
-    assert!(
-        script.exists(),
-        "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
-        script.display()
-    );
-    for attempt in 0..5 {
-        let port = free_port(attempt);
-        let mut child = tokio::process::Command::new("node")
-            .arg(&script)
-            .env("PORT", port.to_string())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("node runs (Node 20 or newer)");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let listening = tokio::time::timeout(Duration::from_secs(30), async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                if line.contains("is running on") {
-                    return true;
-                }
-            }
-            false
-        })
-        .await
-        .expect("the example server listens within 30 s");
-        if !listening {
-            continue;
-        }
-        // Its further logging is not read: drain it so the server never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        return (
-            child,
-            Url::parse(&format!("http://127.0.0.1:{port}/mcp")).unwrap(),
-        );
-    }
-    panic!("the example server did not start in 5 attempts (its stderr is above)");
+/// The example server on a free port, stopped when dropped (the launcher every crate's tests
+/// share: porthole-test-mcp's `ts_sdk`).
+async fn start_example() -> (porthole_test_mcp::ts_sdk::TsExample, Url) {
+    let example =
+        tokio::task::spawn_blocking(|| porthole_test_mcp::ts_sdk::start("elicitationFormExample.js"))
+            .await
+            .unwrap();
+    let url = Url::parse(&example.url).unwrap();
+    (example, url)
 }
 
 /// The JSON-RPC messages of an answer, JSON or an event stream.

@@ -62,6 +62,26 @@ impl AgentClient {
         dialogs::respond(&self.shared, dialog_id, answer)
     }
 
+    /// Ask the user a question an MCP connection sent through Porthole's gateway in
+    /// `session_id` (its `elicitation/create` params): the same rules, dialog and answer
+    /// checks as the agent's own elicitation, with the dialog naming the connection
+    /// ([`McpAsker`]). Resolves to the `ElicitResult` to send the server; dropping the future
+    /// dismisses the dialog.
+    pub async fn ask_for_connection(
+        &self,
+        asker: McpAsker,
+        session_id: &str,
+        params: &Value,
+    ) -> Result<Value, RpcError> {
+        handlers::elicitation::ask_for_connection(&self.shared, asker, session_id, params).await
+    }
+
+    /// The server's `notifications/elicitation/complete` for a URL question `connection` asked
+    /// through [`Self::ask_for_connection`] (an unknown id is reported as such, as an agent's).
+    pub async fn connection_completed(&self, connection: &str, elicitation_id: &str) {
+        handlers::elicitation::connection_completed(&self.shared, connection, elicitation_id).await
+    }
+
     /// Answer a pending elicitation exactly once. Invalid form content is refused and the
     /// dialog stays pending so the user can fix it.
     pub fn respond_elicitation(&self, dialog_id: DialogId, answer: Answer) -> Result<(), RespondError> {

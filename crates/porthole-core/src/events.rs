@@ -130,6 +130,23 @@ pub struct ElicitationPrompt {
     /// Warning codes: `secret-request` for forms, the URL analyzer's codes, and
     /// `bidi-control` / `invisible-char` found in the message.
     pub warnings: Vec<String>,
+    /// Set only when an MCP connection asked, through Porthole's gateway, in this agent's
+    /// session (`AgentClient::ask_for_connection`): the agent's own requests never set it, so
+    /// an agent cannot pass its question off as a server's, nor a server's as the agent's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub mcp: Option<McpAsker>,
+}
+
+/// The MCP connection that asked a question through Porthole's gateway.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct McpAsker {
+    /// The connection's name in `connections.json`.
+    pub connection: String,
+    /// Where it runs: the remote server's host, or `None` for a stdio server on this computer.
+    pub host: Option<String>,
 }
 
 impl ElicitationPrompt {
@@ -191,6 +208,8 @@ pub enum DismissReason {
     SessionEnded,
     /// The agent process exited or the connection closed.
     AgentExited,
+    /// The MCP connection's question ended before the user answered (its tool call ended).
+    QuestionEnded,
 }
 
 impl DismissReason {
@@ -200,6 +219,7 @@ impl DismissReason {
             DismissReason::TurnCancelled => "the turn was cancelled",
             DismissReason::SessionEnded => "the session ended",
             DismissReason::AgentExited => "the agent stopped running",
+            DismissReason::QuestionEnded => "the MCP server's question ended (its tool call is over)",
         }
     }
 }

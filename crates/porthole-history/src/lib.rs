@@ -29,7 +29,7 @@ use rusqlite::{Connection, ErrorCode};
 
 pub use domains::{DomainMark, DomainMemory};
 pub use query::{EXPORT_FORMAT, HistoryEntry, HistoryFilter, HistoryPage, PermissionDetail};
-pub use record::{ElicitationOutcome, NewEntry, PermissionOutcome};
+pub use record::{ElicitationOutcome, NewEntry, PermissionOutcome, asker};
 
 /// How long a write waits for another instance's write to finish before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);

@@ -85,7 +85,7 @@ impl NewEntry {
         }
     }
 
-    /// An elicitation's outcome. `values` are the submitted form values, passed only when the
+    /// An elicitation's outcome (kept under [`asker`]). `values` are the submitted form values, passed only when the
     /// user chose to keep them; fields the secret detector flags are dropped, and so is
     /// everything when the message or form itself asks for a secret.
     pub fn elicitation(
@@ -100,7 +100,8 @@ impl NewEntry {
             ElicitationOutcome::Cancel => "cancel",
             ElicitationOutcome::Dismissed(_) => "dismissed",
         };
-        let mut entry = Self::blank(agent_id, prompt.agent.display_name(), prompt.mode_name(), action);
+        let (agent_id, agent_name) = asker(agent_id, prompt);
+        let mut entry = Self::blank(&agent_id, agent_name, prompt.mode_name(), action);
         entry.session_id = prompt.scope.session_id().map(str::to_string);
         entry.tool_call_id = prompt.scope.tool_call_id().map(str::to_string);
         // Query values and fragments (OAuth `code`, `state`, tokens) are not kept at rest,
@@ -229,5 +230,22 @@ impl HistoryStore {
             ],
         )?;
         Ok(conn.last_insert_rowid())
+    }
+}
+
+/// Who a question is kept under: the agent, or for an MCP connection's question (asked
+/// through Porthole's gateway in the agent's session) the connection, as `mcp/NAME`, so its
+/// consents, domain counts and trusted domains are the server's own, never the agent's.
+pub fn asker(agent_id: &str, prompt: &ElicitationPrompt) -> (String, String) {
+    match &prompt.mcp {
+        Some(mcp) => (
+            format!("mcp/{}", mcp.connection),
+            format!(
+                "the MCP server {} (through {}'s session)",
+                mcp.connection,
+                prompt.agent.display_name()
+            ),
+        ),
+        None => (agent_id.to_string(), prompt.agent.display_name()),
     }
 }

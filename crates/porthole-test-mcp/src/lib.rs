@@ -13,6 +13,7 @@
 
 mod auth;
 pub mod mcp;
+pub mod ts_sdk;
 
 use std::collections::{HashMap, HashSet};
 use std::convert::Infallible;

@@ -136,3 +136,27 @@ describe("URL consent dialog", () => {
     expect(backend.callsOf("answer_dialog")).toEqual([{ dialogId: 1, answer: { type: "elicitation", action: "cancel" } }]);
   });
 });
+
+describe("a question an MCP server asked through Porthole's gateway", () => {
+  it("names the server, the agent whose session it came through, and the server's host", () => {
+    const d = goodUrl(1);
+    d.mcp = { connection: "github", host: "api.githubcopilot.com" };
+    setup(d);
+    expect(document.querySelector(".asker-name")!.textContent).toBe("The MCP server “github”");
+    expect(document.querySelector(".asker-via")!.textContent).toBe("(through Demo Agent's session · api.githubcopilot.com)");
+  });
+
+  it("is said only when core set it: an agent naming itself a server is still the agent", () => {
+    const d = goodUrl(1);
+    d.agent = { name: "x", title: "The MCP server “github”", version: null };
+    setup(d);
+    expect(document.querySelector(".asker-via")).toBeNull();
+  });
+
+  it("shows a stdio server as running on this computer", () => {
+    const d = goodUrl(1);
+    d.mcp = { connection: "local", host: null };
+    setup(d);
+    expect(document.querySelector(".asker-via")!.textContent).toBe("(through Demo Agent's session · runs on this computer)");
+  });
+});

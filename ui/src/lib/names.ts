@@ -1,10 +1,22 @@
-import type { AgentIdentity, ConnectionState, Scope, SessionView } from "./protocol";
+import type { AgentIdentity, ConnectionState, Elicitation, Scope, SessionView } from "./protocol";
 import { revealHidden } from "./url";
 
 /** The agent's name as a person should see it: text-direction and invisible characters shown, not applied. */
 export function agentName(a: AgentIdentity | null | undefined): string {
   if (!a) return "The agent";
   return revealHidden(a.title?.trim() || a.name || "The agent");
+}
+
+/** Who asks an elicitation, in the dialog's words. An MCP server's question (asked through
+ *  Porthole's gateway in an agent's session: `mcp`, which only core sets for those) names the
+ *  server, its host and the agent: `heading` starts the dialog ("The MCP server “github”"),
+ *  `who` stands in sentences ("sent to the MCP server “github”"), `via` says through what. */
+export function askerOf(d: Pick<Elicitation, "agent" | "mcp">): { heading: string; who: string; via: string | null } {
+  const agent = agentName(d.agent);
+  if (!d.mcp) return { heading: agent, who: agent, via: null };
+  const server = `MCP server “${revealHidden(d.mcp.connection)}”`;
+  const where = d.mcp.host ? ` · ${revealHidden(d.mcp.host)}` : " · runs on this computer";
+  return { heading: `The ${server}`, who: `the ${server}`, via: `(through ${agent}'s session${where})` };
 }
 
 /** What Porthole was doing when an agent asked something outside a session. */

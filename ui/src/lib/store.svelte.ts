@@ -155,6 +155,7 @@ export const DISMISS_TEXT: Record<DismissReason, string> = {
   agent_exited: "The agent stopped running.",
   session_ended: "The session ended, so this request no longer applies.",
   turn_cancelled: "The turn was cancelled, so this request no longer applies.",
+  question_ended: "The MCP server's tool call ended, so its question no longer applies.",
 };
 
 /** The session a dialog belongs to, if any (an agent-level question has none). */

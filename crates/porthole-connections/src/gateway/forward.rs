@@ -77,14 +77,15 @@ pub(super) async fn forward(
 
     // Whether the gateway answers this connection's questions is decided at `initialize`.
     let conn = pass.conn(name);
-    let mut rewritten = false;
+    // The gateway answers from this `initialize` on: its own stream must open before requests.
+    let mut answering_from_now = false;
     if method == Method::POST
         && pass.owner.questions.is_some()
         && let Some((sent, declared)) = questions::rewrite_initialize(&body)
     {
         body = sent;
-        conn.we_answer.store(!declared, Ordering::SeqCst);
-        rewritten = !declared;
+        answering_from_now = !declared || pass.owner.over_agent;
+        conn.we_answer.store(answering_from_now, Ordering::SeqCst);
     }
     let we_answer = conn.we_answer.load(Ordering::SeqCst);
     let initialized = method == Method::POST && is_initialized(&body);
@@ -136,7 +137,7 @@ pub(super) async fn forward(
     if answer.status().is_success() {
         if initialized {
             standalone::open(answering.clone());
-        } else if rewritten {
+        } else if answering_from_now {
             // Until the agent says `notifications/initialized` and the gateway's stream is
             // open, its requests wait: a bridge that posts lines in parallel may send a tool
             // call first, whose question would then go to no stream.

@@ -5,8 +5,8 @@
 //! and the person never sees its question. Where the session's owner supplies [`Questions`],
 //! the gateway adds the capability to the agent's `initialize` (`rewrite_initialize`), takes
 //! `elicitation/create` and `notifications/elicitation/complete` out of the server's streams
-//! (`sse`), asks the owner, and posts the answer upstream itself. An agent that declared
-//! elicitation itself keeps answering (no setting chooses otherwise yet).
+//! (`sse`), asks the owner, and posts the answer upstream itself. Where the agent declared
+//! elicitation itself, [`PassOwner::over_agent`] chooses who answers.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -55,6 +55,10 @@ pub struct PassOwner {
     /// How long a tool call answered with -32042 waits for the server's completion of the
     /// URLs the person consented to before its one retry (`porthole-cli --url-wait`).
     pub url_wait: Duration,
+    /// With `questions`: the owner answers even where the agent declared elicitation to the
+    /// server itself (the dialog then names the server, which the agent's forwarded question
+    /// cannot do truthfully). `false`: such an agent answers its servers' questions itself.
+    pub over_agent: bool,
 }
 
 impl Default for PassOwner {
@@ -63,6 +67,7 @@ impl Default for PassOwner {
             agent: String::new(),
             questions: None,
             url_wait: Duration::from_secs(120),
+            over_agent: true,
         }
     }
 }
@@ -84,7 +89,8 @@ pub(crate) struct SessionHeaders {
 /// What the gateway keeps about one connection of one pass.
 #[derive(Default)]
 pub(crate) struct ConnState {
-    /// The gateway answers this connection's questions (the agent declared no elicitation).
+    /// The gateway answers this connection's questions (the agent declared no elicitation, or
+    /// the owner answers over the agent).
     pub we_answer: AtomicBool,
     /// One question open at a time; others wait their turn.
     turn: tokio::sync::Mutex<()>,

@@ -95,6 +95,32 @@ pub(crate) async fn open<T: JsonRpcResponse, D: Waiting>(
     shared.emit(Event::Dialog(prompt)).await;
 }
 
+/// Put a dialog before the user that no agent request stands behind (an MCP connection's
+/// question, asked by the gateway's owner): `refuse` as in [`open`]; there is no request to
+/// withdraw it, so its asker dismisses it when it stops waiting (`dismiss`).
+pub(crate) async fn open_owned<D: Waiting>(
+    shared: &Arc<Shared>,
+    dialog_id: DialogId,
+    refuse: impl FnOnce(&State) -> Option<String>,
+    dialog: D,
+    prompt: DialogPrompt,
+) -> Result<(), String> {
+    {
+        let mut state = shared.lock();
+        if let Some(error) = refuse(&state) {
+            return Err(error);
+        }
+        let (left_tx, _) = oneshot::channel::<()>();
+        let entry = Entry {
+            dialog: Box::new(dialog),
+            _left: left_tx,
+        };
+        state.dialogs.waiting.insert(dialog_id, entry);
+    }
+    shared.emit(Event::Dialog(prompt)).await;
+    Ok(())
+}
+
 /// Take a dialog out of the table, with its kind's bookkeeping, under the state lock.
 fn take(state: &mut State, dialog_id: DialogId, answer: Option<&DialogAnswer>) -> Option<Box<dyn Waiting>> {
     let Entry { dialog, .. } = state.dialogs.waiting.remove(&dialog_id)?;

@@ -68,3 +68,39 @@ fn trust_marks_are_set_listed_and_removed() {
     assert_eq!(marks.len(), 3);
     assert!(marks.iter().all(|m| !m.trusted));
 }
+
+/// An MCP server's URL question (asked through the agent's session) is kept under the server:
+/// its consents count for the server, never for the agent that carried it.
+#[test]
+fn a_servers_question_is_kept_under_the_server_not_the_agent() {
+    let dir = temp_dir();
+    let store = store_in(&dir);
+    let mut prompt = url_prompt("https://github.com/login/device", "Sign in");
+    prompt.mcp = Some(porthole_core::events::McpAsker {
+        connection: "github".into(),
+        host: Some("api.githubcopilot.com".into()),
+    });
+    ok(store.record(&NewEntry::elicitation(
+        "a",
+        &prompt,
+        &ElicitationOutcome::Accept,
+        None,
+    )));
+    let page = all(&store);
+    assert_eq!(page.entries.len(), 1);
+    assert_eq!(page.entries[0].agent_id, "mcp/github");
+    assert!(
+        page.entries[0]
+            .agent_name
+            .starts_with("the MCP server github (through ")
+    );
+    let (agent_id, agent_name) = crate::asker("a", &prompt);
+    assert_eq!(
+        ok(store.domain_memory(&agent_id, &agent_name, "github.com")).times_opened,
+        1
+    );
+    assert_eq!(
+        ok(store.domain_memory("a", "Agent", "github.com")).times_opened,
+        0
+    );
+}

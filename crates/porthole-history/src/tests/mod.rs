@@ -70,6 +70,7 @@ fn url_prompt(url: &str, message: &str) -> ElicitationPrompt {
         scope: scope(),
         message: message.into(),
         warnings: analysis.warnings.iter().map(|w| format!("{w:?}")).collect(),
+        mcp: None,
         kind: ElicitationKind::Url {
             elicitation_id: "e1".into(),
             url: analysis,
@@ -93,6 +94,7 @@ fn form_prompt(message: &str, schema: Value) -> ElicitationPrompt {
         scope: scope(),
         message: message.into(),
         warnings,
+        mcp: None,
         kind: ElicitationKind::Form {
             initial_values: schema.initial_values(),
             hints: schema.hints(),

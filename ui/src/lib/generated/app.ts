@@ -116,7 +116,14 @@ editorQuestions: "editor" | "porthole" | "ask",
 /**
  * With "ask": each agent's answer ("editor" or "porthole"), by its command line.
  */
-editorQuestionsByAgent: Record<string, "editor" | "porthole">, };
+editorQuestionsByAgent: Record<string, "editor" | "porthole">, 
+/**
+ * Who answers an MCP connection's questions when the agent declared elicitation to the
+ * server itself: "porthole" (the default: the dialog can say truthfully which server asks)
+ * or "agent". Agents that declared none always get Porthole's answers. Sessions opened
+ * from now on.
+ */
+mcpQuestions: "porthole" | "agent", };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**

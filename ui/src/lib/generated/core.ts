@@ -12,7 +12,13 @@ export type ElicitationPrompt = { dialogId: number, agent: AgentIdentity, scope:
  * Warning codes: `secret-request` for forms, the URL analyzer's codes, and
  * `bidi-control` / `invisible-char` found in the message.
  */
-warnings: Array<string>, } & ({ "mode": "form", schema: FormSchema, initialValues: FormContent, 
+warnings: Array<string>, 
+/**
+ * Set only when an MCP connection asked, through Porthole's gateway, in this agent's
+ * session (`AgentClient::ask_for_connection`): the agent's own requests never set it, so
+ * an agent cannot pass its question off as a server's, nor a server's as the agent's.
+ */
+mcp?: McpAsker, } & ({ "mode": "form", schema: FormSchema, initialValues: FormContent, 
 /**
  * Field name -> what it accepts, in words (`FormSchema::hints`), shown before typing.
  */
@@ -35,6 +41,16 @@ reason: string, };
 
 export type FileOperation = "read" | "write";
 
+export type McpAsker = { 
+/**
+ * The connection's name in `connections.json`.
+ */
+connection: string, 
+/**
+ * Where it runs: the remote server's host, or `None` for a stdio server on this computer.
+ */
+host: string | null, };
+
 export type PermissionPrompt = { dialogId: number, agent: AgentIdentity, sessionId: string, toolCall: ToolCallUpdate, 
 /**
  * The tool kind (`edit`, `execute`, ...) from this request or the tool call's earlier
@@ -55,7 +71,7 @@ export type AnswerAction = "accept" | "decline" | "cancel";
 
 export type DialogAnswer = { "type": "elicitation", action: AnswerAction, content?: FormContent, } | { "type": "permission", optionId: string | null, } | { "type": "file_access", allow: boolean, };
 
-export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited";
+export type DismissReason = "agent_cancelled" | "turn_cancelled" | "session_ended" | "agent_exited" | "question_ended";
 
 export type ExitInfo = { 
 /**

@@ -8,7 +8,8 @@ use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v1::schema::{
     CreateElicitationResponse, ElicitationAcceptAction, ElicitationAction, ElicitationContentValue,
 };
-use serde_json::Value;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
 
 use super::{closing_error, codes};
 use crate::broker::{self, ParsedElicitation};
@@ -18,10 +19,33 @@ use crate::client::state::{ScopeView, Shared, State, UrlOutstanding, next_dialog
 use crate::events::*;
 use crate::form::{AgentReply, Decision, Validation};
 
+/// Who gets the answer: the agent, for its request, or the gateway's owner, for an MCP
+/// connection's question (`ask_for_connection`). Both live in the dialog table, where the
+/// size of one entry does not matter (a handful wait at a time).
+#[allow(clippy::large_enum_variant)]
+enum Answerer {
+    Agent(Responder<Value>),
+    Connection(oneshot::Sender<Value>),
+}
+
+impl Answerer {
+    fn respond(self, value: Value) -> Result<(), RespondError> {
+        match self {
+            Answerer::Agent(responder) => responder
+                .respond(value)
+                .map_err(|e| RespondError::Send(e.message)),
+            Answerer::Connection(tx) => tx
+                .send(value)
+                .map_err(|_| RespondError::Send("the MCP connection's question has ended".into())),
+        }
+    }
+}
+
 /// An `elicitation/create` waiting for the user, or an agent's question request of its own
-/// translated into one (`reply` says how that agent is answered).
+/// translated into one (`reply` says how that agent is answered), or an MCP connection's
+/// question taken out by Porthole's gateway.
 pub(crate) struct PendingElicitation {
-    responder: Responder<Value>,
+    answerer: Answerer,
     parsed: ParsedElicitation,
     /// `None`: an `elicitation/create`, answered as one. Else the agent's own shape.
     reply: Option<AgentReply>,
@@ -117,10 +141,7 @@ impl Waiting for PendingElicitation {
                 Some(_) => Decision::Cancel,
                 None => Decision::Undecided,
             });
-            return self
-                .responder
-                .respond(value)
-                .map_err(|e| RespondError::Send(e.message));
+            return self.answerer.respond(value);
         }
         let action = match answer {
             Some(DialogAnswer::Elicitation {
@@ -149,9 +170,7 @@ impl Waiting for PendingElicitation {
         };
         let value = serde_json::to_value(CreateElicitationResponse::new(action))
             .map_err(|e| RespondError::Send(e.to_string()))?;
-        self.responder
-            .respond(value)
-            .map_err(|e| RespondError::Send(e.message))
+        self.answerer.respond(value)
     }
 }
 
@@ -215,6 +234,7 @@ pub(crate) async fn open(
         message: parsed.message.clone(),
         kind: parsed.kind.clone(),
         warnings: parsed.warnings.clone(),
+        mcp: None,
     };
     dialogs::open(
         shared,
@@ -223,7 +243,7 @@ pub(crate) async fn open(
         // Its bound was counted at admission; only an exit handled since turns it away.
         |state| state.closed.then(closing_error),
         |responder| PendingElicitation {
-            responder,
+            answerer: Answerer::Agent(responder),
             parsed,
             reply,
             pool,
@@ -341,4 +361,117 @@ pub(crate) fn validate_form(
             errors: Vec::new(),
         }),
     }
+}
+
+/// The id an MCP connection's URL question is kept under on this agent connection: apart
+/// from the agent's own ids, so neither can complete (or block) the other's.
+fn connection_url_id(connection: &str, id: &str) -> String {
+    format!("mcp/{connection}/{id}")
+}
+
+/// Put a question an MCP connection asked through Porthole's gateway, in `session_id`, before
+/// the user: `params` are its `elicitation/create` params. The agent's rules apply to it
+/// (`broker::parse_request`, `admit`: form schema, secret detection, URL analysis, the
+/// session's bound), the dialog names the connection ([`McpAsker`]), and the answer is
+/// validated as an agent's is. Returns the `ElicitResult`; `Err` with the reason it was
+/// refused. Dropping the future dismisses the dialog (the tool call that asked has ended).
+pub(crate) async fn ask_for_connection(
+    shared: &Arc<Shared>,
+    asker: McpAsker,
+    session_id: &str,
+    params: &Value,
+) -> Result<Value, RpcError> {
+    let refused = |message: String| RpcError {
+        code: codes::INVALID_PARAMS,
+        message,
+    };
+    let Some(fields) = params.as_object() else {
+        return Err(refused("elicitation/create params must be an object".into()));
+    };
+    // The server's own scope keys mean nothing here: the question belongs to the session
+    // whose tool call it came through.
+    let mut fields = fields.clone();
+    for scope in ["sessionId", "requestId", "toolCallId"] {
+        fields.remove(scope);
+    }
+    fields.insert("sessionId".into(), json!(session_id));
+    if let Some(id) = fields.get("elicitationId").and_then(Value::as_str) {
+        let kept = connection_url_id(&asker.connection, id);
+        fields.insert("elicitationId".into(), json!(kept));
+    }
+    let params = Value::Object(fields);
+
+    let dialog_id = next_dialog_id();
+    let admitted = {
+        let mut state = shared.lock();
+        let admitted = broker::parse_request(&params, shared.opts.modes, &ScopeView(&state))
+            .and_then(|parsed| admit(shared, &state, parsed));
+        admitted.map(|(parsed, pool)| {
+            *state.pending_per_pool.entry(pool.clone()).or_default() += 1;
+            if let Some(url_id) = parsed.url_id() {
+                state
+                    .url_ids
+                    .insert(url_id.to_string(), UrlOutstanding { dialog_id });
+            }
+            (parsed, pool)
+        })
+    };
+    let (parsed, pool) = admitted.map_err(|rejection| rejection.error)?;
+    let prompt = ElicitationPrompt {
+        dialog_id,
+        agent: shared.agent(),
+        scope: parsed.scope.clone(),
+        message: parsed.message.clone(),
+        kind: parsed.kind.clone(),
+        warnings: parsed.warnings.clone(),
+        mcp: Some(asker),
+    };
+    let (tx, rx) = oneshot::channel();
+    let pending = PendingElicitation {
+        answerer: Answerer::Connection(tx),
+        parsed,
+        reply: None,
+        pool,
+        completed: false,
+    };
+    // Dismissed (the user's dialog closes) when the gateway stops waiting, however it stops.
+    let _dismiss = DismissOnDrop {
+        shared: Arc::downgrade(shared),
+        dialog_id,
+    };
+    let shown = dialogs::open_owned(
+        shared,
+        dialog_id,
+        |state| state.closed.then(|| "the connection is closing".to_string()),
+        pending,
+        DialogPrompt::Elicitation(Box::new(prompt)),
+    )
+    .await;
+    if let Err(message) = shown {
+        return Err(refused(message));
+    }
+    rx.await.map_err(|_| RpcError {
+        code: codes::INTERNAL_ERROR,
+        message: "the agent's connection closed before the user answered".into(),
+    })
+}
+
+struct DismissOnDrop {
+    shared: std::sync::Weak<Shared>,
+    dialog_id: DialogId,
+}
+
+impl Drop for DismissOnDrop {
+    fn drop(&mut self) {
+        // A no-op once answered: the dialog has left the table.
+        if let Some(shared) = self.shared.upgrade() {
+            dialogs::dismiss(&shared, self.dialog_id, DismissReason::QuestionEnded);
+        }
+    }
+}
+
+/// The server's `notifications/elicitation/complete` for a URL question `connection` asked.
+pub(crate) async fn connection_completed(shared: &Shared, connection: &str, elicitation_id: &str) {
+    let id = connection_url_id(connection, elicitation_id);
+    complete(shared, &json!({ "elicitationId": id })).await
 }

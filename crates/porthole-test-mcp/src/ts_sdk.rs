@@ -1,0 +1,81 @@
+//! The official MCP TypeScript SDK's example servers (`@modelcontextprotocol/sdk`, pinned in
+//! tests/mcp-ts-sdk/package-lock.json, installed by `./scripts/test-mcp-ts-sdk --install`),
+//! started for a test: servers nobody here wrote. One launcher for every crate's tests.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+
+/// Where the SDK's example servers are, from the repository's root.
+const EXAMPLES: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server";
+
+/// A running example server, killed when dropped.
+pub struct TsExample {
+    child: Child,
+    /// Its MCP endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    pub port: u16,
+}
+
+impl Drop for TsExample {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port outside Linux's ephemeral range (32768-60999), free now on every interface (the
+/// examples listen on all of them): a port from `bind(0)` may be handed to the next `bind(0)`
+/// (a gateway of a test running beside this one) before node takes it.
+fn free_port(attempt: u32) -> u16 {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(attempt);
+    (0..1000u32)
+        .map(|i| 20000 + ((seed / 7 + (attempt * 1000 + i) * 7919) % 10000) as u16)
+        .find(|p| std::net::TcpListener::bind(("0.0.0.0", *p)).is_ok())
+        .expect("a free port in 20000-29999")
+}
+
+/// Start the example `script` (say `elicitationFormExample.js`) on a free port; a port taken
+/// before node listens is tried again with another. Blocks until it listens (call it from
+/// `spawn_blocking` in async code).
+pub fn start(script: &str) -> TsExample {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(EXAMPLES)
+        .join(script);
+    assert!(
+        path.exists(),
+        "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
+        path.display()
+    );
+    for attempt in 0..5 {
+        let port = free_port(attempt);
+        let mut child = Command::new("node")
+            .arg(&path)
+            .env("PORT", port.to_string())
+            .env("MCP_PORT", port.to_string())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs (Node 20 or newer)");
+        let mut lines = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
+        // The examples print this once they listen, and exit on EADDRINUSE.
+        let listening = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|l| l.contains("is running on") || l.contains("listening on"));
+        let example = TsExample {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            port,
+        };
+        if listening {
+            // Its further logging is not read: drained so the server never blocks on a full pipe.
+            std::thread::spawn(move || lines.for_each(drop));
+            return example;
+        }
+    }
+    panic!("the example server {script} did not start in 5 attempts (its stderr is above)");
+}
