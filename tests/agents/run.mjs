@@ -11,6 +11,7 @@
 // scripts/test-agents does. Only those flows get the keyring's D-Bus session.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -264,6 +265,71 @@ async function mcpConnection(agent, { stdioOnly }) {
   }
 }
 
+/** The official MCP TypeScript SDK's `elicitationFormExample.js` (tests/mcp-ts-sdk, installed
+ * by scripts/test-mcp-ts-sdk): a server nobody here wrote, whose `create_event` asks twice. */
+async function startFormsExample() {
+  const script = join(here, "../mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js");
+  expect(existsSync(script), `${script} is missing: run ./scripts/test-mcp-ts-sdk --install`);
+  const port = await new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "0.0.0.0", () => {
+      const { port: p } = probe.address();
+      probe.close(() => resolve(p));
+    });
+  });
+  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("is running on")) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`the example server exited ${code} before it listened`)));
+    setTimeout(() => reject(new Error("the example server did not listen in 30 s")), 30_000);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
+}
+
+/** Issue 40: an MCP connection's questions answered by Porthole for every agent. The connection
+ * (the TypeScript SDK's form example) is handed with --mcp; the fake model calls `create_event`,
+ * whose two questions the gateway takes out of the server's stream (the agent never sees them,
+ * whether it declared elicitation or not) and porthole-cli answers from --answers, each printed
+ * with `mcpConnection`. The server's result, built from the answers, must reach the model. */
+async function mcpQuestions(agent) {
+  const example = await startFormsExample();
+  const name = "forms";
+  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
+  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
+  try {
+    const added = spawnSync(cli, ["mcp", "add", name, "--url", example.url], { env: { ...cleanEnv({ keyring: false }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
+    expect(added.status === 0, `porthole-cli mcp add exited ${added.status}: ${`${added.stdout}${added.stderr}`.trim().slice(-300)}`);
+    const title = `standup-${process.pid}`;
+    const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
+    writeFileSync(answers, JSON.stringify({ title, date: "2026-12-06", startTime: "09:30", duration: 30 }));
+    const before = server.toolResults.length;
+    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "--mcp", name, ...warmup, "[[mcp create_event]]"], { home, workspace: ws, connections: true, env: connEnv });
+    ok(r);
+    if (agent.sessionMcpIgnored) {
+      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
+      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
+    }
+    const asked = r.events.filter((e) => e.type === "elicitation");
+    expect(asked.length === 2, `${asked.length} questions reached porthole-cli; reply: ${text(r.events).slice(-160)}`);
+    expect(asked.every((q) => q.mcpConnection === name && q.action === "accept" && q.mode === "form"), `questions: ${JSON.stringify(asked.map((q) => [q.mcpConnection, q.mode, q.action]))}`);
+    expect(asked[0].message === "Step 1: Enter basic event information" && asked[1].message === "Step 2: Enter date and time", `asked: ${asked.map((q) => q.message).join(" / ")}`);
+    // The agent never saw them: no elicitation/create went to it, and none came from it.
+    expect(!r.acp.some((m) => m.msg.method === "elicitation/create"), "an elicitation/create crossed the ACP connection");
+    const results = server.toolResults.slice(before);
+    expect(results.some((t) => t.includes("Event created successfully!") && t.includes(title)), `the model never got the server's result with the answers: ${results.join(" | ").slice(0, 200)}`);
+    return `create_event's 2 forms answered by porthole-cli, each named as \`${name}\`'s; the agent saw neither; the server's result (with the answers) reached the model`;
+  } finally {
+    example.stop();
+  }
+}
+
 /** Each flow returns a short note for the matrix, or throws why it failed. */
 const FLOWS = [
   ["streamed reply", async (agent) => {
@@ -477,6 +543,7 @@ const FLOWS = [
   // http, so the ACP tap hides that from the CLI (ACP_TAP_STDIO_MCP_ONLY) and the real agent
   // starts the bridge as its own MCP stdio server.
   ["mcp connection (stdio bridge)", (agent) => mcpConnection(agent, { stdioOnly: true })],
+  ["mcp connection's questions (the gateway asks)", (agent) => mcpQuestions(agent)],
   ["question tool as a form elicitation", async (agent) => {
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input,
     // Qwen's ask_user_question): the fake model asks "Which color?" (Teal / Orange); porthole-cli
