@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use porthole_companion::link::{self, Control, Welcome};
+use porthole_companion::link::{self, AppControl, Control, Welcome};
 use porthole_core::acp::v1::schema::InitializeResponse;
-use porthole_core::events::Event;
+use porthole_core::events::{Event, McpAsker};
 use porthole_core::framing::{LineReader, Piece};
 use porthole_core::{AgentClient, ClientOptions};
 use serde::Serialize;
@@ -220,8 +220,14 @@ impl Backend {
         self.push_snapshot();
 
         let (ours_read, mut ours_write) = tokio::io::split(ours);
-        // Core's answers go back to the proxy, which passes them to the agent.
-        let answers = tokio::spawn(forward_answers(ours_read, write));
+        // Core's answers go back to the proxy, which passes them to the agent; the answers to
+        // the MCP connections' questions go with them.
+        let (to_proxy, from_app) = tokio::sync::mpsc::channel::<Vec<u8>>(64);
+        let answers = tokio::spawn(forward_answers(ours_read, from_app, write));
+        let mut mcp = McpAsked {
+            to_proxy,
+            open: HashMap::new(),
+        };
         let follow = {
             let this = self.clone();
             let agent_id = agent_id.clone();
@@ -260,13 +266,16 @@ impl Backend {
                     }
                 }
                 Some((&link::CONTROL, message)) => match serde_json::from_slice::<Control>(message) {
-                    Ok(control) => self.on_control(&agent_id, &client, control, &mut prompts),
+                    Ok(control) => self.on_control(&agent_id, &client, control, &mut prompts, &mut mcp),
                     Err(e) => tracing::debug!("unknown control message from a proxy ({e}): ignored"),
                 },
                 _ => tracing::debug!("a line of no channel from a proxy: ignored"),
             }
         }
         // The end of the proxy's lines ends core's observation: its dialogs are dismissed.
+        for (_, task) in mcp.open.drain() {
+            task.abort();
+        }
         let _ = ours_write.shutdown().await;
         drop(ours_write);
         let _ = follow.await;
@@ -279,8 +288,46 @@ impl Backend {
         client: &AgentClient,
         control: Control,
         prompts: &mut HashMap<String, String>,
+        mcp: &mut McpAsked,
     ) {
         match control {
+            Control::McpQuestion {
+                id,
+                connection,
+                host,
+                session_id,
+                params,
+            } => {
+                let client = client.clone();
+                let to_proxy = mcp.to_proxy.clone();
+                mcp.open.retain(|_, task| !task.is_finished());
+                let task = self.0.runtime.spawn(async move {
+                    let asker = McpAsker { connection, host };
+                    let answer = client.ask_for_connection(asker, &session_id, &params).await;
+                    let (result, error) = match answer {
+                        Ok(result) => (Some(result), None),
+                        Err(e) => (None, Some(e.message)),
+                    };
+                    let line = link::app_control(&AppControl::McpAnswer { id, result, error });
+                    let _ = to_proxy.send(line).await;
+                });
+                mcp.open.insert(id, task.abort_handle());
+            }
+            Control::McpQuestionEnded { id } => {
+                // Dropping the question's future dismisses its dialog (core).
+                if let Some(task) = mcp.open.remove(&id) {
+                    task.abort();
+                }
+            }
+            Control::McpCompleted {
+                connection,
+                elicitation_id,
+            } => {
+                let client = client.clone();
+                self.0.runtime.spawn(async move {
+                    client.connection_completed(&connection, &elicitation_id).await;
+                });
+            }
             Control::Session { session_id, cwd } => {
                 client.observe_session(&session_id, Path::new(&cwd));
                 let view = SessionView {
@@ -353,12 +400,29 @@ async fn next_control(reader: &mut LineReader<tokio::net::unix::OwnedReadHalf>) 
     }
 }
 
-async fn forward_answers(read: tokio::io::ReadHalf<DuplexStream>, mut write: OwnedWriteHalf) {
+/// The MCP connections' questions a proxy handed over (`Control::McpQuestion`), being asked.
+struct McpAsked {
+    /// Lines to the proxy, beside core's answers (`forward_answers`).
+    to_proxy: tokio::sync::mpsc::Sender<Vec<u8>>,
+    open: HashMap<u64, tokio::task::AbortHandle>,
+}
+
+async fn forward_answers(
+    read: tokio::io::ReadHalf<DuplexStream>,
+    mut from_app: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    mut write: OwnedWriteHalf,
+) {
     let mut reader = LineReader::new(read, porthole_companion::MAX_LINE_BYTES);
-    while let Ok(Some(piece)) = reader.next().await {
-        if let Piece::Line(line) = piece
-            && write.write_all(&link::frame(link::ACP, line)).await.is_err()
-        {
+    loop {
+        let line = tokio::select! {
+            piece = reader.next() => match piece {
+                Ok(Some(Piece::Line(line))) => link::frame(link::ACP, line),
+                Ok(Some(_)) => continue,
+                Ok(None) | Err(_) => break,
+            },
+            Some(line) = from_app.recv() => line,
+        };
+        if write.write_all(&line).await.is_err() {
             break;
         }
     }

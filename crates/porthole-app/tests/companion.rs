@@ -29,10 +29,22 @@ struct Editor {
 
 impl Editor {
     fn start(run_dir: &Path, agent_log: &Path, extra_env: &[(&str, &str)]) -> Editor {
-        let proxy = workspace_bin("porthole-companion", "porthole-proxy");
         let agent = workspace_bin("porthole-test-agent", "porthole-test-agent");
+        Editor::start_with(run_dir, agent_log, extra_env, &[], &agent)
+    }
+
+    /// The proxy with `flags` before `--`, running `agent`.
+    fn start_with(
+        run_dir: &Path,
+        agent_log: &Path,
+        extra_env: &[(&str, &str)],
+        flags: &[&str],
+        agent: &Path,
+    ) -> Editor {
+        let proxy = workspace_bin("porthole-companion", "porthole-proxy");
         let mut command = Command::new(proxy);
         command
+            .args(flags)
             .arg("--")
             .arg(agent)
             .env("PORTHOLE_COMPANION_DIR", run_dir)
@@ -636,4 +648,81 @@ fn alive(pid: u32) -> bool {
         std::thread::sleep(Duration::from_millis(100));
     }
     true
+}
+
+/// `porthole proxy --connections`: a question of one of the person's MCP connections (the
+/// official TypeScript SDK's form example, a server nobody here wrote) reaches the app over the
+/// link, whatever the editor can do, and is asked in the window naming the server; the answer
+/// goes back to the server and its result to the demo agent, in the editor's turn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the official TypeScript SDK: run via scripts/test"]
+async fn a_connections_question_through_the_proxy_is_asked_in_the_window() {
+    let example =
+        tokio::task::spawn_blocking(|| porthole_test_mcp::ts_sdk::start("elicitationFormExample.js"))
+            .await
+            .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    common::set_home(home.path());
+    let run_dir = home.path().join("run");
+    let (backend, shell) = start_app(home.path(), &run_dir).await;
+    let file = home.path().join("connections.json");
+    std::fs::write(
+        &file,
+        json!({"connections": {"forms": {"url": example.url}}}).to_string(),
+    )
+    .unwrap();
+    let demo = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
+    let log = home.path().join("agent.log");
+    let file_env = file.display().to_string();
+    let env = [
+        ("PORTHOLE_CONNECTIONS_FILE", file_env.as_str()),
+        (
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        ),
+    ];
+    let mut editor = Editor::start_with(&run_dir, &log, &env, &["--connections"], &demo);
+    let session = editor.open_session(home.path()).await;
+    let turn = editor.prompt(&session, "/tools forms create_event {}").await;
+
+    let asked = shell
+        .wait_for_dialog("the server's first question", |d| {
+            d["message"] == "Step 1: Enter basic event information"
+        })
+        .await;
+    assert_eq!(
+        asked["mcp"],
+        json!({"connection": "forms", "host": "127.0.0.1"}),
+        "{asked}"
+    );
+    assert_eq!(asked["through"], "Test Editor");
+    assert_eq!(asked["scope"]["sessionId"], session.as_str());
+    let title = json!({"title": "From the editor"});
+    backend
+        .answer_elicitation(
+            asked["dialogId"].as_u64().unwrap(),
+            "accept",
+            Some(title.as_object().unwrap().clone()),
+        )
+        .unwrap();
+    let second = shell
+        .wait_for_dialog("the server's second question", |d| {
+            d["message"] == "Step 2: Enter date and time"
+        })
+        .await;
+    backend
+        .answer_elicitation(second["dialogId"].as_u64().unwrap(), "decline", None)
+        .unwrap();
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    let said: String = editor
+        .seen
+        .iter()
+        .filter(|v| v["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .filter_map(|v| v["params"]["update"]["content"]["text"].as_str())
+        .collect();
+    assert!(said.contains("Event creation cancelled."), "{said}");
+    // The server's questions never crossed the editor's connection.
+    assert!(!editor.saw_elicitation_traffic(), "{:#?}", editor.seen);
+    backend.stop().await;
 }

@@ -6,6 +6,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use porthole_connections::connector::{Connector, Handed};
 use porthole_connections::gateway::{GatewayEvent, PassOwner};
@@ -13,9 +14,13 @@ use porthole_connections::handoff::{AgentMcp, BridgeCommand};
 use porthole_connections::list::{AgentScope, Connections};
 use serde_json::Value;
 
+use crate::mcp_questions::ProxyQuestions;
+
 pub struct ProxyConnections {
     file: Option<PathBuf>,
     connector: Connector,
+    /// The connections' questions, asked in the app over the link (`mcp_questions.rs`).
+    questions: Arc<ProxyQuestions>,
     /// Decided at the first session request; the pass lives as long as the proxy.
     handed: tokio::sync::OnceCell<Handed>,
 }
@@ -38,8 +43,14 @@ impl ProxyConnections {
         Self {
             file,
             connector: Connector::new(bridge, on_event),
+            questions: Arc::default(),
             handed: tokio::sync::OnceCell::new(),
         }
+    }
+
+    /// The connections' questions, for the relay to link to the app.
+    pub(crate) fn questions(&self) -> &Arc<ProxyQuestions> {
+        &self.questions
     }
 
     async fn handed(&self, agent_init: Option<&Value>) -> &Handed {
@@ -72,10 +83,22 @@ impl ProxyConnections {
                     .filter(|c| c.enabled && c.agents == AgentScope::All)
                     .cloned()
                     .collect();
-                let handed = self
-                    .connector
-                    .hand(&chosen, Some(caps), PassOwner::default())
-                    .await;
+                self.questions.connections(&chosen);
+                let agent = agent_init
+                    .and_then(|i| {
+                        i.pointer("/agentInfo/title")
+                            .or_else(|| i.pointer("/agentInfo/name"))
+                    })
+                    .and_then(Value::as_str)
+                    .unwrap_or("the agent")
+                    .to_string();
+                let questions: Arc<dyn porthole_connections::gateway::Questions> = self.questions.clone();
+                let owner = PassOwner {
+                    agent,
+                    questions: Some(questions),
+                    ..PassOwner::default()
+                };
+                let handed = self.connector.hand(&chosen, Some(caps), owner).await;
                 for (name, why) in &handed.skipped {
                     eprintln!("porthole proxy: MCP connection `{name}` is not added: {why}");
                 }

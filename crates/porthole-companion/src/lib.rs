@@ -23,6 +23,7 @@ pub mod cli;
 pub mod connections;
 pub mod launcher;
 pub mod link;
+pub mod mcp_questions;
 pub mod peek;
 pub mod preference;
 pub mod questions;

@@ -10,7 +10,8 @@
 //!   `session/update` for the live view) or the app's answer to one of those requests (app to
 //!   proxy);
 //! - `c`: a [`Control`] message from the proxy about the relay (who drives, sessions, the
-//!   editor's requests in flight, the agent's exit).
+//!   editor's requests in flight, the agent's exit, an MCP connection's question), or an
+//!   [`AppControl`] from the app (the answer to such a question).
 //!
 //! A side that meets a version it does not speak says so and closes; neither side guesses.
 
@@ -20,7 +21,8 @@ use serde_json::Value;
 /// The protocol's name in the handshake.
 pub const PROTOCOL: &str = "porthole-companion";
 /// The version this build speaks. A change that an older peer would misread bumps it.
-pub const VERSION: u32 = 1;
+/// 2: an MCP connection's questions (`Control::McpQuestion`, [`AppControl::McpAnswer`]).
+pub const VERSION: u32 = 2;
 
 /// The channel byte of an ACP message.
 pub const ACP: u8 = b'a';
@@ -89,6 +91,41 @@ pub enum Control {
     RequestDone { id: String },
     /// The agent exited (`status` as "exit status 0", "killed by signal 9").
     AgentExited { status: String },
+    /// A question one of the person's MCP connections asked (`--connections`), taken out of the
+    /// server's stream by the proxy's gateway: `params` are its `elicitation/create` params,
+    /// asked in `sessionId` (the editor's session the tool call most likely came from: the last
+    /// one opened). The app answers with [`AppControl::McpAnswer`] of the same `id`.
+    McpQuestion {
+        id: u64,
+        connection: String,
+        /// The remote server's host; `None` for a stdio server.
+        host: Option<String>,
+        #[serde(rename = "sessionId")]
+        session_id: String,
+        params: Value,
+    },
+    /// The gateway stopped waiting for question `id` (its tool call ended): the dialog goes.
+    McpQuestionEnded { id: u64 },
+    /// The server's `notifications/elicitation/complete` for a URL question `connection` asked.
+    McpCompleted {
+        connection: String,
+        #[serde(rename = "elicitationId")]
+        elicitation_id: String,
+    },
+}
+
+/// What the app tells the proxy besides the answers to the agent's own questions.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AppControl {
+    /// The answer to `Control::McpQuestion` `id`: the `ElicitResult`, or why there is none.
+    McpAnswer {
+        id: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
 }
 
 impl Hello {
@@ -168,6 +205,12 @@ pub fn frame(channel: u8, message: &[u8]) -> Vec<u8> {
 }
 
 pub fn control(message: &Control) -> Vec<u8> {
+    let json = serde_json::to_vec(message).unwrap_or_default();
+    frame(CONTROL, &json)
+}
+
+/// An [`AppControl`] line, app to proxy.
+pub fn app_control(message: &AppControl) -> Vec<u8> {
     let json = serde_json::to_vec(message).unwrap_or_default();
     frame(CONTROL, &json)
 }

@@ -29,6 +29,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{Notify, mpsc};
 
+use crate::mcp_questions::AppLink;
+use porthole_connections::gateway::BoxFuture;
+
 use crate::launcher::Launcher;
 use crate::link::{self, Control};
 use crate::peek::{SESSION_UPDATE_PREFIX, peek};
@@ -114,6 +117,8 @@ struct State {
     link_lost: bool,
     /// "answered cancel" was said on stderr for the current outage.
     said_unavailable: bool,
+    /// MCP connections' questions waiting for a link to the app (`mcp_questions.rs`).
+    mcp_waiting: usize,
 }
 
 enum AgentInput {
@@ -430,14 +435,20 @@ impl Relay {
             // The app is linked once the agent answered `initialize` (it names the agent), or
             // before when an elicitation waits: the agent may ask during `initialize` and not
             // answer it until it has its answer.
+            // An MCP connection's question needs the app whoever answers the agent's own.
             let ready = {
                 let state = self.state();
-                (state.answering || state.asking) && (state.agent_init.is_some() || !state.queued.is_empty())
+                let mcp = state.mcp_waiting > 0;
+                (state.answering || state.asking || mcp)
+                    && (state.agent_init.is_some() || !state.queued.is_empty() || mcp)
             };
             if self.link_up.load(Ordering::Acquire) || !ready {
                 continue;
             }
-            let waiting = !self.state().queued.is_empty();
+            let waiting = {
+                let state = self.state();
+                !state.queued.is_empty() || state.mcp_waiting > 0
+            };
             match self.try_link().await {
                 Ok(()) => continue,
                 Err(LinkError::Refused(reason)) => {
@@ -604,9 +615,24 @@ impl Relay {
                         _ => tracing::debug!("the app sent a line that answers nothing held: dropped"),
                     }
                 }
+                Ok(Some(Piece::Line(line))) if line.first() == Some(&link::CONTROL) => {
+                    match serde_json::from_slice::<link::AppControl>(&line[1..]) {
+                        Ok(link::AppControl::McpAnswer { id, result, error }) => {
+                            if let Some(mcp) = &self.mcp {
+                                let answer = result
+                                    .ok_or_else(|| error.unwrap_or_else(|| "Porthole sent no answer".into()));
+                                mcp.questions().answered(id, answer);
+                            }
+                        }
+                        Err(e) => tracing::debug!("unknown control message from the app ({e}): dropped"),
+                    }
+                }
                 Ok(Some(_)) => tracing::debug!("unexpected line from the app: dropped"),
                 Ok(None) | Err(_) => break,
             }
+        }
+        if let Some(mcp) = &self.mcp {
+            mcp.questions().link_lost();
         }
         let held: Vec<(String, Kind)> = {
             let mut state = self.state();
@@ -627,6 +653,44 @@ impl Relay {
         for (id, kind) in held {
             self.cancel(&id, kind).await;
         }
+    }
+}
+
+/// How the connections' questions reach the app (`mcp_questions.rs`).
+impl AppLink for Relay {
+    fn reach(&self) -> BoxFuture<'_, Result<mpsc::Sender<Vec<u8>>, String>> {
+        Box::pin(async move {
+            if let Some(link) = self.link() {
+                return Ok(link);
+            }
+            self.state().mcp_waiting += 1;
+            self.wanted.notify_one();
+            // The app may have to be started: its wait, and a little for the handshake.
+            let deadline = tokio::time::Instant::now() + self.opts.app_wait + Duration::from_secs(5);
+            let link = loop {
+                if let Some(link) = self.link() {
+                    break Ok(link);
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    break Err(format!(
+                        "no Porthole app answered on {} within {} s",
+                        self.opts.socket.display(),
+                        (self.opts.app_wait + Duration::from_secs(5)).as_secs()
+                    ));
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            };
+            self.state().mcp_waiting -= 1;
+            link
+        })
+    }
+
+    fn current(&self) -> Option<mpsc::Sender<Vec<u8>>> {
+        self.link()
+    }
+
+    fn session(&self) -> Option<String> {
+        self.state().sessions.last().map(|(id, _)| id.clone())
     }
 }
 
@@ -709,6 +773,11 @@ where
         wanted: Notify::new(),
         mcp,
     });
+    if let Some(mcp) = &relay.mcp {
+        let weak = Arc::downgrade(&relay);
+        let link: std::sync::Weak<dyn AppLink> = weak;
+        mcp.questions().attach(link);
+    }
     let writer = tokio::spawn(write_agent(agent_in, agent_rx));
     let manager = tokio::spawn(relay.clone().manage_link());
     let editor_pump = {
