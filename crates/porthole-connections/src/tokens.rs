@@ -16,6 +16,18 @@ pub const GRANT_KEY: &str = "oauth";
 /// The keyring key of a connection's client registration, kept across sign-outs so signing
 /// in again does not register Porthole anew.
 pub const REGISTRATION_KEY: &str = "oauth-client";
+/// The keyring key of a pending step-up: the scopes a 403 `insufficient_scope` asked for
+/// with the granted ones, and how many step-ups there were since the last sign-out.
+pub const STEP_UP_KEY: &str = "oauth-step-up";
+/// At most this many step-ups between sign-outs: a server that keeps naming new scopes
+/// cannot make Porthole ask for sign-in forever.
+pub const MAX_STEP_UPS: u32 = 3;
+
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct StepUp {
+    scopes: Vec<String>,
+    count: u32,
+}
 
 /// What a connection's sign-in looks like from outside (no secret in it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -118,6 +130,52 @@ impl Tokens {
         Ok(())
     }
 
+    fn step_up_record(&self, connection: &str) -> StepUp {
+        self.secrets
+            .get(connection, STEP_UP_KEY)
+            .ok()
+            .flatten()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// The scopes the next sign-in asks for besides the ones discovery finds: the granted
+    /// ones and those a 403 `insufficient_scope` asked for (empty with no step-up pending).
+    pub fn step_up_scopes(&self, connection: &str) -> Vec<String> {
+        self.step_up_record(connection).scopes
+    }
+
+    async fn ask_step_up(&self, connection: &str, scopes: &[String]) -> Option<Vec<String>> {
+        let slot = self.slot(connection);
+        let mut cached = slot.lock().await;
+        let granted = match self.current_grant(connection, &mut cached) {
+            Ok(Some(grant)) => grant.scopes.clone(),
+            _ => Vec::new(),
+        };
+        if scopes.iter().all(|s| granted.contains(s)) {
+            return None;
+        }
+        let record = self.step_up_record(connection);
+        if record.count >= MAX_STEP_UPS {
+            return None;
+        }
+        let mut all = granted;
+        for s in scopes {
+            if !all.contains(s) {
+                all.push(s.clone());
+            }
+        }
+        let record = StepUp {
+            scopes: all.clone(),
+            count: record.count + 1,
+        };
+        let text = serde_json::to_string(&record).expect("a step-up serializes");
+        if let Err(e) = self.secrets.set(connection, STEP_UP_KEY, &text) {
+            tracing::warn!(connection, error = %e, "a step-up could not be kept in the keyring");
+        }
+        Some(all)
+    }
+
     /// The registration an earlier sign-in made, for the next one.
     pub fn registration(&self, connection: &str) -> Option<Registration> {
         let text = self.secrets.get(connection, REGISTRATION_KEY).ok().flatten()?;
@@ -158,6 +216,7 @@ impl Tokens {
             None => (false, None),
         };
         self.secrets.delete(connection, GRANT_KEY)?;
+        self.secrets.delete(connection, STEP_UP_KEY)?;
         Ok(outcome)
     }
 
@@ -221,5 +280,13 @@ impl TokenSource for Tokens {
                 .await?
                 .ok_or_else(|| SignInLost("it is not signed in".into()))
         })
+    }
+
+    fn step_up<'a>(
+        &'a self,
+        connection: &'a str,
+        scopes: &'a [String],
+    ) -> BoxFuture<'a, Option<Vec<String>>> {
+        Box::pin(self.ask_step_up(connection, scopes))
     }
 }

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use discovery::{AuthServer, Challenge, Discovered, parse_challenge};
+pub use discovery::{AuthServer, Challenge, Discovered, bearer_challenge, parse_challenge};
 pub use grant::{Grant, refresh, revoke};
 pub use registration::{ClientChoice, METADATA_DOCUMENT_ENV, Registration, published_metadata_document};
 
@@ -44,7 +44,7 @@ pub enum SignInError {
     TimedOut(Duration),
     #[error("the sign-in was cancelled")]
     Cancelled,
-    #[error("{0} does not ask for sign-in (it answered without a 401)")]
+    #[error("{0} does not ask for sign-in (it answered without a 401 and publishes no resource metadata)")]
     NotNeeded(Url),
     #[error("cannot listen on loopback for the sign-in answer: {0}")]
     Listen(#[from] std::io::Error),
@@ -72,10 +72,27 @@ pub async fn begin(
     choice: &ClientChoice,
     known: Option<&Registration>,
 ) -> Result<PendingSignIn, SignInError> {
+    begin_with(client, server, choice, known, &[]).await
+}
+
+/// [`begin`], asking for `more_scopes` too: a step-up (the scopes a 403 `insufficient_scope`
+/// asked for, with the ones granted before), added to the ones discovery finds.
+pub async fn begin_with(
+    client: &reqwest::Client,
+    server: &Url,
+    choice: &ClientChoice,
+    known: Option<&Registration>,
+    more_scopes: &[String],
+) -> Result<PendingSignIn, SignInError> {
     let Some(challenge) = discovery::probe(client, server).await? else {
         return Err(SignInError::NotNeeded(server.clone()));
     };
-    let discovered = discovery::discover(client, server, &challenge).await?;
+    let mut discovered = discovery::discover(client, server, &challenge).await?;
+    for scope in more_scopes {
+        if !discovered.scopes.contains(scope) {
+            discovered.scopes.push(scope.clone());
+        }
+    }
     let known = known.filter(|r| r.issuer == discovered.server.issuer.as_str());
     let listener = loopback::Listener::bind(known.and_then(|r| r.redirect_uri.port())).await?;
     let registration =
