@@ -90,7 +90,10 @@ pub(super) async fn forward(
     let initialized = method == Method::POST && is_initialized(&body);
     if we_answer && !initialized {
         conn.settled().await;
+        // A GET with `Last-Event-ID` resumes a stream of the server's (a request's answer
+        // that ended early): it goes upstream, read for questions like any stream.
         if method == Method::GET
+            && agent_header("last-event-id").is_none()
             && let Some(served) = serve_from_own(&conn, session.id.as_deref())
         {
             return served;
