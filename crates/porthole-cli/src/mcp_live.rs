@@ -129,6 +129,46 @@ fn shell_words(command: &str) -> Result<Vec<String>, String> {
     porthole_core::AgentCommand::parse(command).map(|c| std::iter::once(c.program).chain(c.args).collect())
 }
 
+/// Each remote connection's sign-in for `mcp list --json`, in the window's shape:
+/// `{"state": "signedIn", "expiresAt", "scopes"}`, `signedOut`, `expired` with `reason`, or
+/// `unknown` with `reason` when the keyring cannot be read. No secret is in it. The keyring is
+/// opened only when the list has a remote connection.
+pub fn sign_in_states(list: &Connections) -> std::collections::BTreeMap<String, serde_json::Value> {
+    use porthole_connections::tokens::SignInState;
+    let remote: Vec<&str> = list
+        .iter()
+        .filter(|c| matches!(c.server, Server::Remote { .. }))
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut out = std::collections::BTreeMap::new();
+    if remote.is_empty() {
+        return out;
+    }
+    let unknown = |reason: String| serde_json::json!({"state": "unknown", "reason": reason});
+    let tokens = match (keyring(), runtime()) {
+        (Ok(store), Ok(rt)) => (Tokens::new(store), rt),
+        (Err(e), _) | (_, Err(e)) => {
+            for name in remote {
+                out.insert(name.to_string(), unknown(e.clone()));
+            }
+            return out;
+        }
+    };
+    let (tokens, rt) = tokens;
+    for name in remote {
+        let state = match rt.block_on(tokens.state(name)) {
+            Ok(SignInState::SignedOut) => serde_json::json!({"state": "signedOut"}),
+            Ok(SignInState::SignedIn { expires_at, scopes }) => {
+                serde_json::json!({"state": "signedIn", "expiresAt": expires_at, "scopes": scopes})
+            }
+            Ok(SignInState::Expired { reason }) => serde_json::json!({"state": "expired", "reason": reason}),
+            Err(e) => unknown(e.to_string()),
+        };
+        out.insert(name.to_string(), state);
+    }
+    out
+}
+
 /// `mcp logout NAME`: revoke where offered, then delete.
 pub fn logout(list: &Connections, name: &str) -> Result<(), String> {
     find(list, name)?;
