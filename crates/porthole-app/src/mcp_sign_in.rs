@@ -111,8 +111,10 @@ impl Backend {
             client_secret: None,
             metadata_document: oauth::published_metadata_document().map_err(|e| cannot(&e))?,
         };
-        let known = tokens.registration(name);
-        let pending = oauth::begin(tokens.http(), url, &choice, known.as_ref())
+        let known = tokens.registrations(name);
+        // After a 403 `insufficient_scope`: the granted scopes and the ones it asked for.
+        let step_up = tokens.step_up_scopes(name);
+        let pending = oauth::begin_with(tokens.http(), url, &choice, &known, &step_up)
             .await
             .map_err(|e| cannot(&e))?;
 

@@ -57,10 +57,10 @@ pub fn login(
             .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?,
     };
     runtime()?.block_on(async {
-        let known = tokens.registration(name);
+        let known = tokens.registrations(name);
         // After a 403 `insufficient_scope`: the granted scopes and the ones it asked for.
         let step_up = tokens.step_up_scopes(name);
-        let pending = oauth::begin_with(tokens.http(), url, &choice, known.as_ref(), &step_up)
+        let pending = oauth::begin_with(tokens.http(), url, &choice, &known, &step_up)
             .await
             .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?;
         show_consent(name, &pending.authorization_url, &pending.scopes);

@@ -13,9 +13,12 @@ use crate::secrets::{SecretError, SecretStore};
 
 /// The keyring key of a connection's grant (tokens, endpoints, registration).
 pub const GRANT_KEY: &str = "oauth";
-/// The keyring key of a connection's client registration, kept across sign-outs so signing
-/// in again does not register Porthole anew.
+/// The keyring key of a connection's client registrations, one per authorization server
+/// (issuer), kept across sign-outs so signing in again does not register Porthole anew, and
+/// a server that moves to another authorization server and back finds its registration.
 pub const REGISTRATION_KEY: &str = "oauth-client";
+/// At most this many registrations are kept per connection (the newest).
+const REGISTRATIONS_KEPT: usize = 8;
 /// The keyring key of a pending step-up: the scopes a 403 `insufficient_scope` asked for
 /// with the granted ones, and how many step-ups there were since the last sign-out.
 pub const STEP_UP_KEY: &str = "oauth-step-up";
@@ -116,8 +119,14 @@ impl Tokens {
     fn write(&self, connection: &str, grant: &Grant) -> Result<(), SecretError> {
         let text = serde_json::to_string(grant).expect("a grant serializes");
         self.secrets.set(connection, GRANT_KEY, &text)?;
-        let registration = serde_json::to_string(&grant.registration).expect("a registration serializes");
-        self.secrets.set(connection, REGISTRATION_KEY, &registration)
+        let mut kept = self.registrations(connection);
+        kept.retain(|r| r.issuer != grant.registration.issuer);
+        kept.push(grant.registration.clone());
+        if kept.len() > REGISTRATIONS_KEPT {
+            kept.drain(..kept.len() - REGISTRATIONS_KEPT);
+        }
+        let registrations = serde_json::to_string(&kept).expect("registrations serialize");
+        self.secrets.set(connection, REGISTRATION_KEY, &registrations)
     }
 
     /// Keep a new sign-in's grant.
@@ -176,10 +185,21 @@ impl Tokens {
         Some(all)
     }
 
-    /// The registration an earlier sign-in made, for the next one.
+    /// The registration the latest sign-in made.
     pub fn registration(&self, connection: &str) -> Option<Registration> {
-        let text = self.secrets.get(connection, REGISTRATION_KEY).ok().flatten()?;
-        serde_json::from_str(&text).ok()
+        self.registrations(connection).pop()
+    }
+
+    /// The registrations earlier sign-ins made, one per issuer, oldest first (for
+    /// [`oauth::begin_with`], which reuses the one of the issuer it finds). An entry of an
+    /// older Porthole (one registration) reads as a list of one.
+    pub fn registrations(&self, connection: &str) -> Vec<Registration> {
+        let Some(text) = self.secrets.get(connection, REGISTRATION_KEY).ok().flatten() else {
+            return Vec::new();
+        };
+        serde_json::from_str::<Vec<Registration>>(&text)
+            .or_else(|_| serde_json::from_str::<Registration>(&text).map(|r| vec![r]))
+            .unwrap_or_default()
     }
 
     pub async fn state(&self, connection: &str) -> Result<SignInState, SecretError> {

@@ -28,7 +28,7 @@ async fn browse(url: &Url) {
 
 async fn sign_in_to(url: &Url, more_scopes: &[String]) -> Result<(Grant, Url), SignInError> {
     let http = porthole_connections::http::sign_in_client();
-    let pending = oauth::begin_with(&http, url, &ClientChoice::default(), None, more_scopes).await?;
+    let pending = oauth::begin_with(&http, url, &ClientChoice::default(), &[], more_scopes).await?;
     let authorization = pending.authorization_url.clone();
     let finish = tokio::spawn(async move {
         let http = porthole_connections::http::sign_in_client();
@@ -210,4 +210,35 @@ async fn a_server_of_the_2025_03_26_revision_without_resource_metadata_can_be_si
             .starts_with(&format!("{}/auth/authorize?", server.base())),
         "{authorization}"
     );
+}
+
+/// A connection whose server moves to another authorization server signs in there (a new
+/// registration); the first one's registration is kept, so moving back reuses it.
+#[tokio::test]
+async fn registrations_are_kept_per_issuer() {
+    let first = porthole_test_mcp::start(Options::default()).await;
+    let second = porthole_test_mcp::start(Options::default()).await;
+    let tokens = Tokens::new(store());
+    let (grant, _) = sign_in(&first, &[]).await.unwrap();
+    tokens.store("tracker", grant).await.unwrap();
+    let (grant, _) = sign_in(&second, &[]).await.unwrap();
+    tokens.store("tracker", grant).await.unwrap();
+    let kept = tokens.registrations("tracker");
+    let issuers: Vec<&str> = kept.iter().map(|r| r.issuer.as_str()).collect();
+    assert_eq!(
+        issuers,
+        [
+            format!("{}/auth", first.base()),
+            format!("{}/auth", second.base())
+        ]
+    );
+
+    // Back to the first: its registration is used, nothing is registered again.
+    let http = porthole_connections::http::sign_in_client();
+    let url = Url::parse(&first.mcp_url()).unwrap();
+    let pending = oauth::begin_with(&http, &url, &ClientChoice::default(), &kept, &[])
+        .await
+        .unwrap();
+    assert_eq!(pending.registration.client_id, kept[0].client_id);
+    assert_eq!(first.state().clients.len(), 1);
 }

@@ -72,16 +72,19 @@ pub async fn begin(
     choice: &ClientChoice,
     known: Option<&Registration>,
 ) -> Result<PendingSignIn, SignInError> {
+    let known = known.map(std::slice::from_ref).unwrap_or_default();
     begin_with(client, server, choice, known, &[]).await
 }
 
-/// [`begin`], asking for `more_scopes` too: a step-up (the scopes a 403 `insufficient_scope`
-/// asked for, with the ones granted before), added to the ones discovery finds.
+/// [`begin`] with every registration kept for this connection (one per authorization server:
+/// the one of the issuer discovery finds is reused), asking for `more_scopes` too: a step-up
+/// (the scopes a 403 `insufficient_scope` asked for, with the ones granted before), added to
+/// the ones discovery finds.
 pub async fn begin_with(
     client: &reqwest::Client,
     server: &Url,
     choice: &ClientChoice,
-    known: Option<&Registration>,
+    known: &[Registration],
     more_scopes: &[String],
 ) -> Result<PendingSignIn, SignInError> {
     let Some(challenge) = discovery::probe(client, server).await? else {
@@ -93,7 +96,9 @@ pub async fn begin_with(
             discovered.scopes.push(scope.clone());
         }
     }
-    let known = known.filter(|r| r.issuer == discovered.server.issuer.as_str());
+    let known = known
+        .iter()
+        .find(|r| r.issuer == discovered.server.issuer.as_str());
     let listener = loopback::Listener::bind(known.and_then(|r| r.redirect_uri.port())).await?;
     let registration =
         registration::register(client, &discovered.server, choice, known, listener.redirect_uri()).await?;
