@@ -60,7 +60,14 @@ pub fn login(
         let known = tokens.registrations(name);
         // After a 403 `insufficient_scope`: the granted scopes and the ones it asked for.
         let step_up = tokens.step_up_scopes(name);
-        let pending = oauth::begin_with(tokens.http(), url, &choice, &known, &step_up)
+        // The last 401 the gateway saw (a server that asks only at a tool call).
+        let challenge = tokens.challenge(name);
+        let hints = oauth::Hints {
+            known: &known,
+            more_scopes: &step_up,
+            challenge: challenge.as_ref(),
+        };
+        let pending = oauth::begin_with(tokens.http(), url, &choice, &hints)
             .await
             .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?;
         show_consent(name, &pending.authorization_url, &pending.scopes);

@@ -22,6 +22,9 @@ const REGISTRATIONS_KEPT: usize = 8;
 /// The keyring key of a pending step-up: the scopes a 403 `insufficient_scope` asked for
 /// with the granted ones, and how many step-ups there were since the last sign-out.
 pub const STEP_UP_KEY: &str = "oauth-step-up";
+/// The keyring key of the last 401 challenge the gateway saw for a connection not signed in
+/// (its `scope` and `resource_metadata`; no secret), for the next sign-in.
+pub const CHALLENGE_KEY: &str = "oauth-challenge";
 /// At most this many step-ups between sign-outs: a server that keeps naming new scopes
 /// cannot make Porthole ask for sign-in forever.
 pub const MAX_STEP_UPS: u32 = 3;
@@ -185,6 +188,12 @@ impl Tokens {
         Some(all)
     }
 
+    /// The last 401 challenge the gateway kept for this connection (see [`CHALLENGE_KEY`]).
+    pub fn challenge(&self, connection: &str) -> Option<oauth::Challenge> {
+        let text = self.secrets.get(connection, CHALLENGE_KEY).ok().flatten()?;
+        serde_json::from_str(&text).ok()
+    }
+
     /// The registration the latest sign-in made.
     pub fn registration(&self, connection: &str) -> Option<Registration> {
         self.registrations(connection).pop()
@@ -237,6 +246,7 @@ impl Tokens {
         };
         self.secrets.delete(connection, GRANT_KEY)?;
         self.secrets.delete(connection, STEP_UP_KEY)?;
+        self.secrets.delete(connection, CHALLENGE_KEY)?;
         Ok(outcome)
     }
 
@@ -308,5 +318,19 @@ impl TokenSource for Tokens {
         scopes: &'a [String],
     ) -> BoxFuture<'a, Option<Vec<String>>> {
         Box::pin(self.ask_step_up(connection, scopes))
+    }
+
+    fn challenged(&self, connection: &str, challenge: &oauth::Challenge) {
+        let kept = oauth::Challenge {
+            error: None,
+            ..challenge.clone()
+        };
+        if self.challenge(connection).as_ref() == Some(&kept) {
+            return;
+        }
+        let text = serde_json::to_string(&kept).expect("a challenge serializes");
+        if let Err(e) = self.secrets.set(connection, CHALLENGE_KEY, &text) {
+            tracing::warn!(connection, error = %e, "a sign-in challenge could not be kept in the keyring");
+        }
     }
 }

@@ -28,7 +28,11 @@ async fn browse(url: &Url) {
 
 async fn sign_in_to(url: &Url, more_scopes: &[String]) -> Result<(Grant, Url), SignInError> {
     let http = porthole_connections::http::sign_in_client();
-    let pending = oauth::begin_with(&http, url, &ClientChoice::default(), &[], more_scopes).await?;
+    let hints = oauth::Hints {
+        more_scopes,
+        ..oauth::Hints::default()
+    };
+    let pending = oauth::begin_with(&http, url, &ClientChoice::default(), &hints).await?;
     let authorization = pending.authorization_url.clone();
     let finish = tokio::spawn(async move {
         let http = porthole_connections::http::sign_in_client();
@@ -236,9 +240,58 @@ async fn registrations_are_kept_per_issuer() {
     // Back to the first: its registration is used, nothing is registered again.
     let http = porthole_connections::http::sign_in_client();
     let url = Url::parse(&first.mcp_url()).unwrap();
-    let pending = oauth::begin_with(&http, &url, &ClientChoice::default(), &kept, &[])
+    let hints = oauth::Hints {
+        known: &kept,
+        ..oauth::Hints::default()
+    };
+    let pending = oauth::begin_with(&http, &url, &ClientChoice::default(), &hints)
         .await
         .unwrap();
     assert_eq!(pending.registration.client_id, kept[0].client_id);
     assert_eq!(first.state().clients.len(), 1);
+}
+
+/// A server that asks for sign-in only at a tool call (which sign-in's own probe does not
+/// send): the gateway keeps its 401's challenge, and the sign-in asks for its scope.
+#[tokio::test]
+async fn the_challenge_of_a_401_the_gateway_saw_is_kept_for_the_sign_in() {
+    let server = porthole_test_mcp::start(Options {
+        call_401_scope: Some("tools:read tools:call tools:admin".into()),
+        ..Options::default()
+    })
+    .await;
+    let tokens = Arc::new(Tokens::new(store()));
+    let gateway = Gateway::start(tokens.clone()).await.unwrap();
+    let url = gateway_pass(&gateway, &server);
+    let body = call(&url, whoami()).await;
+    assert!(body.contains("`tracker` needs sign-in"), "{body}");
+    let kept = tokens.challenge("tracker").expect("the 401's challenge kept");
+    assert_eq!(kept.scope.as_deref(), Some("tools:read tools:call tools:admin"));
+
+    let http = porthole_connections::http::sign_in_client();
+    let hints = oauth::Hints {
+        challenge: Some(&kept),
+        ..oauth::Hints::default()
+    };
+    let mcp = Url::parse(&server.mcp_url()).unwrap();
+    let pending = oauth::begin_with(&http, &mcp, &ClientChoice::default(), &hints)
+        .await
+        .unwrap();
+    assert!(
+        pending.scopes.contains(&"tools:admin".to_string()),
+        "{:?}",
+        pending.scopes
+    );
+    let authorization = pending.authorization_url.clone();
+    let finish = tokio::spawn(async move {
+        let http = porthole_connections::http::sign_in_client();
+        pending.finish(&http, Duration::from_secs(10)).await
+    });
+    browse(&authorization).await;
+    tokens
+        .store("tracker", finish.await.unwrap().unwrap())
+        .await
+        .unwrap();
+    let body = call(&url, whoami()).await;
+    assert!(body.contains("signed in"), "{body}");
 }

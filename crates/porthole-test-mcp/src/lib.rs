@@ -130,6 +130,9 @@ pub struct Options {
     /// A server of the 2025-03-26 revision: no protected resource metadata (404, and no
     /// `resource_metadata` in the 401); its authorization server metadata at the root.
     pub legacy: bool,
+    /// Everything but `tools/call` passes without a token; `tools/call` gets 401 with this
+    /// `scope` in its challenge (more than the resource metadata's `scopes_supported`).
+    pub call_401_scope: Option<String>,
 }
 
 impl Default for Options {
@@ -146,6 +149,7 @@ impl Default for Options {
             step_up_scope: None,
             always_403: false,
             legacy: false,
+            call_401_scope: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID] [--open]
 //! [--stream-tool] [--client-secret-post] [--late-401]
-//! [--step-up-scope SCOPE] [--always-403] [--legacy]`: serves the test MCP server on 127.0.0.1 and prints
+//! [--step-up-scope SCOPE] [--always-403] [--legacy]
+//! [--call-401-scope SCOPE]`: serves the test MCP server on 127.0.0.1 and prints
 //! `ready http://127.0.0.1:PORT/mcp`. `--stream-tool` adds the `stream` tool (benchmarks).
 //! `porthole-test-mcp --stdio`: the same MCP server on stdin and stdout, with no sign-in.
 
@@ -37,6 +38,7 @@ async fn main() {
             "--step-up-scope" => options.step_up_scope = Some(value()),
             "--always-403" => options.always_403 = true,
             "--legacy" => options.legacy = true,
+            "--call-401-scope" => options.call_401_scope = Some(value()),
             "--browse" => {
                 let url = value();
                 if let Err(e) = browse(&url) {

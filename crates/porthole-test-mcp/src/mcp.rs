@@ -36,18 +36,25 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
         Bytes::new()
     };
     // `late_401`: `initialize` and notifications pass without a token.
-    let lets_through = ctx.options.late_401
-        && serde_json::from_slice::<Value>(&body).is_ok_and(|m| {
-            m.get("method")
-                .and_then(Value::as_str)
-                .is_some_and(|m| m == "initialize" || m.starts_with("notifications/"))
-        });
+    let method_of = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|m| m.get("method").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_default();
+    // `call_401_scope`: only `tools/call` asks for sign-in.
+    let lets_through = (ctx.options.late_401
+        && (method_of == "initialize" || method_of.starts_with("notifications/")))
+        || (ctx.options.call_401_scope.is_some() && method_of != "tools/call");
     if !valid && !lets_through {
+        let scope = ctx
+            .options
+            .call_401_scope
+            .clone()
+            .unwrap_or_else(|| "tools:read tools:call".into());
         let challenge = if ctx.options.legacy {
             "Bearer realm=\"mcp\"".to_string()
         } else {
             format!(
-                "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"tools:read tools:call\"",
+                "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"{scope}\"",
                 ctx.base
             )
         };

@@ -240,7 +240,13 @@ pub(super) async fn send(
         }
     }
     if answer.status() == StatusCode::UNAUTHORIZED {
-        // Not signed in here, and the server wants it: the person signs in in Porthole.
+        // Not signed in here, and the server wants it: the person signs in in Porthole, with
+        // what its challenge said.
+        if token.is_none()
+            && let Some(challenge) = crate::oauth::bearer_challenge(answer.headers())
+        {
+            inner.tokens.challenged(name, &challenge);
+        }
         let reason = "the server asks for sign-in".to_string();
         tell_sign_in(inner, name, &reason);
         return Err(Failure::NotSignedIn(reason));

@@ -85,6 +85,12 @@ pub trait TokenSource: Send + Sync + 'static {
         let _ = (connection, scopes);
         Box::pin(async { None })
     }
+    /// The server answered 401 with `challenge` to a request sent without a token: keep it
+    /// for the next sign-in (a server may ask only at a tool call, which sign-in's own probe
+    /// does not send).
+    fn challenged(&self, connection: &str, challenge: &crate::oauth::Challenge) {
+        let _ = (connection, challenge);
+    }
 }
 
 /// The token source of a Porthole with no keyring: no connection has a sign-in, and one whose

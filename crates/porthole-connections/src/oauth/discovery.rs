@@ -51,11 +51,14 @@ struct ResourceMetadata {
 }
 
 /// What a 401's `WWW-Authenticate: Bearer ...` offers.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Challenge {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_metadata: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
     /// RFC 6750 §3.1: `invalid_token`, `insufficient_scope`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 

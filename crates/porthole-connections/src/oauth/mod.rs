@@ -72,26 +72,52 @@ pub async fn begin(
     choice: &ClientChoice,
     known: Option<&Registration>,
 ) -> Result<PendingSignIn, SignInError> {
-    let known = known.map(std::slice::from_ref).unwrap_or_default();
-    begin_with(client, server, choice, known, &[]).await
+    let hints = Hints {
+        known: known.map(std::slice::from_ref).unwrap_or_default(),
+        ..Hints::default()
+    };
+    begin_with(client, server, choice, &hints).await
 }
 
-/// [`begin`] with every registration kept for this connection (one per authorization server:
-/// the one of the issuer discovery finds is reused), asking for `more_scopes` too: a step-up
-/// (the scopes a 403 `insufficient_scope` asked for, with the ones granted before), added to
-/// the ones discovery finds.
+/// What Porthole kept about a connection for its next sign-in (`Tokens` has each).
+#[derive(Debug, Default)]
+pub struct Hints<'a> {
+    /// Every registration kept for this connection (one per authorization server): the one
+    /// of the issuer discovery finds is reused.
+    pub known: &'a [Registration],
+    /// Scopes to ask for besides the ones discovery finds: a step-up's (the scopes a 403
+    /// `insufficient_scope` asked for, with the ones granted before).
+    pub more_scopes: &'a [String],
+    /// The last 401 challenge the gateway saw for the connection: a server may ask for
+    /// sign-in only at a request discovery does not send (a tool call); its `scope` is asked
+    /// for, and its `resource_metadata` used where discovery's own probe finds none.
+    pub challenge: Option<&'a Challenge>,
+}
+
+/// [`begin`] with what was kept about the connection ([`Hints`]).
 pub async fn begin_with(
     client: &reqwest::Client,
     server: &Url,
     choice: &ClientChoice,
-    known: &[Registration],
-    more_scopes: &[String],
+    hints: &Hints<'_>,
 ) -> Result<PendingSignIn, SignInError> {
-    let Some(challenge) = discovery::probe(client, server).await? else {
-        return Err(SignInError::NotNeeded(server.clone()));
+    let known = hints.known;
+    let challenge = match (discovery::probe(client, server).await?, hints.challenge) {
+        (Some(mut found), Some(kept)) => {
+            found.resource_metadata = found.resource_metadata.or_else(|| kept.resource_metadata.clone());
+            found
+        }
+        (Some(found), None) => found,
+        (None, Some(kept)) => kept.clone(),
+        (None, None) => return Err(SignInError::NotNeeded(server.clone())),
     };
     let mut discovered = discovery::discover(client, server, &challenge).await?;
-    for scope in more_scopes {
+    let kept_scopes: Vec<String> = hints
+        .challenge
+        .and_then(|c| c.scope.as_deref())
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    for scope in hints.more_scopes.iter().chain(&kept_scopes) {
         if !discovered.scopes.contains(scope) {
             discovered.scopes.push(scope.clone());
         }
