@@ -111,8 +111,17 @@ impl Backend {
             client_secret: None,
             metadata_document: oauth::published_metadata_document().map_err(|e| cannot(&e))?,
         };
-        let known = tokens.registration(name);
-        let pending = oauth::begin(tokens.http(), url, &choice, known.as_ref())
+        let known = tokens.registrations(name);
+        // After a 403 `insufficient_scope`: the granted scopes and the ones it asked for.
+        let step_up = tokens.step_up_scopes(name);
+        // The last 401 the gateway saw (a server that asks only at a tool call).
+        let challenge = tokens.challenge(name);
+        let hints = oauth::Hints {
+            known: &known,
+            more_scopes: &step_up,
+            challenge: challenge.as_ref(),
+        };
+        let pending = oauth::begin_with(tokens.http(), url, &choice, &hints)
             .await
             .map_err(|e| cannot(&e))?;
 

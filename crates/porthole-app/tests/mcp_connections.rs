@@ -62,7 +62,7 @@ async fn every_session_gets_the_connections_through_the_gateway() {
             e["type"] == "session_update"
                 && e["update"]["content"]["text"]
                     .as_str()
-                    .is_some_and(|t| t.contains("Sign in to `guarded` again"))
+                    .is_some_and(|t| t.contains("Sign in to `guarded`"))
         })
         .await;
     backend.stop().await;

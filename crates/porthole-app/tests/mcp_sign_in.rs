@@ -87,7 +87,7 @@ async fn a_connection_is_signed_in_through_the_url_consent_dialog() {
     let before = backend.mcp_connections().await;
     assert_eq!(connection(&before, "guarded")["signIn"]["state"], "signedOut");
     let refused = call_whoami(&backend, &shell, &session).await;
-    assert!(refused.contains("Sign in to `guarded` again"), "{refused}");
+    assert!(refused.contains("`guarded` needs sign-in"), "{refused}");
 
     // The consent dialog: Porthole's own, the full address, its domain, Porthole's scope.
     let dialog_id = backend.mcp_sign_in("guarded", None).await.unwrap();

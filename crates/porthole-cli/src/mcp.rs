@@ -440,10 +440,19 @@ fn show(path: &Path, json: bool) -> Result<(), Failure> {
     if list.is_empty() && !json {
         note!("porthole-cli mcp: no connections in {}", path.display());
     }
+    let states = if json {
+        crate::mcp_live::sign_in_states(&list)
+    } else {
+        BTreeMap::new()
+    };
     let mut out = std::io::stdout().lock();
     for c in list.iter() {
         let _ = if json {
-            writeln!(out, "{}", crate::json_line::to_line(&list::connection_json(c)))
+            let mut line = list::connection_json(c);
+            if let (Some(state), Some(object)) = (states.get(&c.name), line.as_object_mut()) {
+                object.insert("signIn".into(), state.clone());
+            }
+            writeln!(out, "{}", crate::json_line::to_line(&line))
         } else {
             let agents = match &c.agents {
                 AgentScope::All => "all agents".to_string(),

@@ -57,8 +57,17 @@ pub fn login(
             .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?,
     };
     runtime()?.block_on(async {
-        let known = tokens.registration(name);
-        let pending = oauth::begin(tokens.http(), url, &choice, known.as_ref())
+        let known = tokens.registrations(name);
+        // After a 403 `insufficient_scope`: the granted scopes and the ones it asked for.
+        let step_up = tokens.step_up_scopes(name);
+        // The last 401 the gateway saw (a server that asks only at a tool call).
+        let challenge = tokens.challenge(name);
+        let hints = oauth::Hints {
+            known: &known,
+            more_scopes: &step_up,
+            challenge: challenge.as_ref(),
+        };
+        let pending = oauth::begin_with(tokens.http(), url, &choice, &hints)
             .await
             .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?;
         show_consent(name, &pending.authorization_url, &pending.scopes);
@@ -125,6 +134,46 @@ fn open_with(command: &str, url: &str) -> Result<(), String> {
 
 fn shell_words(command: &str) -> Result<Vec<String>, String> {
     porthole_core::AgentCommand::parse(command).map(|c| std::iter::once(c.program).chain(c.args).collect())
+}
+
+/// Each remote connection's sign-in for `mcp list --json`, in the window's shape:
+/// `{"state": "signedIn", "expiresAt", "scopes"}`, `signedOut`, `expired` with `reason`, or
+/// `unknown` with `reason` when the keyring cannot be read. No secret is in it. The keyring is
+/// opened only when the list has a remote connection.
+pub fn sign_in_states(list: &Connections) -> std::collections::BTreeMap<String, serde_json::Value> {
+    use porthole_connections::tokens::SignInState;
+    let remote: Vec<&str> = list
+        .iter()
+        .filter(|c| matches!(c.server, Server::Remote { .. }))
+        .map(|c| c.name.as_str())
+        .collect();
+    let mut out = std::collections::BTreeMap::new();
+    if remote.is_empty() {
+        return out;
+    }
+    let unknown = |reason: String| serde_json::json!({"state": "unknown", "reason": reason});
+    let tokens = match (keyring(), runtime()) {
+        (Ok(store), Ok(rt)) => (Tokens::new(store), rt),
+        (Err(e), _) | (_, Err(e)) => {
+            for name in remote {
+                out.insert(name.to_string(), unknown(e.clone()));
+            }
+            return out;
+        }
+    };
+    let (tokens, rt) = tokens;
+    for name in remote {
+        let state = match rt.block_on(tokens.state(name)) {
+            Ok(SignInState::SignedOut) => serde_json::json!({"state": "signedOut"}),
+            Ok(SignInState::SignedIn { expires_at, scopes }) => {
+                serde_json::json!({"state": "signedIn", "expiresAt": expires_at, "scopes": scopes})
+            }
+            Ok(SignInState::Expired { reason }) => serde_json::json!({"state": "expired", "reason": reason}),
+            Err(e) => unknown(e.to_string()),
+        };
+        out.insert(name.to_string(), state);
+    }
+    out
 }
 
 /// `mcp logout NAME`: revoke where offered, then delete.

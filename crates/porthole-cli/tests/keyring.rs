@@ -118,6 +118,13 @@ fn an_mcp_connection_signs_in_once_and_its_token_reaches_only_the_server() {
     );
     assert!(login.contains("asks for: tools:read, tools:call"), "{login}");
     assert!(login.contains(&format!("Signed in to `{name}`")), "{login}");
+    // `mcp list --json` says the sign-in (no token in it: the whole output is checked below).
+    let listed: serde_json::Value = serde_json::from_str(step(&["mcp", "list", "--json"]).trim()).unwrap();
+    assert_eq!(listed["signIn"]["state"], "signedIn", "{listed}");
+    assert_eq!(
+        listed["signIn"]["scopes"],
+        serde_json::json!(["tools:read", "tools:call"])
+    );
 
     let agent = workspace_bin("porthole-demo-agent");
     let prompt = format!("/tools {name} whoami");
@@ -136,6 +143,8 @@ fn an_mcp_connection_signs_in_once_and_its_token_reaches_only_the_server() {
 
     let logout = step(&["mcp", "logout", &name]);
     assert!(logout.contains("the server revoked the tokens"), "{logout}");
+    let listed: serde_json::Value = serde_json::from_str(step(&["mcp", "list", "--json"]).trim()).unwrap();
+    assert_eq!(listed["signIn"]["state"], "signedOut", "{listed}");
     let after = step(&[
         "--agent",
         agent.to_str().unwrap(),

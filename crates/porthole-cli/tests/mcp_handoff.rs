@@ -138,7 +138,8 @@ fn a_server_that_wants_sign_in_tells_the_person_how() {
     ok(home, &["mcp", "add", "tracker", "--url", &server.url]);
     let out = demo(home, &["--mcp", "tracker"], "/tools tracker whoami");
     let text = said(&String::from_utf8_lossy(&out.stdout));
-    assert!(text.contains("Sign in to `tracker` again"), "{text}");
+    assert!(text.contains("`tracker` needs sign-in"), "{text}");
+    assert!(!text.contains("expired"), "{text}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("porthole-cli mcp login tracker"),
         "{}",

@@ -2,9 +2,10 @@
 //! app's `porthole mcp-bridge URL`) for agents that take only stdio servers, and for stdio
 //! servers the gateway hosts. It holds no secret: only the gateway address of its session.
 //!
-//! - HTTP mode: each line on stdin is POSTed to the gateway (MCP streamable HTTP); JSON and
-//!   Server-Sent Event answers come back as lines on stdout, and server messages outside a
-//!   request arrive on the GET stream.
+//! - HTTP mode: each line on stdin is POSTed to the gateway (MCP streamable HTTP) in stdin's
+//!   order; JSON and Server-Sent Event answers come back as lines on stdout, and server
+//!   messages outside a request arrive on the GET stream. An event stream that ends before
+//!   its request's answer is resumed (`Last-Event-ID`, after the server's `retry`).
 //! - Pipe mode (`--pipe`): an HTTP upgrade to the gateway's stdio host, then bytes both ways.
 
 use std::sync::{Arc, Mutex};
@@ -188,8 +189,20 @@ where
         if text.is_empty() {
             continue;
         }
+        // One ordered sender: the next line is posted once this one has reached the server
+        // (its answer's head is back), so the server gets them in stdin's order: `initialize`
+        // before anything, `notifications/initialized` before any request. Other messages
+        // wait at most ORDER_WAIT, so a server that answers a request only when it is done
+        // (a JSON answer) cannot hold a cancellation back.
+        let handshake = is_handshake(&text);
+        let (reached, reached_rx) = tokio::sync::oneshot::channel();
         let (client, url, session, lines) = (client.clone(), url.clone(), session.clone(), lines.clone());
-        in_flight.spawn(async move { post(&client, &url, &session, text, &lines).await });
+        in_flight.spawn(async move { post(&client, &url, &session, text, &lines, reached).await });
+        if handshake {
+            let _ = reached_rx.await;
+        } else {
+            let _ = tokio::time::timeout(ORDER_WAIT, reached_rx).await;
+        }
         while in_flight.try_join_next().is_some() {}
     }
     while in_flight.join_next().await.is_some() {}
@@ -206,22 +219,37 @@ where
     Ok(())
 }
 
+/// How long the next line waits for the one before it to reach the server (after the
+/// handshake, which always waits).
+const ORDER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `initialize` or `notifications/initialized`: the session's handshake.
+fn is_handshake(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line).is_ok_and(|m| {
+        matches!(
+            m.get("method").and_then(|m| m.as_str()),
+            Some("initialize" | "notifications/initialized")
+        )
+    })
+}
+
+/// Post one message; `reached` is told (or dropped) once the server's answer head is back.
 async fn post(
     client: &reqwest::Client,
     url: &Url,
     session: &Mutex<Session>,
     body: String,
     lines: &mpsc::Sender<String>,
+    reached: tokio::sync::oneshot::Sender<()>,
 ) {
     let message: Option<serde_json::Value> = serde_json::from_str(&body).ok();
     let id = message
         .as_ref()
         .filter(|m| m.get("method").is_some())
         .and_then(|m| m.get("id").cloned());
-    let is_initialized = message
-        .as_ref()
-        .and_then(|m| m.get("method"))
-        .is_some_and(|m| m == "notifications/initialized");
+    let method = message.as_ref().and_then(|m| m.get("method"));
+    let is_initialized = method.is_some_and(|m| m == "notifications/initialized");
+    let is_initialize = method.is_some_and(|m| m == "initialize");
     let mut request = client
         .post(url.clone())
         .header("Accept", "application/json, text/event-stream")
@@ -247,6 +275,15 @@ async fn post(
     {
         session.lock().expect("bridge session").id = Some(sid.to_string());
     }
+    // `initialize` reaches the server with its whole answer: the next message carries the
+    // protocol version it chose.
+    let reached = match is_initialize {
+        true => Some(reached),
+        false => {
+            let _ = reached.send(());
+            None
+        }
+    };
     let status = answer.status();
     if !status.is_success() {
         let text = answer.text().await.unwrap_or_default();
@@ -261,7 +298,66 @@ async fn post(
     if is_initialized {
         start_listening(client, url, session, lines);
     }
-    pump(answer, session, lines).await;
+    let mut events = SseLines::default();
+    let answered = pump(answer, session, lines, &mut events, id.as_ref()).await;
+    drop(reached);
+    if let Some(id) = id.filter(|_| !answered) {
+        resume(client, url, session, lines, events, &id).await;
+    }
+}
+
+/// At most this many reconnections for one request's answer.
+const RESUMPTIONS: usize = 5;
+/// The wait before reconnecting when the server gave no `retry`.
+const DEFAULT_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// MCP 2025-11-25 "Resumability and Redelivery": an event stream that ended before the answer
+/// to its request is taken up again with a GET carrying `Last-Event-ID`, after the server's
+/// `retry` wait, until the answer comes (a few times at most). A stream that gave no event id
+/// cannot be resumed; the client is told its request got no answer.
+async fn resume(
+    client: &reqwest::Client,
+    url: &Url,
+    session: &Mutex<Session>,
+    lines: &mpsc::Sender<String>,
+    mut events: SseLines,
+    id: &serde_json::Value,
+) {
+    for _ in 0..RESUMPTIONS {
+        let Some(last) = events.last_id.clone() else {
+            break;
+        };
+        tokio::time::sleep(events.retry.unwrap_or(DEFAULT_RETRY)).await;
+        let mut request = client
+            .get(url.clone())
+            .header("Accept", "text/event-stream")
+            .header("Last-Event-ID", last);
+        {
+            let s = session.lock().expect("bridge session");
+            if let Some(sid) = &s.id {
+                request = request.header("mcp-session-id", sid);
+            }
+            if let Some(v) = &s.protocol {
+                request = request.header("mcp-protocol-version", v);
+            }
+        }
+        match request.send().await {
+            Ok(answer) if answer.status().is_success() => {
+                events.partial.clear();
+                events.data.clear();
+                if pump(answer, session, lines, &mut events, Some(id)).await {
+                    return;
+                }
+            }
+            _ => break,
+        }
+    }
+    fail(
+        lines,
+        Some(id.clone()),
+        "the server's answer stream ended before its answer".into(),
+    )
+    .await;
 }
 
 /// Once the session is initialized, its server may speak first: the GET stream (a 405 means
@@ -292,44 +388,69 @@ fn start_listening(
             && answer.status().is_success()
         {
             let session = Mutex::new(Session::default());
-            pump(answer, &session, &lines).await;
+            pump(answer, &session, &lines, &mut SseLines::default(), None).await;
         }
     });
 }
 
 /// Pass an answer's messages on as lines: a JSON body whole, an event stream event by event.
-async fn pump(answer: reqwest::Response, session: &Mutex<Session>, lines: &mpsc::Sender<String>) {
+/// True when the answer to `request` (a response with its id) was among them.
+async fn pump(
+    answer: reqwest::Response,
+    session: &Mutex<Session>,
+    lines: &mpsc::Sender<String>,
+    events: &mut SseLines,
+    request: Option<&serde_json::Value>,
+) -> bool {
     let is_stream = answer
         .headers()
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/event-stream"));
     if !is_stream {
+        // A JSON body (or 202 with none) is the whole answer: nothing to resume.
         if let Ok(bytes) = answer.bytes().await
             && !bytes.is_empty()
         {
             emit(&bytes, session, lines).await;
         }
-        return;
+        return true;
     }
-    let mut events = SseLines::default();
+    let mut answered = false;
     let mut stream = answer.bytes_stream();
     while let Some(Ok(chunk)) = stream.next().await {
         for data in events.feed(&chunk) {
-            emit(data.as_bytes(), session, lines).await;
+            if let Some(value) = emit(data.as_bytes(), session, lines).await
+                && request.is_some_and(|id| is_answer_to(&value, id))
+            {
+                answered = true;
+            }
         }
     }
+    answered
 }
 
-async fn emit(json: &[u8], session: &Mutex<Session>, lines: &mpsc::Sender<String>) {
+/// A JSON-RPC response (not a request) with this id.
+fn is_answer_to(value: &serde_json::Value, id: &serde_json::Value) -> bool {
+    value.get("method").is_none()
+        && value.get("id") == Some(id)
+        && (value.get("result").is_some() || value.get("error").is_some())
+}
+
+async fn emit(
+    json: &[u8],
+    session: &Mutex<Session>,
+    lines: &mpsc::Sender<String>,
+) -> Option<serde_json::Value> {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(json) else {
         tracing::warn!("the MCP bridge dropped a message that is not JSON");
-        return;
+        return None;
     };
     if let Some(v) = value.pointer("/result/protocolVersion").and_then(|v| v.as_str()) {
         session.lock().expect("bridge session").protocol = Some(v.to_string());
     }
     let _ = lines.send(value.to_string()).await;
+    Some(value)
 }
 
 async fn fail(lines: &mpsc::Sender<String>, id: Option<serde_json::Value>, message: String) {
@@ -342,11 +463,14 @@ async fn fail(lines: &mpsc::Sender<String>, id: Option<serde_json::Value>, messa
     }
 }
 
-/// Server-Sent Events, only as far as MCP uses them: `data:` lines joined until a blank line.
+/// Server-Sent Events, only as far as MCP uses them: `data:` lines joined until a blank line;
+/// the last event `id` and the `retry` wait kept for resumption.
 #[derive(Default)]
 struct SseLines {
     partial: Vec<u8>,
     data: String,
+    last_id: Option<String>,
+    retry: Option<std::time::Duration>,
 }
 
 impl SseLines {
@@ -366,6 +490,16 @@ impl SseLines {
                     self.data.push('\n');
                 }
                 self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
+            } else if let Some(value) = line.strip_prefix("id:") {
+                // An id with NUL is ignored (the SSE spec); an empty one resets it.
+                let value = value.strip_prefix(' ').unwrap_or(value);
+                if !value.contains('\0') {
+                    self.last_id = Some(value.to_string()).filter(|v| !v.is_empty());
+                }
+            } else if let Some(value) = line.strip_prefix("retry:")
+                && let Ok(ms) = value.trim().parse::<u64>()
+            {
+                self.retry = Some(std::time::Duration::from_millis(ms.min(60_000)));
             }
         }
         out
@@ -384,6 +518,10 @@ mod tests {
             sse.feed(b"1}\n\n: comment\n\ndata: [1,\r\ndata: 2]\r\n\r\n"),
             vec!["{\"a\":1}", "[1,\n2]"]
         );
+        assert_eq!(sse.last_id, None);
+        assert!(sse.feed(b"id: e-1\nretry: 500\ndata: \n\n").is_empty());
+        assert_eq!(sse.last_id.as_deref(), Some("e-1"));
+        assert_eq!(sse.retry, Some(std::time::Duration::from_millis(500)));
     }
 
     #[test]

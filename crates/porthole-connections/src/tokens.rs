@@ -13,9 +13,27 @@ use crate::secrets::{SecretError, SecretStore};
 
 /// The keyring key of a connection's grant (tokens, endpoints, registration).
 pub const GRANT_KEY: &str = "oauth";
-/// The keyring key of a connection's client registration, kept across sign-outs so signing
-/// in again does not register Porthole anew.
+/// The keyring key of a connection's client registrations, one per authorization server
+/// (issuer), kept across sign-outs so signing in again does not register Porthole anew, and
+/// a server that moves to another authorization server and back finds its registration.
 pub const REGISTRATION_KEY: &str = "oauth-client";
+/// At most this many registrations are kept per connection (the newest).
+const REGISTRATIONS_KEPT: usize = 8;
+/// The keyring key of a pending step-up: the scopes a 403 `insufficient_scope` asked for
+/// with the granted ones, and how many step-ups there were since the last sign-out.
+pub const STEP_UP_KEY: &str = "oauth-step-up";
+/// The keyring key of the last 401 challenge the gateway saw for a connection not signed in
+/// (its `scope` and `resource_metadata`; no secret), for the next sign-in.
+pub const CHALLENGE_KEY: &str = "oauth-challenge";
+/// At most this many step-ups between sign-outs: a server that keeps naming new scopes
+/// cannot make Porthole ask for sign-in forever.
+pub const MAX_STEP_UPS: u32 = 3;
+
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct StepUp {
+    scopes: Vec<String>,
+    count: u32,
+}
 
 /// What a connection's sign-in looks like from outside (no secret in it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,8 +122,14 @@ impl Tokens {
     fn write(&self, connection: &str, grant: &Grant) -> Result<(), SecretError> {
         let text = serde_json::to_string(grant).expect("a grant serializes");
         self.secrets.set(connection, GRANT_KEY, &text)?;
-        let registration = serde_json::to_string(&grant.registration).expect("a registration serializes");
-        self.secrets.set(connection, REGISTRATION_KEY, &registration)
+        let mut kept = self.registrations(connection);
+        kept.retain(|r| r.issuer != grant.registration.issuer);
+        kept.push(grant.registration.clone());
+        if kept.len() > REGISTRATIONS_KEPT {
+            kept.drain(..kept.len() - REGISTRATIONS_KEPT);
+        }
+        let registrations = serde_json::to_string(&kept).expect("registrations serialize");
+        self.secrets.set(connection, REGISTRATION_KEY, &registrations)
     }
 
     /// Keep a new sign-in's grant.
@@ -118,10 +142,73 @@ impl Tokens {
         Ok(())
     }
 
-    /// The registration an earlier sign-in made, for the next one.
-    pub fn registration(&self, connection: &str) -> Option<Registration> {
-        let text = self.secrets.get(connection, REGISTRATION_KEY).ok().flatten()?;
+    fn step_up_record(&self, connection: &str) -> StepUp {
+        self.secrets
+            .get(connection, STEP_UP_KEY)
+            .ok()
+            .flatten()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// The scopes the next sign-in asks for besides the ones discovery finds: the granted
+    /// ones and those a 403 `insufficient_scope` asked for (empty with no step-up pending).
+    pub fn step_up_scopes(&self, connection: &str) -> Vec<String> {
+        self.step_up_record(connection).scopes
+    }
+
+    async fn ask_step_up(&self, connection: &str, scopes: &[String]) -> Option<Vec<String>> {
+        let slot = self.slot(connection);
+        let mut cached = slot.lock().await;
+        let granted = match self.current_grant(connection, &mut cached) {
+            Ok(Some(grant)) => grant.scopes.clone(),
+            _ => Vec::new(),
+        };
+        if scopes.iter().all(|s| granted.contains(s)) {
+            return None;
+        }
+        let record = self.step_up_record(connection);
+        if record.count >= MAX_STEP_UPS {
+            return None;
+        }
+        let mut all = granted;
+        for s in scopes {
+            if !all.contains(s) {
+                all.push(s.clone());
+            }
+        }
+        let record = StepUp {
+            scopes: all.clone(),
+            count: record.count + 1,
+        };
+        let text = serde_json::to_string(&record).expect("a step-up serializes");
+        if let Err(e) = self.secrets.set(connection, STEP_UP_KEY, &text) {
+            tracing::warn!(connection, error = %e, "a step-up could not be kept in the keyring");
+        }
+        Some(all)
+    }
+
+    /// The last 401 challenge the gateway kept for this connection (see [`CHALLENGE_KEY`]).
+    pub fn challenge(&self, connection: &str) -> Option<oauth::Challenge> {
+        let text = self.secrets.get(connection, CHALLENGE_KEY).ok().flatten()?;
         serde_json::from_str(&text).ok()
+    }
+
+    /// The registration the latest sign-in made.
+    pub fn registration(&self, connection: &str) -> Option<Registration> {
+        self.registrations(connection).pop()
+    }
+
+    /// The registrations earlier sign-ins made, one per issuer, oldest first (for
+    /// [`oauth::begin_with`], which reuses the one of the issuer it finds). An entry of an
+    /// older Porthole (one registration) reads as a list of one.
+    pub fn registrations(&self, connection: &str) -> Vec<Registration> {
+        let Some(text) = self.secrets.get(connection, REGISTRATION_KEY).ok().flatten() else {
+            return Vec::new();
+        };
+        serde_json::from_str::<Vec<Registration>>(&text)
+            .or_else(|_| serde_json::from_str::<Registration>(&text).map(|r| vec![r]))
+            .unwrap_or_default()
     }
 
     pub async fn state(&self, connection: &str) -> Result<SignInState, SecretError> {
@@ -158,6 +245,8 @@ impl Tokens {
             None => (false, None),
         };
         self.secrets.delete(connection, GRANT_KEY)?;
+        self.secrets.delete(connection, STEP_UP_KEY)?;
+        self.secrets.delete(connection, CHALLENGE_KEY)?;
         Ok(outcome)
     }
 
@@ -221,5 +310,27 @@ impl TokenSource for Tokens {
                 .await?
                 .ok_or_else(|| SignInLost("it is not signed in".into()))
         })
+    }
+
+    fn step_up<'a>(
+        &'a self,
+        connection: &'a str,
+        scopes: &'a [String],
+    ) -> BoxFuture<'a, Option<Vec<String>>> {
+        Box::pin(self.ask_step_up(connection, scopes))
+    }
+
+    fn challenged(&self, connection: &str, challenge: &oauth::Challenge) {
+        let kept = oauth::Challenge {
+            error: None,
+            ..challenge.clone()
+        };
+        if self.challenge(connection).as_ref() == Some(&kept) {
+            return;
+        }
+        let text = serde_json::to_string(&kept).expect("a challenge serializes");
+        if let Err(e) = self.secrets.set(connection, CHALLENGE_KEY, &text) {
+            tracing::warn!(connection, error = %e, "a sign-in challenge could not be kept in the keyring");
+        }
     }
 }

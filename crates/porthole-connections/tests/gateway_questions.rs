@@ -184,12 +184,15 @@ struct Slow {
     most_open: AtomicUsize,
     completed: Mutex<Vec<Value>>,
     urls: Mutex<Vec<String>>,
+    /// The `mode` of each question, as the owner got it.
+    modes: Mutex<Vec<Value>>,
 }
 
 impl Questions for Slow {
     fn ask<'a>(&'a self, _: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
         Box::pin(async move {
             self.asked.fetch_add(1, Ordering::SeqCst);
+            self.modes.lock().unwrap().push(request["params"]["mode"].clone());
             if request["params"]["mode"] == "url" {
                 let url = request["params"]["url"].as_str().unwrap().to_string();
                 let declined = url.contains("decline");
@@ -482,4 +485,24 @@ async fn a_large_json_tool_result_passes_whole() {
         3 * 1024 * 1024
     );
     assert_eq!(seen.pay_calls.load(Ordering::SeqCst), 0);
+}
+
+/// MCP 2025-11-25 lets a form question leave `mode` out (the conformance suite's
+/// `elicitation-sep1034-client-defaults` does): the owner gets it as a form question.
+#[tokio::test]
+async fn a_question_without_a_mode_is_a_form_question() {
+    let (seen, questions, _gateway, pass) = setup().await;
+    let agent = agent_session(pass.url("hostile").unwrap()).await;
+    let mut q = question("no-mode");
+    q["params"].as_object_mut().unwrap().remove("mode");
+    seen.send(q);
+    seen.wait_answers(1).await;
+    assert_eq!(seen.answer("no-mode").unwrap()["result"]["action"], "accept");
+    assert_eq!(*questions.modes.lock().unwrap(), vec![json!("form")]);
+    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    seen.close();
+    tokio::time::timeout(Duration::from_secs(10), agent)
+        .await
+        .unwrap()
+        .unwrap();
 }

@@ -76,6 +76,9 @@ pub(crate) async fn server_metadata(ctx: &Ctx) -> Response<Body> {
     if ctx.options.client_metadata {
         metadata["client_id_metadata_document_supported"] = json!(true);
     }
+    if ctx.options.client_secret_post {
+        metadata["token_endpoint_auth_methods_supported"] = json!(["client_secret_post"]);
+    }
     if hostile(ctx, Hostile::NoPkce) {
         metadata
             .as_object_mut()
@@ -132,11 +135,17 @@ pub(crate) async fn register(ctx: &Ctx, req: Request<Incoming>) -> Response<Body
         return json(StatusCode::BAD_REQUEST, &json!({"error": "invalid_redirect_uri"}));
     }
     let client_id = random_token("client-");
-    ctx.state
-        .lock()
-        .expect("state")
-        .clients
-        .insert(client_id.clone(), uris.clone());
+    let mut state = ctx.state.lock().expect("state");
+    state.clients.insert(client_id.clone(), uris.clone());
+    if ctx.options.client_secret_post {
+        let secret = random_token("cs-");
+        state.secrets.insert(client_id.clone(), secret.clone());
+        return json(
+            StatusCode::CREATED,
+            &json!({"client_id": client_id, "client_secret": secret, "redirect_uris": uris,
+                    "token_endpoint_auth_method": "client_secret_post"}),
+        );
+    }
     json(
         StatusCode::CREATED,
         &json!({"client_id": client_id, "redirect_uris": uris, "token_endpoint_auth_method": "none"}),
@@ -187,11 +196,13 @@ pub(crate) fn authorize(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
         _ => random_token("code-"),
     };
     state.last_code = Some(code.clone());
+    state.authorized_scopes.push(get("scope"));
     state.codes.entry(code.clone()).or_insert(Code {
         client_id,
         redirect_uri: redirect_uri.clone(),
         challenge: get("code_challenge"),
         resource: get("resource"),
+        scope: get("scope"),
         used: false,
     });
     let answer_state = if hostile(ctx, Hostile::WrongState) {
@@ -227,17 +238,43 @@ fn oauth_error(error: &str) -> Response<Body> {
 }
 
 pub(crate) async fn token(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
+    let basic = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("Basic "));
     let body = read_body(req).await;
     let form: std::collections::HashMap<String, String> =
         url::form_urlencoded::parse(&body).into_owned().collect();
     let get = |k: &str| form.get(k).cloned().unwrap_or_default();
     let mut state = ctx.state.lock().expect("state");
-    let issue = |state: &mut crate::State| {
+    let how = match (basic, form.contains_key("client_secret")) {
+        (true, _) => "basic",
+        (false, true) => "post",
+        (false, false) => "none",
+    };
+    state.token_auth.push(how.to_string());
+    if ctx.options.client_secret_post {
+        let known = state.secrets.get(&get("client_id"));
+        if how != "post" || known.is_none() || known != form.get("client_secret") {
+            return oauth_error("invalid_client");
+        }
+    }
+    let issue = |state: &mut crate::State, scope: String| {
+        let scope = if scope.is_empty() {
+            "tools:read tools:call".to_string()
+        } else {
+            scope
+        };
         let access = random_token("at-");
         let refresh = random_token("rt-");
         state
             .access
             .insert(access.clone(), now() + ctx.options.token_lifetime);
+        state.scopes.insert(
+            access.clone(),
+            scope.split_whitespace().map(str::to_string).collect(),
+        );
         state.refresh.insert(refresh.clone());
         state.issued.extend([access.clone(), refresh.clone()]);
         json(
@@ -245,7 +282,7 @@ pub(crate) async fn token(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
             &json!({
                 "access_token": access, "token_type": "Bearer",
                 "expires_in": ctx.options.token_lifetime, "refresh_token": refresh,
-                "scope": "tools:read tools:call",
+                "scope": scope,
             }),
         )
     };
@@ -267,7 +304,8 @@ pub(crate) async fn token(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
             {
                 return oauth_error("invalid_grant");
             }
-            issue(&mut state)
+            let scope = code.scope.clone();
+            issue(&mut state, scope)
         }
         "refresh_token" => {
             // Rotation: the old refresh token is spent.
@@ -276,7 +314,7 @@ pub(crate) async fn token(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
                 return oauth_error("invalid_grant");
             }
             state.refreshes += 1;
-            issue(&mut state)
+            issue(&mut state, String::new())
         }
         _ => oauth_error("unsupported_grant_type"),
     }

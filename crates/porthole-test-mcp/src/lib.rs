@@ -114,6 +114,26 @@ pub struct Options {
     /// this server publishes one at [`Server::client_metadata_url`] (a loopback redirect, any
     /// port), standing in for the https address a client publishes it at.
     pub client_metadata: bool,
+    /// The token endpoint takes only `client_secret_post` (its metadata says so): dynamic
+    /// registration hands out a client secret, and a token request must carry it in the form;
+    /// an `Authorization: Basic` header is refused (`invalid_client`).
+    pub client_secret_post: bool,
+    /// The MCP server lets `initialize` and notifications through without a token and answers
+    /// 401 (with its challenge) only to the requests after them.
+    pub late_401: bool,
+    /// `tools/call` needs this scope besides the usual ones: a token without it gets 403
+    /// `insufficient_scope` naming it (a step-up). Tokens carry the scopes asked at
+    /// `/auth/authorize` (the usual ones when none were asked).
+    pub step_up_scope: Option<String>,
+    /// `tools/call` is refused with 403 `insufficient_scope` naming `tools:call`, whatever
+    /// the token holds (a step-up that can never succeed).
+    pub always_403: bool,
+    /// A server of the 2025-03-26 revision: no protected resource metadata (404, and no
+    /// `resource_metadata` in the 401); its authorization server metadata at the root.
+    pub legacy: bool,
+    /// Everything but `tools/call` passes without a token; `tools/call` gets 401 with this
+    /// `scope` in its challenge (more than the resource metadata's `scopes_supported`).
+    pub call_401_scope: Option<String>,
 }
 
 impl Default for Options {
@@ -125,6 +145,12 @@ impl Default for Options {
             open: false,
             stream_tool: false,
             client_metadata: false,
+            client_secret_post: false,
+            late_401: false,
+            step_up_scope: None,
+            always_403: false,
+            legacy: false,
+            call_401_scope: None,
         }
     }
 }
@@ -134,9 +160,17 @@ impl Default for Options {
 pub struct State {
     /// Client ids and their redirect addresses: registered, entered by hand or published.
     pub clients: HashMap<String, Vec<String>>,
+    /// Client secrets handed out by registration (with `client_secret_post`).
+    pub(crate) secrets: HashMap<String, String>,
+    /// How each token request authenticated the client: `basic`, `post` or `none`.
+    pub token_auth: Vec<String>,
     /// code → (client id, redirect uri, PKCE challenge, resource, used)
     pub(crate) codes: HashMap<String, Code>,
     pub(crate) access: HashMap<String, u64>,
+    /// The scopes each access token was issued for.
+    pub(crate) scopes: HashMap<String, Vec<String>>,
+    /// The `scope` of each authorization request, in order.
+    pub authorized_scopes: Vec<String>,
     pub(crate) refresh: HashSet<String>,
     pub revoked: Vec<String>,
     /// Every bearer token the resource server was sent, valid or not.
@@ -154,6 +188,7 @@ pub(crate) struct Code {
     pub redirect_uri: String,
     pub challenge: String,
     pub resource: String,
+    pub scope: String,
     pub used: bool,
 }
 
@@ -269,7 +304,9 @@ async fn route(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().to_string();
     match path.as_str() {
         "/mcp" => mcp::handle(ctx, req).await,
-        p if p.starts_with("/.well-known/oauth-protected-resource") => auth::resource_metadata(ctx, p),
+        p if p.starts_with("/.well-known/oauth-protected-resource") && !ctx.options.legacy => {
+            auth::resource_metadata(ctx, p)
+        }
         p if p.starts_with("/.well-known/oauth-authorization-server") => auth::server_metadata(ctx).await,
         "/auth/register" => auth::register(ctx, req).await,
         "/auth/authorize" => auth::authorize(ctx, req),

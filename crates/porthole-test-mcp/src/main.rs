@@ -1,5 +1,7 @@
 //! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID] [--open]
-//! [--stream-tool]`: serves the test MCP server on 127.0.0.1 and prints
+//! [--stream-tool] [--client-secret-post] [--late-401]
+//! [--step-up-scope SCOPE] [--always-403] [--legacy]
+//! [--call-401-scope SCOPE]`: serves the test MCP server on 127.0.0.1 and prints
 //! `ready http://127.0.0.1:PORT/mcp`. `--stream-tool` adds the `stream` tool (benchmarks).
 //! `porthole-test-mcp --stdio`: the same MCP server on stdin and stdout, with no sign-in.
 
@@ -31,6 +33,12 @@ async fn main() {
             "--open" => options.open = true,
             "--stream-tool" => options.stream_tool = true,
             "--client-metadata" => options.client_metadata = true,
+            "--client-secret-post" => options.client_secret_post = true,
+            "--late-401" => options.late_401 = true,
+            "--step-up-scope" => options.step_up_scope = Some(value()),
+            "--always-403" => options.always_403 = true,
+            "--legacy" => options.legacy = true,
+            "--call-401-scope" => options.call_401_scope = Some(value()),
             "--browse" => {
                 let url = value();
                 if let Err(e) = browse(&url) {
@@ -64,12 +72,13 @@ fn usage(message: &str) -> ! {
 }
 
 /// A person's browser for loopback sign-in tests: GET `url`, following redirects (at most 5),
-/// http on 127.0.0.1 only.
+/// http on 127.0.0.1 or `localhost` only (the MCP conformance suite's servers say `localhost`).
 fn browse(url: &str) -> Result<(), String> {
     use std::io::{Read, Write};
     let mut url = url::Url::parse(url).map_err(|e| e.to_string())?;
     for _ in 0..5 {
-        if url.scheme() != "http" || url.host_str() != Some("127.0.0.1") {
+        let host = url.host_str().unwrap_or("").to_string();
+        if url.scheme() != "http" || !(host == "127.0.0.1" || host == "localhost") {
             return Err(format!("not a loopback http address: {url}"));
         }
         let port = url.port().unwrap_or(80);
@@ -80,7 +89,7 @@ fn browse(url: &str) -> Result<(), String> {
         };
         write!(
             stream,
-            "GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+            "GET {target} HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n"
         )
         .map_err(|e| e.to_string())?;
         let mut answer = String::new();

@@ -6,7 +6,7 @@ use hyper::body::Incoming;
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{Value, json};
 
-use crate::{Body, Ctx, Hostile, json, now, read_body, text};
+use crate::{Body, Ctx, Hostile, json, now, text};
 
 const SESSION: &str = "test-session-1";
 
@@ -29,30 +29,51 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
             && ctx.options.hostile != Some(Hostile::Always401)
             || ctx.options.open
     };
-    if !valid {
+    let (parts, incoming) = req.into_parts();
+    let body = if parts.method == Method::POST {
+        incoming.collect().await.map(|b| b.to_bytes()).unwrap_or_default()
+    } else {
+        Bytes::new()
+    };
+    // `late_401`: `initialize` and notifications pass without a token.
+    let method_of = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .and_then(|m| m.get("method").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_default();
+    // `call_401_scope`: only `tools/call` asks for sign-in.
+    let lets_through = (ctx.options.late_401
+        && (method_of == "initialize" || method_of.starts_with("notifications/")))
+        || (ctx.options.call_401_scope.is_some() && method_of != "tools/call");
+    if !valid && !lets_through {
+        let scope = ctx
+            .options
+            .call_401_scope
+            .clone()
+            .unwrap_or_else(|| "tools:read tools:call".into());
+        let challenge = if ctx.options.legacy {
+            "Bearer realm=\"mcp\"".to_string()
+        } else {
+            format!(
+                "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"{scope}\"",
+                ctx.base
+            )
+        };
         return Response::builder()
             .status(StatusCode::UNAUTHORIZED)
-            .header(
-                "WWW-Authenticate",
-                format!(
-                    "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"tools:read tools:call\"",
-                    ctx.base
-                ),
-            )
+            .header("WWW-Authenticate", challenge)
             .body(Full::new(Bytes::new()).boxed())
             .expect("response");
     }
-    match *req.method() {
+    match parts.method {
         Method::POST => {}
         Method::DELETE => return text(StatusCode::OK, ""),
         _ => return text(StatusCode::METHOD_NOT_ALLOWED, "POST only"),
     }
-    let wants_stream = req
-        .headers()
+    let wants_stream = parts
+        .headers
         .get("accept")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.contains("text/event-stream"));
-    let body = read_body(req).await;
     let Ok(message) = serde_json::from_slice::<Value>(&body) else {
         return json(
             StatusCode::BAD_REQUEST,
@@ -67,6 +88,30 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
     };
     ctx.state.lock().expect("state").served.push(method.to_string());
     let params = message.get("params").cloned().unwrap_or(Value::Null);
+    if method == "tools/call" {
+        let held = bearer
+            .as_ref()
+            .and_then(|t| ctx.state.lock().expect("state").scopes.get(t).cloned())
+            .unwrap_or_default();
+        let missing = match &ctx.options.step_up_scope {
+            _ if ctx.options.always_403 => Some("tools:call".to_string()),
+            Some(s) if !held.contains(s) => Some(format!("{} {s}", held.join(" "))),
+            _ => None,
+        };
+        if let Some(scope) = missing {
+            return Response::builder()
+                .status(StatusCode::FORBIDDEN)
+                .header(
+                    "WWW-Authenticate",
+                    format!(
+                        "Bearer error=\"insufficient_scope\", scope=\"{scope}\", resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+                        ctx.base
+                    ),
+                )
+                .body(Full::new(Bytes::new()).boxed())
+                .expect("response");
+        }
+    }
     if ctx.options.stream_tool
         && method == "tools/call"
         && params.get("name").and_then(Value::as_str) == Some("stream")

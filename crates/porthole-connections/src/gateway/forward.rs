@@ -62,7 +62,7 @@ pub(super) async fn forward(
         }
     };
     let request_id = jsonrpc_id(&body);
-    let fail = |reason: String, status: StatusCode| failure(request_id.as_ref(), status, &reason);
+    let fail = |reason: String, status: StatusCode| failure_response(request_id.as_ref(), status, &reason);
     let agent_header = |h: &str| {
         parts
             .headers
@@ -91,7 +91,10 @@ pub(super) async fn forward(
     let initialized = method == Method::POST && is_initialized(&body);
     if we_answer && !initialized {
         conn.settled().await;
+        // A GET with `Last-Event-ID` resumes a stream of the server's (a request's answer
+        // that ended early): it goes upstream, read for questions like any stream.
         if method == Method::GET
+            && agent_header("last-event-id").is_none()
             && let Some(served) = serve_from_own(&conn, session.id.as_deref())
         {
             return served;
@@ -115,7 +118,10 @@ pub(super) async fn forward(
     {
         Ok(a) => a,
         Err(Failure::Unreachable(e)) => return fail(e, StatusCode::BAD_GATEWAY),
-        Err(Failure::SignIn(reason)) => return sign_in_answer(name, &reason, request_id.as_ref()),
+        Err(Failure::Refused(e)) => return fail(e, StatusCode::FORBIDDEN),
+        Err(failure @ (Failure::SignIn(_) | Failure::NotSignedIn(_) | Failure::MoreScopes(_))) => {
+            return sign_in_answer(name, &failure, request_id.as_ref());
+        }
     };
     if !we_answer {
         return stream_back(answer, None);
@@ -172,6 +178,17 @@ pub(super) enum Failure {
     /// Sign-in expired and a refresh did not help (already said to the owner).
     #[error("sign-in needed: {0}")]
     SignIn(String),
+    /// The server asks for sign-in and none is kept (already said to the owner).
+    #[error("sign-in needed: {0}")]
+    NotSignedIn(String),
+    /// The server answered 403 `insufficient_scope`: a sign-in for these scopes (the granted
+    /// ones and the ones asked) is needed (already said to the owner).
+    #[error("sign-in for more scopes needed: {0}")]
+    MoreScopes(String),
+    /// The server refused the token for its scope although the sign-in has every scope it
+    /// named (or step-ups ran out): asking again would loop.
+    #[error("{0}")]
+    Refused(String),
 }
 
 /// One request upstream with the connection's headers and token: a 401 gets one refresh and
@@ -208,7 +225,7 @@ pub(super) async fn send(
     let unreachable = |e: reqwest::Error| Failure::Unreachable(unreachable(name, &e));
     let mut answer = send(token.clone()).await.map_err(unreachable)?;
     if answer.status() == StatusCode::UNAUTHORIZED
-        && let Some(failed) = token
+        && let Some(failed) = token.clone()
     {
         let fresh = match inner.tokens.refreshed(name, &failed).await {
             Ok(t) => t,
@@ -224,10 +241,54 @@ pub(super) async fn send(
         }
     }
     if answer.status() == StatusCode::UNAUTHORIZED {
-        // Not signed in here, and the server wants it: the person signs in in Porthole.
-        return Err(lost_sign_in(inner, name, "the server asks for sign-in".into()));
+        // Not signed in here, and the server wants it: the person signs in in Porthole, with
+        // what its challenge said.
+        if token.is_none()
+            && let Some(challenge) = crate::oauth::bearer_challenge(answer.headers())
+        {
+            inner.tokens.challenged(name, &challenge);
+        }
+        let reason = "the server asks for sign-in".to_string();
+        tell_sign_in(inner, name, &reason);
+        return Err(Failure::NotSignedIn(reason));
+    }
+    if answer.status() == StatusCode::FORBIDDEN
+        && token.is_some()
+        && let Some(challenge) = crate::oauth::bearer_challenge(answer.headers())
+        && challenge.error.as_deref() == Some("insufficient_scope")
+    {
+        return Err(step_up(inner, name, &challenge).await);
     }
     Ok(answer)
+}
+
+/// A 403 `insufficient_scope` (MCP authorization, "Scope Challenge Handling"): the scopes it
+/// names are kept for the next sign-in, which asks for them with the granted ones, once; the
+/// person is asked to sign in. When that cannot help (the grant has them all, or step-ups ran
+/// out), the request is refused without a sign-in, so a server that always says so cannot
+/// loop.
+async fn step_up(inner: &Inner, name: &str, challenge: &crate::oauth::Challenge) -> Failure {
+    let scopes: Vec<String> = challenge
+        .scope
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    match inner.tokens.step_up(name, &scopes).await {
+        Some(all) => {
+            let reason = format!("the server asks for more scopes: {}", all.join(" "));
+            tell_sign_in(inner, name, &reason);
+            Failure::MoreScopes(reason)
+        }
+        None => {
+            tracing::warn!(connection = name, scopes = %scopes.join(" "), "the server refused the token for its scope; not signing in again");
+            Failure::Refused(format!(
+                "The MCP server `{name}` refused the request: insufficient scope ({}), although Porthole's sign-in already asked for it; Porthole does not ask again.",
+                scopes.join(" ")
+            ))
+        }
+    }
 }
 
 fn header(answer: &reqwest::Response, name: &str) -> Option<String> {
@@ -334,26 +395,40 @@ fn unreachable(name: &str, e: &reqwest::Error) -> String {
 }
 
 fn lost_sign_in(inner: &Inner, name: &str, reason: String) -> Failure {
-    tracing::warn!(connection = name, %reason, "MCP connection needs sign-in again");
-    let _ = inner.events.send(GatewayEvent::SignInNeeded {
-        connection: name.to_string(),
-        reason: reason.clone(),
-    });
+    tell_sign_in(inner, name, &reason);
     Failure::SignIn(reason)
 }
 
-fn sign_in_answer(name: &str, reason: &str, id: Option<&serde_json::Value>) -> Response<Body> {
-    failure(
-        id,
-        StatusCode::SERVICE_UNAVAILABLE,
-        &format!(
+fn tell_sign_in(inner: &Inner, name: &str, reason: &str) {
+    tracing::warn!(connection = name, %reason, "MCP connection needs sign-in");
+    let _ = inner.events.send(GatewayEvent::SignInNeeded {
+        connection: name.to_string(),
+        reason: reason.to_string(),
+    });
+}
+
+/// What the agent's model reads: the connection needs sign-in, in words that fit why.
+fn sign_in_answer(name: &str, failure: &Failure, id: Option<&serde_json::Value>) -> Response<Body> {
+    let message = match failure {
+        Failure::SignIn(reason) => format!(
             "The sign-in to `{name}` has expired ({reason}). Sign in to `{name}` again in Porthole's Connections."
         ),
-    )
+        Failure::MoreScopes(reason) => format!(
+            "`{name}` needs a sign-in with more scopes ({reason}). Sign in to `{name}` again in Porthole's Connections."
+        ),
+        other => format!(
+            "`{name}` needs sign-in ({}). Sign in to `{name}` in Porthole's Connections.",
+            match other {
+                Failure::NotSignedIn(reason) => reason.as_str(),
+                _ => "the server asks for it",
+            }
+        ),
+    };
+    failure_response(id, StatusCode::SERVICE_UNAVAILABLE, &message)
 }
 
 /// A JSON-RPC request gets a JSON-RPC error the model can read; anything else a plain status.
-fn failure(id: Option<&serde_json::Value>, status: StatusCode, message: &str) -> Response<Body> {
+fn failure_response(id: Option<&serde_json::Value>, status: StatusCode, message: &str) -> Response<Body> {
     let Some(id) = id else {
         return plain(status, message);
     };

@@ -73,6 +73,24 @@ pub trait TokenSource: Send + Sync + 'static {
         connection: &'a str,
         failed: &'a str,
     ) -> BoxFuture<'a, Result<String, SignInLost>>;
+    /// The server answered 403 `insufficient_scope` naming `scopes` to a request sent with
+    /// the connection's token: keep them for the next sign-in and return every scope it will ask for (the
+    /// granted ones and these); `None` when a new sign-in cannot help (the sign-in already
+    /// asked for all of them, or step-ups ran out), so the request is refused instead.
+    fn step_up<'a>(
+        &'a self,
+        connection: &'a str,
+        scopes: &'a [String],
+    ) -> BoxFuture<'a, Option<Vec<String>>> {
+        let _ = (connection, scopes);
+        Box::pin(async { None })
+    }
+    /// The server answered 401 with `challenge` to a request sent without a token: keep it
+    /// for the next sign-in (a server may ask only at a tool call, which sign-in's own probe
+    /// does not send).
+    fn challenged(&self, connection: &str, challenge: &crate::oauth::Challenge) {
+        let _ = (connection, challenge);
+    }
 }
 
 /// The token source of a Porthole with no keyring: no connection has a sign-in, and one whose

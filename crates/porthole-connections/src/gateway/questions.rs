@@ -342,7 +342,15 @@ impl Answering {
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(id.clone());
         }
-        let answer = questions.ask(&self.asker(), request.clone()).await;
+        // MCP 2025-11-25: a form question may leave `mode` out (servers of 2025-06-18 do);
+        // the owner gets it said.
+        let mut request = request.clone();
+        if let Some(params) = request["params"].as_object_mut()
+            && !params.contains_key("mode")
+        {
+            params.insert("mode".into(), json!("form"));
+        }
+        let answer = questions.ask(&self.asker(), request).await;
         drop(turn);
         let declined_url = answer.as_ref().map_or(true, |a| a["action"] != "accept");
         if let (Some(id), true) = (&url_id, declined_url) {

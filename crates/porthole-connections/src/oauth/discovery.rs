@@ -35,6 +35,10 @@ pub struct AuthServer {
     pub authorization_response_iss_parameter_supported: bool,
     #[serde(default)]
     pub client_id_metadata_document_supported: bool,
+    /// RFC 8414: how the token endpoint takes a client's credentials; left out means
+    /// `client_secret_basic`.
+    #[serde(default)]
+    pub token_endpoint_auth_methods_supported: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -47,14 +51,23 @@ struct ResourceMetadata {
 }
 
 /// What a 401's `WWW-Authenticate: Bearer ...` offers.
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Challenge {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_metadata: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// RFC 6750 §3.1: `invalid_token`, `insufficient_scope`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
-/// Ask the server with no token and read its challenge. A server that answers anything but
-/// 401 needs no sign-in, which is not an error of discovery: `Ok(None)`.
+/// Ask the server with no token and read its challenge. A server may let `initialize` through
+/// and ask for sign-in only at the requests after it, so when `initialize` is answered the
+/// session goes on as a client's would (`notifications/initialized`, then `tools/list`) and
+/// the first 401 is the challenge. A server that never answers 401 but publishes protected
+/// resource metadata (RFC 9728) can be signed in to with that (an empty challenge: discovery
+/// reads the well-known address). Anything else needs no sign-in: `Ok(None)`.
 pub async fn probe(client: &reqwest::Client, server: &Url) -> Result<Option<Challenge>, SignInError> {
     http::check_endpoint("MCP server address", server)?;
     let initialize = serde_json::json!({
@@ -65,26 +78,75 @@ pub async fn probe(client: &reqwest::Client, server: &Url) -> Result<Option<Chal
             "clientInfo": {"name": "porthole", "version": env!("CARGO_PKG_VERSION")}
         }
     });
-    let response = client
+    let response = post(client, server, &initialize, None).await?;
+    if let Some(challenge) = challenge_of(&response) {
+        return Ok(Some(challenge));
+    }
+    if response.status().is_success() {
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        // The answer is not needed (it may be an event stream: dropping it closes it).
+        drop(response);
+        let initialized = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let tools = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        for message in [initialized, tools] {
+            let response = post(client, server, &message, session.as_deref()).await?;
+            if let Some(challenge) = challenge_of(&response) {
+                return Ok(Some(challenge));
+            }
+        }
+    }
+    for url in well_known(server, "oauth-protected-resource", false) {
+        if matches!(
+            http::get_json(client, "resource metadata address", &url).await,
+            Ok(Some(_))
+        ) {
+            return Ok(Some(Challenge::default()));
+        }
+    }
+    Ok(None)
+}
+
+async fn post(
+    client: &reqwest::Client,
+    server: &Url,
+    message: &serde_json::Value,
+    session: Option<&str>,
+) -> Result<reqwest::Response, SignInError> {
+    let mut request = client
         .post(server.clone())
         .header("Accept", "application/json, text/event-stream")
         .header("Content-Type", "application/json")
-        .body(initialize.to_string())
+        .header("MCP-Protocol-Version", crate::MCP_PROTOCOL_VERSION);
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    request
+        .body(message.to_string())
         .send()
         .await
-        .map_err(|e| http::transport(server.as_str(), e))?;
+        .map_err(|e| SignInError::from(http::transport(server.as_str(), e)))
+}
+
+/// A 401's `Bearer` challenge (empty when it has none).
+fn challenge_of(response: &reqwest::Response) -> Option<Challenge> {
     if response.status().as_u16() != 401 {
-        return Ok(None);
+        return None;
     }
-    let header = response
-        .headers()
+    Some(bearer_challenge(response.headers()).unwrap_or_default())
+}
+
+/// The `Bearer` challenge among `headers`' `WWW-Authenticate`, if any.
+pub fn bearer_challenge(headers: &reqwest::header::HeaderMap) -> Option<Challenge> {
+    headers
         .get_all("www-authenticate")
         .iter()
         .filter_map(|v| v.to_str().ok())
         .find(|v| v.trim_start().to_ascii_lowercase().starts_with("bearer"))
         .map(parse_challenge)
-        .unwrap_or_default();
-    Ok(Some(header))
 }
 
 /// The parameters of a `Bearer` challenge (RFC 6750 §3: `auth-param`s, quoted or not).
@@ -139,6 +201,7 @@ pub fn parse_challenge(header: &str) -> Challenge {
         match name.as_str() {
             "resource_metadata" => challenge.resource_metadata = Some(value),
             "scope" => challenge.scope = Some(value),
+            "error" => challenge.error = Some(value),
             _ => {}
         }
     }
@@ -151,7 +214,9 @@ pub async fn discover(
     server: &Url,
     challenge: &Challenge,
 ) -> Result<Discovered, SignInError> {
-    let metadata = resource_metadata(client, server, challenge).await?;
+    let Some(metadata) = resource_metadata(client, server, challenge).await? else {
+        return legacy(client, server, challenge).await;
+    };
     check_resource(server, &metadata.resource)?;
     let Some(issuer) = metadata.authorization_servers.first() else {
         return Err(SignInError::Discovery(format!(
@@ -170,11 +235,13 @@ pub async fn discover(
     })
 }
 
+/// The protected resource metadata; `None` when the server publishes none at the well-known
+/// addresses and its challenge named none (a server of the 2025-03-26 revision).
 async fn resource_metadata(
     client: &reqwest::Client,
     server: &Url,
     challenge: &Challenge,
-) -> Result<ResourceMetadata, SignInError> {
+) -> Result<Option<ResourceMetadata>, SignInError> {
     let candidates: Vec<Url> = match &challenge.resource_metadata {
         Some(given) => vec![Url::parse(given).map_err(|e| {
             SignInError::Discovery(format!(
@@ -185,10 +252,13 @@ async fn resource_metadata(
     };
     for url in &candidates {
         if let Some(value) = http::get_json(client, "resource metadata address", url).await? {
-            return serde_json::from_value(value).map_err(|e| {
+            return serde_json::from_value(value).map(Some).map_err(|e| {
                 SignInError::Discovery(format!("the resource metadata at {url} is not usable: {e}"))
             });
         }
+    }
+    if challenge.resource_metadata.is_none() {
+        return Ok(None);
     }
     Err(SignInError::Discovery(format!(
         "{server} asks for sign-in but publishes no resource metadata (tried {})",
@@ -235,6 +305,62 @@ async fn auth_server(client: &reqwest::Client, issuer: &Url) -> Result<AuthServe
     )))
 }
 
+/// The 2025-03-26 revision's discovery, for a server that publishes no resource metadata:
+/// the authorization server is the MCP server's origin (its "authorization base URL"), its
+/// RFC 8414 metadata at the root well-known address, else the default endpoints `/authorize`,
+/// `/token` and `/register` there. The metadata's issuer must be of the same origin (the
+/// revision names no issuer to compare with); PKCE S256 is still required.
+async fn legacy(
+    client: &reqwest::Client,
+    server: &Url,
+    challenge: &Challenge,
+) -> Result<Discovered, SignInError> {
+    let mut base = server.clone();
+    base.set_path("/");
+    base.set_query(None);
+    base.set_fragment(None);
+    let at = |path: &str| base.join(path).expect("a path joins an http URL");
+    let metadata_url = at("/.well-known/oauth-authorization-server");
+    let auth = match http::get_json(client, "authorization server metadata address", &metadata_url).await? {
+        Some(value) => {
+            let auth: AuthServer = serde_json::from_value(value).map_err(|e| {
+                SignInError::Discovery(format!(
+                    "the authorization server metadata at {metadata_url} is not usable: {e}"
+                ))
+            })?;
+            if auth.issuer.origin() != server.origin() {
+                return Err(SignInError::Discovery(format!(
+                    "the authorization server metadata at {metadata_url} claims to be {}, another origin; refusing (issuer mix-up)",
+                    auth.issuer
+                )));
+            }
+            check_endpoints(&auth.issuer, &auth)?;
+            auth
+        }
+        None => AuthServer {
+            issuer: base.clone(),
+            authorization_endpoint: at("/authorize"),
+            token_endpoint: at("/token"),
+            registration_endpoint: Some(at("/register")),
+            revocation_endpoint: None,
+            code_challenge_methods_supported: vec!["S256".into()],
+            authorization_response_iss_parameter_supported: false,
+            client_id_metadata_document_supported: false,
+            token_endpoint_auth_methods_supported: Vec::new(),
+        },
+    };
+    let scopes = challenge
+        .scope
+        .as_deref()
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    Ok(Discovered {
+        resource: server.clone(),
+        scopes,
+        server: auth,
+    })
+}
+
 fn check_auth_server(issuer: &Url, server: &AuthServer) -> Result<(), SignInError> {
     // RFC 8414 §3.3: the issuer in the document is the one it was fetched for.
     if server.issuer.as_str().trim_end_matches('/') != issuer.as_str().trim_end_matches('/') {
@@ -243,6 +369,11 @@ fn check_auth_server(issuer: &Url, server: &AuthServer) -> Result<(), SignInErro
             server.issuer
         )));
     }
+    check_endpoints(issuer, server)
+}
+
+/// Every endpoint https or plain http on loopback, and PKCE S256 offered.
+fn check_endpoints(issuer: &Url, server: &AuthServer) -> Result<(), SignInError> {
     http::check_endpoint("authorization endpoint", &server.authorization_endpoint)?;
     http::check_endpoint("token endpoint", &server.token_endpoint)?;
     if let Some(u) = &server.registration_endpoint {

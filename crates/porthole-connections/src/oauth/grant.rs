@@ -109,8 +109,15 @@ fn client_for(registration: &Registration, authorization_endpoint: &Url, token_e
         .set_auth_uri(AuthUrl::from_url(authorization_endpoint.clone()))
         .set_token_uri(TokenUrl::from_url(token_endpoint.clone()))
         .set_redirect_uri(RedirectUrl::from_url(registration.redirect_uri.clone()));
-    if let Some(secret) = &registration.client_secret {
+    let method = registration.token_endpoint_auth_method.as_deref();
+    if let Some(secret) = &registration.client_secret
+        && method != Some("none")
+    {
         client = client.set_client_secret(ClientSecret::new(secret.clone()));
+    }
+    // `client_secret_post`: the id and secret in the form (RFC 6749 §2.3.1), not a Basic header.
+    if method == Some("client_secret_post") {
+        client = client.set_auth_type(oauth2::AuthType::RequestBody);
     }
     client
 }
@@ -271,9 +278,16 @@ async fn revoke_one(
 ) -> Result<Result<(), String>, SignInError> {
     let mut form = vec![("token", token), ("token_type_hint", hint)];
     let mut request = client.post(endpoint.clone());
+    let method = registration.token_endpoint_auth_method.as_deref();
     match &registration.client_secret {
-        Some(secret) => request = request.basic_auth(&registration.client_id, Some(secret)),
-        None => form.push(("client_id", registration.client_id.as_str())),
+        Some(secret) if method == Some("client_secret_post") => {
+            form.push(("client_id", registration.client_id.as_str()));
+            form.push(("client_secret", secret.as_str()));
+        }
+        Some(secret) if method != Some("none") => {
+            request = request.basic_auth(&registration.client_id, Some(secret))
+        }
+        _ => form.push(("client_id", registration.client_id.as_str())),
     }
     if empty_secret {
         form.push(("client_secret", ""));

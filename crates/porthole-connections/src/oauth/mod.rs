@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use discovery::{AuthServer, Challenge, Discovered, parse_challenge};
+pub use discovery::{AuthServer, Challenge, Discovered, bearer_challenge, parse_challenge};
 pub use grant::{Grant, refresh, revoke};
 pub use registration::{ClientChoice, METADATA_DOCUMENT_ENV, Registration, published_metadata_document};
 
@@ -44,7 +44,7 @@ pub enum SignInError {
     TimedOut(Duration),
     #[error("the sign-in was cancelled")]
     Cancelled,
-    #[error("{0} does not ask for sign-in (it answered without a 401)")]
+    #[error("{0} does not ask for sign-in (it answered without a 401 and publishes no resource metadata)")]
     NotNeeded(Url),
     #[error("cannot listen on loopback for the sign-in answer: {0}")]
     Listen(#[from] std::io::Error),
@@ -72,11 +72,59 @@ pub async fn begin(
     choice: &ClientChoice,
     known: Option<&Registration>,
 ) -> Result<PendingSignIn, SignInError> {
-    let Some(challenge) = discovery::probe(client, server).await? else {
-        return Err(SignInError::NotNeeded(server.clone()));
+    let hints = Hints {
+        known: known.map(std::slice::from_ref).unwrap_or_default(),
+        ..Hints::default()
     };
-    let discovered = discovery::discover(client, server, &challenge).await?;
-    let known = known.filter(|r| r.issuer == discovered.server.issuer.as_str());
+    begin_with(client, server, choice, &hints).await
+}
+
+/// What Porthole kept about a connection for its next sign-in (`Tokens` has each).
+#[derive(Debug, Default)]
+pub struct Hints<'a> {
+    /// Every registration kept for this connection (one per authorization server): the one
+    /// of the issuer discovery finds is reused.
+    pub known: &'a [Registration],
+    /// Scopes to ask for besides the ones discovery finds: a step-up's (the scopes a 403
+    /// `insufficient_scope` asked for, with the ones granted before).
+    pub more_scopes: &'a [String],
+    /// The last 401 challenge the gateway saw for the connection: a server may ask for
+    /// sign-in only at a request discovery does not send (a tool call); its `scope` is asked
+    /// for, and its `resource_metadata` used where discovery's own probe finds none.
+    pub challenge: Option<&'a Challenge>,
+}
+
+/// [`begin`] with what was kept about the connection ([`Hints`]).
+pub async fn begin_with(
+    client: &reqwest::Client,
+    server: &Url,
+    choice: &ClientChoice,
+    hints: &Hints<'_>,
+) -> Result<PendingSignIn, SignInError> {
+    let known = hints.known;
+    let challenge = match (discovery::probe(client, server).await?, hints.challenge) {
+        (Some(mut found), Some(kept)) => {
+            found.resource_metadata = found.resource_metadata.or_else(|| kept.resource_metadata.clone());
+            found
+        }
+        (Some(found), None) => found,
+        (None, Some(kept)) => kept.clone(),
+        (None, None) => return Err(SignInError::NotNeeded(server.clone())),
+    };
+    let mut discovered = discovery::discover(client, server, &challenge).await?;
+    let kept_scopes: Vec<String> = hints
+        .challenge
+        .and_then(|c| c.scope.as_deref())
+        .map(|s| s.split_whitespace().map(str::to_string).collect())
+        .unwrap_or_default();
+    for scope in hints.more_scopes.iter().chain(&kept_scopes) {
+        if !discovered.scopes.contains(scope) {
+            discovered.scopes.push(scope.clone());
+        }
+    }
+    let known = known
+        .iter()
+        .find(|r| r.issuer == discovered.server.issuer.as_str());
     let listener = loopback::Listener::bind(known.and_then(|r| r.redirect_uri.port())).await?;
     let registration =
         registration::register(client, &discovered.server, choice, known, listener.redirect_uri()).await?;

@@ -50,6 +50,28 @@ pub struct Registration {
     pub redirect_uri: Url,
     /// `entered`, `metadata-document` or `dynamic`: shown in the connection's details.
     pub how: String,
+    /// How the token endpoint takes this client's credentials (RFC 7591 / RFC 8414):
+    /// `client_secret_basic`, `client_secret_post` or `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_endpoint_auth_method: Option<String>,
+}
+
+/// How a client with (or without) `secret` authenticates at the token endpoint: what its
+/// registration said, else what the server supports (RFC 8414 §2: `client_secret_basic`
+/// when it says nothing), Basic first, then `client_secret_post`.
+pub fn auth_method(secret: bool, registered: Option<&str>, supported: &[String]) -> String {
+    if let Some(m) = registered.filter(|m| !m.is_empty()) {
+        return m.to_string();
+    }
+    if !secret {
+        return "none".into();
+    }
+    let offers = |m: &str| supported.iter().any(|s| s == m);
+    if supported.is_empty() || offers("client_secret_basic") || !offers("client_secret_post") {
+        "client_secret_basic".into()
+    } else {
+        "client_secret_post".into()
+    }
 }
 
 impl std::fmt::Debug for Registration {
@@ -60,6 +82,7 @@ impl std::fmt::Debug for Registration {
             .field("client_secret", &self.client_secret.as_ref().map(|_| "<hidden>"))
             .field("redirect_uri", &self.redirect_uri.as_str())
             .field("how", &self.how)
+            .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
             .finish()
     }
 }
@@ -79,6 +102,11 @@ pub(super) async fn register(
             client_secret: choice.client_secret.clone(),
             redirect_uri: redirect_uri.clone(),
             how: "entered".into(),
+            token_endpoint_auth_method: Some(auth_method(
+                choice.client_secret.is_some(),
+                None,
+                &server.token_endpoint_auth_methods_supported,
+            )),
         });
     }
     if let (true, Some(document)) = (
@@ -91,6 +119,7 @@ pub(super) async fn register(
             client_secret: None,
             redirect_uri: redirect_uri.clone(),
             how: "metadata-document".into(),
+            token_endpoint_auth_method: Some("none".into()),
         });
     }
     // A dynamic registration is kept while its redirect address is still ours.
@@ -103,7 +132,7 @@ pub(super) async fn register(
              Porthole can use; ask its owner for a client id and enter it (under MCP connections in the window, or `porthole-cli mcp login NAME --client-id ID`)"
         )));
     };
-    dynamic(client, &issuer, endpoint, redirect_uri).await
+    dynamic(client, server, endpoint, redirect_uri).await
 }
 
 #[derive(Deserialize)]
@@ -111,15 +140,20 @@ struct RegistrationAnswer {
     client_id: String,
     #[serde(default)]
     client_secret: Option<String>,
+    #[serde(default)]
+    token_endpoint_auth_method: Option<String>,
 }
 
 async fn dynamic(
     client: &reqwest::Client,
-    issuer: &str,
+    server: &AuthServer,
     endpoint: &Url,
     redirect_uri: &Url,
 ) -> Result<Registration, SignInError> {
     http::check_endpoint("registration endpoint", endpoint)?;
+    // Porthole asks to be a public client (a native app keeps no secret); a server that
+    // hands out a secret anyway gets it back the way it says, else the way it supports.
+    let supported = &server.token_endpoint_auth_methods_supported;
     let body = serde_json::json!({
         "client_name": "Porthole",
         "redirect_uris": [redirect_uri.as_str()],
@@ -160,11 +194,41 @@ async fn dynamic(
             "{endpoint} registered an empty client id"
         )));
     }
+    let method = auth_method(
+        answer.client_secret.is_some(),
+        answer.token_endpoint_auth_method.as_deref(),
+        supported,
+    );
     Ok(Registration {
-        issuer: issuer.to_string(),
+        issuer: server.issuer.to_string(),
         client_id: answer.client_id,
         client_secret: answer.client_secret,
         redirect_uri: redirect_uri.clone(),
         how: "dynamic".into(),
+        token_endpoint_auth_method: Some(method),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auth_method;
+
+    #[test]
+    fn the_token_endpoint_gets_the_method_registered_else_one_it_supports() {
+        let s = |v: &[&str]| v.iter().map(|m| m.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            auth_method(true, Some("client_secret_post"), &[]),
+            "client_secret_post"
+        );
+        assert_eq!(auth_method(true, None, &[]), "client_secret_basic");
+        assert_eq!(
+            auth_method(true, None, &s(&["client_secret_post"])),
+            "client_secret_post"
+        );
+        assert_eq!(
+            auth_method(true, None, &s(&["client_secret_post", "client_secret_basic"])),
+            "client_secret_basic"
+        );
+        assert_eq!(auth_method(false, None, &s(&["client_secret_post"])), "none");
+    }
 }
