@@ -231,7 +231,10 @@ mod tests {
         .unwrap();
         let refusal = check_hello(&newer).unwrap_err();
         assert!(
-            refusal.contains("porthole-proxy 9.0.0 speaks companion protocol 2"),
+            refusal.contains(&format!(
+                "porthole-proxy 9.0.0 speaks companion protocol {}",
+                VERSION + 1
+            )),
             "{refusal}"
         );
         assert!(refusal.contains("same Porthole version"), "{refusal}");
