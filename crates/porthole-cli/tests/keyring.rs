@@ -181,3 +181,62 @@ fn an_mcp_connection_signs_in_once_and_its_token_reaches_only_the_server() {
     }
     drop(server);
 }
+
+/// `mcp add --from-registry`: a secret value read from stdin goes to the keyring, the file
+/// keeps `{"secret": true}`, and the value is in no output.
+#[test]
+#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-cli --test keyring -- --ignored"]
+fn a_registry_servers_secret_value_goes_to_the_keyring() {
+    use std::io::Write;
+    let registry = porthole_test_mcp_registry::Server::with_fixtures();
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("connections.json");
+    let name = format!("weather-{}", std::process::id());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args([
+            "mcp",
+            "add",
+            &name,
+            "--from-registry",
+            "io.github.user/local-weather",
+        ])
+        .args(["--registry", &registry.url(), "--set", "config_path=/tmp/w.toml"])
+        .env("PORTHOLE_CONNECTIONS_FILE", &file)
+        .env("PORTHOLE_CACHE_DIR", home.path().join("cache"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"sk-registry-secret-42\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{printed}");
+    assert!(
+        printed.contains("API_KEY=<in the OS keyring> npx -y @modelcontextprotocol/server-weather@1.0.0"),
+        "{printed}"
+    );
+    assert!(!printed.contains("sk-registry-secret-42"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(!text.contains("sk-registry-secret-42"), "{text}");
+    let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        saved["connections"][&name]["env"]["API_KEY"],
+        serde_json::json!({"secret": true})
+    );
+    let store = porthole_connections::secrets::SecretStore::os().expect("a Secret Service");
+    assert_eq!(
+        store.get(&name, "env:API_KEY").unwrap().as_deref(),
+        Some("sk-registry-secret-42")
+    );
+    store.delete(&name, "env:API_KEY").unwrap();
+}
