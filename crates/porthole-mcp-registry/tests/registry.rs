@@ -531,7 +531,9 @@ fn a_remote_form_fills_the_url_template_before_the_url_check() {
         ]
     );
     let auth = ("Authorization", json!("Bearer abc-secret"));
-    let plan = form.plan("weather", &values(std::slice::from_ref(&auth))).unwrap();
+    let plan = form
+        .plan("weather", &values(std::slice::from_ref(&auth)))
+        .unwrap();
     let Server::Remote { url, headers, .. } = &plan.connection.server else {
         panic!()
     };
