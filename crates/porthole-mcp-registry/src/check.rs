@@ -397,6 +397,16 @@ fn check_runtime_argument(runtime: Runtime, a: &ArgSpec) -> Result<(), String> {
         let var = value.split_once('=').map_or(value, |(n, _)| n);
         check_env_name(runtime, var)?;
     }
+    if runtime == Runtime::Docker
+        && matches!(name.as_str(), "--mount" | "-v" | "--volume")
+        && a.variables.is_empty()
+    {
+        // A folder of this computer given to the container is the user's choice: a registry
+        // may only ask for it (a variable), never name one (`-v /:/host`).
+        return Err(format!(
+            "`{name}` names a folder of this computer itself; the registry may only ask for one"
+        ));
+    }
     if runtime == Runtime::Docker && name == "--network" {
         // A value of the user's would be worse checked than none: only plain modes.
         let ok = a

@@ -257,6 +257,7 @@ fn expectation(case: &str) -> Expect {
         "oci-privileged" => Dropped("`--privileged` is not one Porthole passes to docker"),
         "oci-entrypoint" => Dropped("`--entrypoint` is not one Porthole passes to docker"),
         "oci-env-docker-host" => Dropped("`LD_PRELOAD` would configure docker or how programs load"),
+        "oci-mount-host-root" => Dropped("names a folder of this computer itself"),
         "oci-option-image" => Dropped("not an image reference"),
         "env-path" => Dropped("`PATH` would configure"),
         "env-ld-preload" => Dropped("`LD_PRELOAD` would configure"),
