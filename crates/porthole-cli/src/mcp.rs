@@ -166,24 +166,19 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
         }
     };
     let result = match parsed.command {
-        McpCommand::Add(args) if args.from_registry.is_some() => {
-            if !args.agents.is_empty() {
-                Err(Usage("--agent does not go with --from-registry yet".into()))
-            } else {
-                crate::mcp_registry::add(
-                    &path,
-                    crate::mcp_registry::AddFromRegistry {
-                        name: &args.name,
-                        server: args.from_registry.as_deref().unwrap_or_default(),
-                        version: args.version.as_deref(),
-                        sets: &args.sets,
-                        remote: args.remote,
-                        registries: &args.registries,
-                    },
-                )
-                .map_err(from_registry_failure)
-            }
-        }
+        McpCommand::Add(args) if args.from_registry.is_some() => crate::mcp_registry::add(
+            &path,
+            crate::mcp_registry::AddFromRegistry {
+                name: &args.name,
+                server: args.from_registry.as_deref().unwrap_or_default(),
+                version: args.version.as_deref(),
+                sets: &args.sets,
+                remote: args.remote,
+                registries: &args.registries,
+                agents: &args.agents,
+            },
+        )
+        .map_err(from_registry_failure),
         McpCommand::Add(args) => add(&path, args),
         McpCommand::Search {
             text,

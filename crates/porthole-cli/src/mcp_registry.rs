@@ -167,6 +167,8 @@ pub struct AddFromRegistry<'a> {
     pub sets: &'a [String],
     pub remote: bool,
     pub registries: &'a [String],
+    /// `--agent`: only these agents get it (default every agent).
+    pub agents: &'a [String],
 }
 
 /// `mcp add NAME --from-registry SERVER [--version V] [--set KEY=VALUE ...] [--remote]`.
@@ -259,7 +261,7 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
             values.insert(key.clone(), json!(v));
         }
     }
-    let plan = form.plan(a.name, &values).map_err(|errors| {
+    let mut plan = form.plan(a.name, &values).map_err(|errors| {
         Usage(format!(
             "{} {}: {}",
             entry.name,
@@ -271,6 +273,10 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
                 .join("; ")
         ))
     })?;
+    if !a.agents.is_empty() {
+        plan.connection.agents = porthole_connections::list::AgentScope::Only(a.agents.to_vec());
+        plan.connection.validate().map_err(|e| Usage(e.to_string()))?;
+    }
     let store = if plan.secrets.is_empty() {
         None
     } else {
@@ -290,6 +296,12 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
     if !plan.secrets.is_empty() {
         let keys: Vec<&str> = plan.secrets.iter().map(|(k, _)| k.as_str()).collect();
         say!("  kept in the OS keyring, not in the file: {}", keys.join(", "));
+    }
+    if matches!(choice, Choice::Remote(_)) {
+        say!(
+            "  if the server asks you to sign in (OAuth): porthole-cli mcp login {}",
+            term::line(a.name)
+        );
     }
     Ok(())
 }

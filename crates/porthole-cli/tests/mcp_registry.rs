@@ -152,6 +152,8 @@ fn add_from_the_registry_pins_the_version_and_shows_the_command() {
         "io.github.modelcontextprotocol/server-everything",
         "--version",
         "2026.8.31",
+        "--agent",
+        "claude-code",
     ]);
     assert!(
         out.contains("  npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio"),
@@ -160,7 +162,7 @@ fn add_from_the_registry_pins_the_version_and_shows_the_command() {
     let file: Value = serde_json::from_str(&env.text()).unwrap();
     assert_eq!(
         file["connections"]["everything"],
-        serde_json::json!({"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"]})
+        serde_json::json!({"command": "npx", "args": ["-y", "@modelcontextprotocol/server-everything@2026.8.31", "stdio"], "agents": ["claude-code"]})
     );
 }
 
