@@ -95,6 +95,20 @@ fn exact_version(what: &str, v: &str) -> Result<(), String> {
     }
 }
 
+/// A package's version: exact, and starting with a digit, so no dist-tag (`next`, `beta`) that
+/// moves under the same name.
+fn package_version(what: &str, v: &str) -> Result<(), String> {
+    exact_version(what, v)?;
+    if v.starts_with(|c: char| c.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} `{}` is not an exact version (a tag like `next` moves)",
+            display_text(v, 60)
+        ))
+    }
+}
+
 /// Read one answer entry (`{"server": ..., "_meta": ...}`).
 pub fn entry_from_answer(value: &Value) -> Result<Entry, String> {
     let response: ServerResponse =
@@ -525,7 +539,7 @@ fn check_package(p: &raw::Package) -> Result<PackageChoice, String> {
             }
             porthole_registry::check_npm(&p.identifier)?;
             let v = p.version.clone().unwrap_or_default();
-            exact_version("the npm version", &v)?;
+            package_version("the npm version", &v)?;
             (Runtime::Npx, p.identifier.clone(), v)
         }
         "pypi" => {
@@ -541,7 +555,7 @@ fn check_package(p: &raw::Package) -> Result<PackageChoice, String> {
             }
             porthole_registry::check_pep508(&p.identifier)?;
             let v = p.version.clone().unwrap_or_default();
-            exact_version("the PyPI version", &v)?;
+            package_version("the PyPI version", &v)?;
             (Runtime::Uvx, p.identifier.clone(), v)
         }
         "nuget" => {
@@ -557,7 +571,7 @@ fn check_package(p: &raw::Package) -> Result<PackageChoice, String> {
                 ));
             }
             let v = p.version.clone().unwrap_or_default();
-            exact_version("the NuGet version", &v)?;
+            package_version("the NuGet version", &v)?;
             (Runtime::Dnx, p.identifier.clone(), v)
         }
         "oci" => {

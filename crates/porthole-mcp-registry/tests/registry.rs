@@ -245,6 +245,7 @@ fn expectation(case: &str) -> Expect {
         "npm-option-identifier" => Dropped("not a package name"),
         "npm-version-in-identifier" => Dropped("holds a version"),
         "npm-version-latest" => Dropped("not an exact version"),
+        "npm-dist-tag" => Dropped("a tag like `next` moves"),
         "npm-version-range" => Dropped("not an exact version"),
         "npm-other-index" => Dropped("not npm's own"),
         "npx-runtime-package-option" => Dropped("`--package` is not one Porthole passes to npx"),
