@@ -338,3 +338,29 @@ fn server_everything_from_the_registry_answers_an_agents_tool_call() {
         stderr(&out)
     );
 }
+
+#[test]
+fn search_uses_the_kept_copy_when_the_registry_is_unreachable() {
+    let env = Env::new();
+    env.ok(&["search", "weather"]);
+    let registry_url = env.registry.url();
+    let Env { dir, registry } = env;
+    drop(registry);
+    let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args(["mcp", "search", "data access", "--registry", &registry_url])
+        .env("PORTHOLE_CACHE_DIR", dir.path().join("cache"))
+        .env("PORTHOLE_CONNECTIONS_FILE", dir.path().join("connections.json"))
+        .env(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        )
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("using the copy kept from before"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("io.github.example/weather-mcp"));
+}
