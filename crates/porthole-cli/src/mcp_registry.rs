@@ -182,7 +182,7 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
         .map_err(|e| Failed(e.to_string()))?;
     if !entry.is_offered() {
         let why = if entry.problems.is_empty() {
-            format!("it is {:?}", entry.status).to_lowercase()
+            format!("it is {}", format!("{:?}", entry.status).to_lowercase())
         } else {
             entry.problems.join("; ")
         };

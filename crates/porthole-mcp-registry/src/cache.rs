@@ -90,6 +90,7 @@ pub fn refresh(registry: &Registry, dir: Option<&Path>) -> Result<Cached, ApiErr
             })?;
             let mut c = old;
             c.problems = page.problems;
+            // In any order: an older version that changed replaces only itself (same version).
             for e in page.entries {
                 if e.status == Status::Deleted {
                     c.servers.remove(&e.name);

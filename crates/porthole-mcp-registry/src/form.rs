@@ -157,7 +157,8 @@ impl AddForm {
     /// The form for `choice` of `entry`, parsed by the elicitation engine.
     pub fn new(entry: &Entry, choice: Choice) -> Result<Self, String> {
         if !entry.is_offered() {
-            return Err(format!("`{}` is {:?} and not offered", entry.name, entry.status).to_lowercase());
+            let status = format!("{:?}", entry.status).to_lowercase();
+            return Err(format!("`{}` is {status} and not offered", entry.name));
         }
         let mut b = Builder {
             properties: Map::new(),

@@ -189,6 +189,26 @@ fn the_cache_refreshes_with_updated_since_and_searches_titles_and_descriptions()
     );
     assert_eq!(second.servers["io.github.user/weather"].version, "1.0.3");
     assert_eq!(second.search("moon").len(), 1);
+    // A newer version whose name sorts before the one it replaces (1.0.10 before 1.0.9): the
+    // answer lists the new latest first, then the old one, no longer the latest, changed too.
+    let mut v9 = fake::official_fixtures()
+        .into_iter()
+        .find(|(f, _)| f == "minimal.json")
+        .unwrap()
+        .1;
+    v9["version"] = json!("1.0.9");
+    server.add_as(v9.clone(), "active", "2099-02-01T00:00:00Z", true);
+    assert_eq!(
+        refresh(&r, Some(dir.path())).unwrap().servers["io.github.user/weather"].version,
+        "1.0.9"
+    );
+    let mut v10 = v9;
+    v10["version"] = json!("1.0.10");
+    // Later than this test's clock can reach, so the next refresh's `updated_since` is before it.
+    server.add_as(v10, "active", "2099-03-01T00:00:00Z", true);
+    let third = refresh(&r, Some(dir.path())).unwrap();
+    assert_eq!(third.servers["io.github.user/weather"].version, "1.0.10");
+    let second = third;
     // The copy on disk is what a view opens with.
     let cached = porthole_mcp_registry::load_cache(dir.path(), r.base()).unwrap();
     assert_eq!(cached.servers.len(), second.servers.len());

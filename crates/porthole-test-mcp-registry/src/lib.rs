@@ -154,13 +154,19 @@ impl Server {
     }
 
     /// Add an entry with its status, `updatedAt` and whether it is the latest version (the
-    /// other versions of the same name stop being the latest when it is).
+    /// version that was the latest stops being it, updated at the same time, as the official
+    /// registry does).
     pub fn add_as(&self, server: Value, status: &str, updated_at: &str, is_latest: bool) {
         let mut state = self.state.lock().unwrap();
         if is_latest {
             let name = server["name"].clone();
-            for e in state.entries.iter_mut().filter(|e| e.server["name"] == name) {
+            for e in state
+                .entries
+                .iter_mut()
+                .filter(|e| e.server["name"] == name && e.is_latest)
+            {
                 e.is_latest = false;
+                e.updated_at = updated_at.into();
             }
         }
         state.entries.push(Stored {
