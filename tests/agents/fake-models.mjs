@@ -9,6 +9,7 @@
 //   [[shell COMMAND]]    call the agent's shell tool with COMMAND
 //   [[mcp TOOL]]         call the MCP tool named TOOL (whatever prefix the agent gives it)
 //   [[mcp TOOL TEXT]]    the same with the argument { text: TEXT } (porthole-test-mcp's `echo`)
+//   [[mcp TOOL KEY=TEXT]] the same with the argument { KEY: TEXT } (server-everything's `echo` takes `message`)
 //   [[ask]]              ask the user "Which color?" (Teal / Orange) with the agent's question tool
 //   [[slow N]]           stream N chunks, 200 ms apart (long enough to cancel mid-turn)
 //   anything else        stream "Porthole fake model says: <prompt>" in several chunks
@@ -72,7 +73,10 @@ export function plan(prompt, toolResult, seen) {
   if (m) return { tool: "shell", input: { command: m[1] } };
   if (/\[\[ask\]\]/.test(prompt)) return { tool: "ask", input: QUESTION };
   m = /\[\[mcp (\S+)(?: ([^\]]+))?\]\]/.exec(prompt);
-  if (m) return { tool: "mcp", name: m[1], input: m[2] ? { text: m[2] } : {} };
+  if (m) {
+    const named = m[2] ? /^([A-Za-z_]\w*)=(.*)$/s.exec(m[2]) : null;
+    return { tool: "mcp", name: m[1], input: named ? { [named[1]]: named[2] } : m[2] ? { text: m[2] } : {} };
+  }
   m = /\[\[slow (\d+)\]\]/.exec(prompt);
   if (m) return { text: Array.from({ length: Number(m[1]) }, (_, i) => `step-${i} `).join(""), delay: 200 };
   return { text: `Porthole fake model says: ${prompt.trim()}` };

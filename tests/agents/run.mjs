@@ -10,7 +10,7 @@
 // PORTHOLE_CLI) and keep the token in the OS keyring: run under scripts/with-keyring, as
 // scripts/test-agents does. Only those flows get the keyring's D-Bus session.
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -177,6 +177,64 @@ function ok(r) {
   expect(r.code === 0, `porthole-cli exited ${r.code}: ${r.stderr.split("\n").filter((l) => l.startsWith("porthole-cli")).join(" | ").slice(0, 300)}`);
 }
 const modeArgs = (agent) => (agent.mode ? ["--mode", agent.mode] : []);
+
+/** The fake MCP Registry (porthole-test-mcp-registry, with its fixtures) on 127.0.0.1. */
+async function startTestMcpRegistry() {
+  const program = process.env.PORTHOLE_TEST_MCP_REGISTRY ?? join(dirname(cli), "porthole-test-mcp-registry");
+  const child = spawn(program, [], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /^(http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.on("error", reject);
+    child.on("exit", (code) => reject(new Error(`porthole-test-mcp-registry exited ${code} before it was ready`)));
+    setTimeout(() => reject(new Error("porthole-test-mcp-registry was not ready in 30 s")), 30_000);
+  });
+  return { url, stop: () => child.kill("SIGKILL") };
+}
+
+/** Issue 43: a server nobody here wrote, `@modelcontextprotocol/server-everything` from npm, is
+ * added from the (fake) MCP Registry with `porthole-cli mcp add --from-registry` (its form's
+ * optional secret left empty on stdin), handed to the agent with --mcp, and the fake model calls
+ * its `echo` tool (`{message}`) in a full turn; the server's answer must reach the model.
+ * The suite is offline: scripts/test-agents fetched the package into an npm cache beforehand
+ * ($cache/npm-server-everything), copied into the agent's HOME with `offline=true`. */
+async function mcpFromRegistry(agent) {
+  const registry = await startTestMcpRegistry();
+  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
+  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  cpSync(join(cache, "npm-server-everything"), join(home, ".npm"), { recursive: true });
+  writeFileSync(join(home, ".npmrc"), "offline=true\nupdate-notifier=false\n");
+  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json"), PORTHOLE_CACHE_DIR: join(home, ".cache") };
+  try {
+    const add = spawnSync(cli, ["mcp", "add", "everything", "--from-registry", "io.github.modelcontextprotocol/server-everything", "--registry", registry.url], { env: { ...cleanEnv(), ...connEnv }, input: "\n", encoding: "utf8", timeout: 60_000 });
+    expect(add.status === 0, `mcp add --from-registry exited ${add.status}: ${`${add.stdout}${add.stderr}`.trim().slice(-300)}`);
+    expect(add.stdout.includes("npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio"), `the command shown: ${add.stdout.slice(-200)}`);
+    const before = server.toolResults.length;
+    // Agents that start MCP servers in the background (Droid, Qwen Code) need a turn first, and
+    // npx starting server-everything takes longer than the bridge: a 5 s turn (one "hello" was
+    // not enough for Droid).
+    const warmup = agent.mcpWarmup ? ["[[slow 25]]"] : [];
+    const marker = `porthole-registry-${agent.id}-${process.pid}`;
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", "everything", ...warmup, `[[mcp echo message=${marker}]]`], { home, workspace: ws, connections: true, env: connEnv });
+    ok(r);
+    const newSession = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/new");
+    const handed = (newSession?.msg.params?.mcpServers ?? []).find((s) => s.name === "everything");
+    expect(/(^|\/)npx$/.test(handed?.command ?? "") && handed.args?.join(" ") === "-y @modelcontextprotocol/server-everything@2026.8.31 stdio", `handed: ${JSON.stringify(handed ?? null).slice(0, 200)}`);
+    if (agent.sessionMcpIgnored) {
+      expect(text(r.events).includes("no mcp tool offered"), `the server's tool was offered after all: ${text(r.events).slice(-160)}`);
+      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
+    }
+    const results = server.toolResults.slice(before).join("\n");
+    expect(results.includes(`Echo: ${marker}`), `server-everything's answer did not reach the model: ${results.slice(-200) || text(r.events).slice(-200)}`);
+    return "added from the registry (npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio), its tool called in a turn";
+  } finally {
+    registry.stop();
+  }
+}
 
 /** Issue 31, the "mcp connection" flows: a remote MCP server that needs OAuth
  * (porthole-test-mcp) is signed in to once with porthole-cli (the token goes to the OS keyring)
@@ -539,6 +597,7 @@ const FLOWS = [
     return `${notes[0]}; accept and decline reached the MCP server`;
   }],
   ["mcp connection (http)", (agent) => mcpConnection(agent, { stdioOnly: false })],
+  ["mcp server from the MCP Registry (server-everything from npm)", mcpFromRegistry],
   // The same through `porthole-cli mcp bridge`, which stdio-only agents get: these four all take
   // http, so the ACP tap hides that from the CLI (ACP_TAP_STDIO_MCP_ONLY) and the real agent
   // starts the bridge as its own MCP stdio server.

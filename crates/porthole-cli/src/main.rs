@@ -11,6 +11,7 @@ mod json_line;
 mod mcp;
 mod mcp_live;
 mod mcp_questions;
+mod mcp_registry;
 mod output;
 mod policy;
 mod session;

@@ -42,6 +42,25 @@ struct McpArgs {
 enum McpCommand {
     /// Add a server at a URL (`add NAME --url URL`) or one Porthole starts (`add NAME -- COMMAND ARGS...`).
     Add(AddArgs),
+    /// Search an MCP Registry (names, titles and descriptions of its servers, cached and
+    /// refreshed with `updated_since`); `--versions NAME` lists a server's versions.
+    Search {
+        /// Words every match has in its name, title or description (empty: everything).
+        #[arg(default_value = "")]
+        text: String,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+        /// List the versions of this server (its registry name) instead.
+        #[arg(long, value_name = "SERVER_NAME")]
+        versions: Option<String>,
+        /// The registry to read (repeatable); default $PORTHOLE_MCP_REGISTRY_URL, else the official one.
+        #[arg(long = "registry", value_name = "URL")]
+        registries: Vec<String>,
+    },
+    /// Keep the bearer token of an organisation's MCP Registry in the OS keyring (read from
+    /// the terminal or stdin).
+    RegistryToken { url: String },
     /// Import the servers of Claude Desktop, Claude Code, Cursor, VS Code or Zed settings (`-`: stdin).
     Import { file: PathBuf },
     /// The connections, in order.
@@ -109,6 +128,22 @@ struct AddArgs {
     /// The server's command line, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
+    /// Add this server of the MCP Registry (its registry name, `mcp search` lists them).
+    #[arg(long, value_name = "SERVER_NAME", conflicts_with_all = ["url", "env", "command", "headers", "sse"])]
+    from_registry: Option<String>,
+    /// With --from-registry: the server's version (`mcp search --versions SERVER_NAME`); default the latest.
+    #[arg(long, value_name = "V", requires = "from_registry")]
+    version: Option<String>,
+    /// With --from-registry: a value of the server's form, KEY=VALUE; repeatable. Secret
+    /// values are read from the terminal or stdin instead.
+    #[arg(long = "set", value_name = "KEY=VALUE", requires = "from_registry")]
+    sets: Vec<String>,
+    /// With --from-registry: add the server's remote (URL) rather than its package.
+    #[arg(long, requires = "from_registry")]
+    remote: bool,
+    /// With --from-registry: the registry to read; default $PORTHOLE_MCP_REGISTRY_URL, else the official one.
+    #[arg(long = "registry", value_name = "URL", requires = "from_registry")]
+    registries: Vec<String>,
 }
 
 enum Failure {
@@ -131,7 +166,30 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
         }
     };
     let result = match parsed.command {
+        McpCommand::Add(args) if args.from_registry.is_some() => crate::mcp_registry::add(
+            &path,
+            crate::mcp_registry::AddFromRegistry {
+                name: &args.name,
+                server: args.from_registry.as_deref().unwrap_or_default(),
+                version: args.version.as_deref(),
+                sets: &args.sets,
+                remote: args.remote,
+                registries: &args.registries,
+                agents: &args.agents,
+            },
+        )
+        .map_err(from_registry_failure),
         McpCommand::Add(args) => add(&path, args),
+        McpCommand::Search {
+            text,
+            json,
+            versions,
+            registries,
+        } => crate::mcp_registry::search(&text, json, versions.as_deref(), &registries)
+            .map_err(from_registry_failure),
+        McpCommand::RegistryToken { url } => {
+            crate::mcp_registry::set_token(&url).map_err(from_registry_failure)
+        }
         McpCommand::Import { file } => import(&path, &file),
         McpCommand::List { json } => show(&path, json),
         McpCommand::Remove { name } => remove(&path, &name),
@@ -165,6 +223,13 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
     }
 }
 
+fn from_registry_failure(f: crate::mcp_registry::Failure) -> Failure {
+    match f {
+        crate::mcp_registry::Failure::Usage(e) => Usage(e),
+        crate::mcp_registry::Failure::Failed(e) => Failed(e),
+    }
+}
+
 fn load(path: &Path) -> Result<Connections, Failure> {
     Connections::load(path).map_err(|e| Failed(e.to_string()))
 }
@@ -181,6 +246,7 @@ fn add(path: &Path, args: AddArgs) -> Result<(), Failure> {
         env,
         agents,
         command,
+        ..
     } = args;
     if url.is_none() && (sse || !headers.is_empty()) {
         return Err(Usage("--sse and --header go with --url".into()));

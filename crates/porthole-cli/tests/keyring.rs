@@ -190,3 +190,114 @@ fn an_mcp_connection_signs_in_once_and_its_token_reaches_only_the_server() {
     }
     drop(server);
 }
+
+/// `mcp add --from-registry`: a secret value read from stdin goes to the keyring, the file
+/// keeps `{"secret": true}`, and the value is in no output.
+#[test]
+#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-cli --test keyring -- --ignored"]
+fn a_registry_servers_secret_value_goes_to_the_keyring() {
+    use std::io::Write;
+    let registry = porthole_test_mcp_registry::Server::with_fixtures();
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("connections.json");
+    let name = format!("weather-{}", std::process::id());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .args([
+            "mcp",
+            "add",
+            &name,
+            "--from-registry",
+            "io.github.user/local-weather",
+        ])
+        .args(["--registry", &registry.url(), "--set", "config_path=/tmp/w.toml"])
+        .env("PORTHOLE_CONNECTIONS_FILE", &file)
+        .env("PORTHOLE_CACHE_DIR", home.path().join("cache"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"sk-registry-secret-42\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{printed}");
+    assert!(
+        printed.contains("API_KEY=<in the OS keyring> npx -y @modelcontextprotocol/server-weather@1.0.0"),
+        "{printed}"
+    );
+    assert!(!printed.contains("sk-registry-secret-42"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(!text.contains("sk-registry-secret-42"), "{text}");
+    let saved: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        saved["connections"][&name]["env"]["API_KEY"],
+        serde_json::json!({"secret": true})
+    );
+    let store = porthole_connections::secrets::SecretStore::os().expect("a Secret Service");
+    assert_eq!(
+        store.get(&name, "env:API_KEY").unwrap().as_deref(),
+        Some("sk-registry-secret-42")
+    );
+    store.delete(&name, "env:API_KEY").unwrap();
+}
+
+/// An organisation's MCP Registry behind a bearer token: `mcp registry-token URL` keeps it in
+/// the keyring (read from stdin), and `mcp search --registry URL` sends it.
+#[test]
+#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-cli --test keyring -- --ignored"]
+fn an_organisations_registry_is_read_with_its_token_from_the_keyring() {
+    use std::io::Write;
+    let registry = porthole_test_mcp_registry::Server::with_fixtures();
+    let token = format!("org-token-{}", std::process::id());
+    registry.require_token(&token);
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str], stdin: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+            .arg("mcp")
+            .args(args)
+            .env("PORTHOLE_CONNECTIONS_FILE", home.path().join("connections.json"))
+            .env("PORTHOLE_CACHE_DIR", home.path().join("cache"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let url = registry.url();
+    let before = run(&["search", "weather", "--registry", &url], "");
+    assert!(!before.status.success(), "read without a token");
+    let kept = run(&["registry-token", &url], &format!("{token}\n"));
+    assert!(kept.status.success(), "{}", String::from_utf8_lossy(&kept.stderr));
+    let after = run(&["search", "weather", "--registry", &url], "");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&after.stdout),
+        String::from_utf8_lossy(&after.stderr)
+    );
+    assert!(after.status.success(), "{printed}");
+    assert!(printed.contains("io.github.user/remote-weather"), "{printed}");
+    assert!(!printed.contains(&token));
+    assert_eq!(
+        registry.authorizations().last().unwrap().as_deref(),
+        Some(format!("Bearer {token}").as_str())
+    );
+    let store = porthole_connections::secrets::SecretStore::os().expect("a Secret Service");
+    let normalized = porthole_mcp_registry::Registry::new(&url, None).unwrap();
+    store
+        .delete(
+            porthole_mcp_registry::TOKEN_OWNER,
+            &porthole_mcp_registry::token_key(normalized.base()),
+        )
+        .unwrap();
+}

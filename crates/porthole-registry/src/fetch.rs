@@ -164,6 +164,38 @@ pub(crate) fn download(
     progress: &mut dyn FnMut(u64, Option<u64>),
     cancel: &Cancel,
 ) -> Result<(u64, [u8; 32]), RegistryError> {
+    download_as(url, None, out, max_bytes, timeouts, progress, cancel)
+}
+
+/// GET `url` as a registry document is read (the same caps: at most `max_bytes`, whatever
+/// Content-Length claims; 10 s to connect, 20 s to answer, 60 s in all, 20 s without a byte,
+/// at least 1 KiB/s), with `Authorization: Bearer TOKEN` when a token is given. For other
+/// registries with the same rules (the MCP Registry, `porthole-mcp-registry`). The error never
+/// holds the token.
+pub fn get_capped(url: &str, bearer: Option<&str>, max_bytes: u64) -> Result<Vec<u8>, RegistryError> {
+    let mut bytes = Vec::new();
+    download_as(
+        url,
+        bearer,
+        &mut bytes,
+        max_bytes,
+        &Timeouts::registry(),
+        &mut |_, _| {},
+        &Cancel::default(),
+    )?;
+    Ok(bytes)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn download_as(
+    url: &str,
+    bearer: Option<&str>,
+    out: &mut dyn Write,
+    max_bytes: u64,
+    timeouts: &Timeouts,
+    progress: &mut dyn FnMut(u64, Option<u64>),
+    cancel: &Cancel,
+) -> Result<(u64, [u8; 32]), RegistryError> {
     let refused = |why: String| RegistryError::Download {
         url: url.to_string(),
         why,
@@ -177,7 +209,11 @@ pub(crate) fn download(
         .user_agent(concat!("porthole/", env!("CARGO_PKG_VERSION")))
         .build()
         .into();
-    let response = agent.get(url).call().map_err(|e| RegistryError::Fetch {
+    let mut request = agent.get(url);
+    if let Some(token) = bearer {
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    let response = request.call().map_err(|e| RegistryError::Fetch {
         from: url.to_string(),
         error: e.to_string(),
     })?;

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 pub use archive::ArchiveKind;
 pub use cancel::Cancel;
-pub use fetch::{Fetched, load_registry};
+pub use fetch::{Fetched, get_capped, load_registry};
 pub use format::{
     BinaryTarget, Distribution, DistributionKind, PackageDistribution, Registry, RegistryAgent,
     current_target, is_newer, parse,
@@ -30,6 +30,7 @@ pub use icon::icon_data_url;
 pub use install::{
     InstallOutcome, InstalledAgent, Installer, Limits, Progress, Status, installed_profiles, merge_profiles,
 };
+pub use package::{check_command, check_npm, check_pep508, check_tool_env};
 /// The mark an installed agent's profile carries; defined in core, where profiles live.
 pub use porthole_profiles::agents_config::RegistryMark;
 

@@ -15,7 +15,7 @@
 /// range or dist-tag). The name follows npm's rules for new packages (validate-npm-package-name):
 /// at most 214 characters with the scope, lower-case URL-safe characters `a-z 0-9 - . _ ~`,
 /// not starting with `.` or `_`; here also not with `-` (it would read as an option).
-pub(crate) fn check_npm(spec: &str) -> Result<(), String> {
+pub fn check_npm(spec: &str) -> Result<(), String> {
     let fail = |why: &str| Err(format!("the npx package `{spec}` is not a package name: {why}"));
     let (name, version) = match spec.strip_prefix('@') {
         Some(rest) => match rest.split_once('@') {
@@ -83,7 +83,7 @@ fn npm_version(s: &str) -> bool {
 /// A uvx package: a PEP 508 name (`[A-Za-z0-9]`, then also `.`, `_`, `-`, ending in a letter or
 /// digit), optional extras `[a,b]`, then either nothing, `@version` (uvx's shorthand) or PEP 440
 /// version clauses (`==1.0`, `>=1,<2`, `~=1.4`, `!=1.3`, `===x`).
-pub(crate) fn check_pep508(spec: &str) -> Result<(), String> {
+pub fn check_pep508(spec: &str) -> Result<(), String> {
     let fail = |why: &str| Err(format!("the uvx package `{spec}` is not a package name: {why}"));
     let name_end = spec
         .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
@@ -151,7 +151,7 @@ fn pep440_version(s: &str, wildcard: bool) -> bool {
 
 /// A command of a package (`npx --package P CMD`, `uvx --from P CMD`): a program name, never
 /// an option or a path.
-pub(crate) fn check_command(cmd: &str) -> Result<(), String> {
+pub fn check_command(cmd: &str) -> Result<(), String> {
     let ok = cmd.starts_with(|c: char| c.is_ascii_alphanumeric())
         && cmd
             .chars()
@@ -169,7 +169,7 @@ pub(crate) fn check_command(cmd: &str) -> Result<(), String> {
 /// themselves (that would swap the package source as `--index-url` does: `npm_config_registry`,
 /// `UV_INDEX_URL`), nor one that changes how programs are found or loaded (`PATH`, `LD_PRELOAD`,
 /// `NODE_OPTIONS`; the list sign-in values are held to, `porthole_profiles::sign_in`).
-pub(crate) fn check_tool_env(tool: &str, name: &str) -> Result<(), String> {
+pub fn check_tool_env(tool: &str, name: &str) -> Result<(), String> {
     let upper = name.to_ascii_uppercase();
     let configures_tool = match tool {
         "npx" => upper.starts_with("NPM_CONFIG_") || matches!(upper.as_str(), "NODE_OPTIONS" | "NODE_PATH"),

@@ -1,0 +1,438 @@
+//! A fake MCP Registry serving API v0.1 on 127.0.0.1, as the official registry answers:
+//!
+//! - `GET /v0.1/servers?search=&cursor=&limit=&updated_since=&version=latest`:
+//!   `{"servers": [{"server": server.json, "_meta": {"io.modelcontextprotocol.registry/official":
+//!   {"status", "publishedAt", "updatedAt", "isLatest"}}}], "metadata": {"nextCursor", "count"}}`,
+//!   `search` a case-insensitive substring of the name, deleted entries only when
+//!   `updated_since` is sent;
+//! - `GET /v0.1/servers/{name}/versions` and `/versions/{version}` (`latest` too).
+//!
+//! It can require a bearer token (401 without it) and misbehave (too large, dripping, stalled,
+//! endless, a cursor that comes round again). The entries are the fixtures in `fixtures/`
+//! (see `fixtures/official-docs/SOURCES.md`) or whatever a test adds.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+/// One version of one server as the registry keeps it.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub server: Value,
+    /// `active`, `deprecated` or `deleted`.
+    pub status: String,
+    pub updated_at: String,
+    pub is_latest: bool,
+}
+
+/// How the listing answers, for the caps' tests.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Misbehave {
+    None,
+    /// A body of this many bytes (valid JSON padding), with a true Content-Length.
+    Oversize(usize),
+    /// Headers without Content-Length, then a byte every `ms` milliseconds.
+    Drip {
+        ms: u64,
+    },
+    /// Headers, a few bytes, then nothing for 5 minutes.
+    Stall,
+    /// Chunked, for ever (until the client hangs up).
+    Endless,
+    /// Every page's `nextCursor` is the same cursor.
+    CursorLoop,
+}
+
+#[derive(Default)]
+struct State {
+    entries: Vec<Stored>,
+    token: Option<String>,
+    misbehave: Option<Misbehave>,
+    requests: Vec<String>,
+    authorizations: Vec<Option<String>>,
+}
+
+pub struct Server {
+    port: u16,
+    state: Arc<Mutex<State>>,
+    stopped: Arc<AtomicBool>,
+}
+
+/// This crate's fixture folder.
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// The server.json files copied from the registry's documentation, by file name.
+pub fn official_fixtures() -> Vec<(String, Value)> {
+    let dir = fixtures_dir().join("official-docs");
+    let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
+        .expect("the fixture folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let v: Value = serde_json::from_slice(&std::fs::read(&p).unwrap()).expect("fixture JSON");
+            (p.file_name().unwrap().to_string_lossy().into_owned(), v)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The hand-written hostile entries: `(case, server.json)`.
+pub fn hostile_fixtures() -> Vec<(String, Value)> {
+    let path = fixtures_dir().join("hostile").join("entries.json");
+    let all: Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["case"].as_str().unwrap().to_string(), c["server"].clone()))
+        .collect()
+}
+
+/// The entry for the real npm package `@modelcontextprotocol/server-everything` (written for
+/// these tests; see SOURCES.md).
+pub fn server_everything() -> Value {
+    serde_json::from_slice(&std::fs::read(fixtures_dir().join("server-everything.json")).unwrap()).unwrap()
+}
+
+impl Server {
+    pub fn start() -> Self {
+        Self::start_on("127.0.0.1:0")
+    }
+
+    pub fn start_on(addr: &str) -> Self {
+        let listener = TcpListener::bind(addr).expect("bind 127.0.0.1");
+        let port = listener.local_addr().unwrap().port();
+        let server = Self {
+            port,
+            state: Arc::default(),
+            stopped: Arc::default(),
+        };
+        let (state, stopped) = (server.state.clone(), server.stopped.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stopped.load(Ordering::SeqCst) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let state = state.clone();
+                std::thread::spawn(move || answer(stream, &state));
+            }
+        });
+        server
+    }
+
+    /// Every official fixture and the server-everything entry, active, latest.
+    pub fn with_fixtures() -> Self {
+        let s = Self::start();
+        for (_, v) in official_fixtures() {
+            s.add(v);
+        }
+        s.add(server_everything());
+        s
+    }
+
+    /// The base address (`http://127.0.0.1:PORT`).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Add an active, latest entry updated now-ish (a fixed 2025 date unless set otherwise).
+    pub fn add(&self, server: Value) {
+        self.add_as(server, "active", "2025-10-01T00:00:00Z", true);
+    }
+
+    /// Add an entry with its status, `updatedAt` and whether it is the latest version (the
+    /// version that was the latest stops being it, updated at the same time, as the official
+    /// registry does).
+    pub fn add_as(&self, server: Value, status: &str, updated_at: &str, is_latest: bool) {
+        let mut state = self.state.lock().unwrap();
+        if is_latest {
+            let name = server["name"].clone();
+            for e in state
+                .entries
+                .iter_mut()
+                .filter(|e| e.server["name"] == name && e.is_latest)
+            {
+                e.is_latest = false;
+                e.updated_at = updated_at.into();
+            }
+        }
+        state.entries.push(Stored {
+            server,
+            status: status.into(),
+            updated_at: updated_at.into(),
+            is_latest,
+        });
+    }
+
+    /// Change an entry's status (every version of `name`) as of `updated_at`.
+    pub fn set_status(&self, name: &str, status: &str, updated_at: &str) {
+        let mut state = self.state.lock().unwrap();
+        for e in state.entries.iter_mut().filter(|e| e.server["name"] == name) {
+            e.status = status.into();
+            e.updated_at = updated_at.into();
+        }
+    }
+
+    /// Answer only requests with `Authorization: Bearer TOKEN`.
+    pub fn require_token(&self, token: &str) {
+        self.state.lock().unwrap().token = Some(token.into());
+    }
+
+    pub fn misbehave(&self, how: Misbehave) {
+        self.state.lock().unwrap().misbehave = Some(how);
+    }
+
+    /// The paths and queries asked so far.
+    pub fn requests(&self) -> Vec<String> {
+        self.state.lock().unwrap().requests.clone()
+    }
+
+    /// The `Authorization` header of each request, in order.
+    pub fn authorizations(&self) -> Vec<Option<String>> {
+        self.state.lock().unwrap().authorizations.clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect(("127.0.0.1", self.port));
+    }
+}
+
+fn wrap(e: &Stored) -> Value {
+    json!({
+        "server": e.server,
+        "_meta": {"io.modelcontextprotocol.registry/official": {
+            "status": e.status,
+            "publishedAt": "2025-09-01T00:00:00Z",
+            "updatedAt": e.updated_at,
+            "isLatest": e.is_latest,
+        }}
+    })
+}
+
+fn answer(stream: TcpStream, state: &Mutex<State>) {
+    let mut reader = BufReader::new(stream);
+    let mut first = String::new();
+    if reader.read_line(&mut first).is_err() {
+        return;
+    }
+    let mut authorization = None;
+    loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if line == "\r\n" || line == "\n" => break,
+            Ok(_) => {
+                if let Some((k, v)) = line.split_once(':')
+                    && k.eq_ignore_ascii_case("authorization")
+                {
+                    authorization = Some(v.trim().to_string());
+                }
+            }
+        }
+    }
+    let target = first.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let mut stream = reader.into_inner();
+    let (status, body, misbehave) = {
+        let mut st = state.lock().unwrap();
+        st.requests.push(target.clone());
+        st.authorizations.push(authorization.clone());
+        if let Some(token) = &st.token
+            && authorization.as_deref() != Some(&format!("Bearer {token}"))
+        {
+            (401, json!({"title": "Unauthorized", "status": 401}), None)
+        } else {
+            let (status, body) = route(&target, &st);
+            (status, body, st.misbehave)
+        }
+    };
+    let _ = send(&mut stream, status, &body, misbehave.filter(|_| status == 200));
+}
+
+fn route(target: &str, st: &State) -> (u16, Value) {
+    let url = url::Url::parse(&format!("http://x{target}")).unwrap();
+    let q: HashMap<String, String> = url.query_pairs().into_owned().collect();
+    let segments: Vec<String> = url
+        .path_segments()
+        .map(|s| {
+            s.map(|x| {
+                url::form_urlencoded::parse(format!("a={x}").as_bytes())
+                    .next()
+                    .unwrap()
+                    .1
+                    .into_owned()
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    let segs: Vec<&str> = segments.iter().map(String::as_str).collect();
+    match segs.as_slice() {
+        ["v0.1", "servers"] => list(&q, st),
+        ["v0.1", "servers", name, "versions"] => {
+            let servers: Vec<Value> = st
+                .entries
+                .iter()
+                .filter(|e| e.server["name"] == *name && e.status != "deleted")
+                .map(wrap)
+                .collect();
+            if servers.is_empty() {
+                return (404, json!({"title": "Not Found", "status": 404}));
+            }
+            (
+                200,
+                json!({"servers": servers, "metadata": {"count": servers.len()}}),
+            )
+        }
+        ["v0.1", "servers", name, "versions", version] => st
+            .entries
+            .iter()
+            .find(|e| {
+                e.server["name"] == *name
+                    && (if *version == "latest" {
+                        e.is_latest
+                    } else {
+                        e.server["version"] == *version
+                    })
+            })
+            .map_or((404, json!({"title": "Not Found", "status": 404})), |e| {
+                (200, wrap(e))
+            }),
+        _ => (404, json!({"title": "Not Found", "status": 404})),
+    }
+}
+
+fn list(q: &HashMap<String, String>, st: &State) -> (u16, Value) {
+    let limit: usize = match q.get("limit").map(|l| l.parse::<usize>()) {
+        None => 30,
+        Some(Ok(n)) if (1..=100).contains(&n) => n,
+        Some(_) => return (422, json!({"title": "limit must be 1 to 100", "status": 422})),
+    };
+    let since = q.get("updated_since");
+    let latest = q.get("version").is_some_and(|v| v == "latest");
+    let search = q.get("search").map(|s| s.to_lowercase());
+    let mut matching: Vec<&Stored> = st
+        .entries
+        .iter()
+        .filter(|e| match since {
+            Some(s) => e.updated_at.as_str() > s.as_str(),
+            None => e.status != "deleted",
+        })
+        .filter(|e| !latest || e.is_latest)
+        .filter(|e| {
+            search.as_ref().is_none_or(|s| {
+                e.server["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_lowercase()
+                    .contains(s)
+            })
+        })
+        .collect();
+    let key = |e: &Stored| {
+        format!(
+            "{}:{}",
+            e.server["name"].as_str().unwrap_or_default(),
+            e.server["version"].as_str().unwrap_or_default()
+        )
+    };
+    matching.sort_by_key(|e| key(e));
+    if let Some(cursor) = q.get("cursor") {
+        matching.retain(|e| key(e).as_str() > cursor.as_str());
+    }
+    let page: Vec<&Stored> = matching.iter().take(limit).copied().collect();
+    let next = if matching.len() > limit {
+        page.last().map(|e| key(e))
+    } else {
+        None
+    };
+    let next = match st.misbehave {
+        Some(Misbehave::CursorLoop) => Some("loop".to_string()),
+        _ => next,
+    };
+    let mut metadata = json!({"count": page.len()});
+    if let Some(n) = next {
+        metadata["nextCursor"] = json!(n);
+    }
+    (
+        200,
+        json!({"servers": page.iter().map(|e| wrap(e)).collect::<Vec<_>>(), "metadata": metadata}),
+    )
+}
+
+fn send(stream: &mut TcpStream, status: u16, body: &Value, how: Option<Misbehave>) -> std::io::Result<()> {
+    let reason = match status {
+        200 => "OK",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        _ => "Unprocessable Entity",
+    };
+    let bytes = serde_json::to_vec(body).unwrap();
+    match how.unwrap_or(Misbehave::None) {
+        Misbehave::None | Misbehave::CursorLoop => {
+            write!(
+                stream,
+                "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            )?;
+            stream.write_all(&bytes)
+        }
+        Misbehave::Oversize(n) => {
+            let mut padded = br#"{"servers":[],"padding":""#.to_vec();
+            padded.resize(n.saturating_sub(2), b'x');
+            padded.extend_from_slice(b"\"}");
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+            )?;
+            stream.write_all(&padded)
+        }
+        Misbehave::Drip { ms } => {
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+            )?;
+            for b in bytes {
+                stream.write_all(&[b])?;
+                stream.flush()?;
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+            }
+            Ok(())
+        }
+        Misbehave::Stall => {
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{{\"ser"
+            )?;
+            stream.flush()?;
+            std::thread::sleep(std::time::Duration::from_secs(300));
+            Ok(())
+        }
+        Misbehave::Endless => {
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            )?;
+            let chunk = vec![b' '; 64 * 1024];
+            loop {
+                write!(stream, "{:x}\r\n", chunk.len())?;
+                stream.write_all(&chunk)?;
+                stream.write_all(b"\r\n")?;
+            }
+        }
+    }
+}

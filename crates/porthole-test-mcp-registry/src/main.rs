@@ -1,0 +1,32 @@
+//! `porthole-test-mcp-registry [--port N] [--token T]`: the fake MCP Registry with its
+//! fixtures, for the window's end-to-end tests; prints its address, serves until killed.
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut port, mut token) = (0u16, None);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--port" => port = args.next().and_then(|p| p.parse().ok()).expect("--port N"),
+            "--token" => token = args.next(),
+            other => {
+                eprintln!("unknown argument {other}");
+                std::process::exit(2);
+            }
+        }
+    }
+    let server = porthole_test_mcp_registry::Server::start_on(&format!("127.0.0.1:{port}"));
+    for (_, v) in porthole_test_mcp_registry::official_fixtures() {
+        server.add(v);
+    }
+    server.add(porthole_test_mcp_registry::server_everything());
+    for (_, v) in porthole_test_mcp_registry::hostile_fixtures() {
+        server.add(v);
+    }
+    if let Some(t) = token {
+        server.require_token(&t);
+    }
+    println!("{}", server.url());
+    loop {
+        std::thread::park();
+    }
+}
