@@ -87,7 +87,15 @@ test("Claude's and Codex's forms: the Other box sits with its question, a secret
   await secret.sendKeys("not-a-real-hint");
   await app.shot("54-codex-question-with-note-and-secret");
   // A form asking for a secret is sent only after the person says they understand the risk.
-  await app.d.findElement(By.xpath("//div[@role='dialog']//label[contains(., 'I understand the risk')]")).click();
+  // The click is checked: under load one landed while the form re-rendered and was lost (CI,
+  // 2026-12-06), and the disabled Submit then timed out the test.
+  const risk = "//div[@role='dialog']//label[contains(., 'I understand the risk')]";
+  await app.d.wait(async () => {
+    const box = await app.d.findElement(By.xpath(`${risk}//input[@type='checkbox']`));
+    if (await box.isSelected()) return true;
+    await app.d.findElement(By.xpath(risk)).click();
+    return false;
+  }, 10000, "the risk box checked");
   await app.submitAndSend();
   const { results } = await report("agent-forms");
   const [claude, codex] = results.map((r) => r.result);

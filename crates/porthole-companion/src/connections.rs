@@ -21,13 +21,16 @@ pub struct ProxyConnections {
     connector: Connector,
     /// The connections' questions, asked in the app over the link (`mcp_questions.rs`).
     questions: Arc<ProxyQuestions>,
+    over_agent: bool,
     /// Decided at the first session request; the pass lives as long as the proxy.
     handed: tokio::sync::OnceCell<Handed>,
 }
 
 impl ProxyConnections {
-    /// `file`: the connections file; `None` for the default one.
-    pub fn new(file: Option<PathBuf>) -> Self {
+    /// `file`: the connections file; `None` for the default one. `over_agent`: Porthole answers
+    /// the connections' questions even for an agent that declared elicitation (the settings'
+    /// `mcpQuestions`, `preference::porthole_answers_mcp`).
+    pub fn new(file: Option<PathBuf>, over_agent: bool) -> Self {
         let on_event = std::sync::Arc::new(|event: GatewayEvent| match event {
             GatewayEvent::SignInNeeded { connection, reason } => eprintln!(
                 "porthole proxy: MCP connection `{connection}` needs sign-in ({reason}): sign in to it in Porthole or with porthole-cli mcp login {connection}"
@@ -44,6 +47,7 @@ impl ProxyConnections {
             file,
             connector: Connector::new(bridge, on_event),
             questions: Arc::default(),
+            over_agent,
             handed: tokio::sync::OnceCell::new(),
         }
     }
@@ -96,6 +100,7 @@ impl ProxyConnections {
                 let owner = PassOwner {
                     agent,
                     questions: Some(questions),
+                    over_agent: self.over_agent,
                     ..PassOwner::default()
                 };
                 let handed = self.connector.hand(&chosen, Some(caps), owner).await;

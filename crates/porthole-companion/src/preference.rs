@@ -74,9 +74,39 @@ pub fn read(path: Option<&Path>, agent: &str) -> WhoAnswers {
     }
 }
 
+/// Whether Porthole answers an MCP connection's questions when the agent declared elicitation
+/// to the server itself: `mcpQuestions` in the settings file at `path` ("porthole", the default,
+/// or "agent"; the same setting the window's sessions follow).
+pub fn porthole_answers_mcp(path: Option<&Path>) -> bool {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Fields {
+        mcp_questions: Option<String>,
+    }
+    let choice = path
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|bytes| serde_json::from_slice::<Fields>(&bytes).ok())
+        .and_then(|f| f.mcp_questions);
+    choice.as_deref() != Some("agent")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn who_answers_mcp_questions_is_read_from_the_settings_and_defaults_to_porthole() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("settings.json");
+        assert!(porthole_answers_mcp(None));
+        assert!(porthole_answers_mcp(Some(&file)), "no file");
+        std::fs::write(&file, r#"{"mcpQuestions": "agent"}"#).unwrap();
+        assert!(!porthole_answers_mcp(Some(&file)));
+        std::fs::write(&file, r#"{"mcpQuestions": "porthole", "theme": "dark"}"#).unwrap();
+        assert!(porthole_answers_mcp(Some(&file)));
+        std::fs::write(&file, r#"{"mcpQuestions": 3}"#).unwrap();
+        assert!(porthole_answers_mcp(Some(&file)), "a broken value is the default");
+    }
 
     #[test]
     fn the_choice_is_read_from_the_apps_settings_and_defaults_to_the_editor() {

@@ -759,9 +759,10 @@ where
     };
 
     let (to_agent, agent_rx) = mpsc::channel(256);
-    let mcp = opts
-        .connections
-        .then(|| crate::connections::ProxyConnections::new(opts.connections_file.clone()));
+    let mcp = opts.connections.then(|| {
+        let over_agent = crate::preference::porthole_answers_mcp(opts.settings_file.as_deref());
+        crate::connections::ProxyConnections::new(opts.connections_file.clone(), over_agent)
+    });
     let relay = Arc::new(Relay {
         cwd: std::env::current_dir()
             .map(|d| d.display().to_string())

@@ -506,3 +506,40 @@ async fn a_question_without_a_mode_is_a_form_question() {
         .unwrap()
         .unwrap();
 }
+
+/// A question on the standalone stream while a tool call is in flight is asked; one after every
+/// request of the session had its answer (the tool call that asked has ended) is declined
+/// without asking the person.
+#[tokio::test]
+async fn a_question_after_the_tool_call_ended_is_declined_without_asking() {
+    let (seen, questions, _gateway, pass) = setup_with(true, Duration::from_secs(120)).await;
+    let url = pass.url("hostile").unwrap();
+    let body = tokio::time::timeout(Duration::from_secs(10), call_tool(&url, "big", ""))
+        .await
+        .unwrap();
+    assert!(body.len() > 3 * 1024 * 1024, "the call's answer came whole");
+    // The gateway's own standalone stream is open by now (since `initialized`).
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while seen.get.lock().unwrap().is_none() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .unwrap();
+    seen.send_standalone(question("late"));
+    seen.wait_answers(1).await;
+    assert_eq!(
+        seen.answer("late").unwrap()["result"],
+        json!({"action": "decline"})
+    );
+    assert_eq!(questions.asked.load(Ordering::SeqCst), 0, "the person was asked");
+
+    // The same stream while a call is in flight: asked.
+    let agent = agent_session(url).await;
+    seen.send_standalone(question("during"));
+    seen.wait_answers(2).await;
+    assert_eq!(seen.answer("during").unwrap()["result"]["action"], "accept");
+    assert_eq!(questions.asked.load(Ordering::SeqCst), 1);
+    seen.close();
+    let _ = tokio::time::timeout(Duration::from_secs(10), agent).await;
+}

@@ -89,6 +89,10 @@ pub(super) async fn forward(
     }
     let we_answer = conn.we_answer.load(Ordering::SeqCst);
     let initialized = method == Method::POST && is_initialized(&body);
+    // From before it is sent until its answer has been passed on, the server may ask while it
+    // works on this request; a question when no request is left is declined.
+    let in_flight =
+        (method == Method::POST && request_id.is_some()).then(|| questions::InFlight::start(conn.clone()));
     if we_answer && !initialized {
         conn.settled().await;
         // A GET with `Last-Event-ID` resumes a stream of the server's (a request's answer
@@ -150,10 +154,21 @@ pub(super) async fn forward(
             conn.opening.send_replace(true);
         }
     }
-    match retry {
+    let response = match retry {
         Some(retry) => url_required::answer(answer, answering, retry).await,
         None => stream_back(answer, Some(answering)),
-    }
+    };
+    kept_while_passed_on(response, in_flight)
+}
+
+/// `response`, keeping `in_flight` until its body has been passed on (or dropped).
+fn kept_while_passed_on(response: Response<Body>, in_flight: Option<questions::InFlight>) -> Response<Body> {
+    let (parts, body) = response.into_parts();
+    let body = body.map_frame(move |frame| {
+        let _kept = &in_flight;
+        frame
+    });
+    Response::from_parts(parts, BodyExt::boxed(body))
 }
 
 /// The agent's GET served from the gateway's own standalone stream of the same session.

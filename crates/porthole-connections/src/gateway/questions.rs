@@ -103,6 +103,26 @@ pub(crate) struct ConnState {
     pub opening: tokio::sync::watch::Sender<bool>,
     /// Completions a retry after -32042 waits for, by elicitation id.
     waiters: Mutex<HashMap<String, tokio::sync::oneshot::Sender<()>>>,
+    /// The agent's requests to this connection whose answers are still coming ([`InFlight`]):
+    /// a server asks while it works on one; a question with none left (its tool call ended) is
+    /// declined.
+    in_flight: AtomicUsize,
+}
+
+/// One of the agent's requests in flight on a connection, until its answer has been passed on.
+pub(crate) struct InFlight(Arc<ConnState>);
+
+impl InFlight {
+    pub(crate) fn start(conn: Arc<ConnState>) -> Self {
+        conn.in_flight.fetch_add(1, Ordering::SeqCst);
+        InFlight(conn)
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// The longest the gateway's own GET stream takes to open before it gives up (a loaded machine
@@ -238,11 +258,21 @@ impl Answering {
 
     async fn question(&self, request: Value) {
         let id = request["id"].clone();
-        let result = match self.answer(&request).await {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, reason)) => {
-                tracing::warn!(connection = self.connection, %reason, "MCP server's question not answered");
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": reason}})
+        let conn = self.pass.conn(&self.connection);
+        let result = if conn.in_flight.load(Ordering::SeqCst) == 0 {
+            // Nothing of the agent's is waiting on the server: the call that asked has ended.
+            tracing::warn!(
+                connection = self.connection,
+                "a question after the request that asked had its answer: declined"
+            );
+            json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}})
+        } else {
+            match self.answer(&request).await {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err((code, reason)) => {
+                    tracing::warn!(connection = self.connection, %reason, "MCP server's question not answered");
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": reason}})
+                }
             }
         };
         let Some((url, headers)) = self.pass.remote(&self.connection) else {
