@@ -5,19 +5,6 @@
 
 mod common;
 
-use common::FakeShell;
-
-fn said(shell: &FakeShell) -> String {
-    shell
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "session_update")
-        .filter_map(|e| e["update"]["content"]["text"].as_str().map(str::to_string))
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_session_gets_the_connections_through_the_gateway() {
     let home = tempfile::tempdir().unwrap();
@@ -31,7 +18,7 @@ async fn every_session_gets_the_connections_through_the_gateway() {
             e["type"] == "turn_ended" && e["sessionId"] == session.as_str()
         })
         .await;
-    let text = said(shell);
+    let text = common::mcp::said(shell);
     assert!(
         text.contains("MCP server `tracker`: `echo`, `whoami`, `env`"),
         "{text}"

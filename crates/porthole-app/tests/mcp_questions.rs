@@ -12,17 +12,6 @@ mod common;
 
 use serde_json::{Value, json};
 
-fn said(shell: &common::FakeShell) -> String {
-    shell
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "session_update")
-        .filter_map(|e| e["update"]["content"]["text"].as_str().map(str::to_string))
-        .collect()
-}
-
 fn content(value: Value) -> serde_json::Map<String, Value> {
     value.as_object().unwrap().clone()
 }
@@ -112,7 +101,7 @@ async fn a_servers_questions_wait_in_the_window_naming_the_server_and_the_answer
                     .is_some_and(|t| t.contains("Event created successfully!"))
         })
         .await;
-    let text = said(&shell);
+    let text = common::mcp::said(&shell);
     assert!(text.contains("\"title\": \"Standup\""), "{text}");
     assert!(text.contains("\"startTime\": \"09:30\""), "{text}");
 

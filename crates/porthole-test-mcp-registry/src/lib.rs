@@ -63,9 +63,22 @@ pub struct Server {
     stopped: Arc<AtomicBool>,
 }
 
-/// This crate's fixture folder.
+/// This crate's fixture folder, found at run time from the running test's package folder (or
+/// the current one): the path baked in when this library was compiled names the clone it was
+/// compiled in, which a shared target dir may reuse for another clone.
 pub fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+    const FIXTURES: &str = "crates/porthole-test-mcp-registry/fixtures";
+    let from = |start: PathBuf| {
+        start
+            .ancestors()
+            .map(|dir| dir.join(FIXTURES))
+            .find(|dir| dir.is_dir())
+    };
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .and_then(from)
+        .or_else(|| std::env::current_dir().ok().and_then(from))
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"))
 }
 
 /// The server.json files copied from the registry's documentation, by file name.

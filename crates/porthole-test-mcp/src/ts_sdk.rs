@@ -9,6 +9,22 @@ use std::process::{Child, Command, Stdio};
 /// Where the SDK's example servers are, from the repository's root.
 const EXAMPLES: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server";
 
+/// The repository's root, found at run time from the running test's package folder (cargo sets
+/// `CARGO_MANIFEST_DIR` for it, and runs it there): a path baked in when this library was
+/// compiled would name the clone it was compiled in, which a shared target dir may reuse for
+/// another clone.
+fn repo_root() -> PathBuf {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    start
+        .ancestors()
+        .find(|dir| dir.join("tests/mcp-ts-sdk/package.json").is_file())
+        .map(PathBuf::from)
+        .unwrap_or(start)
+}
+
 /// A running example server, killed when dropped.
 pub struct TsExample {
     child: Child,
@@ -42,10 +58,7 @@ fn free_port(attempt: u32) -> u16 {
 /// before node listens is tried again with another. Blocks until it listens (call it from
 /// `spawn_blocking` in async code).
 pub fn start(script: &str) -> TsExample {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(EXAMPLES)
-        .join(script);
+    let path = repo_root().join(EXAMPLES).join(script);
     assert!(
         path.exists(),
         "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",

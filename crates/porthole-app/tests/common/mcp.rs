@@ -87,3 +87,15 @@ pub async fn start(backend: &porthole_app::Backend, shell: &FakeShell) -> String
         .unwrap()
         .to_string()
 }
+
+/// The text of every session update the window got so far (the agent's words, tool output).
+pub fn said(shell: &FakeShell) -> String {
+    shell
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "session_update")
+        .filter_map(|e| e["update"]["content"]["text"].as_str().map(str::to_string))
+        .collect()
+}

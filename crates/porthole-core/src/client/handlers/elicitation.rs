@@ -192,20 +192,7 @@ pub(crate) async fn open(
         tracing::debug!("{} asked as a form elicitation", reply.agent());
     }
     let dialog_id = next_dialog_id();
-    let admitted = {
-        let mut state = shared.lock();
-        let admitted = broker::parse_request(&params, shared.opts.modes, &ScopeView(&state))
-            .and_then(|parsed| admit(shared, &state, parsed));
-        admitted.map(|(parsed, pool)| {
-            *state.pending_per_pool.entry(pool.clone()).or_default() += 1;
-            if let Some(url_id) = parsed.url_id() {
-                state
-                    .url_ids
-                    .insert(url_id.to_string(), UrlOutstanding { dialog_id });
-            }
-            (parsed, pool)
-        })
-    };
+    let admitted = parse_and_admit(shared, &params, dialog_id);
     let (parsed, pool) = match admitted {
         Ok(admitted) => admitted,
         Err(rejection) => {
@@ -252,6 +239,25 @@ pub(crate) async fn open(
         DialogPrompt::Elicitation(Box::new(prompt)),
     )
     .await
+}
+
+/// The broker's rules, then `admit`'s, under one state lock; an admitted question counts
+/// against its pool's bound and holds its URL id from here on.
+fn parse_and_admit(
+    shared: &Shared,
+    params: &Value,
+    dialog_id: DialogId,
+) -> Result<(ParsedElicitation, String), Box<broker::Rejection>> {
+    let mut state = shared.lock();
+    let (parsed, pool) = broker::parse_request(params, shared.opts.modes, &ScopeView(&state))
+        .and_then(|parsed| admit(shared, &state, parsed))?;
+    *state.pending_per_pool.entry(pool.clone()).or_default() += 1;
+    if let Some(url_id) = parsed.url_id() {
+        state
+            .url_ids
+            .insert(url_id.to_string(), UrlOutstanding { dialog_id });
+    }
+    Ok((parsed, pool))
 }
 
 /// The rules that depend on what else is pending: unique URL ids, the per-session bound.
@@ -402,20 +408,7 @@ pub(crate) async fn ask_for_connection(
     let params = Value::Object(fields);
 
     let dialog_id = next_dialog_id();
-    let admitted = {
-        let mut state = shared.lock();
-        let admitted = broker::parse_request(&params, shared.opts.modes, &ScopeView(&state))
-            .and_then(|parsed| admit(shared, &state, parsed));
-        admitted.map(|(parsed, pool)| {
-            *state.pending_per_pool.entry(pool.clone()).or_default() += 1;
-            if let Some(url_id) = parsed.url_id() {
-                state
-                    .url_ids
-                    .insert(url_id.to_string(), UrlOutstanding { dialog_id });
-            }
-            (parsed, pool)
-        })
-    };
+    let admitted = parse_and_admit(shared, &params, dialog_id);
     let (parsed, pool) = admitted.map_err(|rejection| rejection.error)?;
     let prompt = ElicitationPrompt {
         dialog_id,
