@@ -20,6 +20,7 @@ pub mod oauth;
 pub mod probe;
 pub mod secrets;
 pub mod tokens;
+pub mod tool_match;
 
 /// The MCP revision whose authorization rules sign-in follows.
 pub const MCP_PROTOCOL_VERSION: &str = "2025-11-25";
