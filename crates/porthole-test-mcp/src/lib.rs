@@ -14,6 +14,7 @@
 pub mod apps;
 mod auth;
 pub mod mcp;
+pub mod mcp_apps;
 pub mod ts_sdk;
 
 use std::collections::{HashMap, HashSet};
