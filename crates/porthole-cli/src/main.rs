@@ -129,6 +129,7 @@ async fn hand_connections(
         questions: Some(questions),
         url_wait: std::time::Duration::from_secs(args.url_wait),
         over_agent: args.mcp_questions == args::McpQuestions::Porthole,
+        apps: None,
     };
     let session = mcp_live::Session::open(&chosen, Some(caps), owner).await?;
     for (name, why) in &session.handed.skipped {

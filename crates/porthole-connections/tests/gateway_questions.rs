@@ -272,6 +272,7 @@ async fn setup_owner(
             questions: Some(questions.clone()),
             url_wait,
             over_agent,
+            apps: None,
         },
     );
     (seen, questions, gateway, pass)

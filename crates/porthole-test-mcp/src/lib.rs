@@ -11,8 +11,10 @@
 //!
 //! What it saw (the bearer tokens the resource server received) is kept for the tests.
 
+pub mod apps;
 mod auth;
 pub mod mcp;
+pub mod mcp_apps;
 pub mod ts_sdk;
 
 use std::collections::{HashMap, HashSet};
@@ -134,6 +136,10 @@ pub struct Options {
     /// Everything but `tools/call` passes without a token; `tools/call` gets 401 with this
     /// `scope` in its challenge (more than the resource metadata's `scopes_supported`).
     pub call_401_scope: Option<String>,
+    /// MCP Apps (`apps.rs`): UI tools in `tools/list`, their calls, `resources/read` of their
+    /// `ui://` resources; sessions of their own (a new id per `initialize`, 404 for an id
+    /// forgotten with [`Server::forget_sessions`]). Every `initialize`'s params are kept.
+    pub apps: bool,
 }
 
 impl Default for Options {
@@ -151,6 +157,7 @@ impl Default for Options {
             always_403: false,
             legacy: false,
             call_401_scope: None,
+            apps: false,
         }
     }
 }
@@ -181,6 +188,12 @@ pub struct State {
     pub refreshes: usize,
     /// Every access and refresh token issued, in order.
     pub issued: Vec<String>,
+    /// The `params` of every `initialize` received, in order.
+    pub initialized: Vec<serde_json::Value>,
+    /// With `apps`: every request's method and `mcp-session-id`, in order.
+    pub requests: Vec<(String, Option<String>)>,
+    /// With `apps`: the session ids handed out by `initialize` and not forgotten.
+    pub sessions: HashSet<String>,
 }
 
 pub(crate) struct Code {
@@ -228,6 +241,11 @@ impl Server {
     /// does the same with `POST /_test/expire`.
     pub fn expire_access_tokens(&self) {
         self.state().access.values_mut().for_each(|exp| *exp = 0);
+    }
+
+    /// Forget every MCP session (with `apps`: their next requests get 404).
+    pub fn forget_sessions(&self) {
+        self.state().sessions.clear();
     }
 
     /// Forget every refresh token (a refresh now fails); `POST /_test/forget-refresh`.

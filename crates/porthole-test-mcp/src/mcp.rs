@@ -80,6 +80,15 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
             &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "parse error"}}),
         );
     };
+    if message.get("method").and_then(Value::as_str) == Some("initialize") {
+        let params = message.get("params").cloned().unwrap_or(Value::Null);
+        ctx.state.lock().expect("state").initialized.push(params);
+    }
+    if ctx.options.apps
+        && let Some(refused) = crate::apps::session(ctx, &parts.headers, &message)
+    {
+        return refused;
+    }
     let (Some(method), Some(id)) = (
         message.get("method").and_then(Value::as_str),
         message.get("id").cloned(),
@@ -87,6 +96,11 @@ pub(crate) async fn handle(ctx: &Ctx, req: Request<Incoming>) -> Response<Body> 
         return text(StatusCode::ACCEPTED, "");
     };
     ctx.state.lock().expect("state").served.push(method.to_string());
+    if ctx.options.apps
+        && let Some(answer) = crate::apps::answer(&id, method, &message)
+    {
+        return crate::apps::respond(ctx, &parts.headers, answer, wants_stream);
+    }
     let params = message.get("params").cloned().unwrap_or(Value::Null);
     if method == "tools/call" {
         let held = bearer

@@ -13,7 +13,7 @@ const EXAMPLES: &str = "tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/
 /// `CARGO_MANIFEST_DIR` for it, and runs it there): a path baked in when this library was
 /// compiled would name the clone it was compiled in, which a shared target dir may reuse for
 /// another clone.
-fn repo_root() -> PathBuf {
+pub(crate) fn repo_root() -> PathBuf {
     let start = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .or_else(|| std::env::current_dir().ok())
@@ -64,31 +64,48 @@ pub fn start(script: &str) -> TsExample {
         "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
         path.display()
     );
+    // The examples print this once they listen, and exit on EADDRINUSE.
+    launch(&path, &[], script, |l| {
+        (l.contains("is running on") || l.contains("listening on")).then_some(Ok(()))
+    })
+}
+
+/// Run `node NODE_ARGS SCRIPT` with `PORT` (and `MCP_PORT`) set to a free port until `ready`
+/// says of a line of its stdout that it listens (`Some(Ok)`) or listens wrongly (`Some(Err)`:
+/// a panic with the reason). A server whose stdout ends first (EADDRINUSE) is tried again on
+/// another port, 5 times. The launcher of every node server the tests start.
+pub(crate) fn launch(
+    script: &std::path::Path,
+    node_args: &[&std::ffi::OsStr],
+    what: &str,
+    ready: impl Fn(&str) -> Option<Result<(), String>>,
+) -> TsExample {
     for attempt in 0..5 {
         let port = free_port(attempt);
         let mut child = Command::new("node")
-            .arg(&path)
+            .args(node_args)
+            .arg(script)
             .env("PORT", port.to_string())
             .env("MCP_PORT", port.to_string())
             .stdout(Stdio::piped())
             .spawn()
             .expect("node runs (Node 20 or newer)");
         let mut lines = std::io::BufReader::new(child.stdout.take().expect("piped")).lines();
-        // The examples print this once they listen, and exit on EADDRINUSE.
-        let listening = lines
-            .by_ref()
-            .map_while(Result::ok)
-            .any(|l| l.contains("is running on") || l.contains("listening on"));
+        let listening = lines.by_ref().map_while(Result::ok).find_map(|l| ready(&l));
         let example = TsExample {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),
             port,
         };
-        if listening {
-            // Its further logging is not read: drained so the server never blocks on a full pipe.
-            std::thread::spawn(move || lines.for_each(drop));
-            return example;
+        match listening {
+            Some(Ok(())) => {
+                // Its further logging is not read: drained so the server never blocks on a full pipe.
+                std::thread::spawn(move || lines.for_each(drop));
+                return example;
+            }
+            Some(Err(why)) => panic!("{what}: {why}"),
+            None => {}
         }
     }
-    panic!("the example server {script} did not start in 5 attempts (its stderr is above)");
+    panic!("the server {what} did not start in 5 attempts (its stderr is above)");
 }

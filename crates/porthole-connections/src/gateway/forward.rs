@@ -14,6 +14,7 @@ use url::Url;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use super::apps;
 use super::questions::{self, Answering, ConnState, SessionHeaders};
 use super::sse::SseFilter;
 use super::url_required::{self, Retry};
@@ -79,13 +80,16 @@ pub(super) async fn forward(
     let conn = pass.conn(name);
     // The gateway answers from this `initialize` on: its own stream must open before requests.
     let mut answering_from_now = false;
+    let (elicitation, apps) = (pass.owner.questions.is_some(), pass.owner.apps.is_some());
     if method == Method::POST
-        && pass.owner.questions.is_some()
-        && let Some((sent, declared)) = questions::rewrite_initialize(&body)
+        && (elicitation || apps)
+        && let Some((sent, declared)) = questions::rewrite_initialize(&body, elicitation, apps)
     {
         body = sent;
-        answering_from_now = !declared || pass.owner.over_agent;
-        conn.we_answer.store(answering_from_now, Ordering::SeqCst);
+        if elicitation {
+            answering_from_now = !declared || pass.owner.over_agent;
+            conn.we_answer.store(answering_from_now, Ordering::SeqCst);
+        }
     }
     let we_answer = conn.we_answer.load(Ordering::SeqCst);
     let initialized = method == Method::POST && is_initialized(&body);
@@ -105,60 +109,69 @@ pub(super) async fn forward(
         }
     }
 
-    let pass_headers: Vec<(&'static str, String)> = REQUEST_HEADERS
-        .iter()
-        .filter_map(|h| Some((*h, agent_header(h)?)))
-        .collect();
-    let answer = match send(
-        inner,
-        name,
-        url,
-        headers,
-        method.clone(),
-        &pass_headers,
-        body.clone(),
-    )
-    .await
-    {
-        Ok(a) => a,
-        Err(Failure::Unreachable(e)) => return fail(e, StatusCode::BAD_GATEWAY),
-        Err(Failure::Refused(e)) => return fail(e, StatusCode::FORBIDDEN),
-        Err(failure @ (Failure::SignIn(_) | Failure::NotSignedIn(_) | Failure::MoreScopes(_))) => {
-            return sign_in_answer(name, &failure, request_id.as_ref());
-        }
-    };
-    if !we_answer {
-        return stream_back(answer, None);
-    }
-    let answering = Answering {
-        inner: inner.clone(),
-        pass: pass.clone(),
-        connection: name.to_string(),
-        session: SessionHeaders {
-            // The session `initialize` opened is in its answer.
-            id: session.id.or_else(|| header(&answer, "mcp-session-id")),
-            protocol: session.protocol,
-        },
-    };
-    let retry = match method == Method::POST && answer.status().is_success() {
-        true => Retry::of(&body, url, headers, &pass_headers),
+    // MCP Apps: a `tools/list`'s answer and a UI tool's call are read as they pass back.
+    let note = match method == Method::POST {
+        true => apps::Note::of(pass, &conn, name, &body, &inner.next_call),
         false => None,
     };
-    if answer.status().is_success() {
-        if initialized {
-            standalone::open(answering.clone());
-        } else if answering_from_now {
-            // Until the agent says `notifications/initialized` and the gateway's stream is
-            // open, its requests wait: a bridge that posts lines in parallel may send a tool
-            // call first, whose question would then go to no stream.
-            conn.opening.send_replace(true);
+    let response = async {
+        let pass_headers: Vec<(&'static str, String)> = REQUEST_HEADERS
+            .iter()
+            .filter_map(|h| Some((*h, agent_header(h)?)))
+            .collect();
+        let answer = match send(
+            inner,
+            name,
+            url,
+            headers,
+            method.clone(),
+            &pass_headers,
+            body.clone(),
+        )
+        .await
+        {
+            Ok(a) => a,
+            Err(Failure::Unreachable(e)) => return fail(e, StatusCode::BAD_GATEWAY),
+            Err(Failure::Refused(e)) => return fail(e, StatusCode::FORBIDDEN),
+            Err(failure @ (Failure::SignIn(_) | Failure::NotSignedIn(_) | Failure::MoreScopes(_))) => {
+                return sign_in_answer(name, &failure, request_id.as_ref());
+            }
+        };
+        if !we_answer {
+            return stream_back(answer, None);
         }
+        let answering = Answering {
+            inner: inner.clone(),
+            pass: pass.clone(),
+            connection: name.to_string(),
+            session: SessionHeaders {
+                // The session `initialize` opened is in its answer.
+                id: session.id.or_else(|| header(&answer, "mcp-session-id")),
+                protocol: session.protocol,
+            },
+        };
+        let retry = match method == Method::POST && answer.status().is_success() {
+            true => Retry::of(&body, url, headers, &pass_headers),
+            false => None,
+        };
+        if answer.status().is_success() {
+            if initialized {
+                standalone::open(answering.clone());
+            } else if answering_from_now {
+                // Until the agent says `notifications/initialized` and the gateway's stream is
+                // open, its requests wait: a bridge that posts lines in parallel may send a tool
+                // call first, whose question would then go to no stream.
+                conn.opening.send_replace(true);
+            }
+        }
+        let response = match retry {
+            Some(retry) => url_required::answer(answer, answering, retry).await,
+            None => stream_back(answer, Some(answering)),
+        };
+        kept_while_passed_on(response, in_flight)
     }
-    let response = match retry {
-        Some(retry) => url_required::answer(answer, answering, retry).await,
-        None => stream_back(answer, Some(answering)),
-    };
-    kept_while_passed_on(response, in_flight)
+    .await;
+    apps::tap(response, note)
 }
 
 /// `response`, keeping `in_flight` until its body has been passed on (or dropped).

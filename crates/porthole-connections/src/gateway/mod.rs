@@ -11,8 +11,13 @@
 //! Events included), so server requests (sampling, roots), progress and cancellation reach the
 //! agent as the server sent them. The one exception: where the pass's owner answers questions
 //! ([`PassOwner::questions`]) and the agent declared no elicitation, the gateway answers the
-//! server's `elicitation/create` itself (`questions`, `sse`, `standalone`).
+//! server's `elicitation/create` itself (`questions`, `sse`, `standalone`). And where the owner
+//! takes MCP Apps ([`PassOwner::apps`]), the gateway declares the UI extension to the servers,
+//! reads the agent's tool lists and UI tool calls as they pass (`apps`), and has an MCP session
+//! of its own with a connection's server for the app's requests ([`Gateway::app_request`]).
 
+mod app_request;
+mod apps;
 mod forward;
 mod questions;
 mod sse;
@@ -38,6 +43,11 @@ use tokio::net::TcpListener;
 use tokio::sync::{broadcast, watch};
 use url::Url;
 
+pub use app_request::AppRequestError;
+pub use apps::{
+    AppCall, Apps, EXTENSION as APPS_EXTENSION, MIME_TYPE as APP_MIME_TYPE, NOTE_CAP as APP_NOTE_CAP,
+    TOOLS_CAP as APP_TOOLS_CAP, UNSEEN as APP_ANSWER_UNSEEN, ui_resource,
+};
 pub use futures::future::BoxFuture;
 pub use questions::{Asker, PassOwner, Questions, Unanswered};
 pub use stdio_host::{StdioServer, UPGRADE};
@@ -124,6 +134,8 @@ struct Inner {
     tokens: Arc<dyn TokenSource>,
     events: broadcast::Sender<GatewayEvent>,
     next_pass: AtomicU64,
+    /// MCP Apps: the number of the next UI tool call ([`AppCall::call`]).
+    next_call: AtomicU64,
     rates: questions::Rates,
 }
 
@@ -231,6 +243,7 @@ impl Gateway {
             tokens,
             events,
             next_pass: AtomicU64::new(1),
+            next_call: AtomicU64::new(1),
             rates: questions::Rates::default(),
         });
         let server = tokio::spawn(serve(listener, Arc::downgrade(&inner)));
@@ -271,6 +284,23 @@ impl Gateway {
             names,
             inner: Arc::downgrade(&self.inner),
         }
+    }
+
+    /// Porthole's own request to the server of `connection`, for an MCP App shown in the
+    /// session of `pass` ([`Pass::id`], [`Asker::pass`]): `method` is `resources/read` or
+    /// `tools/call` (anything else is refused), sent while the pass is open, in an MCP session
+    /// of the gateway's own with that server (never the agent's), with the connection's headers
+    /// and token as forwarding sends them. Returns the JSON-RPC result; the server's JSON-RPC
+    /// error is [`AppRequestError::Rpc`]. Remote (streamable HTTP) connections only: a stdio
+    /// connection is [`AppRequestError::Stdio`] for now. See `app_request`.
+    pub async fn app_request(
+        &self,
+        pass: u64,
+        connection: &str,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, AppRequestError> {
+        app_request::request(&self.inner, pass, connection, method, params).await
     }
 
     /// How many passes are open (for tests and the window's figures).

@@ -52,6 +52,10 @@ pub trait Questions: Send + Sync + 'static {
 pub struct PassOwner {
     pub agent: String,
     pub questions: Option<Arc<dyn Questions>>,
+    /// MCP Apps: when set, the gateway declares the UI extension to the connections' servers
+    /// where the agent did not, notes their UI tools, and tells this owner of each call of one
+    /// (see [`super::apps`]). `None`: the gateway declares nothing of MCP Apps.
+    pub apps: Option<Arc<dyn super::apps::Apps>>,
     /// How long a tool call answered with -32042 waits for the server's completion of the
     /// URLs the person consented to before its one retry (`porthole-cli --url-wait`).
     pub url_wait: Duration,
@@ -66,6 +70,7 @@ impl Default for PassOwner {
         Self {
             agent: String::new(),
             questions: None,
+            apps: None,
             url_wait: Duration::from_secs(120),
             over_agent: true,
         }
@@ -107,6 +112,10 @@ pub(crate) struct ConnState {
     /// a server asks while it works on one; a question with none left (its tool call ended) is
     /// declined.
     in_flight: AtomicUsize,
+    /// MCP Apps: the connection's UI tools as its `tools/list` answers gave them.
+    pub apps: super::apps::Noted,
+    /// MCP Apps: Porthole's own MCP session with the server ([`super::Gateway::app_request`]).
+    pub own_session: tokio::sync::Mutex<Option<super::app_request::OwnSession>>,
 }
 
 /// One of the agent's requests in flight on a connection, until its answer has been passed on.
@@ -187,10 +196,12 @@ impl Rates {
     }
 }
 
-/// The agent's `initialize` with the elicitation capability added when it declared none:
-/// `Some((body, declared))`, `body` the request to send (the agent's own when `declared`).
-/// `None` when `body` is not an `initialize` request.
-pub(crate) fn rewrite_initialize(body: &[u8]) -> Option<(Bytes, bool)> {
+/// The agent's `initialize` with the capabilities the gateway's owner provides added where the
+/// agent declared none: elicitation (with `elicitation`, the owner answers questions) and the
+/// MCP Apps extension (with `apps`, [`super::apps::declare`]). `Some((body, declared))`, `body`
+/// the request to send (the agent's own bytes when nothing was added), `declared` whether the
+/// agent declared elicitation itself. `None` when `body` is not an `initialize` request.
+pub(crate) fn rewrite_initialize(body: &[u8], elicitation: bool, apps: bool) -> Option<(Bytes, bool)> {
     let mut message: Value = serde_json::from_slice(body).ok()?;
     if message.get("method").and_then(Value::as_str) != Some("initialize") {
         return None;
@@ -200,11 +211,19 @@ pub(crate) fn rewrite_initialize(body: &[u8]) -> Option<(Bytes, bool)> {
         .entry("capabilities")
         .or_insert_with(|| json!({}))
         .as_object_mut()?;
-    if capabilities.contains_key("elicitation") {
-        return Some((Bytes::copy_from_slice(body), true));
+    let declared = capabilities.contains_key("elicitation");
+    let mut added = false;
+    if elicitation && !declared {
+        capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
+        added = true;
     }
-    capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
-    Some((Bytes::from(message.to_string()), false))
+    if apps {
+        added |= super::apps::declare(capabilities);
+    }
+    match added {
+        true => Some((Bytes::from(message.to_string()), declared)),
+        false => Some((Bytes::copy_from_slice(body), declared)),
+    }
 }
 
 /// Where a stream's answers go: everything needed to post one upstream as `forward` does.
@@ -234,6 +253,8 @@ impl Answering {
                 Taken::Completed(notification) => this.completed(notification),
                 // Only a filter holding a tool call takes these, and its pump handles them.
                 Taken::UrlRequired(..) => {}
+                // Only a watching filter takes these (MCP Apps), and its reader handles them.
+                Taken::Answer(_) => {}
             }
         });
     }
@@ -414,7 +435,7 @@ mod tests {
     #[test]
     fn initialize_gets_elicitation_when_the_agent_declared_none_and_keeps_the_rest() {
         let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"x-custom":[1,2]},"clientInfo":{"name":"gemini","version":"1"},"zeta":true}}"#;
-        let (sent, declared) = rewrite_initialize(body).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, false).unwrap();
         assert!(!declared);
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         let mut want: Value = serde_json::from_slice(body).unwrap();
@@ -432,7 +453,7 @@ mod tests {
 
         let none =
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
-        let (sent, _) = rewrite_initialize(none).unwrap();
+        let (sent, _) = rewrite_initialize(none, true, false).unwrap();
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         assert_eq!(
             sent["params"]["capabilities"],
@@ -444,11 +465,13 @@ mod tests {
     fn an_agent_that_declared_elicitation_is_sent_as_it_was_and_other_requests_are_untouched() {
         let body =
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{}}}}"#;
-        let (sent, declared) = rewrite_initialize(body).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, false).unwrap();
         assert!(declared);
         assert_eq!(&sent[..], &body[..]);
-        assert!(rewrite_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).is_none());
-        assert!(rewrite_initialize(b"not json").is_none());
+        assert!(
+            rewrite_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, true, true).is_none()
+        );
+        assert!(rewrite_initialize(b"not json", true, true).is_none());
     }
 
     #[test]

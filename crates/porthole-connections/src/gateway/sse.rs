@@ -26,6 +26,8 @@ pub(crate) enum Taken {
     /// The held request's answer is error -32042 (URL elicitation required): the message and
     /// the event as it came, to pass on when the gateway does not retry.
     UrlRequired(Value, Bytes),
+    /// The answer to the watched request ([`SseFilter::watching`]), read for MCP Apps.
+    Answer(Value),
 }
 
 /// JSON-RPC error: the request needs the person to open URLs first (MCP 2025-11-25).
@@ -44,6 +46,13 @@ pub(crate) struct SseFilter {
     passing: bool,
     /// The id of a request whose -32042 answer is taken too ([`Taken::UrlRequired`]).
     hold: Option<Value>,
+    /// The id of a request whose answer is read ([`Taken::Answer`]); such a filter looks for
+    /// nothing else.
+    watch: Option<Value>,
+    /// An event outgrew its cap and went on unread.
+    pub(crate) overflowed: bool,
+    /// The cap of one event read, when not [`EVENT_CAP`].
+    cap: Option<usize>,
 }
 
 impl SseFilter {
@@ -52,6 +61,23 @@ impl SseFilter {
         Self {
             hold: Some(id),
             ..Self::default()
+        }
+    }
+
+    /// A filter that only reads the answer to the request `id` (MCP Apps notes tool lists and
+    /// results): it takes nothing else, and its caller passes the stream on itself.
+    pub(crate) fn watching(id: Value) -> Self {
+        Self {
+            watch: Some(id),
+            ..Self::default()
+        }
+    }
+
+    /// [`Self::watching`], reading an event of up to `cap` bytes.
+    pub(crate) fn watching_up_to(id: Value, cap: usize) -> Self {
+        Self {
+            cap: Some(cap),
+            ..Self::watching(id)
         }
     }
 
@@ -80,18 +106,22 @@ impl SseFilter {
             self.event.extend_from_slice(&chunk[start..=i]);
             start = i + 1;
             let event = self.event.split().freeze();
-            if std::mem::take(&mut self.passing) {
+            let over = event.len() > self.cap.unwrap_or(EVENT_CAP);
+            if std::mem::take(&mut self.passing) || over {
+                // Over the cap, even when it came whole in one chunk: unread.
+                self.overflowed |= over;
                 out.extend_from_slice(&event);
             } else {
-                match take(&event, self.hold.as_ref()) {
+                match take(&event, self.hold.as_ref(), self.watch.as_ref()) {
                     Some(t) => taken.push(t),
                     None => out.extend_from_slice(&event),
                 }
             }
         }
         self.event.extend_from_slice(&chunk[start..]);
-        if self.passing || self.event.len() > EVENT_CAP {
+        if self.passing || self.event.len() > self.cap.unwrap_or(EVENT_CAP) {
             self.passing = true;
+            self.overflowed = true;
             out.extend_from_slice(&self.event.split());
         }
         (out.freeze(), taken)
@@ -103,8 +133,12 @@ impl SseFilter {
     }
 }
 
-/// The event's message if it is one the gateway answers itself.
-fn take(event: &Bytes, hold: Option<&Value>) -> Option<Taken> {
+/// The event's message if it is one the gateway answers itself (or, with `watch`, the answer
+/// to that request).
+fn take(event: &Bytes, hold: Option<&Value>, watch: Option<&Value>) -> Option<Taken> {
+    if let Some(id) = watch {
+        return answer_to(event, id).map(Taken::Answer);
+    }
     // Most events are results and notifications: skip them without parsing (a -32042 error
     // lists its `elicitations`).
     if !contains(event, b"elicitation") {
@@ -123,6 +157,16 @@ fn take(event: &Bytes, hold: Option<&Value>) -> Option<Taken> {
         "notifications/elicitation/complete" => Some(Taken::Completed(message)),
         _ => None,
     }
+}
+
+/// The event's message when it is the answer (a result or an error) to the request `id`.
+pub(crate) fn answer_to(event: &[u8], id: &Value) -> Option<Value> {
+    if !contains(event, b"\"result\"") && !contains(event, b"\"error\"") {
+        return None;
+    }
+    let message: Value = serde_json::from_str(&data(event)?).ok()?;
+    (message.get("id") == Some(id) && (message.get("result").is_some() || message.get("error").is_some()))
+        .then_some(message)
 }
 
 /// The event's `data` lines joined with LF, as an SSE reader dispatches them; `None` when it
