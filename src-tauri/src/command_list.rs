@@ -114,6 +114,12 @@ macro_rules! with_app_commands {
             mcp_sign_in(name: String, client_id: Option<String>) -> u64 = |backend| backend.mcp_sign_in(&name, client_id).await;
             /// Add a connection (every agent gets it in the sessions opened from now on).
             mcp_add(name: String, server: NewServer) -> () = |backend| backend.mcp_add(&name, server);
+            /// An MCP App calls a tool of its own server: asked first unless the person allowed that tool
+            /// for the server's apps. The tool's `CallToolResult`.
+            mcp_app_call_tool(app_id: u64, name: String, arguments: Value as "Record<string, unknown>") -> McpToolResult =
+                |backend| backend.mcp_app_call_tool(app_id, &name, arguments).await;
+            /// An MCP App asks to open a link: the URL consent dialog (every URL rule). The person's action.
+            mcp_app_open_link(app_id: u64, url: String) -> String = |backend| backend.mcp_app_open_link(app_id, &url).await;
             /// Import another client's MCP servers from pasted text: what happened to each.
             mcp_import(text: String) -> Vec<McpImported> = |backend| backend.mcp_import(&text);
         }

@@ -49,6 +49,14 @@ pub fn run(launch: Launch, companion_only: bool) {
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_opener::init())
         .invoke_handler(with_app_commands!(handler))
+        // MCP Apps' pages, for the window's sandboxed frames (app_page.rs).
+        .register_asynchronous_uri_scheme_protocol(porthole_app::MCP_APP_SCHEME, |ctx, request, responder| {
+            let backend = ctx.app_handle().try_state::<Backend>().map(|b| b.inner().clone());
+            let webview = ctx.webview_label().to_string();
+            tauri::async_runtime::spawn(async move {
+                responder.respond(crate::app_page::respond(backend, &webview, &request).await);
+            });
+        })
         .setup(move |app| {
             std::thread::spawn(crate::sealed_view::sweep_left_behind);
             let window = std::sync::Arc::new(crate::shell::WindowChannel::default());

@@ -9,6 +9,7 @@
 
 #[macro_use]
 mod command_list;
+mod app_page;
 mod commands;
 mod notify;
 mod sealed_view;

@@ -65,6 +65,9 @@ pub(crate) enum AppEvent {
         connection: String,
         error: Option<String>,
     },
+    /// An MCP App a session's tool call brought, when its call started and again when it
+    /// finished (with its result, and the agent's tool call it belongs to).
+    McpApp { app: Box<crate::mcp_apps::McpAppView> },
     /// A registry install is downloading or unpacking (for its progress bar).
     #[serde(rename_all = "camelCase")]
     InstallProgress {

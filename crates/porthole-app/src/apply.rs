@@ -11,6 +11,7 @@ use porthole_core::events::{DialogPrompt, DismissReason, Event, ExitInfo, RpcErr
 use serde_json::{Value, json};
 
 use super::snapshot::ConnectionState;
+use super::tool_calls;
 use super::{AppState, Pending, SessionView};
 
 /// What the backend does once the state is updated (and its lock released).
@@ -35,6 +36,9 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
         return effects;
     }
     match event {
+        Event::SessionUpdate { session_id, update } if tool_calls::is_tool_call(update) => {
+            tool_calls::seen(&mut state.tool_calls, session_id, update);
+        }
         Event::SessionUpdate { session_id, update } => match state.sessions.get_mut(session_id) {
             Some(session) => effects.snapshot_changed = session_update(session, update),
             None => keep_early(state, agent_id, session_id, update),

@@ -22,7 +22,9 @@ mod history;
 mod launch;
 mod mcp;
 pub use mcp::mcp_bridge;
+mod mcp_apps;
 mod mcp_edit;
+pub use mcp_apps::{McpAppView, McpToolResult, PAGE_SCHEME as MCP_APP_SCHEME, Page as McpAppPage};
 mod mcp_questions;
 pub use mcp_edit::{McpImported, NewServer};
 mod mcp_sign_in;
@@ -38,6 +40,7 @@ mod sessions;
 pub mod settings;
 mod shell;
 mod snapshot;
+mod tool_calls;
 #[cfg(test)]
 mod ui_contract;
 
@@ -222,6 +225,8 @@ struct AppState {
     /// Sessions being opened, by agent id: the session-level updates that arrive for a session
     /// before its opener registers it (`apply::session_opened`).
     opening: HashMap<String, apply::Opening>,
+    /// Each session's recent tool calls, which MCP Apps are matched against.
+    tool_calls: tool_calls::Recent,
     generations: u64,
 }
 
@@ -265,6 +270,8 @@ struct Inner {
     closing: tokio::sync::watch::Sender<bool>,
     /// The MCP connections handed to sessions: the gateway and each session's pass.
     mcp: mcp::AppConnections,
+    /// The MCP Apps the sessions' tool calls brought (`mcp_apps`).
+    apps: mcp_apps::AppsTable,
     /// How many agent connections are applying their events (see `connections::EventLoop`):
     /// `stop` waits for them, so an agent's exit is applied, recorded and delivered before
     /// it returns.
@@ -332,6 +339,7 @@ impl Backend {
                 decisions: Mutex::new(()),
                 closing: tokio::sync::watch::channel(false).0,
                 mcp: mcp::AppConnections::default(),
+                apps: mcp_apps::AppsTable::default(),
                 event_loops: tokio::sync::watch::channel(0).0,
             }
         }));

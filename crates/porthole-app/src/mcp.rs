@@ -196,10 +196,14 @@ impl Backend {
             return (empty, None);
         }
         let questions = WindowQuestions::new(self, agent_id, &chosen);
+        let settings = self.settings();
         let owner = PassOwner {
             agent: agent_id.to_string(),
             questions: Some(questions.clone()),
-            over_agent: self.settings().mcp_questions != "agent",
+            apps: settings
+                .mcp_apps
+                .then(|| questions.clone() as Arc<dyn porthole_connections::gateway::Apps>),
+            over_agent: settings.mcp_questions != "agent",
             ..PassOwner::default()
         };
         let handed = self.connector().hand(&chosen, Some(caps), owner).await;

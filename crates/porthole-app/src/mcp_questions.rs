@@ -52,6 +52,24 @@ impl WindowQuestions {
         *self.session.lock().unwrap_or_else(|p| p.into_inner()) = Some(session_id.to_string());
     }
 
+    pub(crate) fn backend(&self) -> Option<Backend> {
+        self.backend.upgrade().map(Backend)
+    }
+
+    pub(crate) fn agent_id(&self) -> &str {
+        &self.agent_id
+    }
+
+    /// The session the connections serve, once it is open.
+    pub(crate) fn session(&self) -> Option<String> {
+        self.session.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Where `connection` runs: its host, `None` for a server on this computer.
+    pub(crate) fn host(&self, connection: &str) -> Option<String> {
+        self.hosts.get(connection).cloned().flatten()
+    }
+
     fn client(&self) -> Result<porthole_core::AgentClient, Unanswered> {
         let backend = self
             .backend

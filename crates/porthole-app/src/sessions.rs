@@ -310,8 +310,13 @@ impl Backend {
     pub async fn close_session(&self, session_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_session(session_id)?;
         let result = client.close_session(session_id).await;
-        self.state().sessions.shift_remove(session_id);
+        {
+            let mut state = self.state();
+            state.sessions.shift_remove(session_id);
+            crate::tool_calls::forget(&mut state.tool_calls, session_id);
+        }
         self.0.mcp.end_session(session_id);
+        self.0.apps.session_closed(session_id);
         self.push_snapshot();
         result.map_err(Into::into)
     }

@@ -42,6 +42,11 @@ pub struct Settings {
     /// from now on.
     #[cfg_attr(any(test, feature = "ts"), ts(type = "\"porthole\" | \"agent\""))]
     pub mcp_questions: String,
+    /// Show MCP Apps (a connection's interactive views) under the tool calls that bring them.
+    /// Off: the gateway declares no MCP Apps to servers. Sessions opened from now on.
+    pub mcp_apps: bool,
+    /// The tools each connection's apps may call without asking ("Allow for this app").
+    pub mcp_app_tools: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl Default for Settings {
@@ -56,6 +61,8 @@ impl Default for Settings {
             editor_questions: "editor".into(),
             editor_questions_by_agent: Default::default(),
             mcp_questions: "porthole".into(),
+            mcp_apps: true,
+            mcp_app_tools: Default::default(),
         }
     }
 }

@@ -195,6 +195,8 @@ fn generated() -> String {
     app.declare::<crate::mcp_view::McpTool>();
     app.declare::<crate::mcp_edit::NewServer>();
     app.declare::<crate::mcp_edit::McpImported>();
+    app.declare::<crate::mcp_apps::McpAppView>();
+    app.declare::<crate::mcp_apps::McpToolResult>();
     app.declare::<crate::metrics::IpcStats>();
     app.declare::<crate::metrics::DialogSample>();
     app.declare::<crate::metrics::AnswerSample>();

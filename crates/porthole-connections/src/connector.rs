@@ -132,6 +132,22 @@ impl Connector {
         }
     }
 
+    /// Porthole's own request for an MCP App to `connection`'s server, for the session of
+    /// `pass` ([`Gateway::app_request`]): fails when no session was handed connections yet.
+    pub async fn app_request(
+        &self,
+        pass: u64,
+        connection: &str,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value, crate::gateway::AppRequestError> {
+        let gateway = self.gateway.lock().await.clone();
+        let Some(gateway) = gateway else {
+            return Err(crate::gateway::AppRequestError::PassClosed);
+        };
+        gateway.app_request(pass, connection, method, params).await
+    }
+
     /// The process's one gateway, started on first need.
     async fn gateway(&self, keys: Option<&Arc<Keys>>) -> std::io::Result<Arc<Gateway>> {
         let mut slot = self.gateway.lock().await;

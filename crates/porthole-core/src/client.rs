@@ -76,6 +76,21 @@ impl AgentClient {
         handlers::elicitation::ask_for_connection(&self.shared, asker, session_id, params).await
     }
 
+    /// Ask the user whether an MCP App of `asker`'s connection, shown in `session_id`, may call
+    /// `tool` of its server with `arguments`: a permission dialog naming the server, in the one
+    /// list of dialogs. Returns the option chosen (`APP_ALLOW_ONCE`, `APP_ALLOW_ALWAYS`,
+    /// `APP_REJECT` in [`crate::app_permission`]) or `None` when dismissed; `Err` when it could
+    /// not be asked. Dropping the future dismisses the dialog.
+    pub async fn ask_app_permission(
+        &self,
+        asker: McpAsker,
+        session_id: &str,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<Option<String>, String> {
+        handlers::permission::ask_app_permission(&self.shared, asker, session_id, tool, arguments).await
+    }
+
     /// The server's `notifications/elicitation/complete` for a URL question `connection` asked
     /// through [`Self::ask_for_connection`] (an unknown id is reported as such, as an agent's).
     pub async fn connection_completed(&self, connection: &str, elicitation_id: &str) {

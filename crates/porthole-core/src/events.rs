@@ -176,6 +176,12 @@ pub struct PermissionPrompt {
     /// `bidi-control` / `invisible-char` when the tool call's title or an option's name
     /// carries characters that can disguise what the user is agreeing to.
     pub warnings: Vec<String>,
+    /// Set only for a tool call an MCP App of this connection asks to make (through the
+    /// gateway's owner, `AgentClient::ask_app_permission`): the dialog names the server, not
+    /// the agent. An agent's own `session/request_permission` never has it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub mcp: Option<McpAsker>,
 }
 
 impl PermissionPrompt {

@@ -35,6 +35,11 @@ pub mod terminal;
 pub mod transport;
 
 pub use agent_client_protocol as acp;
+/// The options of the permission dialog an MCP App's tool call brings
+/// ([`AgentClient::ask_app_permission`]).
+pub mod app_permission {
+    pub use crate::client::handlers::permission::{APP_ALLOW_ALWAYS, APP_ALLOW_ONCE, APP_REJECT};
+}
 pub use broker::Modes;
 pub use client::{AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, RespondError};
 pub use events::Event;

@@ -126,6 +126,9 @@ pub async fn tools(server: &McpServer) -> Result<Vec<(String, String)>, String> 
 pub async fn call(server: &McpServer, tool: &str, arguments: Value) -> Result<String, String> {
     let stdio = stdio(server).ok_or("only stdio servers are reached by this demo agent")?;
     let mut client = Client::start(stdio).await?;
+    // As an agent with a model does: it learns the server's tools before it calls one (and
+    // the gateway learns which of them show an MCP App).
+    client.request("tools/list", json!({})).await?;
     let result = client
         .request("tools/call", json!({"name": tool, "arguments": arguments}))
         .await?;

@@ -132,7 +132,8 @@ impl NewEntry {
             PermissionOutcome::Cancelled => "cancel",
             PermissionOutcome::Dismissed(_) => "dismissed",
         };
-        let mut entry = Self::blank(agent_id, prompt.agent.display_name(), "permission", action);
+        let (agent_id, agent_name) = asker_of(agent_id, &prompt.agent, prompt.mcp.as_ref());
+        let mut entry = Self::blank(&agent_id, agent_name, "permission", action);
         entry.warnings = prompt.warnings.clone();
         entry.set_tool_call(&prompt.session_id, &prompt.tool_call, &prompt.tool_kind);
         match outcome {
@@ -237,15 +238,25 @@ impl HistoryStore {
 /// through Porthole's gateway in the agent's session) the connection, as `mcp/NAME`, so its
 /// consents, domain counts and trusted domains are the server's own, never the agent's.
 pub fn asker(agent_id: &str, prompt: &ElicitationPrompt) -> (String, String) {
-    match &prompt.mcp {
+    asker_of(agent_id, &prompt.agent, prompt.mcp.as_ref())
+}
+
+/// [`asker`] for any dialog: an MCP App's tool call (a permission dialog with `mcp`) is kept
+/// under its connection too.
+fn asker_of(
+    agent_id: &str,
+    agent: &porthole_core::events::AgentIdentity,
+    mcp: Option<&porthole_core::events::McpAsker>,
+) -> (String, String) {
+    match mcp {
         Some(mcp) => (
             format!("mcp/{}", mcp.connection),
             format!(
                 "the MCP server {} (through {}'s session)",
                 mcp.connection,
-                prompt.agent.display_name()
+                agent.display_name()
             ),
         ),
-        None => (agent_id.to_string(), prompt.agent.display_name()),
+        None => (agent_id.to_string(), agent.display_name()),
     }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { flushSync } from "svelte";
 import { render } from "@testing-library/svelte";
 import Transcript from "./Transcript.svelte";
-import { snapshotWith, storeWith } from "../test/fake";
+import { FakeBackend, snapshotWith, storeWith } from "../test/fake";
 import type { UiEvent } from "../lib/protocol";
 
 const prompt = (text: string): UiEvent => ({ type: "user_prompt", sessionId: "demo-1", text, attachments: [] });
@@ -15,7 +15,7 @@ const reply = (text: string): UiEvent => ({
 describe("transcript", () => {
   it("shows the new session's rows after a restarted agent reuses the session id", () => {
     const store = storeWith([prompt("first question"), reply("first answer")]);
-    const { container } = render(Transcript, { props: { store } });
+    const { container } = render(Transcript, { props: { store, backend: new FakeBackend() } });
     flushSync();
     expect(container.querySelectorAll(".vrow").length).toBe(2);
 

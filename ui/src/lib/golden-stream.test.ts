@@ -20,7 +20,7 @@ const streams: Record<string, UiEvent[]> = Object.fromEntries(
   Object.entries(files).map(([path, events]) => [path.replace(/^.*\/(.*)\.json$/, "$1"), events]),
 );
 
-type Run = "app-model" | "mcp-sign-in" | "install-cancel";
+type Run = "app-model" | "mcp-sign-in" | "install-cancel" | "mcp-apps";
 
 /** Every kind of event the window receives (keyed by the generated `UiEvent` union, so a new
  *  kind is a type error here) and the recorded run that holds it. */
@@ -36,6 +36,7 @@ const RECORDED_IN: Record<UiEvent["type"], Run> = {
   elicitation_rejected: "app-model",
   install_progress: "install-cancel",
   line_too_long: "app-model",
+  mcp_app: "mcp-apps",
   mcp_connection_problem: "mcp-sign-in",
   mcp_sign_in_ended: "mcp-sign-in",
   permission_auto: "app-model",

@@ -353,6 +353,13 @@ export class MockBackend implements Backend {
     registry_icon: () => {
       throw { kind: "error", message: "no icons in the mock" };
     },
+    // The mock's sessions bring no MCP Apps: nothing can ask.
+    mcp_app_call_tool: () => {
+      throw { kind: "error", message: "the mock has no MCP Apps" };
+    },
+    mcp_app_open_link: () => {
+      throw { kind: "error", message: "the mock has no MCP Apps" };
+    },
     install_agent: () => {
       throw { kind: "error", message: "the mock installs nothing" };
     },

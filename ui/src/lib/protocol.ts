@@ -24,6 +24,7 @@ import type {
   AgentProfile, AppEvent, ConnectionState, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
+  McpAppView, McpToolResult,
 } from "./generated/app";
 export type {
   AgentProfile, AppSettings, ConnectionState, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
@@ -80,6 +81,9 @@ export type { DomainMark, HistoryEntry, HistoryFilter, HistoryPage, PermissionDe
 
 // ---------- MCP connections (the Connections view): generated (porthole-app's mcp_view.rs) ----------
 export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported };
+
+// ---------- MCP Apps (a connection's views under tool calls): generated (porthole-app's mcp_apps) ----------
+export type { McpAppView, McpToolResult };
 
 /** What the other commands return: generated (porthole-app's results.rs). */
 export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };

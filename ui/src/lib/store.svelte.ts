@@ -8,7 +8,7 @@ import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import { Lru } from "./lru";
 import type {
-  AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, PlanEntry,
+  AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, McpAppView, PlanEntry,
   SessionUpdate, SessionView, ToolCallFields, UiEvent, UrlOpener, WindowState,
 } from "./protocol";
 
@@ -92,6 +92,8 @@ export class ToolItem {
   readonly id = uid();
   readonly kind = "tool" as const;
   fields = $state<ToolCallFields>({});
+  /** The MCP Apps this tool call brought (matched by the app model). */
+  apps = $state.raw<McpAppItem[]>([]);
   constructor(readonly toolCallId: string, fields: ToolCallFields) {
     this.fields = pickFields(fields, {});
   }
@@ -120,7 +122,18 @@ export class NoticeItem {
   }
 }
 
-export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem;
+/** An MCP App a connection's tool call brought: under its tool call, or a row of its own when
+ *  no tool call of the agent matched it (shown under the turn). */
+export class McpAppItem {
+  readonly id = uid();
+  readonly kind = "app" as const;
+  view = $state.raw<McpAppView>() as McpAppView;
+  constructor(view: McpAppView) {
+    this.view = view;
+  }
+}
+
+export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | McpAppItem;
 
 const FIELD_KEYS = ["title", "kind", "status", "content", "locations"] as const;
 /** Merge ACP ToolCallFields: absent (or null) means "unchanged"; content replaces. */
@@ -230,6 +243,7 @@ export class Transcript {
   /** Messages by kind and messageId (keyed by the id itself: no key string per message). */
   #messages = { user: new Map<string, TextItem>(), agent: new Map<string, TextItem>(), thought: new Map<string, TextItem>() };
   #plan: PlanItem | null = null;
+  #apps = new Map<number, McpAppItem>();
   /** Items whose content changed since the window last asked (`takeChanged`). */
   #changed = new Set<TranscriptItem>();
   /** Agent messages with text not yet split into blocks (`settle`). */
@@ -284,6 +298,27 @@ export class Transcript {
     const note = new NoticeItem(`Withdrawn before you answered: ${what} — ${why}`);
     note.withdrawn = 1;
     this.push(note);
+  }
+
+  /** An MCP App, when its tool call started or finished. It is placed once: under the agent's
+   *  tool call it matched, else (when its call finished with no match) as a row of its own. */
+  app(view: McpAppView) {
+    const known = this.#apps.get(view.id);
+    if (known) {
+      known.view = view;
+      return;
+    }
+    const tool = view.toolCallId ? this.#tools.get(view.toolCallId) : undefined;
+    const finished = view.result !== null || view.error !== null;
+    if (!tool && !finished) return;
+    const item = new McpAppItem(view);
+    this.#apps.set(view.id, item);
+    if (tool) {
+      tool.apps = [...tool.apps, item];
+      this.#grew(tool);
+    } else {
+      this.push(item);
+    }
   }
 
   userPrompt(text: string) {
@@ -670,6 +705,9 @@ export class AppStore {
       }
       case "session_update":
         this.#transcript(e.sessionId).apply(e.update);
+        return;
+      case "mcp_app":
+        this.#transcript(e.app.sessionId).app(e.app);
         return;
       case "unknown_update":
         // Forward-compatible: ignored in the transcript (the backend logs it).

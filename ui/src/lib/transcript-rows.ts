@@ -2,7 +2,7 @@
 // agent message, which is one row per segment of its markdown blocks (markdown-blocks.svelte.ts):
 // a message of 20 MB is a few thousand rows of which only those in view are in the DOM.
 import { HeightCache, type RowKey } from "./height-cache";
-import { NoticeItem, PlanItem, TextItem, ToolItem, type Transcript, type TranscriptItem } from "./store.svelte";
+import { McpAppItem, NoticeItem, PlanItem, TextItem, ToolItem, type Transcript, type TranscriptItem } from "./store.svelte";
 
 export interface Row {
   /** The item's id and the segment, as one number (ids < 2^29, segments < 2^24). */
@@ -14,6 +14,8 @@ export interface Row {
 
 /** Rough text metrics for estimates (the real heights replace them once measured). */
 const LINE_PX = 22;
+/** An MCP App frame before it says its size. */
+const APP_PX = 240;
 const CHAR_PX = 7.5;
 /** Space between items (the list's gap), included in every row's height. */
 const GAP_PX = 12;
@@ -109,7 +111,8 @@ export class TranscriptRows {
       if (item.kind === "thought") return LINE_PX + GAP_PX;
       return lines(item.length) * LINE_PX + 16 + GAP_PX;
     }
-    if (item instanceof ToolItem) return 3 * LINE_PX + GAP_PX;
+    if (item instanceof ToolItem) return 3 * LINE_PX + GAP_PX + item.apps.length * APP_PX;
+    if (item instanceof McpAppItem) return APP_PX + GAP_PX;
     if (item instanceof PlanItem) return (item.entries.length + 2) * LINE_PX + GAP_PX;
     if (item instanceof NoticeItem) return LINE_PX + GAP_PX;
     return LINE_PX + GAP_PX;

@@ -104,3 +104,24 @@ fn a_servers_question_is_kept_under_the_server_not_the_agent() {
         0
     );
 }
+
+/// A tool call an MCP App asked to make (a permission dialog naming its server) is kept under
+/// the server too, never under the agent whose session showed the app.
+#[test]
+fn an_apps_tool_call_is_kept_under_its_server() {
+    let dir = temp_dir();
+    let store = store_in(&dir);
+    let mut prompt = permission_prompt("The app of MCP server “basic” wants to call its tool “get-time”");
+    prompt.mcp = Some(porthole_core::events::McpAsker {
+        connection: "basic".into(),
+        host: Some("127.0.0.1".into()),
+    });
+    ok(store.record(&NewEntry::permission("a", &prompt, PermissionOutcome::Cancelled)));
+    let page = all(&store);
+    assert_eq!(page.entries[0].agent_id, "mcp/basic");
+    assert!(
+        page.entries[0]
+            .agent_name
+            .starts_with("the MCP server basic (through ")
+    );
+}

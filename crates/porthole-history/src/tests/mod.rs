@@ -137,6 +137,7 @@ fn permission_prompt(title: &str) -> PermissionPrompt {
             PermissionOption::new("always", "Always allow", PermissionOptionKind::AllowAlways),
         ],
         warnings: vec![],
+        mcp: None,
     }
 }
 

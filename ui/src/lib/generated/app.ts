@@ -123,7 +123,16 @@ editorQuestionsByAgent: Record<string, "editor" | "porthole">,
  * or "agent". Agents that declared none always get Porthole's answers. Sessions opened
  * from now on.
  */
-mcpQuestions: "porthole" | "agent", };
+mcpQuestions: "porthole" | "agent", 
+/**
+ * Show MCP Apps (a connection's interactive views) under the tool calls that bring them.
+ * Off: the gateway declares no MCP Apps to servers. Sessions opened from now on.
+ */
+mcpApps: boolean, 
+/**
+ * The tools each connection's apps may call without asking ("Allow for this app").
+ */
+mcpAppTools: { [key in string]: Array<string> }, };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**
@@ -277,6 +286,38 @@ name: string | null, reason: string | null,
  */
 secrets: Array<string>, notes: Array<string>, };
 
+export type McpAppView = { id: number, sessionId: string, 
+/**
+ * The connection's name.
+ */
+connection: string, 
+/**
+ * The remote server's host; `null` for a server on this computer.
+ */
+host: string | null, tool: string, resourceUri: string, 
+/**
+ * Where the frame loads the app from (served by the shell, `Backend::mcp_app_page`).
+ */
+page: string, 
+/**
+ * The agent's tool call it belongs to; `null` when none matched (shown under the turn).
+ */
+toolCallId: string | null, arguments: Record<string, unknown>, 
+/**
+ * The tool's `CallToolResult`, once it came.
+ */
+result: Record<string, unknown> | null, 
+/**
+ * Why the tool call failed, when it did.
+ */
+error: string | null, 
+/**
+ * The first app of this connection in this window: the frame says where it comes from.
+ */
+firstOfConnection: boolean, };
+
+export type McpToolResult = Record<string, unknown>;
+
 export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
 
 export type DialogSample = { dialogId: number, 
@@ -315,6 +356,6 @@ export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "typ
 /**
  * The sessions it was handed to (none: it concerns every session).
  */
-sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "mcp_app", app: McpAppView, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
 
 export type CommandError = { "kind": "invalid", validation: Validation, } | { "kind": "error", message: string, };

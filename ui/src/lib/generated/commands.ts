@@ -1,7 +1,7 @@
 // Generated from src-tauri/src/command_list.rs by
 // `PORTHOLE_BLESS=1 cargo test -p porthole command_list`. Do not edit.
 import type { UiEvent, UrlOpener } from "../protocol";
-import type { AppSettings, Attachment, HistoryExport, McpConnectionList, McpImported, McpNewServer, McpTool, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState } from "./app";
+import type { AppSettings, Attachment, HistoryExport, McpConnectionList, McpImported, McpNewServer, McpTool, McpToolResult, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState } from "./app";
 import type { DialogAnswer, FormContent } from "./core";
 import type { Validation } from "./elicitation";
 import type { DomainMark, HistoryFilter, HistoryPage } from "./history";
@@ -96,6 +96,13 @@ export interface Commands {
   mcp_sign_in(args: { name: string; clientId?: string | null }): number;
   /** Add a connection (every agent gets it in the sessions opened from now on). */
   mcp_add(args: { name: string; server: McpNewServer }): void;
+  /**
+   * An MCP App calls a tool of its own server: asked first unless the person allowed that tool
+   * for the server's apps. The tool's `CallToolResult`.
+   */
+  mcp_app_call_tool(args: { appId: number; name: string; arguments: Record<string, unknown> }): McpToolResult;
+  /** An MCP App asks to open a link: the URL consent dialog (every URL rule). The person's action. */
+  mcp_app_open_link(args: { appId: number; url: string }): string;
   /** Import another client's MCP servers from pasted text: what happened to each. */
   mcp_import(args: { text: string }): Array<McpImported>;
 }
@@ -150,5 +157,7 @@ export const COMMAND_NAMES = [
   "mcp_remove",
   "mcp_sign_in",
   "mcp_add",
+  "mcp_app_call_tool",
+  "mcp_app_open_link",
   "mcp_import",
 ] as const satisfies readonly (keyof Commands)[];

@@ -61,7 +61,13 @@ toolKind: string, options: Array<PermissionOption>,
  * `bidi-control` / `invisible-char` when the tool call's title or an option's name
  * carries characters that can disguise what the user is agreeing to.
  */
-warnings: Array<string>, };
+warnings: Array<string>, 
+/**
+ * Set only for a tool call an MCP App of this connection asks to make (through the
+ * gateway's owner, `AgentClient::ask_app_permission`): the dialog names the server, not
+ * the agent. An agent's own `session/request_permission` never has it.
+ */
+mcp?: McpAsker, };
 
 export type Scope = { "kind": "session", sessionId: string, toolCallId: string | null, } | { "kind": "request", requestId: string | number | null, during: string | null, };
 

@@ -428,10 +428,7 @@ pub(crate) async fn ask_for_connection(
         completed: false,
     };
     // Dismissed (the user's dialog closes) when the gateway stops waiting, however it stops.
-    let _dismiss = DismissOnDrop {
-        shared: Arc::downgrade(shared),
-        dialog_id,
-    };
+    let _dismiss = DismissOnDrop::new(shared, dialog_id);
     let shown = dialogs::open_owned(
         shared,
         dialog_id,
@@ -449,9 +446,19 @@ pub(crate) async fn ask_for_connection(
     })
 }
 
-struct DismissOnDrop {
+/// Dismisses a dialog no agent request stands behind when its asker stops waiting.
+pub(super) struct DismissOnDrop {
     shared: std::sync::Weak<Shared>,
     dialog_id: DialogId,
+}
+
+impl DismissOnDrop {
+    pub(super) fn new(shared: &Arc<Shared>, dialog_id: DialogId) -> Self {
+        Self {
+            shared: Arc::downgrade(shared),
+            dialog_id,
+        }
+    }
 }
 
 impl Drop for DismissOnDrop {

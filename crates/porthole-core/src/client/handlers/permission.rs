@@ -10,6 +10,7 @@ use agent_client_protocol::v1::schema::{
     SelectedPermissionOutcome,
 };
 use serde_json::Value;
+use tokio::sync::oneshot;
 
 use super::updates::tool_kind_name;
 use super::{invalid_params, refuse_new_dialog, reply_error};
@@ -150,6 +151,7 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         tool_kind: tool_kind.clone(),
         options: request.options.clone(),
         warnings: PermissionPrompt::text_warnings(&request.tool_call, &request.options),
+        mcp: None,
     };
     dialogs::open(
         shared,
@@ -165,4 +167,111 @@ pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Respo
         DialogPrompt::Permission(Box::new(prompt)),
     )
     .await
+}
+
+/// The options of an MCP App's tool call: the window remembers "for this app" per server and
+/// tool (an agent's "always" rules are keyed on the session and tool kind instead).
+pub const APP_ALLOW_ONCE: &str = "allow_once";
+pub const APP_ALLOW_ALWAYS: &str = "allow_for_app";
+pub const APP_REJECT: &str = "reject";
+
+/// A tool call an MCP App asks to make, waiting for the user: its asker gets the option chosen.
+struct PendingAppPermission {
+    answer: oneshot::Sender<Option<String>>,
+    session_id: String,
+    options: Vec<PermissionOption>,
+}
+
+impl Waiting for PendingAppPermission {
+    fn session_id(&self) -> Option<&str> {
+        Some(&self.session_id)
+    }
+
+    fn check(
+        &self,
+        dialog_id: DialogId,
+        answer: DialogAnswer,
+        _: &State,
+    ) -> Result<DialogAnswer, RespondError> {
+        let DialogAnswer::Permission { option_id } = &answer else {
+            return Err(wrong_kind(dialog_id, &answer));
+        };
+        if let Some(id) = option_id
+            && !self.options.iter().any(|o| o.option_id.0.as_ref() == id)
+        {
+            return Err(RespondError::NoSuchOption(id.clone()));
+        }
+        Ok(answer)
+    }
+
+    fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
+        let chosen = match answer {
+            Some(DialogAnswer::Permission { option_id }) => option_id,
+            _ => None,
+        };
+        self.answer
+            .send(chosen)
+            .map_err(|_| RespondError::Send("the app's tool call has ended".into()))
+    }
+}
+
+/// Ask the user whether an MCP App of `asker`'s connection, shown in `session_id`, may call
+/// `tool` with `arguments` on its server. Returns the option chosen ([`APP_ALLOW_ONCE`],
+/// [`APP_ALLOW_ALWAYS`], [`APP_REJECT`]) or `None` when dismissed. Dropping the future
+/// dismisses the dialog.
+pub(crate) async fn ask_app_permission(
+    shared: &Arc<Shared>,
+    asker: McpAsker,
+    session_id: &str,
+    tool: &str,
+    arguments: &Value,
+) -> Result<Option<String>, String> {
+    if !shared.lock().sessions.contains_key(session_id) {
+        return Err(format!("no session {session_id}"));
+    }
+    let dialog_id = next_dialog_id();
+    let title = format!(
+        "The app of MCP server “{}” wants to call its tool “{tool}”",
+        asker.connection
+    );
+    let tool_call = agent_client_protocol::v1::schema::ToolCallUpdate::new(
+        format!("mcp-app/{}/{dialog_id}", asker.connection),
+        agent_client_protocol::v1::schema::ToolCallUpdateFields::new()
+            .title(title)
+            .kind(agent_client_protocol::v1::schema::ToolKind::Other)
+            .raw_input(arguments.clone()),
+    );
+    use agent_client_protocol::v1::schema::PermissionOptionKind as Kind;
+    let options = vec![
+        PermissionOption::new(APP_ALLOW_ONCE, "Allow once", Kind::AllowOnce),
+        PermissionOption::new(APP_ALLOW_ALWAYS, "Allow for this app", Kind::AllowAlways),
+        PermissionOption::new(APP_REJECT, "Deny", Kind::RejectOnce),
+    ];
+    let prompt = PermissionPrompt {
+        dialog_id,
+        agent: shared.agent(),
+        session_id: session_id.to_string(),
+        warnings: PermissionPrompt::text_warnings(&tool_call, &options),
+        tool_call,
+        tool_kind: "other".into(),
+        options: options.clone(),
+        mcp: Some(asker),
+    };
+    let (tx, rx) = oneshot::channel();
+    let pending = PendingAppPermission {
+        answer: tx,
+        session_id: session_id.to_string(),
+        options,
+    };
+    let _dismiss = super::elicitation::DismissOnDrop::new(shared, dialog_id);
+    dialogs::open_owned(
+        shared,
+        dialog_id,
+        |state| state.closed.then(|| "the connection is closing".to_string()),
+        pending,
+        DialogPrompt::Permission(Box::new(prompt)),
+    )
+    .await?;
+    rx.await
+        .map_err(|_| "the agent's connection closed before the user answered".to_string())
 }

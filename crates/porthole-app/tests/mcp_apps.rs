@@ -1,0 +1,183 @@
+//! MCP Apps in the window: a connection's UI tool called by the agent (the demo agent, which
+//! declares nothing of MCP Apps) brings its app, matched to the agent's tool call, with the
+//! tool's input and result; its page is served with the policy of its declared CSP; what the
+//! app asks is decided here: a tool call of its own server asks first (a permission dialog
+//! naming the server, "Allow for this app" remembered per server and tool, one question at a
+//! time), a link is the URL dialog of an MCP server's question. The consent history keeps
+//! both under the connection.
+
+mod common;
+
+use porthole_test_mcp::Options;
+use porthole_test_mcp::apps::CHART_URI;
+use serde_json::{Value, json};
+
+fn message(e: porthole_app::AnswerError) -> String {
+    match e {
+        porthole_app::AnswerError::Error { message } => message,
+        other => format!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_before_it_acts() {
+    let server = porthole_test_mcp::start(Options {
+        open: true,
+        apps: true,
+        ..Options::default()
+    })
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    let file = home.path().join("connections.json");
+    std::fs::write(
+        &file,
+        json!({"connections": {"charts": {"url": server.mcp_url()}}}).to_string(),
+    )
+    .unwrap();
+    // SAFETY: set before the app model starts; one test in this binary.
+    unsafe {
+        std::env::set_var(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        );
+    }
+    let (backend, shell) = common::mcp::demo_app(home.path(), &file);
+    let session = common::mcp::start(&backend, &shell).await;
+
+    backend
+        .send_prompt(&session, r#"/tools charts show_chart {"data": [1, 2, 3]}"#, &[])
+        .unwrap();
+    let event = shell
+        .wait_for("the app with the tool's result", |e| {
+            e["type"] == "mcp_app" && !e["app"]["result"].is_null()
+        })
+        .await;
+    let app = &event["app"];
+    let tool_call = shell
+        .wait_for("the agent's tool call", |e| {
+            e["type"] == "session_update" && e["update"]["title"] == "charts: show_chart"
+        })
+        .await;
+    assert_eq!(app["toolCallId"], tool_call["update"]["toolCallId"], "{app}");
+    assert_eq!(app["sessionId"], session.as_str());
+    assert_eq!(app["connection"], "charts");
+    assert_eq!(app["host"], "127.0.0.1");
+    assert_eq!(app["tool"], "show_chart");
+    assert_eq!(app["resourceUri"], CHART_URI);
+    assert_eq!(app["arguments"], json!({"data": [1, 2, 3]}));
+    assert_eq!(app["result"]["structuredContent"], json!({"points": 3}));
+    assert_eq!(app["firstOfConnection"], true);
+    let id = app["id"].as_u64().unwrap();
+
+    // The page, read by Porthole's own session, with the policy of its declared CSP.
+    let page = app["page"].as_str().unwrap();
+    let key = page.strip_prefix("mcp-app://localhost/").expect(page);
+    assert!(
+        key.len() >= 32,
+        "the page's address must not be guessable: {page}"
+    );
+    let served = backend.mcp_app_page(key).await.unwrap();
+    assert!(served.html.contains("<div id=chart>"), "{}", served.html);
+    assert!(
+        served.csp.contains("connect-src https://api.example.com;"),
+        "{}",
+        served.csp
+    );
+    assert!(
+        served
+            .csp
+            .contains("script-src 'unsafe-inline' https://cdn.example.com;")
+    );
+    assert!(message(backend.mcp_app_page("not-a-key").await.unwrap_err()).contains("no such app"));
+
+    // A tool call of the app asks first, naming the server, the tool and the arguments.
+    let asking = backend.clone();
+    let call = tokio::spawn(async move { asking.mcp_app_call_tool(id, "echo", json!({"text": "hi"})).await });
+    let dialog = shell
+        .wait_for_dialog("the app's tool call", |d| {
+            d["type"] == "permission" && d["mcp"]["connection"] == "charts"
+        })
+        .await;
+    let title = dialog["toolCall"]["title"].as_str().unwrap();
+    assert!(title.contains("charts") && title.contains("echo"), "{title}");
+    assert_eq!(dialog["toolCall"]["rawInput"], json!({"text": "hi"}));
+    assert_eq!(dialog["sessionId"], session.as_str());
+    // One question at a time per app: a flood is refused, not queued.
+    let second = backend
+        .mcp_app_call_tool(id, "echo", json!({"text": "again"}))
+        .await;
+    assert!(message(second.unwrap_err()).contains("already waits"));
+    backend
+        .answer_permission(dialog["dialogId"].as_u64().unwrap(), Some("allow_for_app".into()))
+        .unwrap();
+    let result = call.await.unwrap().unwrap();
+    assert!(result.0.to_string().contains("hi"), "{:?}", result.0);
+    // Remembered for this server and tool: the next call does not ask.
+    let settings = &common::app_state(&backend)["snapshot"]["appSettings"];
+    assert_eq!(settings["mcpAppTools"], json!({"charts": ["echo"]}), "{settings}");
+    let again = backend
+        .mcp_app_call_tool(id, "echo", json!({"text": "no question"}))
+        .await
+        .unwrap();
+    assert!(again.0.to_string().contains("no question"));
+
+    // Another tool still asks; denied, the app gets an error and the server no call.
+    let asking = backend.clone();
+    let denied = tokio::spawn(async move { asking.mcp_app_call_tool(id, "fail_ui", json!({})).await });
+    let dialog = shell
+        .wait_for_dialog("the second tool's question", |d| {
+            d["type"] == "permission"
+                && d["toolCall"]["title"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("fail_ui"))
+        })
+        .await;
+    backend
+        .answer_permission(dialog["dialogId"].as_u64().unwrap(), Some("reject".into()))
+        .unwrap();
+    assert!(message(denied.await.unwrap().unwrap_err()).contains("did not allow"));
+    assert!(
+        message(
+            backend
+                .mcp_app_call_tool(id, "echo", json!("text"))
+                .await
+                .unwrap_err()
+        )
+        .contains("must be an object")
+    );
+
+    // A link is the URL dialog of an MCP server's question: every URL rule, the person decides.
+    let asking = backend.clone();
+    let link = tokio::spawn(async move { asking.mcp_app_open_link(id, "https://example.com/docs").await });
+    let dialog = shell
+        .wait_for_dialog("the app's link", |d| {
+            d["type"] == "elicitation" && d["mode"] == "url"
+        })
+        .await;
+    assert_eq!(dialog["mcp"]["connection"], "charts");
+    assert_eq!(dialog["url"]["full"], "https://example.com/docs");
+    backend
+        .answer_elicitation(dialog["dialogId"].as_u64().unwrap(), "decline", None)
+        .unwrap();
+    assert_eq!(link.await.unwrap().unwrap(), "decline");
+
+    // The history keeps the app's questions under its server.
+    let history = serde_json::to_value(backend.history_list(None).unwrap()).unwrap();
+    let askers: Vec<&Value> = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["agentId"])
+        .collect();
+    assert!(
+        askers.len() >= 3 && askers.iter().all(|a| *a == "mcp/charts"),
+        "{askers:?}"
+    );
+
+    // The session closes: its apps' pages are no longer served.
+    backend.close_session(&session).await.unwrap();
+    assert!(backend.mcp_app_page(key).await.is_err());
+    backend.stop().await;
+    let run = shell.events.lock().unwrap().clone();
+    common::golden_stream("mcp-apps", home.path(), &run);
+}

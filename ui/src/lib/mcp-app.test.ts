@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { APP_MAX_PX, APP_MIN_PX, APP_TEXT_MAX, SIZES_PER_SECOND, SizeThrottle, appMessageText, clampAppHeight } from "./mcp-app";
+
+describe("an MCP App's frame", () => {
+  it("keeps its height within limits, whatever the app says", () => {
+    expect(clampAppHeight(10)).toBe(APP_MIN_PX);
+    expect(clampAppHeight(1e9)).toBe(APP_MAX_PX);
+    expect(clampAppHeight(NaN)).toBe(APP_MIN_PX);
+    expect(clampAppHeight(300.4)).toBe(300);
+  });
+
+  it("takes a bounded number of size changes a second", () => {
+    let now = 0;
+    const t = new SizeThrottle(() => now);
+    const allowed = Array.from({ length: 100 }, () => t.allow()).filter(Boolean).length;
+    expect(allowed).toBe(SIZES_PER_SECOND);
+    now = 1500;
+    expect(t.allow()).toBe(true);
+  });
+
+  it("takes only the text of a message, capped", () => {
+    expect(appMessageText([{ type: "text", text: "a" }, { type: "image", data: "x" }, { type: "text", text: "b" }])).toBe("a\nb");
+    expect(appMessageText("not content")).toBe("");
+    expect(appMessageText([{ type: "text", text: "x".repeat(APP_TEXT_MAX + 10) }]).length).toBe(APP_TEXT_MAX);
+  });
+});

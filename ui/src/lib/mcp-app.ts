@@ -1,0 +1,40 @@
+// What the window decides about an MCP App's frame without the app model: its height within
+// limits, how often it may change, and the text of a message the app asks to add.
+
+/** The frame's height before the app says its size, and its limits. */
+export const APP_MIN_PX = 120;
+export const APP_MAX_PX = 800;
+
+export function clampAppHeight(h: number): number {
+  if (!Number.isFinite(h)) return APP_MIN_PX;
+  return Math.round(Math.min(APP_MAX_PX, Math.max(APP_MIN_PX, h)));
+}
+
+/** Size changes an app may make in a second; more are ignored (a flood must not keep the
+ *  transcript laying itself out). */
+export const SIZES_PER_SECOND = 10;
+
+export class SizeThrottle {
+  #times: number[] = [];
+  constructor(private readonly now: () => number = () => performance.now()) {}
+  allow(): boolean {
+    const t = this.now();
+    this.#times = this.#times.filter((x) => t - x < 1000);
+    if (this.#times.length >= SIZES_PER_SECOND) return false;
+    this.#times.push(t);
+    return true;
+  }
+}
+
+/** The text blocks of what an app sends (`ui/message`, model context), joined; other kinds of
+ *  content are left out. Capped: it goes into the prompt box for the person to read. */
+export const APP_TEXT_MAX = 16 * 1024;
+
+export function appMessageText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  const text = content
+    .filter((b): b is { type: "text"; text: string } => typeof b === "object" && b !== null && b.type === "text" && typeof b.text === "string")
+    .map((b) => b.text)
+    .join("\n");
+  return text.slice(0, APP_TEXT_MAX);
+}
