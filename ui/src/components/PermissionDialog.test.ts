@@ -48,6 +48,23 @@ describe("permission dialog", () => {
     expect(document.querySelector(".perm-title")!.textContent).toBe("Read ⟨U+202E⟩txt.exe");
   });
 
+  it("an MCP App's tool call names its server, not the agent, and shows the arguments", () => {
+    const backend = new FakeBackend();
+    const r = req();
+    r.mcp = { connection: "basic", host: "127.0.0.1" };
+    r.toolCall = { toolCallId: "mcp-app/basic/9", title: "The app of MCP server “basic” wants to call its tool “get-time”", kind: "other", rawInput: { zone: "UTC" } };
+    render(DialogHost, { props: { backend, store: storeWith([r]) } });
+    expect(document.querySelector(".asker-name")!.textContent).toBe("The MCP server “basic”");
+    expect(document.querySelector(".asker-via")!.textContent).toBe("(through Demo Agent's session · 127.0.0.1)");
+    expect(document.querySelector(".perm-args")!.textContent).toContain('"zone": "UTC"');
+  });
+
+  it("an agent's permission shows no arguments block and names the agent", () => {
+    setup();
+    expect(document.querySelector(".perm-args")).toBeNull();
+    expect(document.querySelector(".asker-name")!.textContent).toBe("Demo Agent");
+  });
+
   it("an option answers with its id", async () => {
     const { backend, store } = setup();
     await fireEvent.click(screen.getByRole("button", { name: /^Allow/ }));

@@ -1,4 +1,4 @@
-import type { AgentIdentity, ConnectionState, Elicitation, Scope, SessionView } from "./protocol";
+import type { AgentIdentity, ConnectionState, Elicitation, PermissionRequest, Scope, SessionView } from "./protocol";
 import { revealHidden } from "./url";
 
 /** The agent's name as a person should see it: text-direction and invisible characters shown, not applied. */
@@ -11,7 +11,7 @@ export function agentName(a: AgentIdentity | null | undefined): string {
  *  Porthole's gateway in an agent's session: `mcp`, which only core sets for those) names the
  *  server, its host and the agent: `heading` starts the dialog ("The MCP server “github”"),
  *  `who` stands in sentences ("sent to the MCP server “github”"), `via` says through what. */
-export function askerOf(d: Pick<Elicitation, "agent" | "mcp">): { heading: string; who: string; via: string | null } {
+export function askerOf(d: Pick<Elicitation, "agent" | "mcp"> | Pick<PermissionRequest, "agent" | "mcp">): { heading: string; who: string; via: string | null } {
   const agent = agentName(d.agent);
   if (!d.mcp) return { heading: agent, who: agent, via: null };
   const server = `MCP server “${revealHidden(d.mcp.connection)}”`;

@@ -1,0 +1,156 @@
+// MCP Apps in the real window. The official example `@modelcontextprotocol/server-basic-vanillajs`
+// (a server nobody here wrote, installed by scripts/test-mcp-apps) is called by the demo agent,
+// which declares nothing of MCP Apps: its app renders under the agent's tool call with the tool's
+// result; its button that calls a tool asks permission (naming the server), then works; its link
+// brings the URL consent dialog; its message fills the prompt box, unsent. A hostile app of our
+// own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { launch, tempDir, waitUntil, By, until } from "./harness.mjs";
+import { startHostile } from "./apps/hostile-server.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const examples = join(here, "../mcp-apps");
+const basicScript = join(examples, "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
+let app;
+let basic;
+let hostile;
+let connectionsFile;
+
+/** Start the basic example on 127.0.0.1 only (tests/mcp-apps/loopback.mjs): its URL. */
+function startBasic() {
+  basic = spawn(process.execPath, ["--import", join(examples, "loopback.mjs"), basicScript], {
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: basic.stdout });
+    lines.on("line", (l) => {
+      const bound = /^porthole-loopback: listening on (.*)$/.exec(l)?.[1];
+      if (!bound) return;
+      if (!bound.startsWith("127.0.0.1:")) reject(new Error(`the example listens on ${bound}, not on loopback only`));
+      else resolve(`http://${bound}/mcp`);
+    });
+    basic.once("exit", (code) => reject(new Error(`the example server exited (${code})`)));
+  });
+}
+
+before(async () => {
+  assert.ok(existsSync(basicScript), `${basicScript} is missing: run ./scripts/test-mcp-apps --install`);
+  const basicUrl = await startBasic();
+  hostile = await startHostile();
+  const file = (connectionsFile = join(tempDir("porthole-e2e-apps-"), "connections.json"));
+  writeFileSync(file, JSON.stringify({ connections: { basic: { url: basicUrl }, hostile: { url: hostile.url } } }));
+  app = await launch({
+    env: {
+      PORTHOLE_CONNECTIONS_FILE: file,
+      DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/porthole-e2e-bus",
+    },
+  });
+});
+after(async () => {
+  await app?.close();
+  basic?.kill();
+  hostile?.close();
+});
+
+/** The frame of the app of `connection`, entered (WebDriver looks inside it until `leave`). */
+async function enter(connection) {
+  const frame = await app.waitFor(`section.mcp-app[aria-label="App of the MCP server ${connection}"] iframe`);
+  await app.d.switchTo().frame(frame);
+}
+const leave = () => app.d.switchTo().defaultContent();
+const promptText = () => app.exec(`return document.querySelector("#prompt-input").value`);
+
+test("the official example's app renders under its tool call, asks before its tool call, and its link and message go through the person", async () => {
+  await app.waitText("header", "Connected");
+  await app.prompt("/tools basic get-time {}");
+  // Under the agent's tool call: the same row as the tool card.
+  await app.waitFor(".vrow section.tool + section.mcp-app");
+  const row = await app.text(".vrow:has(section.mcp-app)");
+  assert.match(row, /basic: get-time/);
+  assert.match(row, /MCP server “basic” \(127\.0\.0\.1\)/);
+
+  await enter("basic");
+  // The tool's result reached the app through the bridge (it shows the time the tool returned).
+  const time = await app.d.wait(until.elementLocated(By.css("#server-time")), 20000);
+  await app.d.wait(async () => (await time.getText()) !== "Loading...", 20000, "the tool's result in the app");
+  const first = await time.getText();
+  await leave();
+  await app.shot("70-mcp-app-under-its-tool-call");
+
+  // Its button calls a tool of its server: the window asks first, naming the server.
+  await enter("basic");
+  await app.d.findElement(By.css("#get-time-btn")).click();
+  await leave();
+  await app.waitText("[role=dialog]", "get-time");
+  assert.equal(await app.text("[role=dialog] .asker-name"), "The MCP server “basic”");
+  await app.shot("71-mcp-app-tool-call-asked");
+  await app.click("Allow for this app");
+  await app.noDialog();
+  await enter("basic");
+  await app.d.wait(async () => (await app.d.findElement(By.css("#server-time")).getText()) !== first, 20000, "a new time");
+  // Allowed for this app: the next call does not ask.
+  await app.d.findElement(By.css("#get-time-btn")).click();
+  await leave();
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(await app.count("[role=dialog]"), 0, "an allowed tool asked again");
+
+  // Its link: the URL consent dialog, never opened directly.
+  await enter("basic");
+  await app.d.findElement(By.css("#open-link-btn")).click();
+  await leave();
+  await app.waitText("[role=dialog]", "modelcontextprotocol.io");
+  assert.equal(await app.text("[role=dialog] .asker-name"), "The MCP server “basic”");
+  await app.shot("72-mcp-app-link-consent");
+  await app.click("Decline");
+  await app.noDialog();
+
+  // Its message: into the prompt box, for the person to send.
+  await enter("basic");
+  await app.d.findElement(By.css("#send-message-btn")).click();
+  await leave();
+  await waitUntil("the app's message in the prompt box", async () => (await promptText()).includes("This is message text."));
+  assert.equal(await app.count("form.prompt .btn.danger"), 0, "the message was sent by itself");
+});
+
+test("a hostile app cannot leave its frame", async () => {
+  // Empty the prompt box first: the hostile app reports into it.
+  await app.exec(`const box = document.querySelector("#prompt-input"); box.value = ""; box.dispatchEvent(new Event("input"));`);
+  await app.prompt("/tools hostile hostile {}");
+  // It asks for a tool of the other connection: the dialog names its own server.
+  await app.waitText("[role=dialog]", "get-time", 30000);
+  assert.equal(await app.text("[role=dialog] .asker-name"), "The MCP server “hostile”");
+  await app.shot("73-mcp-app-hostile-asks");
+  await app.click("Deny");
+  await app.noDialog();
+  await waitUntil("the hostile app's report", async () => (await promptText()).startsWith("HOSTILE "), 30000);
+  const report = JSON.parse((await promptText()).slice("HOSTILE ".length));
+  console.log("hostile app:", JSON.stringify(report));
+  assert.match(report.topDocument, /^blocked/, "it read the window's document");
+  assert.equal(report.tauriInternals, "absent");
+  assert.equal(report.tauriIpc, "absent");
+  assert.match(report.localStorage, /^blocked/);
+  assert.notEqual(report.cookie, "allowed");
+  assert.equal(report.popup, "blocked");
+  assert.match(report.fetchCanary, /^blocked/);
+  assert.match(report.fetchTauriIpc, /^blocked/);
+  assert.match(report.fetchTauriAssets, /^blocked/);
+  assert.equal(report.forgedMethod, "refused");
+  assert.equal(report.floodRefused, 40, "a flood of tool calls was not refused");
+  assert.equal(report.otherConnectionsTool, "refused");
+  assert.ok(report.frameHeight <= 800, `the app grew its frame to ${report.frameHeight} px`);
+  // The window is still Porthole's (no navigation of the top window), and nothing reached the canary.
+  assert.ok((await app.exec("return location.href")).startsWith("tauri://"), "the window navigated away");
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.deepEqual(hostile.canaryHits, [], "a request left the frame");
+  // Its messages to the window's IPC handler (WebKit shows it to every frame) did nothing.
+  console.log("the window's IPC handler in the frame:", report.webkitIpcHandler, report.ipcHandlerCall);
+  assert.ok(!("enabled" in JSON.parse(readFileSync(connectionsFile, "utf8")).connections.basic), "the frame switched a connection off");
+  await app.shot("74-mcp-app-hostile-blocked");
+});
