@@ -3,12 +3,12 @@
 // 1,000,000 chunks (catch-up time, web process memory, idle CPU after it).
 // Prints figures; never fails on a time. Method and results: docs/benchmarks-app.md.
 //
-//   node bench.mjs [startup] [idle] [memory] [flood] [scroll] [elicit] [long] [sealed]     (default: all)
+//   node bench.mjs [startup] [idle] [memory] [flood] [scroll] [elicit] [long] [sealed] [apps]     (default: all)
 // Ends with issue 34's targets, each figure beside its target (met / not met), never a failure.
 // Environment: BENCH_PROFILE=release|debug (default release), BENCH_BIN_DIR (where porthole and
 // porthole-test-agent are; default the target dir's profile directory), BENCH_RUNS (start-up runs, 5),
 // BENCH_FLOOD="100000 10 100 tools" (rate, seconds, chunks per message, a tool call before each message), BENCH_SCROLL_MESSAGES,
-// BENCH_ELICIT (100), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
+// BENCH_ELICIT (100), BENCH_APPS (50: MCP Apps in one transcript), BENCH_SESSION_MESSAGES (10000), BENCH_LONG_CHUNKS (1000000), BENCH_LONG_PLAIN=1
 // (the long message as one paragraph),
 // BENCH_SETTLE_MS (3000: wait before the memory after the scroll), BENCH_SCROLL_LATER_S ("30": seconds after the
 // round trip at which the web process is measured again, comma-separated), BENCH_IDLE_SECONDS (20), BENCH_IDLE_DIAG=1 (idle CPU also without the caret and without the
@@ -19,6 +19,8 @@ import { spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { launch, targetDir } from "../e2e/harness.mjs";
 import { cpuSeconds, descendants, findApp, memory, peakRssMB } from "./proc.mjs";
+import { startExample } from "../e2e/apps/examples.mjs";
+import { tempDir } from "../e2e/harness.mjs";
 
 const profile = process.env.BENCH_PROFILE ?? "release";
 // scripts/bench-app copies the binaries it built here: the target dir may be shared.
@@ -569,6 +571,59 @@ async function sealed() {
   results.sealed = { firstPaintMs: summary(samples) };
 }
 
+// ----- issue 42: many MCP Apps in one transcript (the official basic-vanillajs example) -----
+
+async function apps() {
+  const n = Number(env("BENCH_APPS", 50));
+  const example = await startExample("server-basic-vanillajs");
+  const file = join(tempDir("porthole-bench-apps-"), "connections.json");
+  writeFileSync(file, JSON.stringify({ connections: { basic: { url: example.url } } }));
+  try {
+    await withApp({ env: { PORTHOLE_CONNECTIONS_FILE: file, DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/porthole-bench-bus" } }, async (app) => {
+      await interactive(app);
+      await sleep(2000);
+      const web = () => memory(findApp(binary)).children.find((c) => c.name.startsWith("WebKitWebProces"));
+      const before = web();
+      const t0 = Date.now();
+      for (let i = 0; i < n; i++) {
+        await app.prompt("/tools basic get-time {}");
+        await waitFor(`app ${i + 1}`, async () => (await app.exec("return document.querySelectorAll('section.mcp-app').length")) > 0 &&
+          (await app.exec("return window.__portholePerf.lastText(200)")).includes("basic answered"), 60000, 100);
+        // The turn's end, so the next prompt is taken.
+        await waitFor(`turn ${i + 1} to end`, async () => (await app.count("form.prompt .btn.danger")) === 0, 60000, 100);
+      }
+      const loadS = (Date.now() - t0) / 1000;
+      await sleep(3000);
+      const loaded = web();
+      const framesShown = await app.exec("return document.querySelectorAll('section.mcp-app iframe').length");
+      // Top to bottom and back: every app is shown (and loaded) once on the way.
+      const scrollAll = (down) => app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+        const down = arguments[0];
+        const s = document.querySelector("main.transcript");
+        const step = () => {
+          if (down ? s.scrollTop + s.clientHeight >= s.scrollHeight - 1 : s.scrollTop <= 0) return done(true);
+          s.scrollTop += down ? s.clientHeight * 0.5 : -s.clientHeight * 0.5;
+          setTimeout(step, 250);
+        };
+        step();`, down);
+      await app.d.manage().setTimeouts({ script: 600000 });
+      await scrollAll(false);
+      await scrollAll(true);
+      await sleep(3000);
+      const scrolled = web();
+      const peak = peakRssMB(scrolled?.pid);
+      results.apps = { apps: n, loadSeconds: loadS, framesShown, webRssBeforeMB: before?.rssMB, webRssLoadedMB: loaded?.rssMB, webRssAfterScrollMB: scrolled?.rssMB, webPeakRssMB: peak };
+      console.log(`\n== MCP Apps: ${n} apps of the official basic-vanillajs example in one transcript ==`);
+      row("prompts -> last app shown s", f1(loadS));
+      row("frames in the DOM at the end (virtual list)", framesShown);
+      row("web process RSS MB: before / loaded / scrolled", f1(before?.rssMB), f1(loaded?.rssMB), f1(scrolled?.rssMB));
+      row("web process peak RSS (VmHWM) MB", f1(peak));
+    });
+  } finally {
+    example.kill();
+  }
+}
+
 // ----- issue 34: every figure against its target -----
 
 /** One line per target of issue 34 that this run measured: the figure, the target, met or not.
@@ -596,6 +651,7 @@ function printTargets() {
     add("1M-chunk message: web peak (VmHWM)", results.long.webPeakRssMB, 350, "MB");
     add("1M-chunk message: prompt -> caught up", results.long.promptToCaughtUpS, 5, "s");
   }
+  if (results.apps?.webPeakRssMB !== undefined) add(`${results.apps.apps} MCP Apps in one transcript: web peak (VmHWM)`, results.apps.webPeakRssMB, 350, "MB");
   if (!lines.length) return;
   console.log("\n== Issue 34 targets (load average now: " + loadavg().map((l) => l.toFixed(2)).join(" ") + "; the machine may be shared) ==");
   const line = (cells) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 56 : 14)).join(""));
@@ -604,7 +660,7 @@ function printTargets() {
   results.targets = lines.map(([what, value, target, met]) => ({ what, value, target, met }));
 }
 
-const parts = { startup, idle, memory: sessionMemory, flood, scroll, elicit, long: longMessage, sealed };
+const parts = { startup, idle, memory: sessionMemory, flood, scroll, elicit, long: longMessage, sealed, apps };
 for (const [name, fn] of Object.entries(parts)) {
   if (!runs(name)) continue;
   try {

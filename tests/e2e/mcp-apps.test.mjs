@@ -6,43 +6,20 @@
 // own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createInterface } from "node:readline";
-import { join, dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { launch, tempDir, waitUntil, By, until } from "./harness.mjs";
 import { startHostile } from "./apps/hostile-server.mjs";
+import { startExample } from "./apps/examples.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const examples = join(here, "../mcp-apps");
-const basicScript = join(examples, "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
 let app;
 let basic;
 let hostile;
 let connectionsFile;
 
-/** Start the basic example on 127.0.0.1 only (tests/mcp-apps/loopback.mjs): its URL. */
-function startBasic() {
-  basic = spawn(process.execPath, ["--import", join(examples, "loopback.mjs"), basicScript], {
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: basic.stdout });
-    lines.on("line", (l) => {
-      const bound = /^porthole-loopback: listening on (.*)$/.exec(l)?.[1];
-      if (!bound) return;
-      if (!bound.startsWith("127.0.0.1:")) reject(new Error(`the example listens on ${bound}, not on loopback only`));
-      else resolve(`http://${bound}/mcp`);
-    });
-    basic.once("exit", (code) => reject(new Error(`the example server exited (${code})`)));
-  });
-}
-
 before(async () => {
-  assert.ok(existsSync(basicScript), `${basicScript} is missing: run ./scripts/test-mcp-apps --install`);
-  const basicUrl = await startBasic();
+  basic = await startExample("server-basic-vanillajs");
+  const basicUrl = basic.url;
   hostile = await startHostile();
   const file = (connectionsFile = join(tempDir("porthole-e2e-apps-"), "connections.json"));
   writeFileSync(file, JSON.stringify({ connections: { basic: { url: basicUrl }, hostile: { url: hostile.url } } }));

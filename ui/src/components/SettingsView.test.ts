@@ -64,4 +64,20 @@ describe("logs and the companion socket in the window", () => {
     await flush();
     expect(backend.callsOf("save_settings")[0].settings.editorQuestionsByAgent).toEqual({});
   });
+
+  it("MCP Apps can be switched off, and a tool allowed for a server's apps forgotten", async () => {
+    const backend = new FakeBackend();
+    const appSettings = { ...snapshotWith().appSettings, mcpAppTools: { basic: ["get-time", "set-zone"] } };
+    render(SettingsView, { props: { backend, store: storeOf({ appSettings }) } });
+    await flush();
+    const list = screen.getByRole("list", { name: "Tools apps may call without asking" });
+    expect(list.textContent).toContain("basic may call get-time without asking");
+    await fireEvent.click(screen.getAllByRole("button", { name: "Forget" })[0]);
+    await fireEvent.click(screen.getByRole("checkbox", { name: /^Show your MCP connections' apps/ }));
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    const saved = backend.callsOf("save_settings")[0].settings;
+    expect(saved.mcpApps).toBe(false);
+    expect(saved.mcpAppTools).toEqual({ basic: ["set-zone"] });
+  });
 });
