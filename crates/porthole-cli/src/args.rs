@@ -48,6 +48,11 @@ pub struct Args {
     /// none always get Porthole's answers.
     #[arg(long, value_enum, default_value_t = McpQuestions::Porthole)]
     pub(crate) mcp_questions: McpQuestions,
+    /// MCP Apps of the --mcp connections: on (the gateway declares the UI extension to their
+    /// servers and, with --json, an `mcp_app` line is printed for each UI tool call) or off
+    /// (the gateway declares nothing of MCP Apps).
+    #[arg(long, value_enum, default_value_t = McpApps::On)]
+    pub(crate) mcp_apps: McpApps,
     /// How to answer permission requests (reject is the fallback when an option is missing).
     #[arg(long, value_enum, default_value_t = PermissionPolicy::Reject)]
     pub(crate) permission: PermissionPolicy,
@@ -149,4 +154,11 @@ fn parse_config(s: &str) -> Result<(String, String), String> {
 pub(crate) enum McpQuestions {
     Porthole,
     Agent,
+}
+
+/// `--mcp-apps`: whether the --mcp connections' MCP Apps are taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum McpApps {
+    On,
+    Off,
 }

@@ -9,6 +9,7 @@ mod agents;
 mod args;
 mod json_line;
 mod mcp;
+mod mcp_apps;
 mod mcp_live;
 mod mcp_questions;
 mod mcp_registry;
@@ -108,6 +109,7 @@ async fn hand_connections(
     profile: Option<&str>,
     client: &AgentClient,
     questions: Arc<mcp_questions::CliQuestions>,
+    apps: Option<mcp_apps::Shared>,
 ) -> Result<Option<mcp_live::Session>, String> {
     if args.mcp.is_empty() && !args.mcp_all {
         return Ok(None);
@@ -129,7 +131,7 @@ async fn hand_connections(
         questions: Some(questions),
         url_wait: std::time::Duration::from_secs(args.url_wait),
         over_agent: args.mcp_questions == args::McpQuestions::Porthole,
-        apps: None,
+        apps: apps.map(|a| a as Arc<dyn porthole_connections::gateway::Apps>),
     };
     let session = mcp_live::Session::open(&chosen, Some(caps), owner).await?;
     for (name, why) in &session.handed.skipped {
@@ -178,7 +180,17 @@ async fn run(
     };
     let questions = mcp_questions::CliQuestions::new(policy.clone(), args.json, &client);
     // Kept until the run ends: the gateway and the session's pass live as long as this does.
-    let mcp = match hand_connections(&args, profile.as_deref(), &client, questions.clone()).await {
+    // MCP Apps: the calls the gateway sees finish, printed as the reader matches them.
+    let apps = (args.mcp_apps == args::McpApps::On).then(|| Arc::new(mcp_apps::CliApps::default()));
+    let mcp = match hand_connections(
+        &args,
+        profile.as_deref(),
+        &client,
+        questions.clone(),
+        apps.clone(),
+    )
+    .await
+    {
         Ok(handed) => handed,
         Err(e) => {
             note!("porthole-cli: {}", term::line(&e));
@@ -193,6 +205,7 @@ async fn run(
         out: &out,
         policy: &policy,
         discarded: std::cell::Cell::new(0),
+        apps: apps.map(|a| (a, std::cell::RefCell::default())),
     };
     let mut signed_in = None;
     // Dialogs are answered while the session opens too: an agent may ask during `authenticate`

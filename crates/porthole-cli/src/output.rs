@@ -152,6 +152,24 @@ impl Output {
         }
     }
 
+    /// A UI tool call of an MCP connection that finished (`crate::mcp_apps`).
+    pub fn mcp_app(&self, line: &crate::mcp_apps::Line) {
+        if self.json {
+            self.line(line.json());
+        } else {
+            note!(
+                "[mcp app] {} {} shows {}{}",
+                term::line(&line.call.who.connection),
+                term::line(&line.call.tool),
+                term::line(&line.call.resource_uri),
+                match &line.tool_call_id {
+                    Some(id) => format!(" (tool call {})", term::line(&id.0)),
+                    None => String::new(),
+                }
+            );
+        }
+    }
+
     /// An event; with `more_waiting`, its JSON line may wait for the next one's (the caller
     /// flushes once none is waiting).
     pub fn event(&self, event: &Event, decision: Option<&Decision>, more_waiting: bool) {

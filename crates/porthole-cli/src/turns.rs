@@ -36,6 +36,12 @@ pub(crate) struct Reader<'a> {
     /// Lines over core's limit the agent wrote, each reported when it came and discarded: the
     /// run then did not see all the agent said, and does not end with success.
     pub(crate) discarded: std::cell::Cell<u64>,
+    /// MCP Apps of the `--mcp` connections (unless `--mcp-apps off`): the calls the gateway
+    /// saw finish, matched to the session's tool calls as they come.
+    pub(crate) apps: Option<(
+        crate::mcp_apps::Shared,
+        std::cell::RefCell<crate::mcp_apps::Matcher>,
+    )>,
 }
 
 impl Reader<'_> {
@@ -72,7 +78,28 @@ impl Reader<'_> {
         let decision = self.policy.decide(self.client, event);
         // A waiting event is read right away: its line goes out with this one.
         self.out.event(event, decision.as_ref(), !self.events.is_empty());
+        if let Event::SessionUpdate { session_id, update } = event {
+            self.apps(session_id, Some(update), false);
+        }
         Ok(())
+    }
+
+    /// Note a session update's tool call, then print the app calls that can be: the matched
+    /// ones, or (`all`, the turn ended) every one.
+    pub(crate) fn apps(
+        &self,
+        session_id: &str,
+        update: Option<&porthole_core::acp::v1::schema::SessionUpdate>,
+        all: bool,
+    ) {
+        let Some((apps, matcher)) = &self.apps else { return };
+        let mut matcher = matcher.borrow_mut();
+        if let Some(update) = update {
+            matcher.update(session_id, update);
+        }
+        for line in matcher.ready(apps, Some(session_id), all) {
+            self.out.mcp_app(&line);
+        }
     }
 
     /// Read until the agent has sent nothing for `quiet` (replays may come after the answer
@@ -147,6 +174,8 @@ pub(crate) async fn run_prompts(
                 Event::TurnEnded {
                     session_id: s, error, ..
                 } if *s == session_id => {
+                    // The turn's UI tool calls, matched or not, before its end.
+                    reader.apps(&session_id, None, true);
                     out.event(&event, None, false);
                     if let Some(error) = error {
                         note!(

@@ -1,8 +1,9 @@
 //! `porthole-test-mcp [--port N] [--hostile CASE] [--token-lifetime SECS] [--client-id ID] [--open]
 //! [--stream-tool] [--client-secret-post] [--late-401]
 //! [--step-up-scope SCOPE] [--always-403] [--legacy]
-//! [--call-401-scope SCOPE]`: serves the test MCP server on 127.0.0.1 and prints
-//! `ready http://127.0.0.1:PORT/mcp`. `--stream-tool` adds the `stream` tool (benchmarks).
+//! [--call-401-scope SCOPE] [--apps]`: serves the test MCP server on 127.0.0.1 and prints
+//! `ready http://127.0.0.1:PORT/mcp`. `--stream-tool` adds the `stream` tool (benchmarks);
+//! `--apps` the MCP Apps tools and resources (`apps.rs`).
 //! `porthole-test-mcp --stdio`: the same MCP server on stdin and stdout, with no sign-in.
 
 use porthole_test_mcp::{Hostile, Options};
@@ -32,6 +33,7 @@ async fn main() {
             "--client-id" => options.preregistered_client = Some(value()),
             "--open" => options.open = true,
             "--stream-tool" => options.stream_tool = true,
+            "--apps" => options.apps = true,
             "--client-metadata" => options.client_metadata = true,
             "--client-secret-post" => options.client_secret_post = true,
             "--late-401" => options.late_401 = true,

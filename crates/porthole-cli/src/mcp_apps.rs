@@ -1,0 +1,125 @@
+//! MCP Apps with `--mcp` connections: the gateway declares the UI extension to the servers,
+//! notes their UI tools and tells this owner of each call of one. The CLI renders nothing; for
+//! each UI tool call that finished it prints (`--json`) `{"type": "mcp_app", "mcpConnection",
+//! "tool", "resourceUri", "toolCallId", "sessionId", "ok"}`, `toolCallId` being the agent's ACP
+//! tool call it matched (`porthole_connections::app_match`, the rule the window uses too), `null`
+//! when none did. A finished call is printed once it matched (ACP events are read as they come,
+//! and the agent may report its tool call's input after the MCP call), or at the end of the
+//! turn with `null`. `--mcp-apps off`: no apps, and the gateway declares nothing.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use porthole_connections::app_match;
+use porthole_connections::gateway::{AppCall, Apps};
+use porthole_core::acp::v1::schema::{SessionUpdate, ToolCall, ToolCallId};
+use serde_json::json;
+
+/// The calls the gateway saw finish, waiting to be printed.
+#[derive(Default)]
+pub struct CliApps {
+    finished: Mutex<Vec<(AppCall, bool)>>,
+}
+
+impl Apps for CliApps {
+    fn started(&self, _: &AppCall) {}
+    fn finished(&self, call: &AppCall, outcome: Result<serde_json::Value, serde_json::Value>) {
+        let ok = outcome.is_ok_and(|r| r.get("isError") != Some(&json!(true)));
+        self.finished
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push((call.clone(), ok));
+    }
+}
+
+/// A session's tool calls as the agent reported them, and the app calls matched to them.
+#[derive(Default)]
+pub struct Matcher {
+    tool_calls: HashMap<String, Vec<ToolCall>>,
+    taken: Vec<ToolCallId>,
+}
+
+/// One `mcp_app` line's content.
+pub struct Line {
+    pub call: AppCall,
+    pub ok: bool,
+    pub session_id: Option<String>,
+    pub tool_call_id: Option<ToolCallId>,
+}
+
+impl Matcher {
+    /// Keep a session's `tool_call` and fold its `tool_call_update`s in.
+    pub fn update(&mut self, session_id: &str, update: &SessionUpdate) {
+        let calls = self.tool_calls.entry(session_id.to_string()).or_default();
+        match update {
+            SessionUpdate::ToolCall(call) => {
+                match calls.iter_mut().find(|c| c.tool_call_id == call.tool_call_id) {
+                    Some(known) => *known = call.clone(),
+                    None => calls.push(call.clone()),
+                }
+            }
+            SessionUpdate::ToolCallUpdate(u) => {
+                match calls.iter_mut().find(|c| c.tool_call_id == u.tool_call_id) {
+                    Some(known) => known.update(u.fields.clone()),
+                    None => {
+                        if let Ok(call) = ToolCall::try_from(u.clone()) {
+                            calls.push(call);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The finished calls of `apps` that can be printed now: those that matched a tool call of
+    /// `session_id`, or every one when `all` (the turn ended).
+    pub fn ready(&mut self, apps: &CliApps, session_id: Option<&str>, all: bool) -> Vec<Line> {
+        let mut finished = apps.finished.lock().unwrap_or_else(|p| p.into_inner());
+        let empty = Vec::new();
+        let calls = session_id.and_then(|s| self.tool_calls.get(s)).unwrap_or(&empty);
+        let mut out = Vec::new();
+        let mut kept = Vec::new();
+        for (call, ok) in finished.drain(..) {
+            let matched = app_match::tool_call_for(
+                &call.who.connection,
+                &call.tool,
+                &call.arguments,
+                calls,
+                &self.taken,
+            );
+            if let Some(id) = &matched {
+                self.taken.push(id.clone());
+            }
+            if matched.is_some() || all {
+                out.push(Line {
+                    call,
+                    ok,
+                    session_id: session_id.map(str::to_string),
+                    tool_call_id: matched,
+                });
+            } else {
+                kept.push((call, ok));
+            }
+        }
+        *finished = kept;
+        out
+    }
+}
+
+impl Line {
+    pub fn json(&self) -> serde_json::Value {
+        json!({
+            "type": "mcp_app",
+            "mcpConnection": self.call.who.connection,
+            "tool": self.call.tool,
+            "resourceUri": self.call.resource_uri,
+            "toolCallId": self.tool_call_id.as_ref().map(|id| id.0.to_string()),
+            "sessionId": self.session_id,
+            "ok": self.ok,
+        })
+    }
+}
+
+/// Shared by the gateway (which fills it) and the reader (which prints).
+pub type Shared = Arc<CliApps>;
