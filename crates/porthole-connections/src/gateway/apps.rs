@@ -36,6 +36,9 @@ pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 /// UI tools noted per connection of a pass; a listing with more notes the first ones (said in
 /// the log).
 pub const TOOLS_CAP: usize = 256;
+/// The noted tools' definitions of one connection, JSON-encoded, take at most this much (a
+/// server's later pages cannot add without bound); tools past it are not noted (said in the log).
+pub const DEFINITIONS_CAP: usize = 4 * 1024 * 1024;
 /// The largest `tools/list` or `tools/call` answer read to note (a JSON body, or one event of
 /// a stream): a larger one passes on unread, said in the log.
 pub const NOTE_CAP: usize = EVENT_CAP;
@@ -110,6 +113,8 @@ struct UiTool {
 #[derive(Default)]
 pub(crate) struct Noted {
     tools: Mutex<HashMap<String, UiTool>>,
+    /// The JSON length of each noted definition, by tool ([`DEFINITIONS_CAP`]).
+    sizes: Mutex<HashMap<String, usize>>,
     /// The cap was said in the log.
     said_full: AtomicBool,
 }
@@ -119,8 +124,10 @@ impl Noted {
     /// what was noted, a later page adds to it.
     fn list(&self, connection: &str, fresh: bool, tools: &[Value]) {
         let mut noted = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sizes = self.sizes.lock().unwrap_or_else(|p| p.into_inner());
         if fresh {
             noted.clear();
+            sizes.clear();
         }
         for tool in tools {
             let (Some(name), Some(resource_uri)) =
@@ -137,6 +144,18 @@ impl Noted {
                 }
                 continue;
             }
+            let size = tool.to_string().len();
+            let others: usize = sizes.iter().filter(|(n, _)| *n != name).map(|(_, s)| s).sum();
+            if others + size > DEFINITIONS_CAP {
+                if !self.said_full.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        connection,
+                        "UI tool definitions over {DEFINITIONS_CAP} bytes: the rest are not noted for MCP Apps"
+                    );
+                }
+                continue;
+            }
+            sizes.insert(name.to_string(), size);
             noted.insert(
                 name.to_string(),
                 UiTool {
@@ -495,5 +514,25 @@ mod tests {
             noted.get("t2").unwrap().definition,
             json!({"name": "t2", "_meta": {"ui": {"resourceUri": "ui://t/2"}}})
         );
+    }
+
+    #[test]
+    fn later_pages_cannot_note_definitions_past_the_cap() {
+        let noted = Noted::default();
+        let big = |i: usize| {
+            json!({"name": format!("big{i}"), "description": "d".repeat(DEFINITIONS_CAP / 3),
+                "_meta": {"ui": {"resourceUri": "ui://big"}}})
+        };
+        noted.list("c", true, &[big(0)]);
+        noted.list("c", false, &[big(1)]);
+        noted.list("c", false, &[big(2), big(3)]);
+        assert_eq!(noted.len(), 2);
+        assert!(noted.get("big2").is_none());
+        // The same tool listed again replaces its own size, it does not add to it.
+        noted.list("c", false, &[big(1)]);
+        assert!(noted.get("big1").is_some());
+        // A fresh listing starts again.
+        noted.list("c", true, &[big(2)]);
+        assert!(noted.get("big2").is_some() && noted.get("big0").is_none());
     }
 }
