@@ -198,9 +198,12 @@ function responsesToolCall(p, tools) {
   if (p.tool === "ask") return call("request_user_input", { questions: [p.input] });
   if (p.tool === "mcp") {
     // Codex groups an MCP server's tools in a namespace tool (`mcp__<server>`); a call names
-    // the tool and its namespace.
-    const ns = tools.find((t) => t.type === "namespace" && t.tools?.some((n) => n.name === p.name));
-    return { ...call(p.name, p.input), ...(ns ? { namespace: ns.name } : {}) };
+    // the tool and its namespace. Codex spells a tool name's other characters as `_`
+    // (`get-time` is offered as `get_time`).
+    const named = (n) => n === p.name || n === p.name.replace(/[^A-Za-z0-9_]/g, "_");
+    const ns = tools.find((t) => t.type === "namespace" && t.tools?.some((n) => named(n.name)));
+    const name = ns?.tools.find((n) => named(n.name))?.name ?? p.name;
+    return { ...call(name, p.input), ...(ns ? { namespace: ns.name } : {}) };
   }
   if (offered.has("exec_command")) return call("exec_command", { cmd: p.input.command });
   return call("shell", { command: ["bash", "-lc", p.input.command] });
@@ -427,9 +430,10 @@ async function chat(req, res, body) {
     if (name) call = callOf(name, chatArgs(tools, name, p.tool, p.input));
     else if (p.tool === "mcp" && searchTool && lastCall !== searchTool) call = callOf(searchTool, { query: p.name });
     else if (p.tool === "mcp" && lastCall === searchTool && chatTool(tools, "program", null)) {
-      // Mistral Vibe: the search named the function (`mcp_<server>.<tool>`); a TypeScript
-      // program calls it and returns its result.
-      const fn = new RegExp(`([\\w-]+)\\.${p.name}\\b`).exec(chatText(last))?.[0];
+      // Mistral Vibe: the search named the function (`mcp_<server>.<tool>`, a `-` in the
+      // tool's name spelled `_`); a TypeScript program calls it and returns its result.
+      const names = [...new Set([p.name, p.name.replace(/[^A-Za-z0-9_]/g, "_")])];
+      const fn = names.map((n) => new RegExp(`([\\w-]+)\\.${n}\\b`).exec(chatText(last))?.[0]).find(Boolean);
       if (fn) call = callOf(chatTool(tools, "program", null), { code: `async function main() {\n  return await tools.${fn}(${JSON.stringify(p.input)});\n}\n` });
       else p.text = `no mcp tool offered (the search found no ${p.name})`;
     }

@@ -388,6 +388,73 @@ async function mcpQuestions(agent) {
   }
 }
 
+/** The official MCP Apps basic example (`@modelcontextprotocol/server-basic-vanillajs`,
+ * tests/mcp-apps, installed by scripts/test-mcp-apps), on 127.0.0.1 only (loopback.mjs). */
+async function startAppsExample() {
+  const dir = join(here, "../mcp-apps");
+  const script = join(dir, "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
+  expect(existsSync(script), `${script} is missing: run ./scripts/test-mcp-apps --install`);
+  const port = await new Promise((resolve, reject) => {
+    const probe = createNetServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port: p } = probe.address();
+      probe.close(() => resolve(p));
+    });
+  });
+  const child = spawn(process.execPath, ["--import", join(dir, "loopback.mjs"), script], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const bound = /porthole-loopback: listening on (\S+)/.exec(out)?.[1];
+      if (bound) bound.startsWith("127.0.0.1:") ? resolve() : reject(new Error(`the example listens on ${bound}`));
+    });
+    child.on("exit", (code) => reject(new Error(`the example server exited ${code} before it listened`)));
+    setTimeout(() => reject(new Error("the example server did not listen in 30 s")), 30_000);
+  });
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
+}
+
+/** Issue 42: MCP Apps for every agent. The basic example's `get-time` names a `ui://` resource;
+ * the gateway declares the UI extension to the server (no agent here does), notes the tool from
+ * the agent's tools/list, and porthole-cli prints an `mcp_app` line when the call finished,
+ * matched to the agent's ACP tool call (porthole_connections::app_match). */
+async function mcpApp(agent) {
+  const example = await startAppsExample();
+  const name = "apps";
+  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
+  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
+  try {
+    const added = spawnSync(cli, ["mcp", "add", name, "--url", example.url], { env: { ...cleanEnv({ keyring: false }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
+    expect(added.status === 0, `porthole-cli mcp add exited ${added.status}: ${`${added.stdout}${added.stderr}`.trim().slice(-300)}`);
+    const before = server.toolResults.length;
+    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, "[[mcp get-time]]"], { home, workspace: ws, connections: true, env: connEnv });
+    ok(r);
+    if (agent.sessionMcpIgnored) {
+      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
+      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
+    }
+    const results = server.toolResults.slice(before);
+    expect(results.some((t) => /\d{4}-\d{2}-\d{2}T/.test(t)), `the model never got get-time's result: ${results.join(" | ").slice(0, 200)}`);
+    const apps = r.events.filter((e) => e.type === "mcp_app");
+    expect(apps.length === 1, `${apps.length} mcp_app lines: ${JSON.stringify(apps).slice(0, 300)}`);
+    const app = apps[0];
+    expect(app.mcpConnection === name && app.tool === "get-time" && app.resourceUri === "ui://get-time/mcp-app.html" && app.ok === true, `mcp_app line: ${JSON.stringify(app)}`);
+    // An agent may report a tool call first with a tool_call_update (Gemini CLI, after its
+    // permission request), which porthole-cli takes as the tool call.
+    const calls = [...updates(r.events, "tool_call"), ...updates(r.events, "tool_call_update")];
+    expect(app.toolCallId !== null, `the UI tool call matched none of the agent's tool calls: ${JSON.stringify(calls.map((c) => [c.title, c.rawInput])).slice(0, 300)}`);
+    const call = calls.find((c) => c.toolCallId === app.toolCallId && c.title) ?? calls.find((c) => c.toolCallId === app.toolCallId);
+    expect(call, `toolCallId ${app.toolCallId} is none of the agent's tool calls`);
+    return `mcp_app line for get-time (ui://get-time/mcp-app.html), matched to the agent's tool call "${call.title}"; the result reached the model`;
+  } finally {
+    example.stop();
+  }
+}
+
 /** Each flow returns a short note for the matrix, or throws why it failed. */
 const FLOWS = [
   ["streamed reply", async (agent) => {
@@ -603,6 +670,7 @@ const FLOWS = [
   // starts the bridge as its own MCP stdio server.
   ["mcp connection (stdio bridge)", (agent) => mcpConnection(agent, { stdioOnly: true })],
   ["mcp connection's questions (the gateway asks)", (agent) => mcpQuestions(agent)],
+  ["mcp app tool (MCP Apps: the gateway declares, notes, porthole-cli prints mcp_app)", (agent) => mcpApp(agent)],
   ["question tool as a form elicitation", async (agent) => {
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input,
     // Qwen's ask_user_question): the fake model asks "Which color?" (Teal / Orange); porthole-cli

@@ -4,9 +4,10 @@
 //!
 //! The gateway knows the MCP call (connection, tool, arguments); the agent reports its own ACP
 //! `tool_call` for it, named its own way: Claude Code `mcp__<server>__<tool>` (as `title` and
-//! `name`, the input as `rawInput`), Goose `<server>__<tool>`, OpenCode `<server>_<tool>`,
-//! Gemini CLI and Qwen Code `<tool> (<server> MCP Server)`, Porthole's demo agent
-//! `<server>: <tool>`; some wrap the input (`{"server", "tool", "arguments"}`). So a tool call
+//! `name`, the input as `rawInput`), Factory Droid `<server>___<tool>`, OpenCode
+//! `<server>_<tool>`, Gemini CLI and Qwen Code `<tool> (<server> MCP Server)`, Goose and
+//! Porthole's demo agent `<server>: <tool>`, Codex `mcp.<server>.<tool>`, Mistral Vibe
+//! `mcp_<server>.<tool>` (Codex and Vibe spell a `-` in the name as `_`); some wrap the input (`{"server", "tool", "arguments"}`). So a tool call
 //! matches when its `name`, `title` or `_meta.claudeCode.toolName` names the tool (better: the
 //! connection too), and its `rawInput` is the arguments (or holds them under `arguments`,
 //! `args`, `input` or `params`), or it has no `rawInput` yet. A `rawInput` that is something
@@ -63,28 +64,35 @@ fn naming(call: &ToolCall, connection: &str, tool: &str) -> Option<u32> {
 
 fn naming_in(name: &str, connection: &str, tool: &str) -> Option<u32> {
     let name = name.trim();
-    if name == tool {
+    let tools = [tool.to_string(), spelled(tool, false)];
+    if tools.iter().any(|t| name == t) {
         return Some(3);
     }
-    if !has_word(name, tool) {
+    if !tools.iter().any(|t| has_word(name, t)) {
         return None;
     }
-    Some(
-        match has_word(name, connection) || has_word(name, &normalized(connection)) {
-            true => 3,
-            false => 1,
-        },
-    )
+    let connections = [
+        connection.to_string(),
+        spelled(connection, true),
+        spelled(connection, false),
+    ];
+    Some(match connections.iter().any(|c| has_word(name, c)) {
+        true => 3,
+        false => 1,
+    })
 }
 
-/// Claude Code's spelling of a server's name in a tool name (anything but letters, digits,
-/// `_` and `-` becomes `_`).
-fn normalized(name: &str) -> String {
+/// A name as agents spell it in their tool names: anything but letters, digits, `_` (and `-`,
+/// with `keep_dash`: Claude Code's server names) becomes `_` (Codex and Mistral Vibe spell
+/// `get-time` as `get_time`).
+fn spelled(name: &str, keep_dash: bool) -> String {
     name.chars()
-        .map(|c| match c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-            true => c,
-            false => '_',
-        })
+        .map(
+            |c| match c.is_ascii_alphanumeric() || c == '_' || (keep_dash && c == '-') {
+                true => c,
+                false => '_',
+            },
+        )
         .collect()
 }
 
@@ -156,13 +164,17 @@ mod tests {
                 Some("mcp__charts__show_chart"),
                 Some(args.clone()),
             ),
-            // Goose, OpenCode.
+            // `<server>__<tool>`, Factory Droid, OpenCode.
             ("charts__show_chart", None, Some(args.clone())),
+            ("charts___show_chart", None, Some(args.clone())),
             ("charts_show_chart", None, Some(args.clone())),
             // Gemini CLI, Qwen Code.
             ("show_chart (charts MCP Server)", None, Some(args.clone())),
             // The demo agent.
             ("charts: show_chart", None, Some(args.clone())),
+            // Codex, Mistral Vibe (which spell a `-` as `_`: see the next test).
+            ("mcp.charts.show_chart", None, Some(args.clone())),
+            ("mcp_charts.show_chart", None, Some(args.clone())),
             // Wrapped input; no input yet.
             (
                 "Tool: charts/show_chart",
@@ -235,5 +247,13 @@ mod tests {
         );
         // `time` is not a word of `get-time`.
         assert_eq!(tool_call_for("charts", "time", &args, &calls, &[]), None);
+        // Mistral Vibe's spelling of `get-time`.
+        let vibe = [call(
+            json!({"toolCallId": "v", "title": "mcp_charts.get_time", "rawInput": {}}),
+        )];
+        assert_eq!(
+            tool_call_for("charts", "get-time", &args, &vibe, &[]),
+            Some(ToolCallId::new("v"))
+        );
     }
 }
