@@ -7,7 +7,8 @@
 //! event, an `id` with empty `data`) and re-spells line endings. The gateway must hand the agent
 //! every event it does not take exactly as the server sent it, so this only finds where events
 //! end (a blank line, after LF, CRLF or CR line endings) and reads the `data` of the few events
-//! that mention elicitation.
+//! that mention elicitation. A watching filter (MCP Apps, `apps.rs`) reads the answer to one
+//! request instead and takes nothing; its caller passes the stream on itself.
 
 use bytes::{Bytes, BytesMut};
 use serde_json::Value;
@@ -279,6 +280,34 @@ mod tests {
             event.as_bytes()
         );
         assert_eq!(SseFilter::default().push(event.as_bytes()).0, event.as_bytes());
+    }
+
+    #[test]
+    fn a_watching_filter_reads_the_answer_to_its_request_only() {
+        let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#;
+        let other = r#"{"jsonrpc":"2.0","id":8,"result":{"content":[]}}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"no"}}"#;
+        let stream = format!("data: {QUESTION}\n\ndata: {progress}\n\ndata: {other}\n\ndata: {answer}\n\n");
+        let mut filter = SseFilter::watching(json!(7));
+        let (_, taken) = filter.push(stream.as_bytes());
+        // A question is not taken by a watching filter: the question filter before it did.
+        assert_eq!(taken, vec![Taken::Answer(serde_json::from_str(answer).unwrap())]);
+    }
+
+    #[test]
+    fn an_event_over_the_cap_that_came_whole_in_one_chunk_passes_unread() {
+        let big = format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"{}\"}}\n\n",
+            "x".repeat(100)
+        );
+        let mut filter = SseFilter::watching_up_to(json!(1), 50);
+        let (out, taken) = filter.push(big.as_bytes());
+        assert!(taken.is_empty());
+        assert!(filter.overflowed);
+        assert_eq!(out, big.as_bytes());
+        let mut filter = SseFilter::watching_up_to(json!(1), 500);
+        assert_eq!(filter.push(big.as_bytes()).1.len(), 1);
+        assert!(!filter.overflowed);
     }
 
     #[test]
