@@ -419,7 +419,7 @@ async function startAppsExample() {
 /** Issue 42: MCP Apps for every agent. The basic example's `get-time` names a `ui://` resource;
  * the gateway declares the UI extension to the server (no agent here does), notes the tool from
  * the agent's tools/list, and porthole-cli prints an `mcp_app` line when the call finished,
- * matched to the agent's ACP tool call (porthole_connections::app_match). */
+ * matched to the agent's ACP tool call (porthole_connections::tool_match). */
 async function mcpApp(agent) {
   const example = await startAppsExample();
   const name = "apps";

@@ -2,7 +2,7 @@
 //! notes their UI tools and tells this owner of each call of one. The CLI renders nothing; for
 //! each UI tool call that finished it prints (`--json`) `{"type": "mcp_app", "mcpConnection",
 //! "tool", "resourceUri", "toolCallId", "sessionId", "ok"}`, `toolCallId` being the agent's ACP
-//! tool call it matched (`porthole_connections::app_match`, the rule the window uses too), `null`
+//! tool call it matched (`porthole_connections::tool_match`, the rule the window uses too), `null`
 //! when none did. A finished call is printed once it matched (ACP events are read as they come,
 //! and the agent may report its tool call's input after the MCP call), or at the end of the
 //! turn with `null`. `--mcp-apps off`: no apps, and the gateway declares nothing.
@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use porthole_connections::app_match;
 use porthole_connections::gateway::{AppCall, Apps};
-use porthole_core::acp::v1::schema::{SessionUpdate, ToolCall, ToolCallId};
+use porthole_connections::tool_match::{self, AgentToolCall};
+use porthole_core::acp::v1::schema::{SessionUpdate, ToolCall};
 use serde_json::json;
 
 /// The calls the gateway saw finish, waiting to be printed.
@@ -36,7 +36,7 @@ impl Apps for CliApps {
 #[derive(Default)]
 pub struct Matcher {
     tool_calls: HashMap<String, Vec<ToolCall>>,
-    taken: Vec<ToolCallId>,
+    taken: Vec<String>,
 }
 
 /// One `mcp_app` line's content.
@@ -44,7 +44,7 @@ pub struct Line {
     pub call: AppCall,
     pub ok: bool,
     pub session_id: Option<String>,
-    pub tool_call_id: Option<ToolCallId>,
+    pub tool_call_id: Option<String>,
 }
 
 impl Matcher {
@@ -81,13 +81,13 @@ impl Matcher {
         let mut out = Vec::new();
         let mut kept = Vec::new();
         for (call, ok) in finished.drain(..) {
-            let matched = app_match::tool_call_for(
-                &call.who.connection,
-                &call.tool,
-                &call.arguments,
-                calls,
-                &self.taken,
-            );
+            let recent = calls.iter().map(|c| AgentToolCall {
+                id: &c.tool_call_id.0,
+                title: Some(c.title.as_str()).filter(|t| !t.is_empty()),
+                raw_input: c.raw_input.as_ref(),
+            });
+            let taken = |id: &str| self.taken.iter().any(|t| t == id);
+            let matched = tool_match::matching(recent, &call.tool, &call.arguments, &taken);
             if let Some(id) = &matched {
                 self.taken.push(id.clone());
             }
@@ -114,7 +114,7 @@ impl Line {
             "mcpConnection": self.call.who.connection,
             "tool": self.call.tool,
             "resourceUri": self.call.resource_uri,
-            "toolCallId": self.tool_call_id.as_ref().map(|id| id.0.to_string()),
+            "toolCallId": self.tool_call_id,
             "sessionId": self.session_id,
             "ok": self.ok,
         })

@@ -163,7 +163,7 @@ impl Output {
                 term::line(&line.call.tool),
                 term::line(&line.call.resource_uri),
                 match &line.tool_call_id {
-                    Some(id) => format!(" (tool call {})", term::line(&id.0)),
+                    Some(id) => format!(" (tool call {})", term::line(id)),
                     None => String::new(),
                 }
             );

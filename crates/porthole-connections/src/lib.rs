@@ -8,7 +8,6 @@
 //! - `secrets`: the values kept out of the file (secret variables and headers, OAuth tokens), in
 //!   the OS keyring.
 
-pub mod app_match;
 pub mod bridge;
 pub mod connector;
 pub mod gateway;

@@ -1,9 +1,13 @@
 //! Which of an agent's ACP tool calls made a given MCP tool call through the gateway: how an
-//! MCP App finds the tool call it is shown under. Agents describe an MCP tool call in their own
-//! words (Claude Code: title `mcp__NAME__TOOL`; others the bare tool name, or `NAME: TOOL`,
-//! or a sentence), and most send the arguments as `rawInput`; so a call matches when its title
-//! names the tool and its input, when it has one, equals the arguments. The most recent such
-//! call wins; one another app already took does not.
+//! MCP App finds the tool call it is shown under (the window, and `porthole-cli`'s `mcp_app`
+//! line). Agents describe an MCP tool call in their own words, seen with the suite's real agents
+//! (docs/interop.md, "MCP Apps with real agents"): Claude Code `mcp__NAME__TOOL`, Factory Droid
+//! `NAME___TOOL`, OpenCode `NAME_TOOL`, Gemini CLI and Qwen Code `TOOL (NAME MCP Server)`, Goose
+//! `NAME: TOOL`, Codex `mcp.NAME.TOOL`, Mistral Vibe `mcp_NAME.TOOL` with a `-` of the tool's
+//! name spelled `_`; most send the arguments as `rawInput`, Codex wrapped
+//! (`{"server", "tool", "arguments"}`). So a call matches when its title names the tool and its
+//! input, when it has one, is the arguments (or holds them under `arguments`, `args`, `input` or
+//! `params`). The most recent such call wins; one another app already took does not.
 
 use serde_json::Value;
 
@@ -39,24 +43,42 @@ pub fn matching<'a>(
     named_without_input
 }
 
-/// The title names the tool as a word of its own (`get-time` in `mcp__basic__get-time` or
-/// `Run get-time`, not in `get-timezone`).
+/// The title names the tool as a word of its own (`get-time` in `mcp__basic__get-time`,
+/// `mcp.basic.get-time` or `Run get-time`, not in `get-timezone`), as it is spelled or with
+/// anything but letters, digits and `_` spelled `_` (`mcp_basic.get_time`).
 fn names_tool(title: &str, tool: &str) -> bool {
     let title = title.to_lowercase();
     let tool = tool.to_lowercase();
-    let part = |c: char| c.is_alphanumeric() || c == '-' || c == '.';
-    title.match_indices(&tool).any(|(at, _)| {
-        let before = title[..at].chars().next_back();
-        let after = title[at + tool.len()..].chars().next();
-        // `_` is no part of a word here: `mcp__server__tool` separates with it.
-        !before.is_some_and(part) && !after.is_some_and(part)
+    let underscored: String = tool
+        .chars()
+        .map(|c| match c.is_alphanumeric() || c == '_' {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    // `_` is no part of a word here: `mcp__server__tool` separates with it; nor is a `.` before
+    // the name (`mcp.server.tool`), while one after it (`tool.v2`) makes another name.
+    let part_before = |c: char| c.is_alphanumeric() || c == '-';
+    let part_after = |c: char| c.is_alphanumeric() || c == '-' || c == '.';
+    [tool, underscored].iter().any(|tool| {
+        !tool.is_empty()
+            && title.match_indices(tool.as_str()).any(|(at, _)| {
+                let before = title[..at].chars().next_back();
+                let after = title[at + tool.len()..].chars().next();
+                !before.is_some_and(part_before) && !after.is_some_and(part_after)
+            })
     })
 }
 
-/// The agent's input equals the arguments; `{}` and none are the same.
+/// The agent's input is the arguments, or holds them under `arguments`, `args`, `input` or
+/// `params` (Codex: `{"server", "tool", "arguments"}`); `{}` and none are the same.
 fn same_arguments(input: &Value, arguments: &Value) -> bool {
     let empty = |v: &Value| v.is_null() || v.as_object().is_some_and(|o| o.is_empty());
-    input == arguments || (empty(input) && empty(arguments))
+    let same = |v: &Value| v == arguments || (empty(v) && empty(arguments));
+    same(input)
+        || ["arguments", "args", "input", "params"]
+            .iter()
+            .any(|k| input.get(k).is_some_and(same))
 }
 
 #[cfg(test)]
@@ -114,9 +136,47 @@ mod tests {
         ] {
             assert!(names_tool(title, "get-time"), "{title}");
         }
-        for title in ["get-timezone", "forget-time", "mcp__basic__get-times", ""] {
+        // The suite's real agents (docs/interop.md).
+        for title in [
+            "mcp.basic.get-time",
+            "mcp_basic.get_time",
+            "basic___get-time",
+            "basic_get-time",
+            "get-time (basic MCP Server): {}",
+        ] {
+            assert!(names_tool(title, "get-time"), "{title}");
+        }
+        for title in [
+            "get-timezone",
+            "forget-time",
+            "mcp__basic__get-times",
+            "get-time.v2",
+            "mcp.basic.time",
+            "",
+        ] {
             assert!(!names_tool(title, "get-time"), "{title}");
         }
+    }
+
+    #[test]
+    fn codexs_wrapped_input_holds_the_arguments() {
+        let a = json!({"city": "Oslo"});
+        let wrapped = json!({"server": "weather", "tool": "forecast", "arguments": {"city": "Oslo"}});
+        let other = json!({"server": "weather", "tool": "forecast", "arguments": {"city": "Rome"}});
+        let calls = [
+            call("1", "mcp.weather.forecast", Some(&wrapped)),
+            call("2", "mcp.weather.forecast", Some(&other)),
+        ];
+        assert_eq!(
+            matching(calls.iter().copied(), "forecast", &a, &|_| false).as_deref(),
+            Some("1")
+        );
+        let empty = json!({"server": "basic", "tool": "get-time", "arguments": {}});
+        let calls = [call("1", "mcp.basic.get-time", Some(&empty))];
+        assert_eq!(
+            matching(calls.iter().copied(), "get-time", &json!({}), &|_| false).as_deref(),
+            Some("1")
+        );
     }
 
     #[test]
