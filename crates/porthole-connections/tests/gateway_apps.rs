@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use porthole_connections::gateway::{
-    APP_MIME_TYPE, APPS_EXTENSION, AppCall, AppRequestError, Apps, BoxFuture, Gateway, NoTokens, PassOwner,
-    SignInLost, StdioServer, TokenSource, Upstream,
+    APP_MIME_TYPE, APPS_EXTENSION, AppCall, AppRequestError, Apps, Asker, BoxFuture, Gateway, NoTokens,
+    PassOwner, Questions, SignInLost, StdioServer, TokenSource, Unanswered, Upstream,
 };
 use porthole_test_mcp::Options;
 use porthole_test_mcp::apps::{CHART_HTML, CHART_URI, LEGACY_URI};
@@ -134,6 +134,14 @@ struct Setup {
 }
 
 async fn setup(apps: bool, tokens: Arc<dyn TokenSource>) -> Setup {
+    setup_with(apps, tokens, None).await
+}
+
+async fn setup_with(
+    apps: bool,
+    tokens: Arc<dyn TokenSource>,
+    questions: Option<Arc<dyn Questions>>,
+) -> Setup {
     porthole_connections::http::install_crypto_provider();
     let server = porthole_test_mcp::start(Options {
         open: true,
@@ -165,6 +173,7 @@ async fn setup(apps: bool, tokens: Arc<dyn TokenSource>) -> Setup {
         PassOwner {
             agent: "Test Agent".into(),
             apps: apps.then(|| seen.clone() as Arc<dyn Apps>),
+            questions,
             ..PassOwner::default()
         },
     );
@@ -432,4 +441,68 @@ async fn app_requests_go_in_the_gateways_own_session_with_the_connections_header
         .unwrap_err();
     assert_eq!(error, AppRequestError::PassClosed);
     assert_eq!(s.server.state().requests.len(), before);
+}
+
+/// Declines every question (none comes here: the server asks none).
+struct Declines;
+
+impl Questions for Declines {
+    fn ask<'a>(&'a self, _: &'a Asker, _: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
+        Box::pin(async { Ok(json!({"action": "decline"})) })
+    }
+    fn completed(&self, _: &Asker, _: Value) {}
+}
+
+#[tokio::test]
+async fn with_questions_answered_too_one_rewrite_declares_both_and_calls_are_still_told() {
+    let s = setup_with(true, no_tokens(), Some(Arc::new(Declines))).await;
+    s.agent.initialize(json!({})).await;
+    assert_eq!(
+        s.server.state().initialized[0]["capabilities"],
+        json!({"elicitation": {"form": {}, "url": {}},
+            "extensions": {APPS_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}})
+    );
+    s.agent
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), true)
+        .await;
+    // Through the question filter and the -32042 path (a tools/call the gateway may retry).
+    let (messages, _) = s.agent.call(2, "show_chart", json!({"data": [5]}), true).await;
+    assert_eq!(messages[1]["result"]["structuredContent"], json!({"points": 1}));
+    let (messages, _) = s
+        .agent
+        .call(3, "show_chart", json!({"data": [5, 6]}), false)
+        .await;
+    assert_eq!(messages[0]["result"]["structuredContent"], json!({"points": 2}));
+    let finished = s.seen.finished.lock().unwrap().clone();
+    assert_eq!(finished.len(), 2);
+    assert_eq!(finished[0].0.arguments, json!({"data": [5]}));
+    assert_eq!(
+        finished[0].1.as_ref().unwrap()["structuredContent"],
+        json!({"points": 1})
+    );
+    assert_eq!(
+        finished[1].1.as_ref().unwrap()["structuredContent"],
+        json!({"points": 2})
+    );
+}
+
+#[tokio::test]
+async fn the_agent_gets_the_same_bytes_with_apps_on_and_off() {
+    let mut seen = Vec::new();
+    for apps in [false, true] {
+        let s = setup(apps, no_tokens()).await;
+        s.agent.initialize(json!({})).await;
+        let (_, _, listed) = s
+            .agent
+            .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), true)
+            .await;
+        let (_, streamed) = s
+            .agent
+            .call(2, "show_chart", json!({"data": [1, 2, 3]}), true)
+            .await;
+        let (_, plain) = s.agent.call(3, "fail_ui", json!({}), false).await;
+        seen.push((listed, streamed, plain));
+        assert_eq!(s.seen.finished.lock().unwrap().len(), if apps { 2 } else { 0 });
+    }
+    assert_eq!(seen[0], seen[1]);
 }
