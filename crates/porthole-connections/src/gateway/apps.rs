@@ -189,10 +189,11 @@ enum Watch {
     Call(Box<AppCall>),
 }
 
-/// One request whose answer MCP Apps reads.
+/// One request whose answer MCP Apps reads. Delivered once: with the answer, or (dropped
+/// unread: the agent went away while the gateway waited for the server) as not seen.
 pub(crate) struct Note {
     id: Value,
-    watch: Watch,
+    watch: Option<Watch>,
     apps: Arc<dyn Apps>,
     conn: Arc<ConnState>,
     connection: String,
@@ -246,7 +247,7 @@ impl Note {
         };
         Some(Note {
             id,
-            watch,
+            watch: Some(watch),
             apps,
             conn: conn.clone(),
             connection: connection.to_string(),
@@ -254,8 +255,9 @@ impl Note {
     }
 
     /// The answer came (`Ok`), or could not be read (`Err`: why, for the log and `data.porthole`).
-    fn deliver(self, answer: Result<Value, &'static str>) {
-        match (self.watch, answer) {
+    fn deliver(&mut self, answer: Result<Value, &'static str>) {
+        let Some(watch) = self.watch.take() else { return };
+        match (watch, answer) {
             (Watch::List { fresh }, Ok(message)) => {
                 if let Some(tools) = message.pointer("/result/tools").and_then(Value::as_array) {
                     self.conn.apps.list(&self.connection, fresh, tools);
@@ -299,6 +301,12 @@ impl Note {
     }
 }
 
+impl Drop for Note {
+    fn drop(&mut self) {
+        self.deliver(Err("no-answer"));
+    }
+}
+
 /// How the tap reads the answer's body.
 enum Reader {
     Json {
@@ -337,7 +345,7 @@ impl Tap {
             Reader::Sse(filter) => {
                 let (_, taken) = filter.push(bytes);
                 for t in taken {
-                    if let (Taken::Answer(message), Some(note)) = (t, self.note.take()) {
+                    if let (Taken::Answer(message), Some(mut note)) = (t, self.note.take()) {
                         note.deliver(Ok(message));
                     }
                 }
@@ -349,7 +357,7 @@ impl Tap {
 
 impl Drop for Tap {
     fn drop(&mut self) {
-        let Some(note) = self.note.take() else { return };
+        let Some(mut note) = self.note.take() else { return };
         let answer = match &mut self.reader {
             Reader::Json { over: true, .. } => Err("too-large"),
             Reader::Json { read, .. } => serde_json::from_slice::<Value>(read)
