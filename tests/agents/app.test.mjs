@@ -1,12 +1,14 @@
 // A real third-party agent in the real app: Claude Code (claude-agent-acp) in Porthole's window,
 // driven through WebDriver under Xvfb, against the fake model API on 127.0.0.1: a streamed reply,
-// an edit allowed in the permission dialog, a shell command's output, and cancel. Run by
+// an edit allowed in the permission dialog, a shell command's output, cancel, and an MCP App (the
+// official basic-vanillajs example, handed as a connection) under Claude's tool call. Run by
 // scripts/test-agents.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch, By } from "../e2e/harness.mjs";
+import { launch, tempDir, By, until } from "../e2e/harness.mjs";
+import { startExample } from "../e2e/apps/examples.mjs";
 import { AGENTS } from "./agents.mjs";
 import { throwawayHomes } from "./homes.mjs";
 import { startFakeModels } from "./fake-models.mjs";
@@ -14,19 +16,24 @@ import { startFakeModels } from "./fake-models.mjs";
 const claude = AGENTS.find((a) => a.id === "claude");
 let server;
 let app;
+let example;
 const homes = throwawayHomes("claude");
 const home = (tag) => homes.make(tag);
 
 before(async () => {
   server = await startFakeModels();
+  example = await startExample("server-basic-vanillajs");
+  const connections = join(tempDir("porthole-agents-apps-"), "connections.json");
+  writeFileSync(connections, JSON.stringify({ connections: { apps: { url: example.url } } }));
   const env = claude.env({ baseUrl: `http://127.0.0.1:${server.address().port}`, home: home("home") });
   const command = `node ${join(process.env.PORTHOLE_AGENT_CACHE, "node_modules", claude.entry)}`;
-  app = await launch({ args: ["--agent", command], env });
+  app = await launch({ args: ["--agent", command], env: { ...env, PORTHOLE_CONNECTIONS_FILE: connections } });
 });
 
 after(async () => {
   await app?.close();
   server?.close();
+  example?.kill();
   await homes.removeAll();
 });
 
@@ -77,6 +84,25 @@ test("Claude Code's question tool (AskUserQuestion) is a form in the window, and
   // The fake model ends its turn with the last line of the tool's result: the answer it got.
   await app.waitText("main.transcript", "Tool finished:", 60000);
   await app.waitText("main.transcript", "Orange", 60000);
+});
+
+test("Claude Code calls an MCP App's tool: the app renders under Claude's tool call, with the tool's result", async () => {
+  await app.prompt("[[mcp get-time]]");
+  // Claude may ask before it calls an MCP tool: allowed once, as a person would.
+  await app.d.wait(async () => {
+    if ((await app.count(".vrow section.tool + section.mcp-app")) > 0) return true;
+    if ((await app.count("[role=dialog]")) > 0) await app.click("Yes").catch(() => {});
+    return false;
+  }, 90000, "the app under Claude's tool call");
+  const frame = await app.waitFor('section.mcp-app[aria-label="App of the MCP server apps"] iframe', 30000);
+  await app.d.switchTo().frame(frame);
+  try {
+    const time = await app.d.wait(until.elementLocated(By.css("#server-time")), 30000);
+    await app.d.wait(async () => /\d{4}-\d{2}-\d{2}T/.test(await time.getText()), 30000, "get-time's result in the app");
+  } finally {
+    await app.d.switchTo().defaultContent();
+  }
+  await app.shot("agents-07-claude-mcp-app");
 });
 
 test("Claude Code's turn is cancelled from the window mid-stream", async () => {

@@ -296,7 +296,12 @@ mod tests {
     #[test]
     fn a_page_starting_with_other_text_is_not_cut_inside_a_character() {
         let page = json!({"contents": [{"uri": "u", "mimeType": APP_MIME, "text": "<p>ééééé</p>"}]});
-        assert!(from_read_result("u", &page).unwrap().html.ends_with("<p>ééééé</p>"));
+        assert!(
+            from_read_result("u", &page)
+                .unwrap()
+                .html
+                .ends_with("<p>ééééé</p>")
+        );
     }
 
     #[test]
