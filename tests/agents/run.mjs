@@ -9,6 +9,7 @@
 // The "mcp connection" flows sign in to porthole-test-mcp (PORTHOLE_TEST_MCP, else next to
 // PORTHOLE_CLI) and keep the token in the OS keyring: run under scripts/with-keyring, as
 // scripts/test-agents does. Only those flows get the keyring's D-Bus session.
+import { startExample } from "../e2e/apps/examples.mjs";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
@@ -388,40 +389,12 @@ async function mcpQuestions(agent) {
   }
 }
 
-/** The official MCP Apps basic example (`@modelcontextprotocol/server-basic-vanillajs`,
- * tests/mcp-apps, installed by scripts/test-mcp-apps), on 127.0.0.1 only (loopback.mjs). */
-async function startAppsExample() {
-  const dir = join(here, "../mcp-apps");
-  const script = join(dir, "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js");
-  expect(existsSync(script), `${script} is missing: run ./scripts/test-mcp-apps --install`);
-  const port = await new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port: p } = probe.address();
-      probe.close(() => resolve(p));
-    });
-  });
-  const child = spawn(process.execPath, ["--import", join(dir, "loopback.mjs"), script], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += d;
-      const bound = /porthole-loopback: listening on (\S+)/.exec(out)?.[1];
-      if (bound) bound.startsWith("127.0.0.1:") ? resolve() : reject(new Error(`the example listens on ${bound}`));
-    });
-    child.on("exit", (code) => reject(new Error(`the example server exited ${code} before it listened`)));
-    setTimeout(() => reject(new Error("the example server did not listen in 30 s")), 30_000);
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
-}
-
 /** Issue 42: MCP Apps for every agent. The basic example's `get-time` names a `ui://` resource;
  * the gateway declares the UI extension to the server (no agent here does), notes the tool from
  * the agent's tools/list, and porthole-cli prints an `mcp_app` line when the call finished,
  * matched to the agent's ACP tool call (porthole_connections::tool_match). */
 async function mcpApp(agent) {
-  const example = await startAppsExample();
+  const example = await startExample("server-basic-vanillajs");
   const name = "apps";
   const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
   const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
@@ -451,7 +424,7 @@ async function mcpApp(agent) {
     expect(call, `toolCallId ${app.toolCallId} is none of the agent's tool calls`);
     return `mcp_app line for get-time (ui://get-time/mcp-app.html), matched to the agent's tool call "${call.title}"; the result reached the model`;
   } finally {
-    example.stop();
+    example.kill();
   }
 }
 

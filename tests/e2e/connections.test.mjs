@@ -4,10 +4,10 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFileSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
-import { launch, targetDir, tempDir } from "./harness.mjs";
+import { launchWithConnections, targetDir } from "./harness.mjs";
 
 const testMcp = join(targetDir, "debug", "porthole-test-mcp");
 let app;
@@ -21,18 +21,7 @@ before(async () => {
     server.once("error", reject);
   });
   const url = ready.replace(/^ready /, "");
-  file = join(tempDir("porthole-e2e-mcp-"), "connections.json");
-  writeFileSync(
-    file,
-    JSON.stringify({ connections: { tracker: { url }, local: { command: testMcp, args: ["--stdio"] } } }),
-  );
-  app = await launch({
-    env: {
-      PORTHOLE_CONNECTIONS_FILE: file,
-      // No keyring here: these servers need none.
-      DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/porthole-e2e-bus",
-    },
-  });
+  ({ app, file } = await launchWithConnections({ tracker: { url }, local: { command: testMcp, args: ["--stdio"] } }));
 });
 after(async () => {
   await app?.close();

@@ -176,6 +176,17 @@ export async function launch({ args = [], env: extraEnv = {}, binary = appBinary
   return app;
 }
 
+/** The app with `connections` (the `connections` object of connections.json) as its MCP
+ *  connections, and no keyring (servers that need none): `{ app, file }`, the file the app reads. */
+export async function launchWithConnections(connections, env = {}) {
+  const file = join(tempDir("porthole-e2e-mcp-"), "connections.json");
+  writeFileSync(file, JSON.stringify({ connections }));
+  const app = await launch({
+    env: { PORTHOLE_CONNECTIONS_FILE: file, DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/porthole-e2e-bus", ...env },
+  });
+  return { app, file };
+}
+
 /** One look of a wait: an element removed while it was looked at (WebKitWebDriver's stale
  *  element error) means "not yet", and the wait looks again. */
 export async function notYetIfStale(look) {

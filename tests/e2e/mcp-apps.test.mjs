@@ -6,9 +6,8 @@
 // own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { launch, tempDir, waitUntil, By, until } from "./harness.mjs";
+import { readFileSync } from "node:fs";
+import { launchWithConnections, waitUntil, By, until } from "./harness.mjs";
 import { startHostile } from "./apps/hostile-server.mjs";
 import { startExample } from "./apps/examples.mjs";
 
@@ -21,14 +20,7 @@ before(async () => {
   basic = await startExample("server-basic-vanillajs");
   const basicUrl = basic.url;
   hostile = await startHostile();
-  const file = (connectionsFile = join(tempDir("porthole-e2e-apps-"), "connections.json"));
-  writeFileSync(file, JSON.stringify({ connections: { basic: { url: basicUrl }, hostile: { url: hostile.url } } }));
-  app = await launch({
-    env: {
-      PORTHOLE_CONNECTIONS_FILE: file,
-      DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/porthole-e2e-bus",
-    },
-  });
+  ({ app, file: connectionsFile } = await launchWithConnections({ basic: { url: basicUrl }, hostile: { url: hostile.url } }));
 });
 after(async () => {
   await app?.close();

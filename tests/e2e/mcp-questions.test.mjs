@@ -6,12 +6,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { launch, tempDir } from "./harness.mjs";
+import { launchWithConnections } from "./harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const example = join(
@@ -42,15 +42,7 @@ before(async () => {
     lines.on("line", (l) => l.includes("is running on") && resolve());
     server.once("exit", (code) => reject(new Error(`the example server exited (${code})`)));
   });
-  const file = join(tempDir("porthole-e2e-mcpq-"), "connections.json");
-  writeFileSync(file, JSON.stringify({ connections: { forms: { url: `http://127.0.0.1:${port}/mcp` } } }));
-  app = await launch({
-    env: {
-      PORTHOLE_CONNECTIONS_FILE: file,
-      // No keyring here: this server needs none.
-      DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent/porthole-e2e-bus",
-    },
-  });
+  ({ app } = await launchWithConnections({ forms: { url: `http://127.0.0.1:${port}/mcp` } }));
 });
 after(async () => {
   await app?.close();

@@ -28,20 +28,8 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
     })
     .await;
     let home = tempfile::tempdir().unwrap();
-    let file = home.path().join("connections.json");
-    std::fs::write(
-        &file,
-        json!({"connections": {"charts": {"url": server.mcp_url()}}}).to_string(),
-    )
-    .unwrap();
-    // SAFETY: set before the app model starts; one test in this binary.
-    unsafe {
-        std::env::set_var(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/porthole-test-bus",
-        );
-    }
-    let (backend, shell) = common::mcp::demo_app(home.path(), &file);
+    let (backend, shell) =
+        common::mcp::demo_app_without_keyring(home.path(), json!({"charts": {"url": server.mcp_url()}}));
     let session = common::mcp::start(&backend, &shell).await;
 
     backend

@@ -24,20 +24,8 @@ async fn a_servers_questions_wait_in_the_window_naming_the_server_and_the_answer
             .await
             .unwrap();
     let home = tempfile::tempdir().unwrap();
-    let file = home.path().join("connections.json");
-    std::fs::write(
-        &file,
-        json!({"connections": {"forms": {"url": example.url}}}).to_string(),
-    )
-    .unwrap();
-    // SAFETY: set before the app model starts; one test in this binary.
-    unsafe {
-        std::env::set_var(
-            "DBUS_SESSION_BUS_ADDRESS",
-            "unix:path=/nonexistent/porthole-test-bus",
-        );
-    }
-    let (backend, shell) = common::mcp::demo_app(home.path(), &file);
+    let (backend, shell) =
+        common::mcp::demo_app_without_keyring(home.path(), json!({"forms": {"url": example.url}}));
     let session = common::mcp::start(&backend, &shell).await;
 
     backend

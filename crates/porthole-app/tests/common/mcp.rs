@@ -57,6 +57,28 @@ pub async fn start_with_connections(home: &std::path::Path) -> Started {
 /// `file` and bridges run by porthole-cli; not started yet (a test may set its keyring first).
 ///
 /// Sets process-wide variables: one test per test binary may call it.
+/// [`demo_app`] with `connections` (the `connections` object of connections.json) written to
+/// `home`, and no keyring (the servers need none; a keyring a test machine may run is not used).
+pub fn demo_app_without_keyring(
+    home: &std::path::Path,
+    connections: serde_json::Value,
+) -> (porthole_app::Backend, std::sync::Arc<FakeShell>) {
+    let file = home.join("connections.json");
+    std::fs::write(
+        &file,
+        serde_json::json!({ "connections": connections }).to_string(),
+    )
+    .unwrap();
+    // SAFETY: set before the app model starts; one test in this binary.
+    unsafe {
+        std::env::set_var(
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        );
+    }
+    demo_app(home, &file)
+}
+
 pub fn demo_app(
     home: &std::path::Path,
     file: &std::path::Path,

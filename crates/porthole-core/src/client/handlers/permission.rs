@@ -43,15 +43,7 @@ impl Waiting for PendingPermission {
         answer: DialogAnswer,
         _: &State,
     ) -> Result<DialogAnswer, RespondError> {
-        let DialogAnswer::Permission { option_id } = &answer else {
-            return Err(wrong_kind(dialog_id, &answer));
-        };
-        if let Some(id) = option_id
-            && !self.options.iter().any(|o| o.option_id.0.as_ref() == id)
-        {
-            return Err(RespondError::NoSuchOption(id.clone()));
-        }
-        Ok(answer)
+        one_of(&self.options, dialog_id, answer)
     }
 
     /// An "always" option becomes a rule of the session.
@@ -75,6 +67,23 @@ impl Waiting for PendingPermission {
             .respond(RequestPermissionResponse::new(outcome))
             .map_err(|e| RespondError::Send(e.message))
     }
+}
+
+/// A permission answer, with no option or one of `options`.
+fn one_of(
+    options: &[PermissionOption],
+    dialog_id: DialogId,
+    answer: DialogAnswer,
+) -> Result<DialogAnswer, RespondError> {
+    let DialogAnswer::Permission { option_id } = &answer else {
+        return Err(wrong_kind(dialog_id, &answer));
+    };
+    if let Some(id) = option_id
+        && !options.iter().any(|o| o.option_id.0.as_ref() == id)
+    {
+        return Err(RespondError::NoSuchOption(id.clone()));
+    }
+    Ok(answer)
 }
 
 pub(crate) async fn handle(shared: &Arc<Shared>, params: Value, responder: Responder<Value>) {
@@ -193,15 +202,7 @@ impl Waiting for PendingAppPermission {
         answer: DialogAnswer,
         _: &State,
     ) -> Result<DialogAnswer, RespondError> {
-        let DialogAnswer::Permission { option_id } = &answer else {
-            return Err(wrong_kind(dialog_id, &answer));
-        };
-        if let Some(id) = option_id
-            && !self.options.iter().any(|o| o.option_id.0.as_ref() == id)
-        {
-            return Err(RespondError::NoSuchOption(id.clone()));
-        }
-        Ok(answer)
+        one_of(&self.options, dialog_id, answer)
     }
 
     fn reply(self: Box<Self>, answer: Option<DialogAnswer>) -> Result<(), RespondError> {
