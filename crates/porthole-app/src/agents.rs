@@ -79,7 +79,7 @@ pub(super) fn stored_names(profiles: &[launch::Profile]) -> BTreeMap<String, Vec
     all
 }
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, String> + Send + 'static,
 ) -> Result<T, String> {
     tokio::task::spawn_blocking(f)

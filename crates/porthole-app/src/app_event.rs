@@ -68,6 +68,12 @@ pub(crate) enum AppEvent {
     /// An MCP App a session's tool call brought, when its call started and again when it
     /// finished (with its result, and the agent's tool call it belongs to).
     McpApp { app: Box<crate::mcp_apps::McpAppView> },
+    /// An MCP Registry's copy was brought up to date in the background (`problem`: why it
+    /// could not be; the copy from before stays): the registry view searches again.
+    McpRegistryRefreshed {
+        registry: String,
+        problem: Option<String>,
+    },
     /// A registry install is downloading or unpacking (for its progress bar).
     #[serde(rename_all = "camelCase")]
     InstallProgress {

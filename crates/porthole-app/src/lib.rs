@@ -26,7 +26,13 @@ mod mcp_apps;
 mod mcp_edit;
 pub use mcp_apps::{McpAppView, McpToolResult, PAGE_SCHEME as MCP_APP_SCHEME, Page as McpAppPage};
 mod mcp_questions;
+mod mcp_registry;
+mod mcp_registry_view;
 pub use mcp_edit::{McpImported, NewServer};
+pub use mcp_registry_view::{
+    McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryEntryView, McpRegistryForm,
+    McpRegistryResults, McpRegistryState, McpRegistryWay,
+};
 mod mcp_sign_in;
 mod mcp_view;
 pub use mcp_view::{McpConnectionList, McpTool};
@@ -272,6 +278,8 @@ struct Inner {
     mcp: mcp::AppConnections,
     /// The MCP Apps the sessions' tool calls brought (`mcp_apps`).
     apps: mcp_apps::AppsTable,
+    /// The MCP Registries' copies (the "Add from the registry" view).
+    mcp_registry: mcp_registry::Copies,
     /// How many agent connections are applying their events (see `connections::EventLoop`):
     /// `stop` waits for them, so an agent's exit is applied, recorded and delivered before
     /// it returns.
@@ -340,6 +348,7 @@ impl Backend {
                 closing: tokio::sync::watch::channel(false).0,
                 mcp: mcp::AppConnections::default(),
                 apps: mcp_apps::AppsTable::default(),
+                mcp_registry: mcp_registry::Copies::default(),
                 event_loops: tokio::sync::watch::channel(0).0,
             }
         }));

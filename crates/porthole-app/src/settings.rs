@@ -47,7 +47,14 @@ pub struct Settings {
     pub mcp_apps: bool,
     /// The tools each connection's apps may call without asking ("Allow for this app").
     pub mcp_app_tools: std::collections::BTreeMap<String, Vec<String>>,
+    /// The MCP Registries the "Add from the registry" view reads (base addresses, default the
+    /// official one; `PORTHOLE_MCP_REGISTRY_URL` overrides them, as for the CLI). An
+    /// organisation's registry token is kept in the keyring (`porthole-cli mcp registry-token`).
+    pub mcp_registries: Vec<String>,
 }
+
+/// More registries than anyone lists; each is read at every search.
+const MAX_REGISTRIES: usize = 8;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -63,6 +70,7 @@ impl Default for Settings {
             mcp_questions: "porthole".into(),
             mcp_apps: true,
             mcp_app_tools: Default::default(),
+            mcp_registries: vec![porthole_mcp_registry::OFFICIAL.to_string()],
         }
     }
 }
@@ -87,6 +95,12 @@ impl Settings {
                 "mcpQuestions must be \"porthole\" or \"agent\", not {:?}",
                 self.mcp_questions
             ));
+        }
+        if self.mcp_registries.len() > MAX_REGISTRIES {
+            return Err(format!("at most {MAX_REGISTRIES} MCP registries"));
+        }
+        for base in &self.mcp_registries {
+            porthole_mcp_registry::Registry::new(base, None).map_err(|e| e.to_string())?;
         }
         use porthole_companion::preference::WhoAnswers;
         if !WhoAnswers::VALUES.contains(&self.editor_questions.as_str()) {

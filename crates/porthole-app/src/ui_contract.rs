@@ -197,6 +197,14 @@ fn generated() -> String {
     app.declare::<crate::mcp_edit::McpImported>();
     app.declare::<crate::mcp_apps::McpAppView>();
     app.declare::<crate::mcp_apps::McpToolResult>();
+    app.declare::<crate::mcp_registry_view::McpRegistryState>();
+    app.declare::<crate::mcp_registry_view::McpRegistryChoice>();
+    app.declare::<crate::mcp_registry_view::McpRegistryWay>();
+    app.declare::<crate::mcp_registry_view::McpRegistryEntryView>();
+    app.declare::<crate::mcp_registry_view::McpRegistryResults>();
+    app.declare::<crate::mcp_registry_view::McpRegistryForm>();
+    app.declare::<crate::mcp_registry_view::McpRegistryCheck>();
+    app.declare::<crate::mcp_registry_view::McpRegistryAdded>();
     app.declare::<crate::metrics::IpcStats>();
     app.declare::<crate::metrics::DialogSample>();
     app.declare::<crate::metrics::AnswerSample>();
@@ -210,7 +218,7 @@ fn generated() -> String {
         "import type {{ AgentCapabilities }} from \"@agentclientprotocol/sdk/unstable\";\n\
          import type {{ AvailableCommand, ConfigOption, SessionModeState, SessionUsage }} from \"../acp\";\n\
          {}\
-         import type {{ Validation }} from \"./elicitation\";\n\
+         import type {{ FormSchema, Validation }} from \"./elicitation\";\n\
          {}",
         app.imports_from(&core_decls(), "./core"),
         app.imports_from(&history_decls(), "./history"),

@@ -3,7 +3,7 @@
 import type { AgentCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { AvailableCommand, ConfigOption, SessionModeState, SessionUsage } from "../acp";
 import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, SessionModels } from "./core";
-import type { Validation } from "./elicitation";
+import type { FormSchema, Validation } from "./elicitation";
 import type { DomainMemory } from "./history";
 
 export type RegistryInfo = { id: string, version: string, };
@@ -132,7 +132,13 @@ mcpApps: boolean,
 /**
  * The tools each connection's apps may call without asking ("Allow for this app").
  */
-mcpAppTools: { [key in string]: Array<string> }, };
+mcpAppTools: { [key in string]: Array<string> }, 
+/**
+ * The MCP Registries the "Add from the registry" view reads (base addresses, default the
+ * official one; `PORTHOLE_MCP_REGISTRY_URL` overrides them, as for the CLI). An
+ * organisation's registry token is kept in the keyring (`porthole-cli mcp registry-token`).
+ */
+mcpRegistries: Array<string>, };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**
@@ -318,6 +324,121 @@ firstOfConnection: boolean, };
 
 export type McpToolResult = Record<string, unknown>;
 
+export type McpRegistryState = { base: string, 
+/**
+ * When the copy was last brought up to date (RFC 3339); `null`: never.
+ */
+updatedSince: string | null, 
+/**
+ * A refresh is under way in the background (`mcp_registry_refreshed` follows).
+ */
+refreshing: boolean, 
+/**
+ * Why the last refresh failed (the copy from before is shown), or why there is no copy.
+ */
+problem: string | null, 
+/**
+ * Entries the registry sent that were left out, and why.
+ */
+leftOut: Array<string>, };
+
+export type McpRegistryChoice = { remote: boolean, index: number, };
+
+export type McpRegistryWay = { choice: McpRegistryChoice, 
+/**
+ * `npx`, `uvx`, `docker`, `dnx`; `null` for a remote.
+ */
+runtime: string | null, 
+/**
+ * Whether that program is on this computer's `PATH` (a remote needs none: true).
+ */
+runtimeFound: boolean, 
+/**
+ * The package and its pinned version (`@scope/name@1.2.3`), or the remote's URL template.
+ */
+what: string, 
+/**
+ * `streamable-http` or `sse` for a remote.
+ */
+transport: string | null, };
+
+export type McpRegistryEntryView = { 
+/**
+ * The registry it is from (its base address).
+ */
+registry: string, name: string, 
+/**
+ * The publisher's namespace (`io.github.user`).
+ */
+namespace: string, title: string | null, description: string, version: string, status: "active" | "deprecated" | "deleted", 
+/**
+ * Whether it can be added (active, and a package or remote passed the checks).
+ */
+offered: boolean, 
+/**
+ * https only; shown as text, opened only through the URL consent dialog.
+ */
+repository: string | null, website: string | null, 
+/**
+ * The first https icon; the window asks for it as a checked `data:` image (`registry_icon`).
+ */
+icon: string | null, 
+/**
+ * The ways to run it: its packages, then its remotes.
+ */
+ways: Array<McpRegistryWay>, 
+/**
+ * Packages or remotes left out by the checks, and why.
+ */
+problems: Array<string>, };
+
+export type McpRegistryResults = { entries: Array<McpRegistryEntryView>, 
+/**
+ * Pass back as `cursor` for the next page; `null`: the last page.
+ */
+nextCursor: string | null, 
+/**
+ * How many entries match in all.
+ */
+total: number, 
+/**
+ * Each registry read, in the settings' order.
+ */
+registries: Array<McpRegistryState>, };
+
+export type McpRegistryForm = { entry: McpRegistryEntryView, choice: McpRegistryChoice, 
+/**
+ * A free connection name (`brave-search`, or `brave-search-2` when taken).
+ */
+suggestedName: string, schema: FormSchema, initialValues: Record<string, string | number | boolean | Array<string>>, 
+/**
+ * Field name -> what it accepts, in words (the validator's hints).
+ */
+hints: Record<string, string>, };
+
+export type McpRegistryCheck = { validation: Validation, 
+/**
+ * The command line or URL (and headers) that would be saved, secret values as
+ * `<in the OS keyring>`; `null` until the values pass.
+ */
+shown: string | null, 
+/**
+ * What stops saving besides the fields (the name taken, a URL variable that makes no
+ * URL...).
+ */
+problems: Array<string>, 
+/**
+ * The values that would go to the keyring (`env:TOKEN`, `header:authorization`), named.
+ */
+secrets: Array<string>, };
+
+export type McpRegistryAdded = { name: string, shown: string, secrets: Array<string>, 
+/**
+ * A remote: the window goes on to the connection's Sign in (a server that asks for none
+ * says so there).
+ */
+remote: boolean, };
+
 export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
 
 export type DialogSample = { dialogId: number, 
@@ -356,6 +477,6 @@ export type AppEvent = { "type": "connection", snapshot: AppSnapshot, } | { "typ
 /**
  * The sessions it was handed to (none: it concerns every session).
  */
-sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "mcp_app", app: McpAppView, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
+sessions: Array<string>, } | { "type": "mcp_sign_in_ended", dialogId: number, connection: string, error: string | null, } | { "type": "mcp_app", app: McpAppView, } | { "type": "mcp_registry_refreshed", registry: string, problem: string | null, } | { "type": "install_progress", registryId: string, } & ({ "phase": "downloading", done: number, total: number | null, } | { "phase": "extracting" });
 
 export type CommandError = { "kind": "invalid", validation: Validation, } | { "kind": "error", message: string, };
