@@ -122,6 +122,23 @@ macro_rules! with_app_commands {
             mcp_app_open_link(app_id: u64, url: String) -> String = |backend| backend.mcp_app_open_link(app_id, &url).await;
             /// Import another client's MCP servers from pasted text: what happened to each.
             mcp_import(text: String) -> Vec<McpImported> = |backend| backend.mcp_import(&text);
+            /// Search the MCP Registries' copies (names, titles, descriptions); a page from `cursor`. The copies
+            /// refresh in the background (`mcp_registry_refreshed`); only a registry with no copy is waited for.
+            mcp_registry_search(text: String, cursor: Option<String>) -> McpRegistryResults =
+                |backend| backend.mcp_registry_search(&text, cursor.as_deref()).await;
+            /// The form of one way (package or remote) of a registry entry, rendered as an elicitation form.
+            mcp_registry_form(registry: String, name: String, version: String, choice: McpRegistryChoice) -> McpRegistryForm =
+                |backend| backend.mcp_registry_form(&registry, &name, &version, choice).await;
+            /// Validate the form's values (the elicitation validator) and show what saving would write; saves nothing.
+            mcp_registry_check(registry: String, name: String, version: String, choice: McpRegistryChoice, connection_name: String, values: FormValues as "FormContent") -> McpRegistryCheck =
+                |backend| backend.mcp_registry_check(&registry, &name, &version, choice, &connection_name, values).await;
+            /// Ask in Porthole's URL consent dialog before opening an entry's repository (`website`: its website);
+            /// returns the dialog's id (the address is the registry's, never the window's).
+            mcp_registry_link(registry: String, name: String, version: String, website: bool) -> u64 =
+                |backend| backend.mcp_registry_link(&registry, &name, &version, website).await;
+            /// Save the entry as one connection (secrets to the keyring); validated again.
+            mcp_registry_add(registry: String, name: String, version: String, choice: McpRegistryChoice, connection_name: String, values: FormValues as "FormContent") -> McpRegistryAdded =
+                |backend| backend.mcp_registry_add(&registry, &name, &version, choice, &connection_name, values).await;
         }
     };
 }

@@ -23,6 +23,9 @@ impl Backend {
         if self.0.sign_ins.is_sign_in(dialog_id) {
             return self.answer_sign_in(dialog_id, answer);
         }
+        if self.0.registry_links.is_link(dialog_id) {
+            return self.answer_link(dialog_id, answer);
+        }
         if let DialogAnswer::Elicitation { .. } = answer {
             self.0.metrics.answer_started(dialog_id);
         }

@@ -27,6 +27,7 @@ mod mcp_edit;
 pub use mcp_apps::{McpAppView, McpToolResult, PAGE_SCHEME as MCP_APP_SCHEME, Page as McpAppPage};
 mod mcp_questions;
 mod mcp_registry;
+mod mcp_registry_link;
 mod mcp_registry_view;
 pub use mcp_edit::{McpImported, NewServer};
 pub use mcp_registry_view::{
@@ -280,6 +281,8 @@ struct Inner {
     apps: mcp_apps::AppsTable,
     /// The MCP Registries' copies (the "Add from the registry" view).
     mcp_registry: mcp_registry::Copies,
+    /// Registry entries' links waiting in their URL consent dialog.
+    registry_links: mcp_registry_link::Links,
     /// How many agent connections are applying their events (see `connections::EventLoop`):
     /// `stop` waits for them, so an agent's exit is applied, recorded and delivered before
     /// it returns.
@@ -349,6 +352,7 @@ impl Backend {
                 mcp: mcp::AppConnections::default(),
                 apps: mcp_apps::AppsTable::default(),
                 mcp_registry: mcp_registry::Copies::default(),
+                registry_links: mcp_registry_link::Links::default(),
                 event_loops: tokio::sync::watch::channel(0).0,
             }
         }));

@@ -251,7 +251,12 @@ impl Backend {
 
     /// `name` at `version` from `base`: the copy's when it is that version, else asked of the
     /// registry.
-    async fn entry(&self, base: &str, name: &str, version: &str) -> Result<(Registry, Entry), AnswerError> {
+    pub(crate) async fn registry_entry(
+        &self,
+        base: &str,
+        name: &str,
+        version: &str,
+    ) -> Result<(Registry, Entry), AnswerError> {
         let registry = self.registry(base)?;
         if let Some(cached) = self.copy_of(&registry).await
             && let Some(entry) = cached.servers.get(name).filter(|e| e.version == version)
@@ -272,7 +277,7 @@ impl Backend {
         version: &str,
         choice: McpRegistryChoice,
     ) -> Result<(Registry, AddForm), AnswerError> {
-        let (registry, entry) = self.entry(base, name, version).await?;
+        let (registry, entry) = self.registry_entry(base, name, version).await?;
         let form = AddForm::new(&entry, choice.into()).map_err(AnswerError::msg)?;
         Ok((registry, form))
     }

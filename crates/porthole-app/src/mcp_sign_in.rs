@@ -82,7 +82,7 @@ fn message(connection: &str, server: &url::Url, scopes: &[String]) -> String {
     text
 }
 
-fn porthole() -> AgentIdentity {
+pub(crate) fn porthole() -> AgentIdentity {
     AgentIdentity {
         name: PORTHOLE_ASKS.into(),
         title: Some("Porthole".into()),

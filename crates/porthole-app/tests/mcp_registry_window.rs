@@ -57,7 +57,7 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
     let keyring = Arc::new(SecretStore::with_store(
         keyring_core::sample::Store::new().unwrap(),
     ));
-    let (backend, _shell) = app(home.path(), &keyring);
+    let (backend, shell) = app(home.path(), &keyring);
     let base = registry.url();
 
     // No copy yet: the first search waits for the registry, every page of it.
@@ -227,6 +227,58 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
         .unwrap_err();
     assert!(message(elsewhere).contains("not one of the registries"));
 
+    // The repository link opens only through Porthole's URL consent dialog, its address from
+    // the registry's copy (the window names the entry, never a URL).
+    let dialog_id = backend
+        .mcp_registry_link(&base, BRAVE, "1.0.2", false)
+        .await
+        .unwrap();
+    let dialog = shell
+        .wait_for_dialog("the link's consent dialog", |d| d["dialogId"] == dialog_id)
+        .await;
+    assert_eq!(
+        (dialog["mode"].as_str(), dialog["agent"]["title"].as_str()),
+        (Some("url"), Some("Porthole"))
+    );
+    assert_eq!(
+        dialog["url"]["full"],
+        "https://github.com/modelcontextprotocol/servers"
+    );
+    backend
+        .answer_dialog(
+            dialog_id,
+            porthole_core::DialogAnswer::Elicitation {
+                action: porthole_core::events::Action::Decline,
+                content: None,
+            },
+        )
+        .unwrap();
+    let refused = message(backend.open_url(dialog_id, "system").unwrap_err());
+    assert!(refused.contains("not consented"), "{refused}");
+    // Accepted: the page goes to the browser (the fake shell has none, and says so).
+    let dialog_id = backend
+        .mcp_registry_link(&base, REMOTE, "2.1.0", true)
+        .await
+        .unwrap();
+    backend
+        .answer_dialog(
+            dialog_id,
+            porthole_core::DialogAnswer::Elicitation {
+                action: porthole_core::events::Action::Accept,
+                content: None,
+            },
+        )
+        .unwrap();
+    let opened = message(backend.open_url(dialog_id, "system").unwrap_err());
+    assert!(opened.contains("no browser in tests"), "{opened}");
+    let none = message(
+        backend
+            .mcp_registry_link(&base, "io.github.user/weather", "1.0.2", false)
+            .await
+            .unwrap_err(),
+    );
+    assert!(none.contains("names no repository"), "{none}");
+
     // The registry changes: brave-search deprecated, remote-weather deleted.
     registry.set_status(BRAVE, "deprecated", "2030-01-01T00:00:00Z");
     registry.set_status(REMOTE, "deleted", "2030-01-01T00:00:00Z");
@@ -254,4 +306,7 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
         .await
         .unwrap_err();
     assert!(message(refused).contains("deprecated and not offered"));
+
+    let run = shell.events.lock().unwrap().clone();
+    common::golden_stream("mcp-registry", home.path(), &run);
 }

@@ -210,6 +210,62 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
         backend.mcp_import("not a client's settings"),
     );
 
+    // The "Add from the registry" view, against the fake MCP Registry the test points the app
+    // at: a search, an entry's form, its values checked (none given: the validator's verdict),
+    // and a remote with no inputs added (no secret, so no keyring needed).
+    let base = std::env::var("PORTHOLE_MCP_REGISTRY_URL").unwrap();
+    let brave = "io.modelcontextprotocol.anonymous/brave-search";
+    let package = porthole_app::McpRegistryChoice {
+        remote: false,
+        index: 0,
+    };
+    r.answer(
+        "mcp_registry_search",
+        json!({ "text": "", "cursor": null }),
+        backend.mcp_registry_search("", None).await,
+    );
+    let (name, version) = (brave, "1.0.2");
+    r.answer(
+        "mcp_registry_form",
+        json!({ "registry": base, "name": name, "version": version, "choice": package }),
+        backend.mcp_registry_form(&base, name, version, package).await,
+    );
+    r.answer(
+        "mcp_registry_check",
+        json!({ "registry": base, "name": name, "version": version, "choice": package,
+                "connectionName": "brave-search", "values": {} }),
+        backend
+            .mcp_registry_check(&base, name, version, package, "brave-search", Default::default())
+            .await,
+    );
+    let link = backend.mcp_registry_link(&base, name, version, false).await;
+    if let Ok(dialog_id) = &link {
+        // Its dialog is not part of what follows: cancelled at once.
+        let cancel = porthole_core::DialogAnswer::Elicitation {
+            action: porthole_core::events::Action::Cancel,
+            content: None,
+        };
+        backend.answer_dialog(*dialog_id, cancel).unwrap();
+    }
+    r.answer(
+        "mcp_registry_link",
+        json!({ "registry": base, "name": name, "version": version, "website": false }),
+        link,
+    );
+    let remote = porthole_app::McpRegistryChoice {
+        remote: true,
+        index: 0,
+    };
+    let fs = "io.modelcontextprotocol.anonymous/mcp-fs";
+    r.answer(
+        "mcp_registry_add",
+        json!({ "registry": base, "name": fs, "version": "2.0.0", "choice": remote,
+                "connectionName": "mcp-fs", "values": {} }),
+        backend
+            .mcp_registry_add(&base, fs, "2.0.0", remote, "mcp-fs", Default::default())
+            .await,
+    );
+
     // Bookkeeping answers.
     r.answer(
         "cancel_install",
@@ -236,6 +292,12 @@ async fn the_mocks_replies_are_the_app_models() {
     let home = tempfile::tempdir().unwrap();
     let connections = home.path().join("connections.json");
     std::fs::write(&connections, r#"{"connections": {}}"#).unwrap();
+    let registry = porthole_test_mcp_registry::Server::with_fixtures();
+    // SAFETY: set before the app model starts; one test in this binary.
+    unsafe {
+        std::env::set_var("PORTHOLE_MCP_REGISTRY_URL", registry.url());
+        std::env::set_var("PORTHOLE_CACHE_DIR", home.path().join("cache"));
+    }
     let (backend, shell) = common::mcp::demo_app(home.path(), &connections);
     let (session, recorder) = record(&backend, &shell, home.path()).await;
 
@@ -261,7 +323,8 @@ async fn the_mocks_replies_are_the_app_models() {
             .unwrap()
             .replace(&exe, "porthole")
             .replace(&home.path().display().to_string(), "/home/user")
-            .replace(&build_dir, "/target/debug");
+            .replace(&build_dir, "/target/debug")
+            .replace(&registry.url(), "http://127.0.0.1:8765");
         std::fs::write(&path, text + "\n").unwrap();
         return;
     }

@@ -1,7 +1,7 @@
 // Generated from src-tauri/src/command_list.rs by
 // `PORTHOLE_BLESS=1 cargo test -p porthole command_list`. Do not edit.
 import type { UiEvent, UrlOpener } from "../protocol";
-import type { AppSettings, Attachment, HistoryExport, McpConnectionList, McpImported, McpNewServer, McpTool, McpToolResult, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState } from "./app";
+import type { AppSettings, Attachment, HistoryExport, McpConnectionList, McpImported, McpNewServer, McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults, McpTool, McpToolResult, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState } from "./app";
 import type { DialogAnswer, FormContent } from "./core";
 import type { Validation } from "./elicitation";
 import type { DomainMark, HistoryFilter, HistoryPage } from "./history";
@@ -105,6 +105,22 @@ export interface Commands {
   mcp_app_open_link(args: { appId: number; url: string }): string;
   /** Import another client's MCP servers from pasted text: what happened to each. */
   mcp_import(args: { text: string }): Array<McpImported>;
+  /**
+   * Search the MCP Registries' copies (names, titles, descriptions); a page from `cursor`. The copies
+   * refresh in the background (`mcp_registry_refreshed`); only a registry with no copy is waited for.
+   */
+  mcp_registry_search(args: { text: string; cursor?: string | null }): McpRegistryResults;
+  /** The form of one way (package or remote) of a registry entry, rendered as an elicitation form. */
+  mcp_registry_form(args: { registry: string; name: string; version: string; choice: McpRegistryChoice }): McpRegistryForm;
+  /** Validate the form's values (the elicitation validator) and show what saving would write; saves nothing. */
+  mcp_registry_check(args: { registry: string; name: string; version: string; choice: McpRegistryChoice; connectionName: string; values: FormContent }): McpRegistryCheck;
+  /**
+   * Ask in Porthole's URL consent dialog before opening an entry's repository (`website`: its website);
+   * returns the dialog's id (the address is the registry's, never the window's).
+   */
+  mcp_registry_link(args: { registry: string; name: string; version: string; website: boolean }): number;
+  /** Save the entry as one connection (secrets to the keyring); validated again. */
+  mcp_registry_add(args: { registry: string; name: string; version: string; choice: McpRegistryChoice; connectionName: string; values: FormContent }): McpRegistryAdded;
 }
 
 /** Every command's name, in the list's order. */
@@ -160,4 +176,9 @@ export const COMMAND_NAMES = [
   "mcp_app_call_tool",
   "mcp_app_open_link",
   "mcp_import",
+  "mcp_registry_search",
+  "mcp_registry_form",
+  "mcp_registry_check",
+  "mcp_registry_link",
+  "mcp_registry_add",
 ] as const satisfies readonly (keyof Commands)[];
