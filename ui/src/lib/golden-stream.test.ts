@@ -7,7 +7,8 @@
 //   non-JSON lines, then the app stopping;
 // - mcp-sign-in (tests/mcp_sign_in.rs): an MCP connection signed in through Porthole's own URL
 //   consent, its token expiring, signed in again, signed out;
-// - install-cancel (tests/install_cancel.rs): a registry install whose download stalls, cancelled.
+// - install-cancel (tests/install_cancel.rs): a registry install whose download stalls, cancelled;
+// - mcp-registry (tests/mcp_registry_window.rs): an MCP Registry's copy refreshed in the background.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppStore, TextItem } from "./store.svelte";
 import type { UiEvent } from "./protocol";
@@ -20,7 +21,7 @@ const streams: Record<string, UiEvent[]> = Object.fromEntries(
   Object.entries(files).map(([path, events]) => [path.replace(/^.*\/(.*)\.json$/, "$1"), events]),
 );
 
-type Run = "app-model" | "mcp-sign-in" | "install-cancel" | "mcp-apps";
+type Run = "app-model" | "mcp-sign-in" | "install-cancel" | "mcp-apps" | "mcp-registry";
 
 /** Every kind of event the window receives (keyed by the generated `UiEvent` union, so a new
  *  kind is a type error here) and the recorded run that holds it. */
@@ -39,6 +40,7 @@ const RECORDED_IN: Record<UiEvent["type"], Run> = {
   mcp_app: "mcp-apps",
   mcp_connection_problem: "mcp-sign-in",
   mcp_sign_in_ended: "mcp-sign-in",
+  mcp_registry_refreshed: "mcp-registry",
   permission_auto: "app-model",
   stdout_noise: "app-model",
   stdout_not_shown: "app-model",

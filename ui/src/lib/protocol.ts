@@ -25,6 +25,8 @@ import type {
   PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
   McpAppView, McpToolResult,
+  McpRegistryResults, McpRegistryState, McpRegistryEntryView, McpRegistryWay, McpRegistryChoice, McpRegistryForm, McpRegistryCheck,
+  McpRegistryAdded,
 } from "./generated/app";
 export type {
   AgentProfile, AppSettings, ConnectionState, AppSnapshot, AuthMethodView, Connection, DialogOrigin, DialogView, PermissionRuleView,
@@ -81,6 +83,11 @@ export type { DomainMark, HistoryEntry, HistoryFilter, HistoryPage, PermissionDe
 
 // ---------- MCP connections (the Connections view): generated (porthole-app's mcp_view.rs) ----------
 export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported };
+// The MCP Registry view ("Add from the registry…"): generated (porthole-app's mcp_registry_view.rs).
+export type {
+  McpRegistryResults, McpRegistryState, McpRegistryEntryView, McpRegistryWay, McpRegistryChoice, McpRegistryForm, McpRegistryCheck,
+  McpRegistryAdded,
+};
 
 // ---------- MCP Apps (a connection's views under tool calls): generated (porthole-app's mcp_apps) ----------
 export type { McpAppView, McpToolResult };

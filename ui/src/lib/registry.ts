@@ -11,6 +11,13 @@ export function matchesSearch(a: Pick<RegistryAgentView, "id" | "name" | "descri
     .every((word) => hay.includes(word));
 }
 
+/** A registry icon the backend fetched and checked (`registry_icon`), or `null`: only `data:` URLs
+ *  of PNG or SVG images reach an <img>, so the page never loads a registry's URL itself. Shared by
+ *  the ACP agents' and the MCP servers' registry views. */
+export function checkedIcon(url: string): string | null {
+  return /^data:image\/(svg\+xml|png);base64,/.test(url) ? url : null;
+}
+
 function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }

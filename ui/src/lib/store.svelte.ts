@@ -436,6 +436,8 @@ export class AppStore {
   version = $state(0);
   /** Bumped when an MCP connection's sign-in may have changed (the Connections view reads again). */
   mcpVersion = $state(0);
+  /** Bumped when an MCP Registry's copy was refreshed in the background (the registry view searches again). */
+  mcpRegistryVersion = $state(0);
   /** Why the last sign-in the window started failed, by connection (cleared by the next). */
   mcpSignInFailures = new SvelteMap<string, string>();
   /** Frames in which batches were applied (for tests / diagnostics). */
@@ -792,6 +794,10 @@ export class AppStore {
           if (d) d.problem = `The sign-in did not finish: ${e.error}`;
         }
         this.mcpVersion++;
+        return;
+      }
+      case "mcp_registry_refreshed": {
+        this.mcpRegistryVersion++;
         return;
       }
       case "install_progress": {

@@ -1,0 +1,44 @@
+// The "Add from the registry" view over the mock, which answers with what the app model
+// answered against the fake MCP Registry (generated/replies.json): the results, an entry's
+// details, its form rendered with the elicitation form's field component, nothing saved while
+// the validator says no.
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
+import ConnectionsView from "./ConnectionsView.svelte";
+import { MockBackend } from "../lib/mock";
+import { AppStore } from "../lib/store.svelte";
+
+async function boot() {
+  const backend = new MockBackend({ chunkDelay: 0 });
+  const store = new AppStore();
+  backend.onEvents((e) => store.enqueue(e));
+  store.init(await backend.invoke("app_state"));
+  render(ConnectionsView, { props: { backend, store } });
+  return { backend, store };
+}
+
+describe("the MCP Registry view", () => {
+  it("lists the registry's servers, opens one and renders its form with a masked secret field", async () => {
+    await boot();
+    await fireEvent.click(screen.getByRole("button", { name: "Add from the registry…" }));
+    const results = await screen.findByRole("list", { name: "MCP Registry results" });
+    const brave = await within(results).findByRole("button", { name: /Brave Search/ });
+    // Registry text is text: no link is clickable in the view.
+    expect(document.querySelector(".registry-view a")).toBeNull();
+    await fireEvent.click(brave);
+    const entry = await waitFor(() => document.querySelector(".mcp-entry") as HTMLElement);
+    await waitFor(() => expect(entry.textContent).toContain("io.modelcontextprotocol.anonymous"));
+    expect(entry.textContent).toContain("npx @modelcontextprotocol/server-brave-search@1.0.2");
+    expect(within(entry).getByRole("button", { name: "Open the repository…" })).toBeTruthy();
+    const key = await waitFor(() => {
+      const input = entry.querySelector<HTMLInputElement>("[data-field=BRAVE_API_KEY] input");
+      expect(input).toBeTruthy();
+      return input!;
+    });
+    expect(key.type).toBe("password");
+    expect((entry.querySelector("input[name=mcp-registry-name]") as HTMLInputElement).value).toBe("brave-search");
+    // The recorded check: the key missing, so nothing is shown and Save stays off.
+    await waitFor(() => expect(entry.textContent).toContain("Shown when the values are complete."));
+    expect((within(entry).getByRole("button", { name: "Save" }) as HTMLButtonElement).disabled).toBe(true);
+  });
+});
