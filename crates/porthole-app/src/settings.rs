@@ -193,6 +193,35 @@ mod tests {
     }
 
     #[test]
+    fn the_mcp_registries_are_checked_as_registry_addresses() {
+        let with = |list: &[&str]| Settings {
+            mcp_registries: list.iter().map(|s| s.to_string()).collect(),
+            ..Settings::default()
+        };
+        assert_eq!(
+            Settings::default().mcp_registries,
+            [porthole_mcp_registry::OFFICIAL]
+        );
+        assert!(
+            with(&["https://mcp.example.org/registry", "http://127.0.0.1:8765"])
+                .check()
+                .is_ok()
+        );
+        // Plain http to another computer, a query, not a URL: refused, as the CLI refuses them.
+        for bad in [
+            "http://mcp.example.org",
+            "https://mcp.example.org/?q=1",
+            "registry",
+        ] {
+            assert!(with(&[bad]).check().is_err(), "{bad}");
+        }
+        assert!(
+            with(&["https://mcp.example.org"; 9]).check().is_err(),
+            "at most 8"
+        );
+    }
+
+    #[test]
     fn a_broken_file_falls_back_with_a_message_and_bad_values_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("settings.json");

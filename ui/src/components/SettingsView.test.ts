@@ -80,4 +80,19 @@ describe("logs and the companion socket in the window", () => {
     expect(saved.mcpApps).toBe(false);
     expect(saved.mcpAppTools).toEqual({ basic: ["set-zone"] });
   });
+
+  it("the MCP Registries are a setting: one address a line, several allowed", async () => {
+    const backend = new FakeBackend();
+    render(SettingsView, { props: { backend, store: storeOf({}) } });
+    await flush();
+    const box = screen.getByRole("textbox", { name: /One address a line/ }) as HTMLTextAreaElement;
+    expect(box.value).toBe("https://registry.modelcontextprotocol.io");
+    await fireEvent.input(box, { target: { value: "https://registry.modelcontextprotocol.io\n  https://mcp.example.org/registry \n\n" } });
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    expect(backend.callsOf("save_settings")[0].settings.mcpRegistries).toEqual([
+      "https://registry.modelcontextprotocol.io",
+      "https://mcp.example.org/registry",
+    ]);
+  });
 });
