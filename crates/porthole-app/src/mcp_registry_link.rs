@@ -7,14 +7,10 @@
 use std::collections::HashSet;
 use std::sync::Mutex;
 
-use porthole_core::events::{
-    Action, DialogAnswer, DialogPrompt, ElicitationKind, ElicitationPrompt, Scope, new_dialog_id,
-};
-use porthole_core::url_safety;
-use serde_json::json;
+use porthole_core::events::{Action, DialogAnswer, DialogPrompt, ElicitationKind};
 
-use crate::mcp_sign_in::{PORTHOLE_ASKS, porthole};
-use crate::{AcceptedUrl, AnswerError, Backend, Pending};
+use crate::mcp_sign_in::PORTHOLE_ASKS;
+use crate::{AcceptedUrl, AnswerError, Backend};
 
 /// The scope's `during`: the window names these dialogs as Porthole's own.
 const DURING: &str = "porthole/mcp-registry-link";
@@ -54,42 +50,15 @@ impl Backend {
             "Open the {what} of the MCP server “{name}”, as its registry names it ({registry}). \
              The registry's listing is not checked by Porthole: look at the address before opening it."
         );
-        let analysis = url_safety::analyze_url(&address, &text)
-            .map_err(|e| AnswerError::msg(format!("the {what} address cannot be opened: {e}")))?;
-        let mut warnings: Vec<String> = analysis.warnings.iter().map(|w| w.code().to_string()).collect();
-        warnings.sort();
-        warnings.dedup();
-        let dialog_id = new_dialog_id();
-        let prompt = DialogPrompt::Elicitation(Box::new(ElicitationPrompt {
-            dialog_id,
-            agent: porthole(),
-            scope: Scope::Request {
-                request_id: json!(format!("{DURING}/{name}")),
-                during: Some(DURING.into()),
-            },
-            message: text,
-            kind: ElicitationKind::Url {
-                elicitation_id: format!("{DURING}/{name}/{dialog_id}"),
-                url: analysis,
-            },
-            warnings,
-            mcp: None,
-        }));
-        self.0
-            .registry_links
-            .0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(dialog_id);
-        self.state().pending.insert(
-            dialog_id,
-            Pending {
-                agent_id: PORTHOLE_ASKS.into(),
-                prompt,
-            },
-        );
-        self.push_dialogs();
-        Ok(dialog_id)
+        self.ask_to_open(DURING, name, &address, text, |dialog_id| {
+            self.0
+                .registry_links
+                .0
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(dialog_id);
+        })
+        .map_err(|e| AnswerError::msg(format!("the {what} address cannot be opened: {e}")))
     }
 
     /// The person answered a link's dialog: accepted, the window may `open_url` it; otherwise

@@ -82,7 +82,7 @@ fn message(connection: &str, server: &url::Url, scopes: &[String]) -> String {
     text
 }
 
-pub(crate) fn porthole() -> AgentIdentity {
+fn porthole() -> AgentIdentity {
     AgentIdentity {
         name: PORTHOLE_ASKS.into(),
         title: Some("Porthole".into()),
@@ -126,12 +126,40 @@ impl Backend {
             .map_err(|e| cannot(&e))?;
 
         let text = message(name, url, &pending.scopes);
-        let address = pending.authorization_url.as_str();
-        let analysis = url_safety::analyze_url(address, &text).map_err(|e| {
+        let address = pending.authorization_url.to_string();
+        let asked = Asked {
+            connection: name.to_string(),
+            pending,
+            tokens,
+        };
+        self.ask_to_open(DURING, name, &address, text, |dialog_id| {
+            self.0
+                .sign_ins
+                .asked
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(dialog_id, asked);
+        })
+        .map_err(|e| {
             AnswerError::msg(format!(
                 "cannot sign in to `{name}`: the sign-in page's address: {e}"
             ))
-        })?;
+        })
+    }
+
+    /// Put Porthole's own URL consent dialog for `address` in the dialog list (the dialog an
+    /// agent's URL elicitation gets; `during` names what asks, `subject` what it is about).
+    /// `register` runs with the dialog's id before the window can see it, so its answer finds
+    /// what it belongs to. An address the analyzer refuses is an error, in words.
+    pub(crate) fn ask_to_open(
+        &self,
+        during: &str,
+        subject: &str,
+        address: &str,
+        text: String,
+        register: impl FnOnce(u64),
+    ) -> Result<u64, String> {
+        let analysis = url_safety::analyze_url(address, &text).map_err(|e| e.to_string())?;
         let mut warnings: Vec<String> = analysis.warnings.iter().map(|w| w.code().to_string()).collect();
         warnings.sort();
         warnings.dedup();
@@ -140,30 +168,18 @@ impl Backend {
             dialog_id,
             agent: porthole(),
             scope: Scope::Request {
-                request_id: json!(format!("{DURING}/{name}")),
-                during: Some(DURING.into()),
+                request_id: json!(format!("{during}/{subject}")),
+                during: Some(during.into()),
             },
             message: text,
             kind: ElicitationKind::Url {
-                elicitation_id: format!("{DURING}/{name}/{dialog_id}"),
+                elicitation_id: format!("{during}/{subject}/{dialog_id}"),
                 url: analysis,
             },
             warnings,
             mcp: None,
         }));
-        self.0
-            .sign_ins
-            .asked
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(
-                dialog_id,
-                Asked {
-                    connection: name.to_string(),
-                    pending,
-                    tokens,
-                },
-            );
+        register(dialog_id);
         self.state().pending.insert(
             dialog_id,
             Pending {
