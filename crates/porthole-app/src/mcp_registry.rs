@@ -227,20 +227,21 @@ impl Backend {
         text: &str,
         cursor: Option<&str>,
     ) -> Result<McpRegistryResults, AnswerError> {
-        let mut hits = Vec::new();
+        let mut copies = Vec::new();
         let mut registries = Vec::new();
         for registry in self.mcp_registries()? {
             if let Some(cached) = self.copy_of(&registry).await {
-                hits.extend(
-                    cached
-                        .search(text)
-                        .into_iter()
-                        .map(|e| entry_view(registry.base(), e)),
-                );
+                copies.push((registry.base().to_string(), cached));
             }
             registries.push(self.state_of(registry.base()));
         }
-        let (entries, next_cursor) = page(&hits, cursor)?;
+        let hits: Vec<(&str, &Entry)> = (copies.iter())
+            .flat_map(|(base, c)| c.search(text).into_iter().map(move |e| (base.as_str(), e)))
+            .collect();
+        // Only the page's entries become views (each looks for its runtimes on PATH), not
+        // every entry of a registry of thousands.
+        let (shown, next_cursor) = page(&hits, cursor)?;
+        let entries = shown.into_iter().map(|(base, e)| entry_view(base, e)).collect();
         Ok(McpRegistryResults {
             entries,
             next_cursor,
