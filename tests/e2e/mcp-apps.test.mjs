@@ -3,7 +3,8 @@
 // which declares nothing of MCP Apps: its app renders under the agent's tool call with the tool's
 // result; its button that calls a tool asks permission (naming the server), then works; its link
 // brings the URL consent dialog; its message fills the prompt box, unsent. A hostile app of our
-// own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked.
+// own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked. A richer
+// official example (`server-budget-allocator`) renders its chart and sliders from the tool's data.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -13,18 +14,25 @@ import { startExample } from "./apps/examples.mjs";
 
 let app;
 let basic;
+let budget;
 let hostile;
 let connectionsFile;
 
 before(async () => {
   basic = await startExample("server-basic-vanillajs");
   const basicUrl = basic.url;
+  budget = await startExample("server-budget-allocator");
   hostile = await startHostile();
-  ({ app, file: connectionsFile } = await launchWithConnections({ basic: { url: basicUrl }, hostile: { url: hostile.url } }));
+  ({ app, file: connectionsFile } = await launchWithConnections({
+    basic: { url: basicUrl },
+    budget: { url: budget.url },
+    hostile: { url: hostile.url },
+  }));
 });
 after(async () => {
   await app?.close();
   basic?.kill();
+  budget?.kill();
   hostile?.close();
 });
 
@@ -35,6 +43,9 @@ async function enter(connection) {
 }
 const leave = () => app.d.switchTo().defaultContent();
 const promptText = () => app.exec(`return document.querySelector("#prompt-input").value`);
+/** Empty the prompt box (an app's message may have filled it). */
+const clearPrompt = () =>
+  app.exec(`const box = document.querySelector("#prompt-input"); box.value = ""; box.dispatchEvent(new Event("input"));`);
 
 test("the official example's app renders under its tool call, asks before its tool call, and its link and message go through the person", async () => {
   await app.waitText("header", "Connected");
@@ -90,7 +101,7 @@ test("the official example's app renders under its tool call, asks before its to
 
 test("a hostile app cannot leave its frame", async () => {
   // Empty the prompt box first: the hostile app reports into it.
-  await app.exec(`const box = document.querySelector("#prompt-input"); box.value = ""; box.dispatchEvent(new Event("input"));`);
+  await clearPrompt();
   await app.prompt("/tools hostile hostile {}");
   // It asks for a tool of the other connection: the dialog names its own server.
   await app.waitText("[role=dialog]", "get-time", 30000);
@@ -122,4 +133,19 @@ test("a hostile app cannot leave its frame", async () => {
   console.log("the window's IPC handler in the frame:", report.webkitIpcHandler, report.ipcHandlerCall);
   assert.ok(!("enabled" in JSON.parse(readFileSync(connectionsFile, "utf8")).connections.basic), "the frame switched a connection off");
   await app.shot("74-mcp-app-hostile-blocked");
+});
+
+test("a richer official example (budget-allocator) renders its chart and sliders from the tool's data", async () => {
+  await clearPrompt();
+  await app.prompt("/tools budget get-budget-data {}");
+  await app.waitFor('section.mcp-app[aria-label="App of the MCP server budget"] iframe', 30000);
+  await enter("budget");
+  try {
+    const status = await app.d.wait(until.elementLocated(By.css("#status-bar")), 20000);
+    await app.d.wait(async () => !(await status.getText()).includes("$0 / $0"), 20000, "the budget's data in the app");
+    await app.d.wait(async () => (await app.d.findElements(By.css("#sliders-container input"))).length > 0, 20000, "its sliders");
+  } finally {
+    await leave();
+  }
+  await app.shot("75-mcp-app-budget-allocator");
 });
