@@ -92,19 +92,7 @@ impl FakeShell {
     }
 }
 
-/// Path of binary `bin` of workspace package `package`, built on demand.
-pub fn workspace_bin(package: &str, bin: &str) -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|d| d.parent()).unwrap().to_path_buf();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "--quiet", "-p", package, "--target-dir"])
-        .arg(profile_dir.parent().unwrap())
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo build -p {package} failed");
-    profile_dir.join(bin)
-}
+pub use porthole_test_bins::workspace_bin;
 
 /// Every dialog of every list of waiting dialogs delivered, in order.
 pub fn listed(events: &[Value]) -> impl Iterator<Item = &Value> {
