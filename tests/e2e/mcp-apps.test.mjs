@@ -3,7 +3,8 @@
 // which declares nothing of MCP Apps: its app renders under the agent's tool call with the tool's
 // result; its button that calls a tool asks permission (naming the server), then works; its link
 // brings the URL consent dialog; its message fills the prompt box, unsent. A hostile app of our
-// own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked. A richer
+// own (apps/hostile-server.mjs) tries to leave its frame: each attempt is blocked; another keeps
+// taking the keyboard focus, and the window gives it back while the person types. A richer
 // official example (`server-budget-allocator`) renders its chart and sliders from the tool's data.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -36,9 +37,13 @@ after(async () => {
   hostile?.close();
 });
 
-/** The frame of the app of `connection`, entered (WebDriver looks inside it until `leave`). */
-async function enter(connection) {
-  const frame = await app.waitFor(`section.mcp-app[aria-label="App of the MCP server ${connection}"] iframe`);
+/** The frame of the app of `connection`, entered (WebDriver looks inside it until `leave`).
+ *  WebDriver's switch gives the frame the keyboard as no person can (no click in it): the window
+ *  gives it back, and takes it for an app grabbing the keyboard within a second of a key or a
+ *  click in the window (ui/src/lib/app-focus.ts). So a second of quiet first, as a person's. */
+async function enter(connection, frameSelector = "iframe") {
+  const frame = await app.waitFor(`section.mcp-app[aria-label="App of the MCP server ${connection}"] ${frameSelector}`);
+  await new Promise((r) => setTimeout(r, 1100));
   await app.d.switchTo().frame(frame);
 }
 const leave = () => app.d.switchTo().defaultContent();
@@ -133,6 +138,39 @@ test("a hostile app cannot leave its frame", async () => {
   console.log("the window's IPC handler in the frame:", report.webkitIpcHandler, report.ipcHandlerCall);
   assert.ok(!("enabled" in JSON.parse(readFileSync(connectionsFile, "utf8")).connections.basic), "the frame switched a connection off");
   await app.shot("74-mcp-app-hostile-blocked");
+});
+
+test("an app the person used cannot take the keyboard back while they type in the window", async () => {
+  await clearPrompt();
+  await app.prompt("/tools hostile thief {}");
+  // The thief's page refocuses its own input every 50 ms and whenever it loses the focus.
+  const thief = 'section.mcp-app[data-tool="thief"]';
+  await app.waitFor(`${thief} iframe`, 30000);
+  // The person uses the app: a click in it, then typing there reaches it.
+  await enter("hostile", 'iframe[title^="thief "]');
+  try {
+    const loot = await app.d.wait(until.elementLocated(By.css("#loot")), 20000);
+    await loot.click();
+    await loot.sendKeys("typed in the app");
+    assert.equal(await loot.getAttribute("value"), "typed in the app");
+  } finally {
+    await leave();
+  }
+  // Then the prompt box: the app reaches for the keyboard, the window takes it back and stops
+  // the app, and what the person types stays in the prompt box.
+  const box = await app.waitFor("#prompt-input");
+  await box.click();
+  await app.waitText(thief, "it was stopped");
+  await app.d.wait(async () => (await app.count(`${thief} iframe`)) === 0, 5000, "the app's frame removed");
+  await box.sendKeys("secret words");
+  await new Promise((r) => setTimeout(r, 500));
+  await box.sendKeys(" and more");
+  assert.equal(await promptText(), "secret words and more");
+  await app.shot("76-mcp-app-keyboard-taken-app-stopped");
+  // The person may start it again.
+  await app.click("Start it again", thief);
+  await app.waitFor(`${thief} iframe`, 10000);
+  await clearPrompt();
 });
 
 test("a richer official example (budget-allocator) renders its chart and sliders from the tool's data", async () => {
