@@ -53,3 +53,33 @@ fn error(status: StatusCode, message: &str) -> Response<Vec<u8>> {
         .body(format!("<!DOCTYPE html><p>The app could not be shown: {escaped}</p>").into_bytes())
         .expect("an error response builds")
 }
+
+/// A page of the window asks the webview for a device (WebKitGTK's permission request): granted
+/// only for a kind the person allowed an app of an open session; each frame's `allow` attribute
+/// (which lists only what its app was given) then decides which frame may ask. Everything else is
+/// refused: Porthole's own page needs no device, and an unhandled request would be left to the
+/// webview's default.
+pub fn device_permission(
+    backend: Option<Backend>,
+    kind: tauri::webview::PermissionKind,
+) -> tauri::webview::PermissionResponse {
+    use porthole_app::McpAppPermission as App;
+    use tauri::webview::{PermissionKind, PermissionResponse};
+    let app_kind = match kind {
+        PermissionKind::Camera => Some(App::Camera),
+        PermissionKind::Microphone => Some(App::Microphone),
+        PermissionKind::Geolocation => Some(App::Geolocation),
+        _ => None,
+    };
+    let allowed = app_kind
+        .zip(backend)
+        .is_some_and(|(k, b)| b.mcp_app_device_allowed(k));
+    if !allowed {
+        tracing::warn!("the webview asked for {kind:?}: refused (no app shown now was allowed it)");
+    }
+    if allowed {
+        PermissionResponse::Allow
+    } else {
+        PermissionResponse::Deny
+    }
+}

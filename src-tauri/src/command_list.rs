@@ -118,6 +118,11 @@ macro_rules! with_app_commands {
             /// for the server's apps. The tool's `CallToolResult`.
             mcp_app_call_tool(app_id: u64, name: String, arguments: Value as "Record<string, unknown>") -> McpToolResult =
                 |backend| backend.mcp_app_call_tool(app_id, &name, arguments).await;
+            /// What an MCP App's resource asks to use (camera, microphone, ...), read before its frame loads;
+            /// `granted` is null until the person answers.
+            mcp_app_permissions(app_id: u64) -> McpAppPermissions = |backend| backend.mcp_app_permissions(app_id).await;
+            /// The person's answer about what an MCP App asked to use: allowed for this app (kept), or not now.
+            mcp_app_allow(app_id: u64, allow: bool) -> McpAppPermissions = |backend| backend.mcp_app_allow(app_id, allow);
             /// An MCP App asks to open a link: the URL consent dialog (every URL rule). The person's action.
             mcp_app_open_link(app_id: u64, url: String) -> String = |backend| backend.mcp_app_open_link(app_id, &url).await;
             /// Import another client's MCP servers from pasted text: what happened to each.

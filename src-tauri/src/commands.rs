@@ -57,6 +57,11 @@ pub fn run(launch: Launch, companion_only: bool) {
                 responder.respond(crate::app_page::respond(backend, &webview, &request).await);
             });
         })
+        // Devices (camera, microphone, location) only for what the person allowed an MCP App.
+        .on_permission_request(|webview, kind| {
+            let backend = webview.try_state::<Backend>().map(|b| b.inner().clone());
+            crate::app_page::device_permission(backend, kind)
+        })
         .setup(move |app| {
             std::thread::spawn(crate::sealed_view::sweep_left_behind);
             let window = std::sync::Arc::new(crate::shell::WindowChannel::default());

@@ -5,9 +5,10 @@ pub(crate) use std::collections::BTreeMap;
 
 pub(crate) use porthole_app::settings::Settings;
 pub(crate) use porthole_app::{
-    Attachment, DomainMark, HistoryExport, HistoryFilter, HistoryPage, McpConnectionList, McpImported,
-    McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults, McpTool,
-    McpToolResult, NewServer, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState,
+    Attachment, DomainMark, HistoryExport, HistoryFilter, HistoryPage, McpAppPermissions, McpConnectionList,
+    McpImported, McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults,
+    McpTool, McpToolResult, NewServer, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView,
+    WindowState,
 };
 pub(crate) use porthole_core::DialogAnswer;
 pub(crate) use porthole_core::form::Validation;

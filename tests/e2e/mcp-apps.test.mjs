@@ -8,7 +8,8 @@
 // official example (`server-budget-allocator`) renders its chart and sliders from the tool's data.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { launchWithConnections, waitUntil, By, until } from "./harness.mjs";
 import { startHostile } from "./apps/hostile-server.mjs";
 import { startExample } from "./apps/examples.mjs";
@@ -171,6 +172,49 @@ test("an app the person used cannot take the keyboard back while they type in th
   await app.click("Start it again", thief);
   await app.waitFor(`${thief} iframe`, 10000);
   await clearPrompt();
+});
+
+test("a device an app's resource asks for is given only when the person allows it", async () => {
+  const geo = 'section.mcp-app[data-tool="geo"]';
+  const located = async (which) => {
+    const frame = (await app.d.findElements(By.css(`${geo} iframe`)))[which];
+    await new Promise((r) => setTimeout(r, 1100)); // a second of quiet, as in enter()
+    await app.d.switchTo().frame(frame);
+    try {
+      const out = await app.d.wait(until.elementLocated(By.css("#geo")), 20000);
+      await app.d.wait(async () => (await out.getText()) !== "asking", 20000, "the app's location answer");
+      return await out.getText();
+    } finally {
+      await leave();
+    }
+  };
+  // Asked before the frame loads; "Don't allow": the frame gets nothing, the app is refused.
+  await app.prompt("/tools hostile geo {}");
+  await app.waitText(geo, "This app asks to use your location");
+  assert.equal(await app.count(`${geo} iframe`), 0, "the frame loaded before the person answered");
+  await app.shot("77-mcp-app-asks-for-location");
+  await app.click("Don't allow", geo);
+  await app.waitFor(`${geo} iframe`);
+  assert.equal(await app.exec(`return document.querySelector('${geo} iframe').getAttribute("allow")`), "");
+  assert.equal(await located(0), "error 1", "PERMISSION_DENIED without the person's allowing");
+  // The webview's own gate: with no app given the location, a page asking (Porthole's own here)
+  // is refused by Porthole's handler, and that is logged.
+  const own = await app.d.executeAsyncScript(`const done = arguments[arguments.length - 1];
+    navigator.geolocation.getCurrentPosition(() => done("position"), (e) => done("error " + e.code), { timeout: 5000 });`);
+  assert.equal(own, "error 1");
+  const logs = join(app.home, ".local/state/porthole/logs");
+  const logged = () => readdirSync(logs).filter((f) => f.startsWith("porthole.")).map((f) => readFileSync(join(logs, f), "utf8")).join("");
+  await waitUntil("the refusal in Porthole's log", async () => logged().includes("the webview asked for Geolocation: refused"));
+  // Not remembered: the next time it shows, it asks again; allowed, its frame's `allow` names it.
+  await app.prompt("/tools hostile geo {}");
+  await app.d.wait(async () => (await app.count(`${geo} .app-permissions`)) === 1, 20000, "asked again");
+  await app.click("Allow for this app", geo);
+  const frames = `${geo} iframe`;
+  await app.d.wait(async () => (await app.count(frames)) === 2, 20000, "the second frame");
+  assert.equal(await app.exec(`const f = document.querySelectorAll('${frames}'); return f[f.length - 1].getAttribute("allow")`), "geolocation");
+  // WebKitGTK refuses the location to a frame of an opaque origin before asking the webview
+  // (measured: the app still gets PERMISSION_DENIED), so on Linux the allowing has no effect yet.
+  console.log("with the location allowed, the app got:", await located(1));
 });
 
 test("a richer official example (budget-allocator) renders its chart and sliders from the tool's data", async () => {

@@ -24,7 +24,10 @@ mod mcp;
 pub use mcp::mcp_bridge;
 mod mcp_apps;
 mod mcp_edit;
-pub use mcp_apps::{McpAppView, McpToolResult, PAGE_SCHEME as MCP_APP_SCHEME, Page as McpAppPage};
+pub use mcp_apps::{
+    AppPermission as McpAppPermission, McpAppPermissions, McpAppView, McpToolResult,
+    PAGE_SCHEME as MCP_APP_SCHEME, Page as McpAppPage,
+};
 mod mcp_questions;
 mod mcp_registry;
 mod mcp_registry_link;

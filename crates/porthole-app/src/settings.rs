@@ -47,6 +47,12 @@ pub struct Settings {
     pub mcp_apps: bool,
     /// The tools each connection's apps may call without asking ("Allow for this app").
     pub mcp_app_tools: std::collections::BTreeMap<String, Vec<String>>,
+    /// The devices each connection's app resources may use ("Allow for this app"), by
+    /// connection and resource URI.
+    pub mcp_app_permissions: std::collections::BTreeMap<
+        String,
+        std::collections::BTreeMap<String, Vec<crate::mcp_apps::AppPermission>>,
+    >,
     /// The MCP Registries the "Add from the registry" view reads (base addresses, default the
     /// official one; `PORTHOLE_MCP_REGISTRY_URL` overrides them, as for the CLI). An
     /// organisation's registry token is kept in the keyring (`porthole-cli mcp registry-token`).
@@ -70,6 +76,7 @@ impl Default for Settings {
             mcp_questions: "porthole".into(),
             mcp_apps: true,
             mcp_app_tools: Default::default(),
+            mcp_app_permissions: Default::default(),
             mcp_registries: vec![porthole_mcp_registry::OFFICIAL.to_string()],
         }
     }

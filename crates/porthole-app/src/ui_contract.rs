@@ -197,6 +197,8 @@ fn generated() -> String {
     app.declare::<crate::mcp_edit::McpImported>();
     app.declare::<crate::mcp_apps::McpAppView>();
     app.declare::<crate::mcp_apps::McpToolResult>();
+    app.declare::<crate::mcp_apps::McpAppPermissions>();
+    app.declare::<crate::mcp_apps::AppPermission>();
     app.declare::<crate::mcp_registry_view::McpRegistryState>();
     app.declare::<crate::mcp_registry_view::McpRegistryChoice>();
     app.declare::<crate::mcp_registry_view::McpRegistryWay>();

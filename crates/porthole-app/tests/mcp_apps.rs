@@ -3,11 +3,13 @@
 //! tool's input and result; its page is served with the policy of its declared CSP; what the
 //! app asks is decided here: a tool call of its own server asks first (a permission dialog
 //! naming the server, "Allow for this app" remembered per server and tool, one question at a
-//! time), a link is the URL dialog of an MCP server's question. The consent history keeps
-//! both under the connection.
+//! time), a link is the URL dialog of an MCP server's question, the devices its resource asks
+//! for are given only when the person allows them. The consent history keeps both under the
+//! connection.
 
 mod common;
 
+use porthole_app::McpAppPermission;
 use porthole_test_mcp::Options;
 use porthole_test_mcp::apps::CHART_URI;
 use serde_json::{Value, json};
@@ -63,6 +65,40 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
     assert!(
         key.len() >= 32,
         "the page's address must not be guessable: {page}"
+    );
+    // What its resource asks to use, read before its frame loads: nothing given yet.
+    let asked = backend.mcp_app_permissions(id).await.unwrap();
+    assert_eq!(
+        serde_json::to_value(&asked).unwrap(),
+        json!({"requested": ["microphone", "clipboardWrite"], "granted": null})
+    );
+    assert!(!backend.mcp_app_device_allowed(McpAppPermission::Microphone));
+    // "Don't allow": nothing this time, and not remembered.
+    let refused = backend.mcp_app_allow(id, false).unwrap();
+    assert_eq!(refused.granted, Some(vec![]));
+    assert!(!backend.mcp_app_device_allowed(McpAppPermission::Microphone));
+    assert_eq!(backend.mcp_app_permissions(id).await.unwrap().granted, None);
+    // "Allow for this app": given, and kept for this server's resource.
+    let allowed = backend.mcp_app_allow(id, true).unwrap();
+    assert_eq!(
+        allowed.granted,
+        Some(vec![
+            McpAppPermission::Microphone,
+            McpAppPermission::ClipboardWrite
+        ])
+    );
+    let settings = &common::app_state(&backend)["snapshot"]["appSettings"];
+    assert_eq!(
+        settings["mcpAppPermissions"],
+        json!({"charts": {CHART_URI: ["microphone", "clipboardWrite"]}}),
+        "{settings}"
+    );
+    assert!(backend.mcp_app_device_allowed(McpAppPermission::Microphone));
+    assert!(!backend.mcp_app_device_allowed(McpAppPermission::Camera));
+    assert_eq!(
+        backend.mcp_app_permissions(id).await.unwrap().granted,
+        allowed.granted,
+        "remembered for the next time it shows"
     );
     let served = backend.mcp_app_page(key).await.unwrap();
     assert!(served.html.contains("<div id=chart>"), "{}", served.html);
@@ -165,6 +201,10 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
     // The session closes: its apps' pages are no longer served.
     backend.close_session(&session).await.unwrap();
     assert!(backend.mcp_app_page(key).await.is_err());
+    assert!(
+        !backend.mcp_app_device_allowed(McpAppPermission::Microphone),
+        "no app of an open session was given it"
+    );
     backend.stop().await;
     let run = shell.events.lock().unwrap().clone();
     common::golden_stream("mcp-apps", home.path(), &run);

@@ -1,6 +1,6 @@
 //! MCP Apps for the gateway's fast tests (`Options::apps`): UI tools in `tools/list`, their
 //! calls (JSON, or an event stream with a progress notification first when the client accepts
-//! one), `resources/read` of their `ui://` resources with `_meta.ui` (a CSP), and sessions of
+//! one), `resources/read` of their `ui://` resources with `_meta.ui` (a CSP, permissions), and sessions of
 //! their own so a client's session handling shows (a new id per `initialize`; 400 without an
 //! id, 404 for a forgotten one).
 
@@ -98,6 +98,7 @@ pub(crate) fn answer(id: &Value, method: &str, message: &Value) -> Option<Value>
                 "uri": uri, "mimeType": MIME_TYPE, "text": CHART_HTML,
                 "_meta": {"ui": {
                     "csp": {"connectDomains": ["https://api.example.com"], "resourceDomains": ["https://cdn.example.com"]},
+                    "permissions": {"microphone": {}, "clipboardWrite": {}},
                     "prefersBorder": true,
                 }},
             }]})),

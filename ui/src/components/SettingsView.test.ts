@@ -81,6 +81,20 @@ describe("logs and the companion socket in the window", () => {
     expect(saved.mcpAppTools).toEqual({ basic: ["set-zone"] });
   });
 
+  it("what an app was allowed to use is listed and can be forgotten", async () => {
+    const backend = new FakeBackend();
+    const mcpAppPermissions = { basic: { "ui://basic/a.html": ["microphone" as const, "clipboardWrite" as const], "ui://basic/b.html": ["camera" as const] } };
+    const appSettings = { ...snapshotWith().appSettings, mcpAppPermissions };
+    render(SettingsView, { props: { backend, store: storeOf({ appSettings }) } });
+    await flush();
+    const list = screen.getByRole("list", { name: "What apps may use" });
+    expect(list.textContent).toContain("ui://basic/a.html of basic may use your microphone, writing to your clipboard");
+    await fireEvent.click(screen.getAllByRole("button", { name: "Forget" })[0]);
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    expect(backend.callsOf("save_settings")[0].settings.mcpAppPermissions).toEqual({ basic: { "ui://basic/b.html": ["camera"] } });
+  });
+
   it("the MCP Registries are a setting: one address a line, several allowed", async () => {
     const backend = new FakeBackend();
     render(SettingsView, { props: { backend, store: storeOf({}) } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { APP_MAX_PX, APP_MIN_PX, APP_TEXT_MAX, SIZES_PER_SECOND, SizeThrottle, appMessageText, clampAppHeight } from "./mcp-app";
+import { APP_MAX_PX, APP_MIN_PX, APP_TEXT_MAX, SIZES_PER_SECOND, SizeThrottle, allowAttribute, appMessageText, clampAppHeight, permissionLabels } from "./mcp-app";
 
 describe("an MCP App's frame", () => {
   it("keeps its height within limits, whatever the app says", () => {
@@ -22,5 +22,13 @@ describe("an MCP App's frame", () => {
     expect(appMessageText([{ type: "text", text: "a" }, { type: "image", data: "x" }, { type: "text", text: "b" }])).toBe("a\nb");
     expect(appMessageText("not content")).toBe("");
     expect(appMessageText([{ type: "text", text: "x".repeat(APP_TEXT_MAX + 10) }]).length).toBe(APP_TEXT_MAX);
+  });
+});
+
+describe("the devices an app was given", () => {
+  it("become its frame's allow attribute, and nothing when none", () => {
+    expect(allowAttribute([])).toBe("");
+    expect(allowAttribute(["microphone", "clipboardWrite"])).toBe("microphone; clipboard-write");
+    expect(permissionLabels(["camera", "geolocation"])).toBe("your camera, your location");
   });
 });

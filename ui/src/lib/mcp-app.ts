@@ -1,5 +1,7 @@
 // What the window decides about an MCP App's frame without the app model: its height within
-// limits, how often it may change, and the text of a message the app asks to add.
+// limits, how often it may change, the text of a message the app asks to add, and the words and
+// `allow` attribute of the devices it was given.
+import type { AppPermission } from "./protocol";
 
 /** The frame's height before the app says its size, and its limits. */
 export const APP_MIN_PX = 120;
@@ -37,4 +39,22 @@ export function appMessageText(content: unknown): string {
     .map((b) => b.text)
     .join("\n");
   return text.slice(0, APP_TEXT_MAX);
+}
+
+/** The devices an app's resource may ask for, as the person reads them and as its frame's
+ *  `allow` attribute (Permissions Policy) names them. */
+const PERMISSION_WORDS: Record<AppPermission, { label: string; policy: string }> = {
+  camera: { label: "your camera", policy: "camera" },
+  microphone: { label: "your microphone", policy: "microphone" },
+  geolocation: { label: "your location", policy: "geolocation" },
+  clipboardWrite: { label: "writing to your clipboard", policy: "clipboard-write" },
+};
+
+export function permissionLabels(kinds: AppPermission[]): string {
+  return kinds.map((k) => PERMISSION_WORDS[k].label).join(", ");
+}
+
+/** The frame's `allow` attribute: only what the person gave the app (empty: nothing). */
+export function allowAttribute(granted: AppPermission[]): string {
+  return granted.map((k) => PERMISSION_WORDS[k].policy).join("; ");
 }

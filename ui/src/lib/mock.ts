@@ -360,6 +360,12 @@ export class MockBackend implements Backend {
     mcp_app_open_link: () => {
       throw { kind: "error", message: "the mock has no MCP Apps" };
     },
+    mcp_app_permissions: () => {
+      throw { kind: "error", message: "the mock has no MCP Apps" };
+    },
+    mcp_app_allow: () => {
+      throw { kind: "error", message: "the mock has no MCP Apps" };
+    },
     install_agent: () => {
       throw { kind: "error", message: "the mock installs nothing" };
     },

@@ -24,7 +24,7 @@ import type {
   AgentProfile, AppEvent, ConnectionState, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
   StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
-  McpAppView, McpToolResult,
+  McpAppView, McpToolResult, McpAppPermissions, AppPermission,
   McpRegistryResults, McpRegistryState, McpRegistryEntryView, McpRegistryWay, McpRegistryChoice, McpRegistryForm, McpRegistryCheck,
   McpRegistryAdded,
 } from "./generated/app";
@@ -90,7 +90,7 @@ export type {
 };
 
 // ---------- MCP Apps (a connection's views under tool calls): generated (porthole-app's mcp_apps) ----------
-export type { McpAppView, McpToolResult };
+export type { McpAppView, McpToolResult, McpAppPermissions, AppPermission };
 
 /** What the other commands return: generated (porthole-app's results.rs). */
 export type { HistoryExport, InspectorEntry, PerfStats, ProtocolLog, SessionList, StoredSession };

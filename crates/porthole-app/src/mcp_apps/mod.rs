@@ -10,7 +10,11 @@
 //!   (`AgentClient::ask_app_permission`, the dialog naming the server); at most one such
 //!   question per app at a time and [`CALLS_PER_MINUTE`] calls a minute;
 //! - `ui/open-link` is the URL dialog of an MCP server's question (every URL rule, the sealed
-//!   view or the browser), never opened directly.
+//!   view or the browser), never opened directly;
+//! - the devices its resource declares (`_meta.ui.permissions`: camera, microphone, geolocation,
+//!   clipboard writes) are given to its frame only when the person allows them, before it loads
+//!   ("Allow for this app" kept per server and resource); the webview's own permission requests
+//!   are granted only for a kind an app shown now was given ([`Backend::mcp_app_device_allowed`]).
 //!
 //! The app never gets a token, another connection, another session or another tool result.
 
@@ -29,7 +33,7 @@ use serde_json::{Value, json};
 use crate::app_event::AppEvent;
 use crate::mcp_questions::WindowQuestions;
 use crate::{AnswerError, Backend};
-pub use page::Page;
+pub use page::{AppPermission, Page};
 
 /// Apps kept per window; the oldest go (their frames then show that the page is gone).
 const KEPT: usize = 500;
@@ -93,6 +97,20 @@ struct Entry {
     view: McpAppView,
     agent_id: String,
     pass: u64,
+    /// The page read to learn its permissions, served once by the next load of the frame.
+    page: Option<Page>,
+    /// What its frame may use, once decided (the person's answer, or nothing asked).
+    granted: Option<Vec<AppPermission>>,
+}
+
+/// What an app's resource asks to use, and what its frame may use.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
+pub struct McpAppPermissions {
+    pub requested: Vec<AppPermission>,
+    /// `null` until the person answered (the frame waits); then what the frame's `allow` gives.
+    pub granted: Option<Vec<AppPermission>>,
 }
 
 impl AppsTable {
@@ -165,6 +183,8 @@ impl Apps for WindowQuestions {
                     view: view.clone(),
                     agent_id: self.agent_id().to_string(),
                     pass: call.who.pass,
+                    page: None,
+                    granted: None,
                 },
             );
             if table.apps.len() > KEPT {
@@ -220,17 +240,26 @@ impl Apps for WindowQuestions {
 
 impl Backend {
     /// The page of the app at `key` (the last segment of its `page` address), ready to serve:
-    /// read from its server through Porthole's own session.
+    /// the one read for its permissions, or read now from its server.
     pub async fn mcp_app_page(&self, key: &str) -> Result<Page, AnswerError> {
-        let (view, pass) = {
-            let table = self.0.apps.lock();
-            let id = table
+        let (id, cached) = {
+            let mut table = self.0.apps.lock();
+            let id = *table
                 .by_page
                 .get(key)
                 .ok_or_else(|| AnswerError::msg("no such app (it may have been closed)"))?;
-            let entry = &table.apps[id];
-            (entry.view.clone(), entry.pass)
+            let entry = table.apps.get_mut(&id).expect("by_page names kept apps");
+            (id, entry.page.take())
         };
+        match cached {
+            Some(page) => Ok(page),
+            None => self.read_page(id).await,
+        }
+    }
+
+    /// The app's page, read from its server through Porthole's own session.
+    async fn read_page(&self, app_id: u64) -> Result<Page, AnswerError> {
+        let (view, _, pass) = self.app(app_id)?;
         let result = self
             .connector()
             .app_request(
@@ -243,9 +272,83 @@ impl Backend {
             .map_err(|e| AnswerError::msg(format!("the app's page could not be read: {e}")))?;
         let page = page::from_read_result(&view.resource_uri, &result).map_err(AnswerError::msg)?;
         for dropped in &page.dropped {
-            tracing::warn!(connection = %view.connection, "an MCP App's declared CSP entry was not used: {dropped}");
+            tracing::warn!(connection = %view.connection, "an MCP App's declaration was not used: {dropped}");
         }
         Ok(page)
+    }
+
+    /// What app `app_id` asks to use, before its frame loads: its page is read (and kept for
+    /// that load); what the person allowed for this server's resource before is given again.
+    pub async fn mcp_app_permissions(&self, app_id: u64) -> Result<McpAppPermissions, AnswerError> {
+        let page = self.read_page(app_id).await?;
+        let requested = page.permissions.clone();
+        let (view, _, _) = self.app(app_id)?;
+        let remembered = self
+            .settings()
+            .mcp_app_permissions
+            .get(&view.connection)
+            .and_then(|by_resource| by_resource.get(&view.resource_uri))
+            .cloned();
+        let granted = match remembered {
+            _ if requested.is_empty() => Some(Vec::new()),
+            Some(allowed) => Some(
+                requested
+                    .iter()
+                    .copied()
+                    .filter(|p| allowed.contains(p))
+                    .collect(),
+            ),
+            None => None,
+        };
+        let mut table = self.0.apps.lock();
+        let entry = table
+            .apps
+            .get_mut(&app_id)
+            .ok_or_else(|| AnswerError::msg("no such app (it may have been closed)"))?;
+        entry.page = Some(page);
+        entry.granted = granted.clone();
+        Ok(McpAppPermissions { requested, granted })
+    }
+
+    /// The person's answer about what app `app_id` asked to use: allowed (kept for this
+    /// server's resource, "Allow for this app") or not (this time; asked again next time).
+    pub fn mcp_app_allow(&self, app_id: u64, allow: bool) -> Result<McpAppPermissions, AnswerError> {
+        let (view, requested) = {
+            let table = self.0.apps.lock();
+            let entry = table
+                .apps
+                .get(&app_id)
+                .ok_or_else(|| AnswerError::msg("no such app (it may have been closed)"))?;
+            let requested = (entry.page.as_ref())
+                .map(|p| p.permissions.clone())
+                .ok_or_else(|| AnswerError::msg("the app's permissions were not read yet"))?;
+            (entry.view.clone(), requested)
+        };
+        let granted = if allow { requested.clone() } else { Vec::new() };
+        if allow {
+            let mut settings = self.settings();
+            (settings.mcp_app_permissions.entry(view.connection.clone()))
+                .or_default()
+                .insert(view.resource_uri.clone(), requested.clone());
+            self.save_settings(settings)?;
+        }
+        if let Some(entry) = self.0.apps.lock().apps.get_mut(&app_id) {
+            entry.granted = Some(granted.clone());
+        }
+        Ok(McpAppPermissions {
+            requested,
+            granted: Some(granted),
+        })
+    }
+
+    /// Whether the webview may give `kind` when a page asks: only if an app of an open session
+    /// was given it (each frame's `allow` then decides which frame may ask).
+    pub fn mcp_app_device_allowed(&self, kind: AppPermission) -> bool {
+        let open: HashSet<String> = self.state().sessions.keys().cloned().collect();
+        let table = self.0.apps.lock();
+        table.apps.values().any(|e| {
+            open.contains(&e.view.session_id) && e.granted.as_ref().is_some_and(|g| g.contains(&kind))
+        })
     }
 
     /// The app `app_id` calls `tool` of its own server with `arguments`: asked first unless the

@@ -1,6 +1,7 @@
 //! An MCP App's page as the window's frame gets it: the HTML from the server's
 //! `resources/read`, and the Content-Security-Policy built from the resource's `_meta.ui.csp`
-//! (MCP Apps 2026-01-26). The one place that decides what an app may load.
+//! (MCP Apps 2026-01-26), and the device permissions it asks for (`_meta.ui.permissions`).
+//! The one place that decides what an app may load.
 //!
 //! The frame is sandboxed without `allow-same-origin` (an opaque origin: no storage, no
 //! cookies, nothing of Porthole's), served from its own scheme with this policy as a header
@@ -9,6 +10,7 @@
 //! the other apps' pages), scripts and styles only inline or from declared resource domains,
 //! network only to declared connect domains.
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use url::Url;
 
@@ -23,8 +25,60 @@ const MAX_DOMAINS: usize = 32;
 pub struct Page {
     pub html: String,
     pub csp: String,
-    /// Declared domains that were not used, with why (logged as warnings).
+    /// What the resource asks to use; none is given unless the person allows it.
+    pub permissions: Vec<AppPermission>,
+    /// Declared entries that were not used, with why (logged as warnings).
     pub dropped: Vec<String>,
+}
+
+/// A device or feature an app's resource may ask for (`_meta.ui.permissions`); given to its frame
+/// through the `allow` attribute only if the person allows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
+pub enum AppPermission {
+    Camera,
+    Microphone,
+    Geolocation,
+    ClipboardWrite,
+}
+
+impl AppPermission {
+    const ALL: [AppPermission; 4] = [
+        AppPermission::Camera,
+        AppPermission::Microphone,
+        AppPermission::Geolocation,
+        AppPermission::ClipboardWrite,
+    ];
+
+    /// Its key in `_meta.ui.permissions`.
+    fn key(self) -> &'static str {
+        match self {
+            AppPermission::Camera => "camera",
+            AppPermission::Microphone => "microphone",
+            AppPermission::Geolocation => "geolocation",
+            AppPermission::ClipboardWrite => "clipboardWrite",
+        }
+    }
+}
+
+/// The permissions a resource declares (an object of empty objects), in a fixed order; other
+/// keys are dropped with why.
+fn permissions(declared: &Value, dropped: &mut Vec<String>) -> Vec<AppPermission> {
+    let Some(map) = declared.as_object() else {
+        if !declared.is_null() {
+            dropped.push("permissions: not an object".into());
+        }
+        return Vec::new();
+    };
+    for key in map.keys() {
+        if !AppPermission::ALL.iter().any(|p| p.key() == key) {
+            dropped.push(format!("permissions: {key:?} is not one Porthole knows"));
+        }
+    }
+    (AppPermission::ALL.into_iter())
+        .filter(|p| map.contains_key(p.key()))
+        .collect()
 }
 
 /// The app's page from a `resources/read` result for `uri`.
@@ -60,9 +114,15 @@ pub(crate) fn from_read_result(uri: &str, result: &Value) -> Result<Page, String
             html.len()
         ));
     }
-    let (csp, dropped) = policy(&content["_meta"]["ui"]["csp"]);
+    let (csp, mut dropped) = policy(&content["_meta"]["ui"]["csp"]);
+    let permissions = permissions(&content["_meta"]["ui"]["permissions"], &mut dropped);
     let html = with_policy_meta(&html, &csp);
-    Ok(Page { html, csp, dropped })
+    Ok(Page {
+        html,
+        csp,
+        permissions,
+        dropped,
+    })
 }
 
 /// `text/html;profile=mcp-app`, whatever the spacing and case.
@@ -258,6 +318,30 @@ mod tests {
         );
         assert_eq!(page.dropped.len(), 10, "{:?}", page.dropped);
         assert!(!page.csp.contains("evil") && !page.csp.contains("unsafe-eval"));
+    }
+
+    #[test]
+    fn declared_permissions_are_read_and_unknown_ones_dropped() {
+        let meta = json!({"ui": {"permissions": {
+            "clipboardWrite": {}, "microphone": {}, "usb": {}, "camera": {}
+        }}});
+        let page = from_read_result("ui://t/app.html", &read(meta)).unwrap();
+        assert_eq!(
+            page.permissions,
+            [
+                AppPermission::Camera,
+                AppPermission::Microphone,
+                AppPermission::ClipboardWrite
+            ]
+        );
+        assert_eq!(page.dropped.len(), 1, "{:?}", page.dropped);
+        assert!(page.dropped[0].contains("usb"));
+        let none = from_read_result("ui://t/app.html", &read(json!({}))).unwrap();
+        assert!(none.permissions.is_empty() && none.dropped.is_empty());
+        let odd = json!({"ui": {"permissions": ["camera"]}});
+        let page = from_read_result("ui://t/app.html", &read(odd)).unwrap();
+        assert!(page.permissions.is_empty());
+        assert_eq!(page.dropped, ["permissions: not an object"]);
     }
 
     #[test]

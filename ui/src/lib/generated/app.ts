@@ -134,6 +134,11 @@ mcpApps: boolean,
  */
 mcpAppTools: { [key in string]: Array<string> }, 
 /**
+ * The devices each connection's app resources may use ("Allow for this app"), by
+ * connection and resource URI.
+ */
+mcpAppPermissions: { [key in string]: { [key in string]: Array<AppPermission> } }, 
+/**
  * The MCP Registries the "Add from the registry" view reads (base addresses, default the
  * official one; `PORTHOLE_MCP_REGISTRY_URL` overrides them, as for the CLI). An
  * organisation's registry token is kept in the keyring (`porthole-cli mcp registry-token`).
@@ -323,6 +328,14 @@ error: string | null,
 firstOfConnection: boolean, };
 
 export type McpToolResult = Record<string, unknown>;
+
+export type McpAppPermissions = { requested: Array<AppPermission>, 
+/**
+ * `null` until the person answered (the frame waits); then what the frame's `allow` gives.
+ */
+granted: Array<AppPermission> | null, };
+
+export type AppPermission = "camera" | "microphone" | "geolocation" | "clipboardWrite";
 
 export type McpRegistryState = { base: string, 
 /**

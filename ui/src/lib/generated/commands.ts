@@ -1,7 +1,7 @@
 // Generated from src-tauri/src/command_list.rs by
 // `PORTHOLE_BLESS=1 cargo test -p porthole command_list`. Do not edit.
 import type { UiEvent, UrlOpener } from "../protocol";
-import type { AppSettings, Attachment, HistoryExport, McpConnectionList, McpImported, McpNewServer, McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults, McpTool, McpToolResult, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState } from "./app";
+import type { AppSettings, Attachment, HistoryExport, McpAppPermissions, McpConnectionList, McpImported, McpNewServer, McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults, McpTool, McpToolResult, PerfStats, ProtocolLog, RegistryListing, SessionList, SessionView, WindowState } from "./app";
 import type { DialogAnswer, FormContent } from "./core";
 import type { Validation } from "./elicitation";
 import type { DomainMark, HistoryFilter, HistoryPage } from "./history";
@@ -101,6 +101,13 @@ export interface Commands {
    * for the server's apps. The tool's `CallToolResult`.
    */
   mcp_app_call_tool(args: { appId: number; name: string; arguments: Record<string, unknown> }): McpToolResult;
+  /**
+   * What an MCP App's resource asks to use (camera, microphone, ...), read before its frame loads;
+   * `granted` is null until the person answers.
+   */
+  mcp_app_permissions(args: { appId: number }): McpAppPermissions;
+  /** The person's answer about what an MCP App asked to use: allowed for this app (kept), or not now. */
+  mcp_app_allow(args: { appId: number; allow: boolean }): McpAppPermissions;
   /** An MCP App asks to open a link: the URL consent dialog (every URL rule). The person's action. */
   mcp_app_open_link(args: { appId: number; url: string }): string;
   /** Import another client's MCP servers from pasted text: what happened to each. */
@@ -174,6 +181,8 @@ export const COMMAND_NAMES = [
   "mcp_sign_in",
   "mcp_add",
   "mcp_app_call_tool",
+  "mcp_app_permissions",
+  "mcp_app_allow",
   "mcp_app_open_link",
   "mcp_import",
   "mcp_registry_search",
