@@ -20,8 +20,9 @@ use crate::app_event::AppEvent;
 use crate::mcp::{file, load};
 use crate::mcp_registry_view::{
     McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults,
-    McpRegistryState, entry_view,
+    McpRegistrySignIn, McpRegistryState, entry_view,
 };
+use crate::mcp_sign_in::SignInBegun;
 use crate::{AnswerError, Backend};
 
 /// How long a copy counts as fresh before a search starts a background refresh.
@@ -358,12 +359,35 @@ impl Backend {
         blocking(move || engine::save_plan(&path, &saved, store.as_deref()).map_err(|e| e.to_string()))
             .await
             .map_err(AnswerError::msg)?;
+        let remote = matches!(form.choice, engine::Choice::Remote(_));
+        let secrets: Vec<String> = plan.secrets.into_iter().map(|(k, _)| k).collect();
+        let sign_in = if !remote {
+            McpRegistrySignIn::NotRemote
+        } else if secrets.iter().any(|k| k.starts_with("header:")) {
+            McpRegistrySignIn::ByHeader
+        } else {
+            self.sign_in_after_adding(&plan.connection.name).await
+        };
         Ok(McpRegistryAdded {
             name: plan.connection.name.clone(),
             shown: plan.shown,
-            secrets: plan.secrets.into_iter().map(|(k, _)| k).collect(),
-            remote: matches!(form.choice, engine::Choice::Remote(_)),
+            secrets,
+            remote,
+            sign_in,
         })
+    }
+
+    /// A remote server just added goes straight on to its sign-in (the MCP connections view's
+    /// own, with its consent dialog) when it asks for one; the save stands either way.
+    async fn sign_in_after_adding(&self, name: &str) -> McpRegistrySignIn {
+        match self.begin_sign_in(name, None).await {
+            Ok(SignInBegun::Asked(dialog_id)) => McpRegistrySignIn::Asked { dialog_id },
+            Ok(SignInBegun::NotNeeded(_)) => McpRegistrySignIn::NotAsked,
+            Err(AnswerError::Error { message }) => McpRegistrySignIn::Failed { reason: message },
+            Err(AnswerError::Invalid { .. }) => McpRegistrySignIn::Failed {
+                reason: "the sign-in could not start".into(),
+            },
+        }
     }
 }
 

@@ -252,17 +252,14 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
         json!({ "registry": base, "name": name, "version": version, "website": false }),
         link,
     );
-    let remote = porthole_app::McpRegistryChoice {
-        remote: true,
-        index: 0,
-    };
-    let fs = "io.modelcontextprotocol.anonymous/mcp-fs";
+    // A package (a remote would go on to its sign-in, which contacts its server).
+    let fs = "io.github.modelcontextprotocol/filesystem";
     r.answer(
         "mcp_registry_add",
-        json!({ "registry": base, "name": fs, "version": "2.0.0", "choice": remote,
-                "connectionName": "mcp-fs", "values": {} }),
+        json!({ "registry": base, "name": fs, "version": "1.0.2", "choice": package,
+                "connectionName": "filesystem", "values": {} }),
         backend
-            .mcp_registry_add(&base, fs, "2.0.0", remote, "mcp-fs", Default::default())
+            .mcp_registry_add(&base, fs, "1.0.2", package, "filesystem", Default::default())
             .await,
     );
 

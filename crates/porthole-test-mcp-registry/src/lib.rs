@@ -115,6 +115,17 @@ pub fn server_everything() -> Value {
     serde_json::from_slice(&std::fs::read(fixtures_dir().join("server-everything.json")).unwrap()).unwrap()
 }
 
+/// A remote entry with no header, at `url` (a test server on 127.0.0.1): whether it asks for
+/// sign-in is the server's to say.
+pub fn remote_entry(name: &str, url: &str) -> Value {
+    serde_json::json!({
+        "name": name,
+        "description": "A remote MCP server on this computer.",
+        "version": "1.0.0",
+        "remotes": [{"type": "streamable-http", "url": url}]
+    })
+}
+
 impl Server {
     pub fn start() -> Self {
         Self::start_on("127.0.0.1:0")

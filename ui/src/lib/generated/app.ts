@@ -432,12 +432,13 @@ problems: Array<string>,
  */
 secrets: Array<string>, };
 
-export type McpRegistryAdded = { name: string, shown: string, secrets: Array<string>, 
+export type McpRegistryAdded = { name: string, shown: string, secrets: Array<string>, remote: boolean, 
 /**
- * A remote: the window goes on to the connection's Sign in (a server that asks for none
- * says so there).
+ * A remote goes straight on to its sign-in: what became of it.
  */
-remote: boolean, };
+signIn: McpRegistrySignIn, };
+
+export type McpRegistrySignIn = { "state": "notRemote" } | { "state": "byHeader" } | { "state": "notAsked" } | { "state": "asked", dialogId: number, } | { "state": "failed", reason: string, };
 
 export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
 
