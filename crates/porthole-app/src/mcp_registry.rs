@@ -45,6 +45,8 @@ pub(crate) struct Copies {
 struct Copy {
     cached: Option<Arc<Cached>>,
     refreshing: bool,
+    /// The first reading is under way: `cached` holds the pages read so far.
+    filling: bool,
     refreshed: Option<Instant>,
     problem: Option<String>,
 }
@@ -148,51 +150,72 @@ impl Backend {
             self.refresh_behind(registry);
             return Some(cached);
         }
-        let fetched = {
-            let registry = registry.clone();
-            blocking(move || engine::refresh(&registry, cache_dir().as_deref()).map_err(|e| e.to_string()))
-                .await
-        };
-        let mut copies = self.copies();
-        let copy = copies.entry(base).or_default();
-        match fetched {
-            Ok(cached) => {
-                let cached = Arc::new(cached);
-                copy.cached = Some(cached.clone());
-                copy.refreshed = Some(Instant::now());
-                copy.problem = None;
-                Some(cached)
-            }
-            Err(why) => {
-                copy.problem = Some(why);
-                copy.refreshed = Some(Instant::now());
-                None
-            }
+        // No copy anywhere: read the registry behind, and answer with its first page as soon
+        // as it is read (the rest fills in; each page says so to the window).
+        {
+            let mut copies = self.copies();
+            let copy = copies.entry(base.clone()).or_default();
+            copy.refreshing = true;
+            copy.filling = true;
         }
+        let (first, first_read) = tokio::sync::oneshot::channel();
+        self.fetch_behind(registry, Some(first));
+        // An error means the reading ended before a page (the copy is then whatever it left).
+        let _ = first_read.await;
+        self.copies().get(&base).and_then(|c| c.cached.clone())
     }
 
     /// Start a refresh of `registry`'s copy unless one runs or the copy is fresh.
     fn refresh_behind(&self, registry: &Registry) {
-        let base = registry.base().to_string();
         {
             let mut copies = self.copies();
-            let copy = copies.entry(base.clone()).or_default();
+            let copy = copies.entry(registry.base().to_string()).or_default();
             if copy.refreshing || copy.refreshed.is_some_and(|t| t.elapsed() < REFRESH_EVERY) {
                 return;
             }
             copy.refreshing = true;
         }
+        self.fetch_behind(registry, None);
+    }
+
+    /// Read `registry` in the background into its copy, and tell the window when it is done. A
+    /// first reading (`filling`) puts each page into the copy as it comes, `first` told at the
+    /// first one, and the window told after each.
+    fn fetch_behind(&self, registry: &Registry, first: Option<tokio::sync::oneshot::Sender<()>>) {
+        let base = registry.base().to_string();
         let this = self.clone();
         let registry = registry.clone();
         self.0.runtime.spawn(async move {
-            let fetched = blocking(move || {
-                engine::refresh(&registry, cache_dir().as_deref()).map_err(|e| e.to_string())
-            })
-            .await;
+            let fetched = {
+                let (this, base) = (this.clone(), base.clone());
+                blocking(move || {
+                    let mut first = first;
+                    engine::refresh_with(&registry, cache_dir().as_deref(), |so_far| {
+                        {
+                            let mut copies = this.copies();
+                            let copy = copies.entry(base.clone()).or_default();
+                            if !copy.filling {
+                                return;
+                            }
+                            copy.cached = Some(Arc::new(so_far.clone()));
+                        }
+                        match first.take() {
+                            Some(first) => drop(first.send(())),
+                            None => this.push_app(AppEvent::McpRegistryRefreshed {
+                                registry: base.clone(),
+                                problem: None,
+                            }),
+                        }
+                    })
+                    .map_err(|e| e.to_string())
+                })
+                .await
+            };
             let problem = {
                 let mut copies = this.copies();
                 let copy = copies.entry(base.clone()).or_default();
                 copy.refreshing = false;
+                copy.filling = false;
                 copy.refreshed = Some(Instant::now());
                 match fetched {
                     Ok(cached) => {
@@ -216,6 +239,7 @@ impl Backend {
             base: base.to_string(),
             updated_since: copy.cached.as_ref().and_then(|c| c.updated_since.clone()),
             refreshing: copy.refreshing,
+            filling: copy.filling,
             problem: copy.problem,
             left_out: copy.cached.map(|c| c.problems.clone()).unwrap_or_default(),
         }

@@ -32,6 +32,9 @@ pub struct McpRegistryState {
     pub updated_since: Option<String>,
     /// A refresh is under way in the background (`mcp_registry_refreshed` follows).
     pub refreshing: bool,
+    /// The first reading of the registry is under way: the copy holds the pages read so far
+    /// (`mcp_registry_refreshed` follows each), so a search covers only those until it ends.
+    pub filling: bool,
     /// Why the last refresh failed (the copy from before is shown), or why there is no copy.
     pub problem: Option<String>,
     /// Entries the registry sent that were left out, and why.

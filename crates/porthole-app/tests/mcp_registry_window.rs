@@ -74,8 +74,17 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
     let (backend, shell) = app(home.path(), &keyring);
     let base = registry.url();
 
-    // No copy yet: the first search waits for the registry, every page of it.
+    // No copy yet: the first search answers with the registry's first page (here the whole of
+    // it) and the copy is complete when the window is told so (mcp_registry_first_open.rs has
+    // a registry of several pages).
+    backend.mcp_registry_search("", None).await.unwrap();
+    shell
+        .wait_for("the registry read whole", |e| {
+            e["type"] == "mcp_registry_refreshed"
+        })
+        .await;
     let all = backend.mcp_registry_search("", None).await.unwrap();
+    assert!(!all.registries[0].filling);
     assert_eq!(all.registries.len(), 1);
     assert_eq!(all.registries[0].base, base);
     assert_eq!(all.registries[0].problem, None);

@@ -334,6 +334,11 @@ updatedSince: string | null,
  */
 refreshing: boolean, 
 /**
+ * The first reading of the registry is under way: the copy holds the pages read so far
+ * (`mcp_registry_refreshed` follows each), so a search covers only those until it ends.
+ */
+filling: boolean, 
+/**
  * Why the last refresh failed (the copy from before is shown), or why there is no copy.
  */
 problem: string | null, 
