@@ -3,9 +3,10 @@
 //!
 //! Each registry's copy opens at once (kept in memory, else read from the disk cache) and is
 //! brought up to date in the background with `updated_since` (at most every
-//! [`REFRESH_EVERY`]); `mcp_registry_refreshed` tells the window to search again. Only a
-//! registry with no copy at all is waited for. Search runs over the copies (names, titles,
-//! descriptions; the registry itself searches names only), a page at a time.
+//! [`REFRESH_EVERY`]); `mcp_registry_refreshed` tells the window to search again. A registry
+//! with no copy at all is waited for until its first page only; the rest fills the copy in
+//! behind (`filling`). Search runs over the copies (names, titles, descriptions; the registry
+//! itself searches names only), a page at a time.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
