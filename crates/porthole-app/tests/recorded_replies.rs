@@ -211,8 +211,9 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
     );
 
     // The "Add from the registry" view, against the fake MCP Registry the test points the app
-    // at: a search, an entry's form, its values checked (none given: the validator's verdict),
-    // and a remote with no inputs added (no secret, so no keyring needed).
+    // at: a search (the first: it answers at the first page, the copy still filling), an
+    // entry's form, its values checked (none given: the validator's verdict), and a package
+    // with no secret added (no keyring needed).
     let base = std::env::var("PORTHOLE_MCP_REGISTRY_URL").unwrap();
     let brave = "io.modelcontextprotocol.anonymous/brave-search";
     let package = porthole_app::McpRegistryChoice {
