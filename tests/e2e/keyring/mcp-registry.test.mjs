@@ -62,6 +62,18 @@ async function type(css, text) {
   await input.sendKeys(text);
 }
 
+/** The picture of the form with what will be saved in view (it is below the form), then Save. */
+async function shotAndSave(shot) {
+  await app.exec("document.querySelector('.mcp-command').scrollIntoView({ block: 'end' })");
+  await app.shot(shot);
+  await save();
+}
+
+async function save() {
+  await app.d.wait(async () => (await app.button("Save", ".mcp-entry")).isEnabled(), 20000, "Save enabled");
+  await app.click("Save", ".mcp-entry");
+}
+
 /** Open "Add from the registry…", search `text` and open the entry named `name`. */
 async function openEntry(text, name) {
   await app.click("Add from the registry…", "main");
@@ -102,11 +114,7 @@ test("search the registry, open an entry, fill its form with a secret, see the c
   );
   const shown = await app.text(".mcp-entry");
   assert.ok(!shown.includes(KEY), "the key is not shown");
-  // The command in view for the picture (it is below the form).
-  await app.exec("document.querySelector('.mcp-command').scrollIntoView({ block: 'end' })");
-  await app.shot("60-mcp-registry-form");
-  await app.d.wait(async () => (await app.button("Save", ".mcp-entry")).isEnabled(), 20000, "Save enabled");
-  await app.click("Save", ".mcp-entry");
+  await shotAndSave("60-mcp-registry-form");
 
   await app.waitText(".mcp-said", "Added `brave-search` from the registry");
   await app.waitText(".mcp-said", "Kept in the OS keyring: BRAVE_API_KEY.");
@@ -138,10 +146,7 @@ test("a remote with a URL variable and a secret header: the exact URL shown, the
   // The template filled before anything is saved: the exact URL, the header kept back.
   await app.waitText(".mcp-command", "https://127.0.0.1:9/mcp\nAuthorization: <in the OS keyring>");
   assert.ok(!(await app.text(".mcp-entry")).includes(HEADER), "the header's value is not shown");
-  await app.exec("document.querySelector('.mcp-command').scrollIntoView({ block: 'end' })");
-  await app.shot("62-mcp-registry-remote-form");
-  await app.d.wait(async () => (await app.button("Save", ".mcp-entry")).isEnabled(), 20000, "Save enabled");
-  await app.click("Save", ".mcp-entry");
+  await shotAndSave("62-mcp-registry-remote-form");
 
   await app.waitText(".mcp-said", "Added `weather` from the registry");
   await app.waitText(".mcp-said", "Kept in the OS keyring: header authorization.");
@@ -166,8 +171,7 @@ test("a remote that asks for OAuth goes straight on to its sign-in when saved", 
   await app.waitText(".mcp-registry-form", "This server asks for no settings.");
   await type("input[name=mcp-registry-name]", "tracker");
   await app.waitText(".mcp-command", mcpUrl);
-  await app.d.wait(async () => (await app.button("Save", ".mcp-entry")).isEnabled(), 20000, "Save enabled");
-  await app.click("Save", ".mcp-entry");
+  await save();
   // The connections view's own sign-in: Porthole's URL consent dialog, the server's sign-in page.
   await app.waitText(".mcp-said", "Its server asks you to sign in");
   await app.waitText("[role=dialog]", "Porthole's own request");
