@@ -186,11 +186,20 @@ impl Backend {
         let base = registry.base().to_string();
         let this = self.clone();
         let registry = registry.clone();
+        // Told at the first page, else once the reading ended (its problem recorded), so the
+        // first search says why a registry could not be read.
+        let first = Arc::new(Mutex::new(first));
+        let tell_first = |first: &Mutex<Option<tokio::sync::oneshot::Sender<()>>>| {
+            first
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take()
+                .map(|f| f.send(()))
+        };
         self.0.runtime.spawn(async move {
             let fetched = {
-                let (this, base) = (this.clone(), base.clone());
+                let (this, base, first) = (this.clone(), base.clone(), first.clone());
                 blocking(move || {
-                    let mut first = first;
                     engine::refresh_with(&registry, cache_dir().as_deref(), |so_far| {
                         {
                             let mut copies = this.copies();
@@ -200,12 +209,11 @@ impl Backend {
                             }
                             copy.cached = Some(Arc::new(so_far.clone()));
                         }
-                        match first.take() {
-                            Some(first) => drop(first.send(())),
-                            None => this.push_app(AppEvent::McpRegistryRefreshed {
+                        if tell_first(&first).is_none() {
+                            this.push_app(AppEvent::McpRegistryRefreshed {
                                 registry: base.clone(),
                                 problem: None,
-                            }),
+                            });
                         }
                     })
                     .map_err(|e| e.to_string())
@@ -227,6 +235,7 @@ impl Backend {
                 }
                 copy.problem.clone()
             };
+            tell_first(&first);
             this.push_app(AppEvent::McpRegistryRefreshed {
                 registry: base,
                 problem,

@@ -97,4 +97,15 @@ async fn the_first_page_is_listed_before_the_whole_registry_is_read() {
         .count();
     assert_eq!(pages, 3, "{:?}", registry.requests());
     eprintln!("first page listed after {took:?}");
+
+    // A registry that cannot be read: the first search says why (the reading ended first).
+    // SAFETY: one test in this binary; nothing else reads the environment now.
+    unsafe { std::env::set_var("PORTHOLE_MCP_REGISTRY_URL", "http://127.0.0.1:9") };
+    let unread = backend.mcp_registry_search("", None).await.unwrap();
+    assert_eq!(unread.total, 0);
+    assert!(
+        unread.registries[0].problem.is_some(),
+        "{:?}",
+        unread.registries[0]
+    );
 }
