@@ -35,7 +35,7 @@ mod mcp_registry_view;
 pub use mcp_edit::{McpImported, NewServer};
 pub use mcp_registry_view::{
     McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryEntryView, McpRegistryForm,
-    McpRegistryResults, McpRegistryState, McpRegistryWay,
+    McpRegistryResults, McpRegistrySignIn, McpRegistryState, McpRegistryWay,
 };
 mod mcp_sign_in;
 mod mcp_view;

@@ -3,9 +3,10 @@
 //!
 //! Each registry's copy opens at once (kept in memory, else read from the disk cache) and is
 //! brought up to date in the background with `updated_since` (at most every
-//! [`REFRESH_EVERY`]); `mcp_registry_refreshed` tells the window to search again. Only a
-//! registry with no copy at all is waited for. Search runs over the copies (names, titles,
-//! descriptions; the registry itself searches names only), a page at a time.
+//! [`REFRESH_EVERY`]); `mcp_registry_refreshed` tells the window to search again. A registry
+//! with no copy at all is waited for until its first page only; the rest fills the copy in
+//! behind (`filling`). Search runs over the copies (names, titles, descriptions; the registry
+//! itself searches names only), a page at a time.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -20,8 +21,9 @@ use crate::app_event::AppEvent;
 use crate::mcp::{file, load};
 use crate::mcp_registry_view::{
     McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults,
-    McpRegistryState, entry_view,
+    McpRegistrySignIn, McpRegistryState, entry_view,
 };
+use crate::mcp_sign_in::SignInBegun;
 use crate::{AnswerError, Backend};
 
 /// How long a copy counts as fresh before a search starts a background refresh.
@@ -44,6 +46,8 @@ pub(crate) struct Copies {
 struct Copy {
     cached: Option<Arc<Cached>>,
     refreshing: bool,
+    /// The first reading is under way: `cached` holds the pages read so far.
+    filling: bool,
     refreshed: Option<Instant>,
     problem: Option<String>,
 }
@@ -147,51 +151,80 @@ impl Backend {
             self.refresh_behind(registry);
             return Some(cached);
         }
-        let fetched = {
-            let registry = registry.clone();
-            blocking(move || engine::refresh(&registry, cache_dir().as_deref()).map_err(|e| e.to_string()))
-                .await
-        };
-        let mut copies = self.copies();
-        let copy = copies.entry(base).or_default();
-        match fetched {
-            Ok(cached) => {
-                let cached = Arc::new(cached);
-                copy.cached = Some(cached.clone());
-                copy.refreshed = Some(Instant::now());
-                copy.problem = None;
-                Some(cached)
-            }
-            Err(why) => {
-                copy.problem = Some(why);
-                copy.refreshed = Some(Instant::now());
-                None
-            }
+        // No copy anywhere: read the registry behind, and answer with its first page as soon
+        // as it is read (the rest fills in; each page says so to the window).
+        {
+            let mut copies = self.copies();
+            let copy = copies.entry(base.clone()).or_default();
+            copy.refreshing = true;
+            copy.filling = true;
         }
+        let (first, first_read) = tokio::sync::oneshot::channel();
+        self.fetch_behind(registry, Some(first));
+        // An error means the reading ended before a page (the copy is then whatever it left).
+        let _ = first_read.await;
+        self.copies().get(&base).and_then(|c| c.cached.clone())
     }
 
     /// Start a refresh of `registry`'s copy unless one runs or the copy is fresh.
     fn refresh_behind(&self, registry: &Registry) {
-        let base = registry.base().to_string();
         {
             let mut copies = self.copies();
-            let copy = copies.entry(base.clone()).or_default();
+            let copy = copies.entry(registry.base().to_string()).or_default();
             if copy.refreshing || copy.refreshed.is_some_and(|t| t.elapsed() < REFRESH_EVERY) {
                 return;
             }
             copy.refreshing = true;
         }
+        self.fetch_behind(registry, None);
+    }
+
+    /// Read `registry` in the background into its copy, and tell the window when it is done. A
+    /// first reading (`filling`) puts each page into the copy as it comes, `first` told at the
+    /// first one, and the window told after each.
+    fn fetch_behind(&self, registry: &Registry, first: Option<tokio::sync::oneshot::Sender<()>>) {
+        let base = registry.base().to_string();
         let this = self.clone();
         let registry = registry.clone();
+        // Told at the first page, else once the reading ended (its problem recorded), so the
+        // first search says why a registry could not be read.
+        let first = Arc::new(Mutex::new(first));
+        let tell_first = |first: &Mutex<Option<tokio::sync::oneshot::Sender<()>>>| {
+            first
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take()
+                .map(|f| f.send(()))
+        };
         self.0.runtime.spawn(async move {
-            let fetched = blocking(move || {
-                engine::refresh(&registry, cache_dir().as_deref()).map_err(|e| e.to_string())
-            })
-            .await;
+            let fetched = {
+                let (this, base, first) = (this.clone(), base.clone(), first.clone());
+                blocking(move || {
+                    engine::refresh_with(&registry, cache_dir().as_deref(), |so_far| {
+                        {
+                            let mut copies = this.copies();
+                            let copy = copies.entry(base.clone()).or_default();
+                            if !copy.filling {
+                                return;
+                            }
+                            copy.cached = Some(Arc::new(so_far.clone()));
+                        }
+                        if tell_first(&first).is_none() {
+                            this.push_app(AppEvent::McpRegistryRefreshed {
+                                registry: base.clone(),
+                                problem: None,
+                            });
+                        }
+                    })
+                    .map_err(|e| e.to_string())
+                })
+                .await
+            };
             let problem = {
                 let mut copies = this.copies();
                 let copy = copies.entry(base.clone()).or_default();
                 copy.refreshing = false;
+                copy.filling = false;
                 copy.refreshed = Some(Instant::now());
                 match fetched {
                     Ok(cached) => {
@@ -202,6 +235,7 @@ impl Backend {
                 }
                 copy.problem.clone()
             };
+            tell_first(&first);
             this.push_app(AppEvent::McpRegistryRefreshed {
                 registry: base,
                 problem,
@@ -215,6 +249,7 @@ impl Backend {
             base: base.to_string(),
             updated_since: copy.cached.as_ref().and_then(|c| c.updated_since.clone()),
             refreshing: copy.refreshing,
+            filling: copy.filling,
             problem: copy.problem,
             left_out: copy.cached.map(|c| c.problems.clone()).unwrap_or_default(),
         }
@@ -358,12 +393,35 @@ impl Backend {
         blocking(move || engine::save_plan(&path, &saved, store.as_deref()).map_err(|e| e.to_string()))
             .await
             .map_err(AnswerError::msg)?;
+        let remote = matches!(form.choice, engine::Choice::Remote(_));
+        let secrets: Vec<String> = plan.secrets.into_iter().map(|(k, _)| k).collect();
+        let sign_in = if !remote {
+            McpRegistrySignIn::NotRemote
+        } else if secrets.iter().any(|k| k.starts_with("header:")) {
+            McpRegistrySignIn::ByHeader
+        } else {
+            self.sign_in_after_adding(&plan.connection.name).await
+        };
         Ok(McpRegistryAdded {
             name: plan.connection.name.clone(),
             shown: plan.shown,
-            secrets: plan.secrets.into_iter().map(|(k, _)| k).collect(),
-            remote: matches!(form.choice, engine::Choice::Remote(_)),
+            secrets,
+            remote,
+            sign_in,
         })
+    }
+
+    /// A remote server just added goes straight on to its sign-in (the MCP connections view's
+    /// own, with its consent dialog) when it asks for one; the save stands either way.
+    async fn sign_in_after_adding(&self, name: &str) -> McpRegistrySignIn {
+        match self.begin_sign_in(name, None).await {
+            Ok(SignInBegun::Asked(dialog_id)) => McpRegistrySignIn::Asked { dialog_id },
+            Ok(SignInBegun::NotNeeded(_)) => McpRegistrySignIn::NotAsked,
+            Err(AnswerError::Error { message }) => McpRegistrySignIn::Failed { reason: message },
+            Err(AnswerError::Invalid { .. }) => McpRegistrySignIn::Failed {
+                reason: "the sign-in could not start".into(),
+            },
+        }
     }
 }
 

@@ -32,6 +32,9 @@ pub struct McpRegistryState {
     pub updated_since: Option<String>,
     /// A refresh is under way in the background (`mcp_registry_refreshed` follows).
     pub refreshing: bool,
+    /// The first reading of the registry is under way: the copy holds the pages read so far
+    /// (`mcp_registry_refreshed` follows each), so a search covers only those until it ends.
+    pub filling: bool,
     /// Why the last refresh failed (the copy from before is shown), or why there is no copy.
     pub problem: Option<String>,
     /// Entries the registry sent that were left out, and why.
@@ -152,9 +155,29 @@ pub struct McpRegistryAdded {
     pub name: String,
     pub shown: String,
     pub secrets: Vec<String>,
-    /// A remote: the window goes on to the connection's Sign in (a server that asks for none
-    /// says so there).
     pub remote: bool,
+    /// A remote goes straight on to its sign-in: what became of it.
+    pub sign_in: McpRegistrySignIn,
+}
+
+/// Where a server saved from the registry stands with its sign-in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "camelCase")]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
+pub enum McpRegistrySignIn {
+    /// A program on this computer: nothing to sign in to.
+    NotRemote,
+    /// Its form sent a secret header (its key): that is how it signs in, so no OAuth is asked.
+    ByHeader,
+    /// The server answered without asking for sign-in.
+    NotAsked,
+    /// The sign-in's consent dialog is in the dialog list.
+    Asked {
+        #[serde(rename = "dialogId")]
+        dialog_id: u64,
+    },
+    /// The sign-in could not start (the connection's Sign in button tries again).
+    Failed { reason: String },
 }
 
 fn status(s: Status) -> &'static str {

@@ -69,6 +69,13 @@ impl SignIns {
     }
 }
 
+/// How a sign-in started: its consent dialog is listed, or the server asks for none (why, in
+/// words).
+pub(crate) enum SignInBegun {
+    Asked(u64),
+    NotNeeded(String),
+}
+
 /// What the dialog says: which connection, where, and what is asked.
 fn message(connection: &str, server: &url::Url, scopes: &[String]) -> String {
     let mut text = format!(
@@ -95,6 +102,19 @@ impl Backend {
     /// authorization page. Returns the dialog's id; the window shows it from the dialog list.
     /// `client_id`: one the person entered, for a server that registers no clients itself.
     pub async fn mcp_sign_in(&self, name: &str, client_id: Option<String>) -> Result<u64, AnswerError> {
+        match self.begin_sign_in(name, client_id).await? {
+            SignInBegun::Asked(dialog_id) => Ok(dialog_id),
+            SignInBegun::NotNeeded(e) => Err(AnswerError::msg(format!("cannot sign in to `{name}`: {e}"))),
+        }
+    }
+
+    /// [`Backend::mcp_sign_in`], telling a server that asks for no sign-in apart from a failure
+    /// (a server just added from the registry goes on to its sign-in only when it asks for one).
+    pub(crate) async fn begin_sign_in(
+        &self,
+        name: &str,
+        client_id: Option<String>,
+    ) -> Result<SignInBegun, AnswerError> {
         let connection = crate::mcp::find(&crate::mcp::load(&crate::mcp::file()?)?, name)?;
         let Server::Remote { url, .. } = &connection.server else {
             return Err(AnswerError::msg(format!(
@@ -121,9 +141,11 @@ impl Backend {
             more_scopes: &step_up,
             challenge: challenge.as_ref(),
         };
-        let pending = oauth::begin_with(tokens.http(), url, &choice, &hints)
-            .await
-            .map_err(|e| cannot(&e))?;
+        let pending = match oauth::begin_with(tokens.http(), url, &choice, &hints).await {
+            Ok(pending) => pending,
+            Err(e @ oauth::SignInError::NotNeeded(_)) => return Ok(SignInBegun::NotNeeded(e.to_string())),
+            Err(e) => return Err(cannot(&e)),
+        };
 
         let text = message(name, url, &pending.scopes);
         let address = pending.authorization_url.to_string();
@@ -132,19 +154,21 @@ impl Backend {
             pending,
             tokens,
         };
-        self.ask_to_open(DURING, name, &address, text, |dialog_id| {
-            self.0
-                .sign_ins
-                .asked
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(dialog_id, asked);
-        })
-        .map_err(|e| {
-            AnswerError::msg(format!(
-                "cannot sign in to `{name}`: the sign-in page's address: {e}"
-            ))
-        })
+        let dialog_id = self
+            .ask_to_open(DURING, name, &address, text, |dialog_id| {
+                self.0
+                    .sign_ins
+                    .asked
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(dialog_id, asked);
+            })
+            .map_err(|e| {
+                AnswerError::msg(format!(
+                    "cannot sign in to `{name}`: the sign-in page's address: {e}"
+                ))
+            })?;
+        Ok(SignInBegun::Asked(dialog_id))
     }
 
     /// Put Porthole's own URL consent dialog for `address` in the dialog list (the dialog an

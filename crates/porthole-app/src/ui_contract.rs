@@ -207,6 +207,7 @@ fn generated() -> String {
     app.declare::<crate::mcp_registry_view::McpRegistryForm>();
     app.declare::<crate::mcp_registry_view::McpRegistryCheck>();
     app.declare::<crate::mcp_registry_view::McpRegistryAdded>();
+    app.declare::<crate::mcp_registry_view::McpRegistrySignIn>();
     app.declare::<crate::metrics::IpcStats>();
     app.declare::<crate::metrics::DialogSample>();
     app.declare::<crate::metrics::AnswerSample>();

@@ -11,7 +11,7 @@ mod common;
 use std::sync::Arc;
 
 use common::FakeShell;
-use porthole_app::{Backend, McpRegistryChoice};
+use porthole_app::{Backend, McpRegistryChoice, McpRegistrySignIn};
 use porthole_connections::secrets::SecretStore;
 use porthole_test_mcp_registry as fake;
 use serde_json::{Map, Value, json};
@@ -31,6 +31,9 @@ fn app(home: &std::path::Path, keyring: &Arc<SecretStore>) -> (Backend, Arc<Fake
     (backend, shell)
 }
 
+const OAUTH: &str = "io.github.porthole-test/oauth-remote";
+const OPEN: &str = "io.github.porthole-test/open-remote";
+
 fn message(e: porthole_app::AnswerError) -> String {
     serde_json::to_string(&e).unwrap()
 }
@@ -46,6 +49,17 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
     for (_, v) in fake::hostile_fixtures() {
         registry.add(v);
     }
+    // Two remotes on 127.0.0.1 that send no key: one asks for OAuth sign-in; one answers
+    // without a token and publishes no protected resource metadata (no OAuth at all).
+    let oauth_server = porthole_test_mcp::start(porthole_test_mcp::Options::default()).await;
+    let open_server = porthole_test_mcp::start(porthole_test_mcp::Options {
+        open: true,
+        legacy: true,
+        ..Default::default()
+    })
+    .await;
+    registry.add(fake::remote_entry(OAUTH, &oauth_server.mcp_url()));
+    registry.add(fake::remote_entry(OPEN, &open_server.mcp_url()));
     let file = home.path().join("connections.json");
     common::set_home(home.path());
     // SAFETY: set before the app model starts; one test in this binary.
@@ -60,8 +74,17 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
     let (backend, shell) = app(home.path(), &keyring);
     let base = registry.url();
 
-    // No copy yet: the first search waits for the registry, every page of it.
+    // No copy yet: the first search answers with the registry's first page (here the whole of
+    // it) and the copy is complete when the window is told so (mcp_registry_first_open.rs has
+    // a registry of several pages).
+    backend.mcp_registry_search("", None).await.unwrap();
+    shell
+        .wait_for("the registry read whole", |e| {
+            e["type"] == "mcp_registry_refreshed"
+        })
+        .await;
     let all = backend.mcp_registry_search("", None).await.unwrap();
+    assert!(!all.registries[0].filling);
     assert_eq!(all.registries.len(), 1);
     assert_eq!(all.registries[0].base, base);
     assert_eq!(all.registries[0].problem, None);
@@ -218,6 +241,45 @@ async fn search_open_fill_and_save_an_entry_of_the_registry() {
     assert_eq!(
         added.shown,
         "https://api.example.com/mcp\nAuthorization: <in the OS keyring>"
+    );
+    // Its key is how it signs in: no OAuth sign-in is started (nothing contacts it).
+    assert_eq!(added.sign_in, McpRegistrySignIn::ByHeader);
+
+    // A remote that asks for OAuth goes straight to its sign-in: the connections view's own
+    // consent dialog, Porthole's, with the server's sign-in page.
+    let added = backend
+        .mcp_registry_add(&base, OAUTH, "1.0.0", remote, "tracker", Map::new())
+        .await
+        .unwrap();
+    let McpRegistrySignIn::Asked { dialog_id } = added.sign_in else {
+        panic!("no sign-in started: {:?}", added.sign_in);
+    };
+    let dialog = shell
+        .wait_for_dialog("the sign-in's consent dialog", |d| d["dialogId"] == dialog_id)
+        .await;
+    assert_eq!(dialog["scope"]["during"], "porthole/mcp-sign-in");
+    assert!(
+        dialog["url"]["full"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{}/auth/authorize?", oauth_server.base())),
+        "{dialog}"
+    );
+    assert!(dialog["message"].as_str().unwrap().contains("“tracker”"));
+    backend.answer_elicitation(dialog_id, "decline", None).unwrap();
+    // One that answers without a token is saved and asks nothing.
+    let added = backend
+        .mcp_registry_add(&base, OPEN, "1.0.0", remote, "open-remote", Map::new())
+        .await
+        .unwrap();
+    assert_eq!(added.sign_in, McpRegistrySignIn::NotAsked);
+    assert!(
+        !common::app_state(&backend)["dialogs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["scope"]["during"] == "porthole/mcp-sign-in"),
+        "no sign-in dialog for a server that asks for none"
     );
 
     // A registry that is not in the settings is not asked.

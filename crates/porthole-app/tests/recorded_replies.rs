@@ -211,8 +211,9 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
     );
 
     // The "Add from the registry" view, against the fake MCP Registry the test points the app
-    // at: a search, an entry's form, its values checked (none given: the validator's verdict),
-    // and a remote with no inputs added (no secret, so no keyring needed).
+    // at: a search (the first: it answers at the first page, the copy still filling), an
+    // entry's form, its values checked (none given: the validator's verdict), and a package
+    // with no secret added (no keyring needed).
     let base = std::env::var("PORTHOLE_MCP_REGISTRY_URL").unwrap();
     let brave = "io.modelcontextprotocol.anonymous/brave-search";
     let package = porthole_app::McpRegistryChoice {
@@ -252,17 +253,14 @@ async fn record(backend: &Backend, shell: &FakeShell, home: &std::path::Path) ->
         json!({ "registry": base, "name": name, "version": version, "website": false }),
         link,
     );
-    let remote = porthole_app::McpRegistryChoice {
-        remote: true,
-        index: 0,
-    };
-    let fs = "io.modelcontextprotocol.anonymous/mcp-fs";
+    // A package (a remote would go on to its sign-in, which contacts its server).
+    let fs = "io.github.modelcontextprotocol/filesystem";
     r.answer(
         "mcp_registry_add",
-        json!({ "registry": base, "name": fs, "version": "2.0.0", "choice": remote,
-                "connectionName": "mcp-fs", "values": {} }),
+        json!({ "registry": base, "name": fs, "version": "1.0.2", "choice": package,
+                "connectionName": "filesystem", "values": {} }),
         backend
-            .mcp_registry_add(&base, fs, "2.0.0", remote, "mcp-fs", Default::default())
+            .mcp_registry_add(&base, fs, "1.0.2", package, "filesystem", Default::default())
             .await,
     );
 

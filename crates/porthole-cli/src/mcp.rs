@@ -144,6 +144,11 @@ struct AddArgs {
     /// With --from-registry: the registry to read; default $PORTHOLE_MCP_REGISTRY_URL, else the official one.
     #[arg(long = "registry", value_name = "URL", requires = "from_registry")]
     registries: Vec<String>,
+    /// With --from-registry: a remote that asks for sign-in is signed in at once, this command
+    /// opening the sign-in page (as `mcp login --browser`). Without it, the sign-in starts at
+    /// once only at a terminal; otherwise the `mcp login` command is printed.
+    #[arg(long, value_name = "CMD", requires = "from_registry")]
+    browser: Option<String>,
 }
 
 enum Failure {
@@ -176,6 +181,7 @@ pub fn main(args: impl Iterator<Item = OsString>) -> ExitCode {
                 remote: args.remote,
                 registries: &args.registries,
                 agents: &args.agents,
+                browser: args.browser.as_deref(),
             },
         )
         .map_err(from_registry_failure),

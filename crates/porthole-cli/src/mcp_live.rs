@@ -41,6 +41,27 @@ pub fn login(
     browser: Option<&str>,
     client_id: Option<String>,
 ) -> Result<(), String> {
+    match sign_in(list, name, browser, client_id)? {
+        SignIn::Done => Ok(()),
+        SignIn::NotAsked(why) => Err(format!("cannot sign in to `{name}`: {why}")),
+    }
+}
+
+/// How a sign-in ended, when it did not fail.
+pub enum SignIn {
+    Done,
+    /// The server asks for no sign-in (why, in words).
+    NotAsked(String),
+}
+
+/// [`login`], telling a server that asks for no sign-in apart from a failure (`mcp add
+/// --from-registry` goes on to the sign-in of a remote only when it asks for one).
+pub fn sign_in(
+    list: &Connections,
+    name: &str,
+    browser: Option<&str>,
+    client_id: Option<String>,
+) -> Result<SignIn, String> {
     let connection = find(list, name)?;
     let Server::Remote { url, .. } = &connection.server else {
         return Err(format!(
@@ -67,9 +88,11 @@ pub fn login(
             more_scopes: &step_up,
             challenge: challenge.as_ref(),
         };
-        let pending = oauth::begin_with(tokens.http(), url, &choice, &hints)
-            .await
-            .map_err(|e| format!("cannot sign in to `{name}`: {e}"))?;
+        let pending = match oauth::begin_with(tokens.http(), url, &choice, &hints).await {
+            Ok(pending) => pending,
+            Err(e @ oauth::SignInError::NotNeeded(_)) => return Ok(SignIn::NotAsked(e.to_string())),
+            Err(e) => return Err(format!("cannot sign in to `{name}`: {e}")),
+        };
         show_consent(name, &pending.authorization_url, &pending.scopes);
         match browser {
             Some(command) => open_with(command, pending.authorization_url.as_str())?,
@@ -89,8 +112,17 @@ pub fn login(
                 format!(" (scopes: {scopes})")
             }
         );
-        Ok(())
+        Ok(SignIn::Done)
     })
+}
+
+/// Whether the remote server at `url` asks for sign-in (a 401, or OAuth resource metadata),
+/// asked without waiting for anyone.
+pub fn asks_for_sign_in(url: &url::Url) -> Result<bool, String> {
+    runtime()?
+        .block_on(oauth::probe(&porthole_connections::http::sign_in_client(), url))
+        .map(|challenge| challenge.is_some())
+        .map_err(|e| e.to_string())
 }
 
 /// The URL-mode consent rules, in text: the full address, its domain, every warning, the scopes.

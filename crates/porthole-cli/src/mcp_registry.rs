@@ -169,6 +169,9 @@ pub struct AddFromRegistry<'a> {
     pub registries: &'a [String],
     /// `--agent`: only these agents get it (default every agent).
     pub agents: &'a [String],
+    /// `--browser`: a remote that asks for sign-in is signed in at once, this command opening
+    /// the sign-in page (as `mcp login --browser`).
+    pub browser: Option<&'a str>,
 }
 
 /// `mcp add NAME --from-registry SERVER [--version V] [--set KEY=VALUE ...] [--remote]`.
@@ -297,11 +300,46 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
         let keys: Vec<&str> = plan.secrets.iter().map(|(k, _)| k.as_str()).collect();
         say!("  kept in the OS keyring, not in the file: {}", keys.join(", "));
     }
-    if matches!(choice, Choice::Remote(_)) {
-        say!(
-            "  if the server asks you to sign in (OAuth): porthole-cli mcp login {}",
-            term::line(a.name)
-        );
+    let by_header = plan.secrets.iter().any(|(k, _)| k.starts_with("header:"));
+    if matches!(choice, Choice::Remote(_)) && !by_header {
+        sign_in_after_adding(path, a.name, a.browser)?;
+    }
+    Ok(())
+}
+
+/// A remote server just added, that sends no key of its own, goes straight on to its sign-in
+/// when it asks for one: `mcp login`'s, at once when a browser command was given or someone
+/// is at the terminal; otherwise the command to run is printed. The connection stays saved
+/// whatever the sign-in does.
+fn sign_in_after_adding(path: &Path, name: &str, browser: Option<&str>) -> Result<(), Failure> {
+    let login = format!("porthole-cli mcp login {}", term::line(name));
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if browser.is_some() || interactive {
+        let list = porthole_connections::list::Connections::load(path).map_err(|e| Failed(e.to_string()))?;
+        return match crate::mcp_live::sign_in(&list, name, browser, None) {
+            Ok(crate::mcp_live::SignIn::Done) => Ok(()),
+            Ok(crate::mcp_live::SignIn::NotAsked(_)) => {
+                say!("  its server asks for no sign-in");
+                Ok(())
+            }
+            Err(e) => Err(Failed(format!(
+                "`{}` is added, but its sign-in did not finish: {e}; try again: {login}",
+                term::line(name)
+            ))),
+        };
+    }
+    let list = porthole_connections::list::Connections::load(path).map_err(|e| Failed(e.to_string()))?;
+    let Some(porthole_connections::list::Server::Remote { url, .. }) = list.get(name).map(|c| &c.server)
+    else {
+        return Ok(());
+    };
+    match crate::mcp_live::asks_for_sign_in(url) {
+        Ok(true) => say!("  its server asks you to sign in: {login}"),
+        Ok(false) => say!("  its server asks for no sign-in"),
+        Err(e) => say!(
+            "  cannot ask its server whether it wants sign-in ({}); if it does: {login}",
+            term::line(&e)
+        ),
     }
     Ok(())
 }

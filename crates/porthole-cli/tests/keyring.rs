@@ -301,3 +301,53 @@ fn an_organisations_registry_is_read_with_its_token_from_the_keyring() {
         )
         .unwrap();
 }
+
+/// A remote of the MCP Registry that asks for OAuth goes straight to its sign-in when added
+/// (`mcp login`'s, the browser command given), and the tokens land in the keyring.
+#[test]
+#[ignore = "needs a Secret Service: run with scripts/with-keyring cargo test -p porthole-cli --test keyring -- --ignored"]
+fn a_registry_remote_that_asks_for_oauth_is_signed_in_when_added() {
+    let server = porthole_test_mcp::Spawned::start(&workspace_bin("porthole-test-mcp"), &[]);
+    let registry = porthole_test_mcp_registry::Server::start();
+    registry.add(porthole_test_mcp_registry::remote_entry(
+        "io.github.porthole-test/oauth-remote",
+        &server.url,
+    ));
+    let home = tempfile::tempdir().unwrap();
+    let name = format!("tracker-reg-{}", std::process::id());
+    let browser = format!("{} --browse", workspace_bin("porthole-test-mcp").display());
+    let cli = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+            .args(args)
+            .env("HOME", home.path())
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("PORTHOLE_CACHE_DIR", home.path().join("cache"))
+            .env("PORTHOLE_CONNECTIONS_FILE", home.path().join("connections.json"))
+            .output()
+            .unwrap()
+    };
+    let out = cli(&[
+        "mcp",
+        "add",
+        &name,
+        "--from-registry",
+        "io.github.porthole-test/oauth-remote",
+        "--registry",
+        &registry.url(),
+        "--browser",
+        &browser,
+    ]);
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{printed}");
+    assert!(printed.contains(&format!("Sign in to `{name}` at:")), "{printed}");
+    assert!(printed.contains(&format!("Signed in to `{name}`")), "{printed}");
+    let out = cli(&["mcp", "list", "--json"]);
+    let listed: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    assert_eq!(listed["signIn"]["state"], "signedIn", "{listed}");
+    assert_eq!(cli(&["mcp", "logout", &name]).status.code(), Some(0));
+}

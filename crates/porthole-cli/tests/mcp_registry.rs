@@ -364,3 +364,39 @@ fn search_uses_the_kept_copy_when_the_registry_is_unreachable() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("io.github.example/weather-mcp"));
 }
+
+#[test]
+fn a_remote_that_asks_for_sign_in_says_so_when_added_without_a_terminal() {
+    let env = Env::new();
+    // One asks for OAuth sign-in; one answers without a token and publishes no OAuth metadata.
+    let oauth = porthole_test_mcp::Spawned::start(&workspace_bin("porthole-test-mcp"), &[]);
+    let open =
+        porthole_test_mcp::Spawned::start(&workspace_bin("porthole-test-mcp"), &["--open", "--legacy"]);
+    env.registry.add(fake::remote_entry(
+        "io.github.porthole-test/oauth-remote",
+        &oauth.url,
+    ));
+    env.registry.add(fake::remote_entry(
+        "io.github.porthole-test/open-remote",
+        &open.url,
+    ));
+    // No terminal here (stdin and stdout are pipes) and no --browser: the command is printed.
+    let out = env.ok(&[
+        "add",
+        "tracker",
+        "--from-registry",
+        "io.github.porthole-test/oauth-remote",
+    ]);
+    assert!(
+        out.contains("  its server asks you to sign in: porthole-cli mcp login tracker"),
+        "{out}"
+    );
+    let out = env.ok(&[
+        "add",
+        "plain",
+        "--from-registry",
+        "io.github.porthole-test/open-remote",
+    ]);
+    assert!(out.contains("  its server asks for no sign-in"), "{out}");
+    assert!(!out.contains("mcp login"), "{out}");
+}

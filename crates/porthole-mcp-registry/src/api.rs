@@ -134,11 +134,17 @@ impl Registry {
     /// Every page of a listing, following the cursor (at most [`MAX_PAGES`]; a cursor seen
     /// before ends it too, so a registry cannot send the client round in circles).
     pub fn list_all(&self, q: &Query) -> Result<Page, ApiError> {
+        self.list_all_with(q, |_| {})
+    }
+
+    /// [`Registry::list_all`], showing each page to `on_page` as it comes.
+    pub fn list_all_with(&self, q: &Query, mut on_page: impl FnMut(&Page)) -> Result<Page, ApiError> {
         let mut all = Page::default();
         let mut q = q.clone();
         let mut seen = std::collections::HashSet::new();
         for _ in 0..MAX_PAGES {
             let page = self.list(&q)?;
+            on_page(&page);
             all.entries.extend(page.entries);
             all.problems.extend(page.problems);
             match page.next_cursor {

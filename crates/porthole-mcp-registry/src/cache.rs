@@ -79,6 +79,17 @@ pub fn load(dir: &Path, base: &str) -> Option<Cached> {
 /// Bring the copy up to date: everything (latest versions) the first time, then only what
 /// changed since the last refresh. The copy on disk is replaced only after a whole refresh.
 pub fn refresh(registry: &Registry, dir: Option<&Path>) -> Result<Cached, ApiError> {
+    refresh_with(registry, dir, |_| {})
+}
+
+/// [`refresh`]; the first time (no copy on disk), the copy so far is shown to `partial` after
+/// each page, so a view can list the first page while the rest is read. A partial copy has no
+/// `updated_since` and is never written to disk.
+pub fn refresh_with(
+    registry: &Registry,
+    dir: Option<&Path>,
+    mut partial: impl FnMut(&Cached),
+) -> Result<Cached, ApiError> {
     let base = registry.base().to_string();
     let started = rfc3339(SystemTime::now());
     let old = dir.and_then(|d| load(d, &base));
@@ -108,10 +119,25 @@ pub fn refresh(registry: &Registry, dir: Option<&Path>) -> Result<Cached, ApiErr
             c
         }
         _ => {
-            let page = registry.list_all(&Query {
-                latest: true,
-                ..Query::default()
-            })?;
+            let mut so_far = Cached {
+                base: base.clone(),
+                ..Cached::default()
+            };
+            let page = registry.list_all_with(
+                &Query {
+                    latest: true,
+                    ..Query::default()
+                },
+                |page| {
+                    so_far.servers.extend(
+                        (page.entries.iter())
+                            .filter(|e| e.status != Status::Deleted)
+                            .map(|e| (e.name.clone(), e.clone())),
+                    );
+                    so_far.problems.extend(page.problems.iter().cloned());
+                    partial(&so_far);
+                },
+            )?;
             Cached {
                 base: base.clone(),
                 updated_since: None,

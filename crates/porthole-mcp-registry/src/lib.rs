@@ -16,7 +16,7 @@ mod raw;
 mod save;
 
 pub use api::{ApiError, MAX_ANSWER_BYTES, MAX_PAGES, OFFICIAL, Page, Query, Registry};
-pub use cache::{Cached, cache_file, load as load_cache, refresh, rfc3339};
+pub use cache::{Cached, cache_file, load as load_cache, refresh, refresh_with, rfc3339};
 pub use check::{
     OFFICIAL_META, check_env_name, check_server_name, display_text, entry_from_answer, fill_template,
 };

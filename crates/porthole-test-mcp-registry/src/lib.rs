@@ -55,6 +55,9 @@ struct State {
     misbehave: Option<Misbehave>,
     requests: Vec<String>,
     authorizations: Vec<Option<String>>,
+    /// Pages after the first (a listing's requests with a cursor) wait while this is set: a
+    /// registry whose whole listing takes long.
+    hold_later_pages: bool,
 }
 
 pub struct Server {
@@ -113,6 +116,17 @@ pub fn hostile_fixtures() -> Vec<(String, Value)> {
 /// these tests; see SOURCES.md).
 pub fn server_everything() -> Value {
     serde_json::from_slice(&std::fs::read(fixtures_dir().join("server-everything.json")).unwrap()).unwrap()
+}
+
+/// A remote entry with no header, at `url` (a test server on 127.0.0.1): whether it asks for
+/// sign-in is the server's to say.
+pub fn remote_entry(name: &str, url: &str) -> Value {
+    serde_json::json!({
+        "name": name,
+        "description": "A remote MCP server on this computer.",
+        "version": "1.0.0",
+        "remotes": [{"type": "streamable-http", "url": url}]
+    })
 }
 
 impl Server {
@@ -208,6 +222,15 @@ impl Server {
         self.state.lock().unwrap().misbehave = Some(how);
     }
 
+    /// Hold the answers to every listing page after the first until [`Server::release_pages`].
+    pub fn hold_later_pages(&self) {
+        self.state.lock().unwrap().hold_later_pages = true;
+    }
+
+    pub fn release_pages(&self) {
+        self.state.lock().unwrap().hold_later_pages = false;
+    }
+
     /// The paths and queries asked so far.
     pub fn requests(&self) -> Vec<String> {
         self.state.lock().unwrap().requests.clone()
@@ -261,6 +284,9 @@ fn answer(stream: TcpStream, state: &Mutex<State>) {
     }
     let target = first.split_whitespace().nth(1).unwrap_or("/").to_string();
     let mut stream = reader.into_inner();
+    while target.contains("cursor=") && state.lock().unwrap().hold_later_pages {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     let (status, body, misbehave) = {
         let mut st = state.lock().unwrap();
         st.requests.push(target.clone());

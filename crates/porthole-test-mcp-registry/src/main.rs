@@ -1,13 +1,16 @@
-//! `porthole-test-mcp-registry [--port N] [--token T]`: the fake MCP Registry with its
-//! fixtures, for the window's end-to-end tests; prints its address, serves until killed.
+//! `porthole-test-mcp-registry [--port N] [--token T] [--remote NAME=URL ...]`: the fake MCP
+//! Registry with its fixtures, for the window's end-to-end tests; prints its address, serves
+//! until killed. `--remote` adds a remote entry with no header at URL (a test server on
+//! 127.0.0.1: whether it asks for sign-in is the server's to say).
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut port, mut token) = (0u16, None);
+    let (mut port, mut token, mut remotes) = (0u16, None, Vec::new());
     while let Some(a) = args.next() {
         match a.as_str() {
             "--port" => port = args.next().and_then(|p| p.parse().ok()).expect("--port N"),
             "--token" => token = args.next(),
+            "--remote" => remotes.push(args.next().expect("--remote NAME=URL")),
             other => {
                 eprintln!("unknown argument {other}");
                 std::process::exit(2);
@@ -21,6 +24,10 @@ fn main() {
     server.add(porthole_test_mcp_registry::server_everything());
     for (_, v) in porthole_test_mcp_registry::hostile_fixtures() {
         server.add(v);
+    }
+    for remote in remotes {
+        let (name, url) = remote.split_once('=').expect("--remote NAME=URL");
+        server.add(porthole_test_mcp_registry::remote_entry(name, url));
     }
     if let Some(t) = token {
         server.require_token(&t);

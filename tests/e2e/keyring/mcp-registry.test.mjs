@@ -4,32 +4,47 @@
 // the exact command that will be saved, Save: the connection is listed, its key in the OS
 // keyring (a GNOME Keyring started by scripts/with-keyring), not in connections.json. The
 // registry is porthole-test-mcp-registry on 127.0.0.1 (the official documentation's entries and
-// the hostile ones); nothing leaves this computer (the entry opened has no icon to fetch).
+// the hostile ones); nothing leaves this computer (the entries opened have no icon to fetch).
+// Then two remotes: the documentation's remote-weather (a URL variable and a secret header: the
+// exact URL shown, the header in the keyring, not in the file), and a remote that asks for
+// OAuth (porthole-test-mcp on 127.0.0.1), which goes straight on to its sign-in.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { launch, targetDir, tempDir } from "../harness.mjs";
 
 const fakeRegistry = join(targetDir, "debug", "porthole-test-mcp-registry");
+const testMcp = join(targetDir, "debug", "porthole-test-mcp");
 const BRAVE = "io.modelcontextprotocol.anonymous/brave-search";
+const OAUTH = "io.github.porthole-test/oauth-remote";
 // Made up for this run: never a real key, never printed.
 const KEY = `e2e-key-${process.pid}`;
+const HEADER = `Bearer e2e-header-${process.pid}`;
 let app;
 let registry;
+let mcpServer;
+let mcpUrl;
 let file;
+
+/** The first line a test server prints (its address). */
+function firstLine(child) {
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", resolve);
+    child.once("error", reject);
+  });
+}
 
 before(async () => {
   if (!process.env.DBUS_SESSION_BUS_ADDRESS) {
     throw new Error("no D-Bus session: run the e2e tests through scripts/with-keyring (scripts/test does)");
   }
-  registry = spawn(fakeRegistry, [], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise((resolve, reject) => {
-    createInterface({ input: registry.stdout }).once("line", resolve);
-    registry.once("error", reject);
-  });
+  mcpServer = spawn(testMcp, [], { stdio: ["ignore", "pipe", "inherit"] });
+  mcpUrl = (await firstLine(mcpServer)).replace(/^ready /, "").trim();
+  registry = spawn(fakeRegistry, ["--remote", `${OAUTH}=${mcpUrl}`], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await firstLine(registry);
   file = join(tempDir("porthole-e2e-mcp-registry-"), "connections.json");
   app = await launch({
     env: { PORTHOLE_CONNECTIONS_FILE: file, PORTHOLE_MCP_REGISTRY_URL: url.trim() },
@@ -38,7 +53,35 @@ before(async () => {
 after(async () => {
   await app?.close();
   registry?.kill();
+  mcpServer?.kill();
 });
+
+async function type(css, text) {
+  const input = await app.waitFor(css);
+  await input.clear();
+  await input.sendKeys(text);
+}
+
+/** The picture of the form with what will be saved in view (it is below the form), then Save. */
+async function shotAndSave(shot) {
+  await app.exec("document.querySelector('.mcp-command').scrollIntoView({ block: 'end' })");
+  await app.shot(shot);
+  await save();
+}
+
+async function save() {
+  await app.d.wait(async () => (await app.button("Save", ".mcp-entry")).isEnabled(), 20000, "Save enabled");
+  await app.click("Save", ".mcp-entry");
+}
+
+/** Open "Add from the registry…", search `text` and open the entry named `name`. */
+async function openEntry(text, name) {
+  await app.click("Add from the registry…", "main");
+  await app.waitText(".mcp-results", "servers");
+  await type("input[name=mcp-registry-search]", text);
+  await (await app.waitFor(`.mcp-result[data-server="${name}"]`)).click();
+  await app.waitText(".mcp-entry", name);
+}
 
 test("search the registry, open an entry, fill its form with a secret, see the command, save", async () => {
   await app.click("MCP connections", "nav");
@@ -71,11 +114,7 @@ test("search the registry, open an entry, fill its form with a secret, see the c
   );
   const shown = await app.text(".mcp-entry");
   assert.ok(!shown.includes(KEY), "the key is not shown");
-  // The command in view for the picture (it is below the form).
-  await app.exec("document.querySelector('.mcp-command').scrollIntoView({ block: 'end' })");
-  await app.shot("60-mcp-registry-form");
-  await app.d.wait(async () => (await app.button("Save", ".mcp-entry")).isEnabled(), 20000, "Save enabled");
-  await app.click("Save", ".mcp-entry");
+  await shotAndSave("60-mcp-registry-form");
 
   await app.waitText(".mcp-said", "Added `brave-search` from the registry");
   await app.waitText(".mcp-said", "Kept in the OS keyring: BRAVE_API_KEY.");
@@ -90,4 +129,56 @@ test("search the registry, open an entry, fill its form with a secret, see the c
     args: ["-y", "@modelcontextprotocol/server-brave-search@1.0.2"],
     env: { BRAVE_API_KEY: { secret: true } },
   });
+});
+
+test("a remote with a URL variable and a secret header: the exact URL shown, the header in the keyring", async () => {
+  await openEntry("Remote Weather", "io.github.user/remote-weather");
+  await app.waitText(".mcp-entry", "Remote (streamable-http): https://{host}/mcp");
+  // The URL variable (its default filled in) and the header, masked.
+  const host = await app.waitFor(".mcp-registry-form [data-field=host] input");
+  assert.equal(await host.getAttribute("value"), "api.example.com");
+  const header = await app.waitFor(".mcp-registry-form [data-field=Authorization] input");
+  assert.equal(await header.getAttribute("type"), "password");
+  // A port on this computer nothing listens on: a header signs it in, so nothing contacts it.
+  await type(".mcp-registry-form [data-field=host] input", "127.0.0.1:9");
+  await type("input[name=mcp-registry-name]", "weather");
+  await header.sendKeys(HEADER);
+  // The template filled before anything is saved: the exact URL, the header kept back.
+  await app.waitText(".mcp-command", "https://127.0.0.1:9/mcp\nAuthorization: <in the OS keyring>");
+  assert.ok(!(await app.text(".mcp-entry")).includes(HEADER), "the header's value is not shown");
+  await shotAndSave("62-mcp-registry-remote-form");
+
+  await app.waitText(".mcp-said", "Added `weather` from the registry");
+  await app.waitText(".mcp-said", "Kept in the OS keyring: header authorization.");
+  await app.waitText("[data-connection=weather]", "https://127.0.0.1:9/mcp");
+  const text = readFileSync(file, "utf8");
+  assert.ok(!text.includes(HEADER), "the header is not in connections.json");
+  assert.deepEqual(JSON.parse(text).connections.weather, {
+    url: "https://127.0.0.1:9/mcp",
+    headers: { Authorization: { secret: true } },
+  });
+  // In the OS keyring, under the connection's name.
+  const kept = spawnSync("secret-tool", ["lookup", "service", "porthole-connections", "username", "weather/header:authorization"], {
+    encoding: "utf8",
+  });
+  assert.equal(kept.stdout, HEADER);
+  // No sign-in was started for it (its key is its sign-in).
+  assert.equal(await app.count("[role=dialog]"), 0);
+});
+
+test("a remote that asks for OAuth goes straight on to its sign-in when saved", async () => {
+  await openEntry("oauth-remote", OAUTH);
+  await app.waitText(".mcp-registry-form", "This server asks for no settings.");
+  await type("input[name=mcp-registry-name]", "tracker");
+  await app.waitText(".mcp-command", mcpUrl);
+  await save();
+  // The connections view's own sign-in: Porthole's URL consent dialog, the server's sign-in page.
+  await app.waitText(".mcp-said", "Its server asks you to sign in");
+  await app.waitText("[role=dialog]", "Porthole's own request");
+  await app.waitText("[role=dialog]", "Sign in to the MCP connection “tracker”");
+  await app.waitText("[role=dialog] .url-box", `${new URL(mcpUrl).origin}/auth/authorize?`);
+  await app.shot("63-mcp-registry-remote-sign-in");
+  await app.click("Open in isolated window");
+  await app.waitText("[role=dialog]", "Completed", 30000);
+  await app.waitText("[data-connection=tracker]", "Signed in", 20000);
 });

@@ -7,6 +7,7 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import ConnectionsView from "./ConnectionsView.svelte";
 import { MockBackend } from "../lib/mock";
 import { AppStore } from "../lib/store.svelte";
+import type { McpRegistryResults } from "../lib/protocol";
 
 async function boot() {
   const backend = new MockBackend({ chunkDelay: 0 });
@@ -40,5 +41,21 @@ describe("the MCP Registry view", () => {
     // The recorded check: the key missing, so nothing is shown and Save stays off.
     await waitFor(() => expect(entry.textContent).toContain("Shown when the values are complete."));
     expect((within(entry).getByRole("button", { name: "Save" }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it("says, while a registry's first reading fills the copy, that search covers what is read so far", async () => {
+    const { backend } = await boot();
+    const played = backend.invoke.bind(backend);
+    // The recorded search, as it answers while the first reading is under way.
+    backend.invoke = (async (cmd: string, ...args: unknown[]) => {
+      const reply = await (played as (c: string, ...a: unknown[]) => Promise<unknown>)(cmd, ...args);
+      if (cmd !== "mcp_registry_search") return reply;
+      const r = reply as McpRegistryResults;
+      return { ...r, registries: r.registries.map((g) => ({ ...g, filling: true, refreshing: true, updatedSince: null })) };
+    }) as typeof backend.invoke;
+    await fireEvent.click(screen.getByRole("button", { name: "Add from the registry…" }));
+    const line = await screen.findByRole("list", { name: "Registries" });
+    await waitFor(() => expect(line.textContent).toContain("reading the registry for the first time"));
+    expect(line.textContent).toContain("titles and descriptions of the entries read so far");
   });
 });

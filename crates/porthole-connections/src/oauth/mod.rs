@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use url::Url;
 
-pub use discovery::{AuthServer, Challenge, Discovered, bearer_challenge, parse_challenge};
+pub use discovery::{AuthServer, Challenge, Discovered, bearer_challenge, parse_challenge, probe};
 pub use grant::{Grant, refresh, revoke};
 pub use registration::{ClientChoice, METADATA_DOCUMENT_ENV, Registration, published_metadata_document};
 

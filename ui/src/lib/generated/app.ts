@@ -347,6 +347,11 @@ updatedSince: string | null,
  */
 refreshing: boolean, 
 /**
+ * The first reading of the registry is under way: the copy holds the pages read so far
+ * (`mcp_registry_refreshed` follows each), so a search covers only those until it ends.
+ */
+filling: boolean, 
+/**
  * Why the last refresh failed (the copy from before is shown), or why there is no copy.
  */
 problem: string | null, 
@@ -445,12 +450,13 @@ problems: Array<string>,
  */
 secrets: Array<string>, };
 
-export type McpRegistryAdded = { name: string, shown: string, secrets: Array<string>, 
+export type McpRegistryAdded = { name: string, shown: string, secrets: Array<string>, remote: boolean, 
 /**
- * A remote: the window goes on to the connection's Sign in (a server that asks for none
- * says so there).
+ * A remote goes straight on to its sign-in: what became of it.
  */
-remote: boolean, };
+signIn: McpRegistrySignIn, };
+
+export type McpRegistrySignIn = { "state": "notRemote" } | { "state": "byHeader" } | { "state": "notAsked" } | { "state": "asked", dialogId: number, } | { "state": "failed", reason: string, };
 
 export type IpcStats = { queued: number, batches: number, events: number, bytes: number, largestBatchEvents: number, largestBatchBytes: number, };
 
