@@ -323,7 +323,7 @@ async fn malformed_oversized_and_unknown_completions_are_refused_and_the_agent_s
 }
 
 /// An agent that declared elicitation itself: by default Porthole answers anyway (its dialog
-/// names the server); with `over_agent: false` (the setting "agent") the agent gets the
+/// names the server, and the server is told both modes); with `over_agent: false` (the setting "agent") the agent gets the
 /// question as the server sent it, and Porthole none.
 #[tokio::test]
 async fn who_answers_when_the_agent_declared_elicitation_follows_the_owners_choice() {
@@ -332,10 +332,16 @@ async fn who_answers_when_the_agent_declared_elicitation_follows_the_owners_choi
             setup_owner(false, Duration::from_secs(120), over_agent).await;
         let declared = json!({"elicitation": {"form": {}}});
         let agent = agent_session_with(pass.url("hostile").unwrap(), declared.clone()).await;
-        // The agent's own declaration goes upstream untouched either way.
+        // The agent's own declaration goes upstream as it was when the agent answers; when
+        // Porthole answers over it, URL mode is added (Porthole answers both modes).
+        let sent = if over_agent {
+            json!({"elicitation": {"form": {}, "url": {}}})
+        } else {
+            declared
+        };
         assert_eq!(
             seen.initialize.lock().unwrap().as_ref().unwrap()["params"]["capabilities"],
-            declared
+            sent
         );
         seen.send(question("q"));
         if over_agent {

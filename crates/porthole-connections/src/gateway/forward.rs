@@ -83,7 +83,8 @@ pub(super) async fn forward(
     let (elicitation, apps) = (pass.owner.questions.is_some(), pass.owner.apps.is_some());
     if method == Method::POST
         && (elicitation || apps)
-        && let Some((sent, declared)) = questions::rewrite_initialize(&body, elicitation, apps)
+        && let Some((sent, declared)) =
+            questions::rewrite_initialize(&body, elicitation, pass.owner.over_agent, apps)
     {
         body = sent;
         if elicitation {

@@ -198,10 +198,18 @@ impl Rates {
 
 /// The agent's `initialize` with the capabilities the gateway's owner provides added where the
 /// agent declared none: elicitation (with `elicitation`, the owner answers questions) and the
-/// MCP Apps extension (with `apps`, [`super::apps::declare`]). `Some((body, declared))`, `body`
-/// the request to send (the agent's own bytes when nothing was added), `declared` whether the
-/// agent declared elicitation itself. `None` when `body` is not an `initialize` request.
-pub(crate) fn rewrite_initialize(body: &[u8], elicitation: bool, apps: bool) -> Option<(Bytes, bool)> {
+/// MCP Apps extension (with `apps`, [`super::apps::declare`]). Where the agent declared
+/// elicitation and the owner answers over it (`over_agent`), both modes are declared: the owner
+/// answers URL questions too, though the agent may declare only forms (Goose sends `{}`, which
+/// MCP reads as forms only, so a server would never ask it for a URL). `Some((body, declared))`,
+/// `body` the request to send (the agent's own bytes when nothing was added), `declared` whether
+/// the agent declared elicitation itself. `None` when `body` is not an `initialize` request.
+pub(crate) fn rewrite_initialize(
+    body: &[u8],
+    elicitation: bool,
+    over_agent: bool,
+    apps: bool,
+) -> Option<(Bytes, bool)> {
     let mut message: Value = serde_json::from_slice(body).ok()?;
     if message.get("method").and_then(Value::as_str) != Some("initialize") {
         return None;
@@ -216,6 +224,16 @@ pub(crate) fn rewrite_initialize(body: &[u8], elicitation: bool, apps: bool) -> 
     if elicitation && !declared {
         capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
         added = true;
+    } else if elicitation
+        && over_agent
+        && let Some(declared) = capabilities.get_mut("elicitation").and_then(Value::as_object_mut)
+    {
+        for mode in ["form", "url"] {
+            if !declared.contains_key(mode) {
+                declared.insert(mode.into(), json!({}));
+                added = true;
+            }
+        }
     }
     if apps {
         added |= super::apps::declare(capabilities);
@@ -435,7 +453,7 @@ mod tests {
     #[test]
     fn initialize_gets_elicitation_when_the_agent_declared_none_and_keeps_the_rest() {
         let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"x-custom":[1,2]},"clientInfo":{"name":"gemini","version":"1"},"zeta":true}}"#;
-        let (sent, declared) = rewrite_initialize(body, true, false).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, true, false).unwrap();
         assert!(!declared);
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         let mut want: Value = serde_json::from_slice(body).unwrap();
@@ -453,7 +471,7 @@ mod tests {
 
         let none =
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
-        let (sent, _) = rewrite_initialize(none, true, false).unwrap();
+        let (sent, _) = rewrite_initialize(none, true, true, false).unwrap();
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         assert_eq!(
             sent["params"]["capabilities"],
@@ -465,13 +483,38 @@ mod tests {
     fn an_agent_that_declared_elicitation_is_sent_as_it_was_and_other_requests_are_untouched() {
         let body =
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{}}}}"#;
-        let (sent, declared) = rewrite_initialize(body, true, false).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, false, false).unwrap();
         assert!(declared);
         assert_eq!(&sent[..], &body[..]);
         assert!(
-            rewrite_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, true, true).is_none()
+            rewrite_initialize(
+                br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+                true,
+                true,
+                true
+            )
+            .is_none()
         );
-        assert!(rewrite_initialize(b"not json", true, true).is_none());
+        assert!(rewrite_initialize(b"not json", true, true, true).is_none());
+    }
+
+    #[test]
+    fn an_agent_that_declared_forms_only_gets_url_too_when_porthole_answers_over_it() {
+        // Goose declares `elicitation: {}` (forms only): server-everything then lists no
+        // `trigger-url-elicitation` and the TS SDK refuses `notifications/elicitation/complete`.
+        let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{"form":{"x":1}}}}}"#;
+        let (sent, declared) = rewrite_initialize(body, true, true, false).unwrap();
+        assert!(declared);
+        let sent: Value = serde_json::from_slice(&sent).unwrap();
+        assert_eq!(
+            sent["params"]["capabilities"]["elicitation"],
+            json!({"form": {"x": 1}, "url": {}})
+        );
+        let both = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{"form":{},"url":{}}}}}"#;
+        assert_eq!(
+            &rewrite_initialize(both, true, true, false).unwrap().0[..],
+            &both[..]
+        );
     }
 
     #[test]
