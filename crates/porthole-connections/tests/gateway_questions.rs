@@ -37,6 +37,8 @@ struct Seen {
     get: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
     /// Tool calls of the `pay` tools so far.
     pay_calls: AtomicUsize,
+    /// The `tools/call` requests of the `ask` tools (MCP 2026-07-28 `input_required`).
+    ask_calls: Mutex<Vec<Value>>,
 }
 
 impl Seen {
@@ -126,6 +128,21 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
             let _ = tx.send(Bytes::from(format!("id: 1\ndata: {required}\n\n")));
             sse(rx)
         }
+        Some("tools/call")
+            if message["params"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("ask")) =>
+        {
+            seen.ask_calls.lock().unwrap().push(message.clone());
+            let answer =
+                json!({"jsonrpc": "2.0", "id": message["id"], "result": input_round(&message["params"])});
+            if message["params"]["name"] == "ask-sse" {
+                let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+                let _ = tx.send(Bytes::from(format!("data: {answer}\n\n")));
+                return sse(rx);
+            }
+            full(200, answer.to_string())
+        }
         Some("tools/call") if message["params"]["name"] == "big" => {
             let text = "x".repeat(3 * 1024 * 1024);
             let result = json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}});
@@ -141,6 +158,37 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
             seen.answers.lock().unwrap().push(message);
             seen.answered.notify_waiters();
             full(202, String::new())
+        }
+    }
+}
+
+/// The `ask` tools' result for a call with `params`, in the shapes of MCP 2026-07-28's
+/// multi round-trip requests (modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr;
+/// `InputRequiredResult` in `@modelcontextprotocol/server` 2.4.0: `resultType: "input_required"`,
+/// `inputRequests` keyed by the server, `requestState` echoed on the retry beside
+/// `inputResponses`, each a bare `ElicitResult`). `ask-json` / `ask-sse` ask a form, then a URL
+/// (2026-07-28 URL requests carry no `elicitationId`), then answer; `ask-forever` always asks;
+/// `ask-sampling` asks what the gateway cannot answer.
+fn input_round(params: &Value) -> Value {
+    let form = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+    let url = json!({"method": "elicitation/create", "params": {"mode": "url",
+        "message": "Sign in", "url": "https://id.example.com/sign-in"}});
+    let responses = &params["inputResponses"];
+    match (params["name"].as_str().unwrap(), params["requestState"].as_str()) {
+        ("ask-sampling", _) => json!({"resultType": "input_required", "inputRequests": {"s": {
+            "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 1}}}}),
+        ("ask-forever", _) => json!({"resultType": "input_required", "inputRequests": {"name": form}}),
+        (_, None) => json!({"resultType": "input_required", "requestState": "round-1",
+            "inputRequests": {"name": form}}),
+        (_, Some("round-1")) if responses["name"]["action"] == "accept" => {
+            json!({"resultType": "input_required", "requestState": "round-2", "inputRequests": {"site": url}})
+        }
+        (_, Some("round-2")) if responses["site"]["action"] == "accept" => {
+            json!({"resultType": "complete", "content": [{"type": "text", "text": "signed in as x"}]})
+        }
+        (_, state) => {
+            json!({"content": [{"type": "text", "text": format!("unexpected {state:?} {responses}")}], "isError": true})
         }
     }
 }
@@ -549,4 +597,60 @@ async fn a_question_after_the_tool_call_ended_is_declined_without_asking() {
     assert_eq!(questions.asked.load(Ordering::SeqCst), 1);
     seen.close();
     let _ = tokio::time::timeout(Duration::from_secs(10), agent).await;
+}
+
+/// MCP 2026-07-28: a tool call answered `input_required` is asked through the owner's dialogs
+/// (a form, then a URL in a second round) and retried with the same arguments plus
+/// `inputResponses` and the echoed `requestState`; the agent gets the last answer only.
+#[tokio::test]
+async fn an_input_required_result_is_asked_and_retried_with_the_answers_json_and_stream() {
+    for tool in ["ask-json", "ask-sse"] {
+        let (seen, questions, _gateway, pass) = setup().await;
+        let body = tokio::time::timeout(
+            Duration::from_secs(10),
+            call_tool(&pass.url("hostile").unwrap(), tool, "kept"),
+        )
+        .await
+        .unwrap();
+        assert!(body.contains("signed in as x"), "{tool}: {body}");
+        assert!(!body.contains("input_required"), "{tool}: {body}");
+        let calls = seen.ask_calls.lock().unwrap().clone();
+        assert_eq!(calls.len(), 3, "{tool}: the call and two rounds");
+        for call in &calls {
+            assert_eq!(call["params"]["arguments"], json!({"url": "kept"}), "{tool}");
+            assert_eq!(call["id"], 7, "{tool}");
+        }
+        assert_eq!(calls[1]["params"]["requestState"], "round-1");
+        assert_eq!(
+            calls[1]["params"]["inputResponses"],
+            json!({"name": {"action": "accept", "content": {"name": "x"}}})
+        );
+        assert_eq!(calls[2]["params"]["requestState"], "round-2");
+        assert_eq!(
+            calls[2]["params"]["inputResponses"],
+            json!({"site": {"action": "accept"}})
+        );
+        assert_eq!(questions.asked.load(Ordering::SeqCst), 2);
+        assert_eq!(
+            *questions.urls.lock().unwrap(),
+            ["https://id.example.com/sign-in"]
+        );
+    }
+}
+
+/// A server that keeps asking gets at most `ROUNDS` (4) retries, then the agent its last
+/// result; one asking what Porthole cannot answer (sampling) is passed on untouched.
+#[tokio::test]
+async fn input_required_rounds_are_capped_and_unanswerable_requests_pass_through() {
+    let (seen, questions, _gateway, pass) = setup().await;
+    let body = call_tool(&pass.url("hostile").unwrap(), "ask-forever", "").await;
+    assert!(body.contains("input_required"), "{body}");
+    assert_eq!(seen.ask_calls.lock().unwrap().len(), 5, "the call and 4 rounds");
+    assert_eq!(questions.asked.load(Ordering::SeqCst), 4);
+
+    let (seen, questions, _gateway, pass) = setup().await;
+    let body = call_tool(&pass.url("hostile").unwrap(), "ask-sampling", "").await;
+    assert!(body.contains("sampling/createMessage"), "{body}");
+    assert_eq!(seen.ask_calls.lock().unwrap().len(), 1);
+    assert_eq!(questions.asked.load(Ordering::SeqCst), 0);
 }

@@ -19,6 +19,7 @@
 mod app_request;
 mod apps;
 mod forward;
+mod input_required;
 mod questions;
 mod sse;
 mod standalone;

@@ -270,7 +270,7 @@ impl Answering {
                 Taken::Question(request) => this.question(request).await,
                 Taken::Completed(notification) => this.completed(notification),
                 // Only a filter holding a tool call takes these, and its pump handles them.
-                Taken::UrlRequired(..) => {}
+                Taken::Held(..) => {}
                 // Only a watching filter takes these (MCP Apps), and its reader handles them.
                 Taken::Answer(_) => {}
             }
