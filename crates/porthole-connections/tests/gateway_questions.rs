@@ -16,7 +16,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use porthole_connections::gateway::{
-    Asker, BoxFuture, Gateway, NoTokens, PassOwner, Questions, Unanswered, Upstream,
+    Asker, BoxFuture, Gateway, McpCall, NoTokens, PassOwner, Questions, Unanswered, Upstream,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -234,12 +234,15 @@ struct Slow {
     urls: Mutex<Vec<String>>,
     /// The `mode` of each question, as the owner got it.
     modes: Mutex<Vec<Value>>,
+    /// The tool call each question was tied to.
+    calls: Mutex<Vec<Option<McpCall>>>,
 }
 
 impl Questions for Slow {
-    fn ask<'a>(&'a self, _: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
+    fn ask<'a>(&'a self, who: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
         Box::pin(async move {
             self.asked.fetch_add(1, Ordering::SeqCst);
+            self.calls.lock().unwrap().push(who.call.clone());
             self.modes.lock().unwrap().push(request["params"]["mode"].clone());
             if request["params"]["mode"] == "url" {
                 let url = request["params"]["url"].as_str().unwrap().to_string();
@@ -653,4 +656,27 @@ async fn input_required_rounds_are_capped_and_unanswerable_requests_pass_through
     assert!(body.contains("sampling/createMessage"), "{body}");
     assert_eq!(seen.ask_calls.lock().unwrap().len(), 1);
     assert_eq!(questions.asked.load(Ordering::SeqCst), 0);
+}
+
+/// A question that comes on a tool call's own stream is that call's: the owner is told which
+/// call (the tool and its arguments), to show it under the agent's ACP tool call.
+#[tokio::test]
+async fn a_question_on_a_tool_calls_stream_names_that_call() {
+    let (seen, questions, _gateway, pass) = setup().await;
+    let agent = agent_session(pass.url("hostile").unwrap()).await;
+    seen.send(question("q"));
+    seen.wait_answers(1).await;
+    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    seen.close();
+    tokio::time::timeout(Duration::from_secs(10), agent)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        *questions.calls.lock().unwrap(),
+        [Some(McpCall {
+            tool: "t".into(),
+            arguments: Value::Null
+        })]
+    );
 }

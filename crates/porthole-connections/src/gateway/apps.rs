@@ -229,6 +229,7 @@ impl Note {
                         connection: connection.to_string(),
                         agent: pass.owner.agent.clone(),
                         pass: pass.id,
+                        call: None,
                     },
                     call: calls.fetch_add(1, Ordering::Relaxed),
                     tool: tool.to_string(),

@@ -50,7 +50,7 @@ pub use apps::{
     TOOLS_CAP as APP_TOOLS_CAP, UNSEEN as APP_ANSWER_UNSEEN, ui_resource,
 };
 pub use futures::future::BoxFuture;
-pub use questions::{Asker, PassOwner, Questions, Unanswered};
+pub use questions::{Asker, McpCall, PassOwner, Questions, Unanswered};
 pub use stdio_host::{StdioServer, UPGRADE};
 
 /// Where a connection's requests go.

@@ -28,6 +28,38 @@ pub struct Asker {
     pub agent: String,
     /// The pass, unique in this gateway: which session asks.
     pub pass: u64,
+    /// The `tools/call` the question came with, when the gateway can tell: it came on that
+    /// call's own stream, or on the session's standalone stream while that call was the only
+    /// one in flight. The owner finds the agent's ACP tool call from it (`tool_match`).
+    pub call: Option<McpCall>,
+}
+
+/// A `tools/call` of the agent through the gateway: the tool and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpCall {
+    pub tool: String,
+    pub arguments: Value,
+}
+
+impl McpCall {
+    /// `body` when it is a `tools/call` request.
+    pub(crate) fn of(body: &[u8]) -> Option<McpCall> {
+        let message: Value = serde_json::from_slice(body).ok()?;
+        if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        let params = message.get("params")?;
+        Some(McpCall {
+            tool: params.get("name")?.as_str()?.to_string(),
+            arguments: params.get("arguments").cloned().unwrap_or(Value::Null),
+        })
+    }
+}
+
+/// A tool call in flight: what it is, and whether its answer has been passed on.
+pub(crate) struct CallState {
+    pub call: McpCall,
+    pub ended: AtomicBool,
 }
 
 /// Why a question got no answer from the owner: sent upstream as a JSON-RPC error.
@@ -112,25 +144,62 @@ pub(crate) struct ConnState {
     /// a server asks while it works on one; a question with none left (its tool call ended) is
     /// declined.
     in_flight: AtomicUsize,
+    /// The `tools/call`s among them.
+    calls: Mutex<Vec<Arc<CallState>>>,
     /// MCP Apps: the connection's UI tools as its `tools/list` answers gave them.
     pub apps: super::apps::Noted,
     /// MCP Apps: Porthole's own MCP session with the server ([`super::Gateway::app_request`]).
     pub own_session: tokio::sync::Mutex<Option<super::app_request::OwnSession>>,
 }
 
-/// One of the agent's requests in flight on a connection, until its answer has been passed on.
-pub(crate) struct InFlight(Arc<ConnState>);
+/// One of the agent's requests in flight on a connection, until its answer has been passed on;
+/// a `tools/call` is also listed with what it calls.
+pub(crate) struct InFlight(Arc<ConnState>, Option<Arc<CallState>>);
 
 impl InFlight {
-    pub(crate) fn start(conn: Arc<ConnState>) -> Self {
+    pub(crate) fn start(conn: Arc<ConnState>, body: &[u8]) -> Self {
         conn.in_flight.fetch_add(1, Ordering::SeqCst);
-        InFlight(conn)
+        let call = McpCall::of(body).map(|call| {
+            let call = Arc::new(CallState {
+                call,
+                ended: AtomicBool::new(false),
+            });
+            conn.calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(call.clone());
+            call
+        });
+        InFlight(conn, call)
+    }
+
+    /// The tool call this request is, if it is one.
+    pub(crate) fn call(&self) -> Option<Arc<CallState>> {
+        self.1.clone()
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        if let Some(call) = &self.1 {
+            call.ended.store(true, Ordering::SeqCst);
+            self.0
+                .calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|c| !Arc::ptr_eq(c, call));
+        }
         self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl ConnState {
+    /// The only tool call in flight, when there is exactly one.
+    fn only_call(&self) -> Option<McpCall> {
+        match &self.calls.lock().unwrap_or_else(|p| p.into_inner())[..] {
+            [one] => Some(one.call.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -251,14 +320,22 @@ pub(crate) struct Answering {
     pub pass: Arc<PassState>,
     pub connection: String,
     pub session: SessionHeaders,
+    /// The tool call whose answer this stream is, if it is one (a question on it is that
+    /// call's).
+    pub call: Option<Arc<CallState>>,
 }
 
 impl Answering {
     fn asker(&self) -> Asker {
+        let call = match &self.call {
+            Some(own) => Some(own.call.clone()),
+            None => self.pass.conn(&self.connection).only_call(),
+        };
         Asker {
             connection: self.connection.clone(),
             agent: self.pass.owner.agent.clone(),
             pass: self.pass.id,
+            call,
         }
     }
 
@@ -298,8 +375,13 @@ impl Answering {
     async fn question(&self, request: Value) {
         let id = request["id"].clone();
         let conn = self.pass.conn(&self.connection);
-        let result = if conn.in_flight.load(Ordering::SeqCst) == 0 {
-            // Nothing of the agent's is waiting on the server: the call that asked has ended.
+        // The call that asked has ended: its own (the question came on its stream), or, when
+        // the stream does not tell, every request of the agent's is answered.
+        let ended = match &self.call {
+            Some(own) => own.ended.load(Ordering::SeqCst),
+            None => conn.in_flight.load(Ordering::SeqCst) == 0,
+        };
+        let result = if ended {
             tracing::warn!(
                 connection = self.connection,
                 "a question after the request that asked had its answer: declined"
