@@ -376,6 +376,15 @@ function connectionHome(agent, name, url) {
   return { home, ws, connEnv };
 }
 
+/** How many of the gateway's `questions` named one of the agent's ACP tool calls (`toolCallId`,
+ * matched by the gateway's tools/call; a note for the matrix, not a check: agents describe
+ * their tool calls differently, some only after the call). */
+function namedToolCalls(r, questions) {
+  const ids = new Set([...updates(r.events, "tool_call"), ...updates(r.events, "tool_call_update")].map((c) => c.toolCallId));
+  const named = questions.filter((q) => q.toolCallId && ids.has(q.toolCallId)).length;
+  return `${named} of ${questions.length} named the agent's tool call`;
+}
+
 /** Issue 40: an MCP connection's questions answered by Porthole for every agent. The connection
  * (the TypeScript SDK's form example) is handed with --mcp; the fake model calls `create_event`,
  * whose two questions the gateway takes out of the server's stream (the agent never sees them,
@@ -405,7 +414,7 @@ async function mcpQuestions(agent) {
     expect(!r.acp.some((m) => m.msg.method === "elicitation/create"), "an elicitation/create crossed the ACP connection");
     const results = server.toolResults.slice(before);
     expect(results.some((t) => t.includes("Event created successfully!") && t.includes(title)), `the model never got the server's result with the answers: ${results.join(" | ").slice(0, 200)}`);
-    return `create_event's 2 forms answered by porthole-cli, each named as \`${name}\`'s; the agent saw neither; the server's result (with the answers) reached the model`;
+    return `create_event's 2 forms answered by porthole-cli, each named as \`${name}\`'s (${namedToolCalls(r, asked)}); the agent saw neither; the server's result (with the answers) reached the model`;
   } finally {
     example.stop();
   }
@@ -439,7 +448,7 @@ async function mcpUrlQuestion(agent) {
     expect(!r.acp.some((m) => m.msg.method === "elicitation/create"), "an elicitation/create crossed the ACP connection");
     const results = server.toolResults.slice(before);
     expect(results.some((t) => t.includes("User completed the URL elicitation flow") && t.includes(url)), `the model never got the server's result: ${results.join(" | ").slice(0, 200)}`);
-    return `trigger-url-elicitation's URL question printed with \`${name}\` (accept: consent only); the agent never saw it; "User completed the URL elicitation flow" reached the model`;
+    return `trigger-url-elicitation's URL question printed with \`${name}\` (accept: consent only; ${namedToolCalls(r, asked)}); the agent never saw it; "User completed the URL elicitation flow" reached the model`;
   } finally {
     everything.stop();
   }
@@ -497,8 +506,8 @@ async function mcpUrlRequired(agent) {
     const results = server.toolResults.slice(before);
     const error = agent.urlRequired?.error ?? /URL elicitation required|-32042/;
     expect(results.some((t) => error.test(t)), `the model never got the retry's -32042: ${results.join(" | ").slice(0, 300)}`);
-    if (handles) return `${gateway.length} calls, each: URL printed with \`${name}\`, completed by the server, one retry; ${handles}`;
-    return `signed in headlessly (the SDK's demo authorization server); third-party-auth's URL printed with \`${name}\`, completed by the server, one retry; its second -32042 reached the model as it came (no loop)`;
+    if (handles) return `${gateway.length} calls, each: URL printed with \`${name}\`, completed by the server, one retry (${namedToolCalls(r, gateway)}); ${handles}`;
+    return `signed in headlessly (the SDK's demo authorization server); third-party-auth's URL printed with \`${name}\` (${namedToolCalls(r, gateway)}), completed by the server, one retry; its second -32042 reached the model as it came (no loop)`;
   } finally {
     example.stop();
   }
