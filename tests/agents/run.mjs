@@ -376,6 +376,14 @@ function connectionHome(agent, name, url) {
   return { home, ws, connEnv };
 }
 
+/** An agent that never starts the servers handed in session/new (agents.mjs
+ * `sessionMcpIgnored`): checked that the model was offered no such tool; the matrix's n/a. */
+function ignoredMcp(agent, r) {
+  if (!agent.sessionMcpIgnored) return null;
+  expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
+  return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
+}
+
 /** How many of the gateway's `questions` named one of the agent's ACP tool calls (`toolCallId`,
  * matched by the gateway's tools/call; a note for the matrix, not a check: agents describe
  * their tool calls differently, some only after the call). */
@@ -402,10 +410,8 @@ async function mcpQuestions(agent) {
     const warmup = agent.mcpWarmup ? ["hello"] : [];
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "--mcp", name, ...warmup, "[[mcp create_event]]"], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
-    if (agent.sessionMcpIgnored) {
-      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
-      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
-    }
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
     const asked = r.events.filter((e) => e.type === "elicitation");
     expect(asked.length === 2, `${asked.length} questions reached porthole-cli; reply: ${text(r.events).slice(-160)}`);
     expect(asked.every((q) => q.mcpConnection === name && q.action === "accept" && q.mode === "form"), `questions: ${JSON.stringify(asked.map((q) => [q.mcpConnection, q.mode, q.action]))}`);
@@ -438,10 +444,8 @@ async function mcpUrlQuestion(agent) {
     const warmup = agent.mcpWarmup ? ["hello"] : [];
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--mcp", name, ...warmup, `[[mcp trigger-url-elicitation url=${url}]]`], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
-    if (agent.sessionMcpIgnored) {
-      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
-      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
-    }
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
     const asked = r.events.filter((e) => e.type === "elicitation");
     expect(asked.length === 1, `${asked.length} questions reached porthole-cli; reply: ${text(r.events).slice(-160)}`);
     expect(asked[0].mcpConnection === name && asked[0].mode === "url" && asked[0].url === url && asked[0].action === "accept", `question: ${JSON.stringify([asked[0].mcpConnection, asked[0].mode, asked[0].url, asked[0].action])}`);
@@ -475,10 +479,8 @@ async function mcpUrlRequired(agent) {
     const warmup = agent.mcpWarmup ? ["hello"] : [];
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--url-wait", "30", "--mcp", name, ...warmup, "[[mcp third-party-auth param1=porthole]]"], { home, workspace: ws, connections: true, keyring: true, env: connEnv });
     ok(r);
-    if (agent.sessionMcpIgnored) {
-      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
-      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
-    }
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
     const oauth = "https://www.example.com/oauth/authorize";
     const asked = r.events.filter((e) => e.type === "elicitation" && e.url === oauth);
     // The gateway's questions carry the connection; an agent that handles -32042 itself
@@ -530,10 +532,8 @@ async function mcpApp(agent) {
     const warmup = agent.mcpWarmup ? ["hello"] : [];
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, "[[mcp get-time]]"], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
-    if (agent.sessionMcpIgnored) {
-      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
-      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
-    }
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
     const results = server.toolResults.slice(before);
     expect(results.some((t) => /\d{4}-\d{2}-\d{2}T/.test(t)), `the model never got get-time's result: ${results.join(" | ").slice(0, 200)}`);
     const apps = r.events.filter((e) => e.type === "mcp_app");
