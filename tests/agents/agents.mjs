@@ -24,6 +24,10 @@ export const AGENTS = [
     mode: "default",
     /** AskUserQuestion becomes a form whose first question is the field `question_0`. */
     questionTool: { field: "question_0" },
+    /** Claude Code handles a -32042 itself: the retry's -32042, which the gateway passes on as
+     * it came, becomes Claude's own URL elicitation over ACP, and once it is accepted Claude calls
+     * the tool again (each call asked, completed and retried once by the gateway). */
+    urlRequired: { own: "the retry's -32042 became Claude Code's own URL question over ACP, and Claude called the tool again itself" },
     /** The environment for a run against the fake API; `signedIn: false` leaves out the key. */
     env({ baseUrl, home, signedIn = true, mcp }) {
       mkdirSync(join(home, ".claude"), { recursive: true });
@@ -291,6 +295,9 @@ export const AGENTS = [
     /** Its SSE reader hands on every delta that came in one read, so the fake model's words
      * (all sent at once) arrive in two or so chunks; paced ones arrive one by one (cancel mid-turn). */
     replyChunks: { min: 2, why: "Vibe merges the deltas that reach it together" },
+    /** An MCP tool's JSON-RPC error (the retry's -32042) reaches the model only as
+     * `mcp_transport_failed: The provided tool call failed`, without code or message. */
+    urlRequired: { error: /mcp_transport_failed/ },
     /** ask_user_question becomes a standard form elicitation (message "User input required",
      * field `q0` per question); the model gets the answers as JSON, and on decline
      * `{"answers": [], "cancelled": true}` in the same turn. */

@@ -324,30 +324,73 @@ async function mcpConnection(agent, { stdioOnly }) {
   }
 }
 
-/** The official MCP TypeScript SDK's `elicitationFormExample.js` (tests/mcp-ts-sdk, installed
- * by scripts/test-mcp-ts-sdk): a server nobody here wrote, whose `create_event` asks twice. */
-async function startFormsExample() {
-  const script = join(here, "../mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server/elicitationFormExample.js");
-  expect(existsSync(script), `${script} is missing: run ./scripts/test-mcp-ts-sdk --install`);
-  const port = await new Promise((resolve, reject) => {
+/** A free TCP port (the example servers take theirs from the environment). */
+async function freePort() {
+  return new Promise((resolve, reject) => {
     const probe = createNetServer();
     probe.once("error", reject);
     probe.listen(0, "0.0.0.0", () => {
-      const { port: p } = probe.address();
-      probe.close(() => resolve(p));
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
     });
   });
-  const child = spawn(process.execPath, [script], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "pipe", "inherit"] });
+}
+
+/** A node server nobody here wrote, started with `env` until its output says `ready`; `log()`
+ * is all it printed (stdout and stderr). */
+async function startNodeServer(script, args, env, ready) {
+  expect(existsSync(script), `${script} is missing: run ./scripts/test-mcp-ts-sdk --install (or ./scripts/test-agents, which fetches server-everything)`);
+  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
   await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (d) => {
+    const read = (d) => {
       out += d;
-      if (out.includes("is running on")) resolve();
-    });
-    child.on("exit", (code) => reject(new Error(`the example server exited ${code} before it listened`)));
-    setTimeout(() => reject(new Error("the example server did not listen in 30 s")), 30_000);
+      if (ready.test(out)) resolve();
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", read);
+    child.on("exit", (code) => reject(new Error(`${script} exited ${code} before it listened: ${out.slice(-200)}`)));
+    setTimeout(() => reject(new Error(`${script} did not listen in 30 s`)), 30_000);
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, stop: () => child.kill("SIGKILL") };
+  return { log: () => out, stop: () => child.kill("SIGKILL") };
+}
+
+/** The official MCP TypeScript SDK's example servers (tests/mcp-ts-sdk, installed by
+ * scripts/test-mcp-ts-sdk). */
+const sdkExample = (file) => join(here, "../mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk/dist/esm/examples/server", file);
+
+/** `elicitationFormExample.js`: a server nobody here wrote, whose `create_event` asks twice. */
+async function startFormsExample() {
+  const port = await freePort();
+  const s = await startNodeServer(sdkExample("elicitationFormExample.js"), [], { PORT: String(port) }, /is running on/);
+  return { url: `http://127.0.0.1:${port}/mcp`, stop: s.stop };
+}
+
+/** A connection `name` at `url` added to a fresh HOME; `{ home, ws, connEnv }`. */
+function connectionHome(agent, name, url) {
+  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
+  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
+  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
+  const added = spawnSync(cli, ["mcp", "add", name, "--url", url], { env: { ...cleanEnv({ keyring: false }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
+  expect(added.status === 0, `porthole-cli mcp add exited ${added.status}: ${`${added.stdout}${added.stderr}`.trim().slice(-300)}`);
+  return { home, ws, connEnv };
+}
+
+/** An agent that never starts the servers handed in session/new (agents.mjs
+ * `sessionMcpIgnored`): checked that the model was offered no such tool; the matrix's n/a. */
+function ignoredMcp(agent, r) {
+  if (!agent.sessionMcpIgnored) return null;
+  expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
+  return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
+}
+
+/** How many of the gateway's `questions` named one of the agent's ACP tool calls (`toolCallId`,
+ * matched by the gateway's tools/call; a note for the matrix, not a check: agents describe
+ * their tool calls differently, some only after the call). */
+function namedToolCalls(r, questions) {
+  const ids = new Set([...updates(r.events, "tool_call"), ...updates(r.events, "tool_call_update")].map((c) => c.toolCallId));
+  const named = questions.filter((q) => q.toolCallId && ids.has(q.toolCallId)).length;
+  return `${named} of ${questions.length} named the agent's tool call`;
 }
 
 /** Issue 40: an MCP connection's questions answered by Porthole for every agent. The connection
@@ -358,12 +401,8 @@ async function startFormsExample() {
 async function mcpQuestions(agent) {
   const example = await startFormsExample();
   const name = "forms";
-  const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
-  const ws = mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
-  const connEnv = { HOME: home, XDG_CONFIG_HOME: join(home, ".config"), PORTHOLE_CONNECTIONS_FILE: join(home, ".config", "porthole", "connections.json") };
   try {
-    const added = spawnSync(cli, ["mcp", "add", name, "--url", example.url], { env: { ...cleanEnv({ keyring: false }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
-    expect(added.status === 0, `porthole-cli mcp add exited ${added.status}: ${`${added.stdout}${added.stderr}`.trim().slice(-300)}`);
+    const { home, ws, connEnv } = connectionHome(agent, name, example.url);
     const title = `standup-${process.pid}`;
     const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
     writeFileSync(answers, JSON.stringify({ title, date: "2026-12-06", startTime: "09:30", duration: 30 }));
@@ -371,10 +410,8 @@ async function mcpQuestions(agent) {
     const warmup = agent.mcpWarmup ? ["hello"] : [];
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "--mcp", name, ...warmup, "[[mcp create_event]]"], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
-    if (agent.sessionMcpIgnored) {
-      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
-      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
-    }
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
     const asked = r.events.filter((e) => e.type === "elicitation");
     expect(asked.length === 2, `${asked.length} questions reached porthole-cli; reply: ${text(r.events).slice(-160)}`);
     expect(asked.every((q) => q.mcpConnection === name && q.action === "accept" && q.mode === "form"), `questions: ${JSON.stringify(asked.map((q) => [q.mcpConnection, q.mode, q.action]))}`);
@@ -383,7 +420,96 @@ async function mcpQuestions(agent) {
     expect(!r.acp.some((m) => m.msg.method === "elicitation/create"), "an elicitation/create crossed the ACP connection");
     const results = server.toolResults.slice(before);
     expect(results.some((t) => t.includes("Event created successfully!") && t.includes(title)), `the model never got the server's result with the answers: ${results.join(" | ").slice(0, 200)}`);
-    return `create_event's 2 forms answered by porthole-cli, each named as \`${name}\`'s; the agent saw neither; the server's result (with the answers) reached the model`;
+    return `create_event's 2 forms answered by porthole-cli, each named as \`${name}\`'s (${namedToolCalls(r, asked)}); the agent saw neither; the server's result (with the answers) reached the model`;
+  } finally {
+    example.stop();
+  }
+}
+
+/** Issue 40, URL mode: `@modelcontextprotocol/server-everything` (from the npm cache
+ * scripts/test-agents fills) over streamable HTTP. Its `trigger-url-elicitation` is listed only to
+ * a client that declared URL elicitation, which the gateway does for every agent; called, it
+ * sends a URL-mode `elicitation/create` on the call's stream and answers with what the person
+ * chose. porthole-cli's accept is consent only: the URL is printed, never opened. */
+async function mcpUrlQuestion(agent) {
+  const pkg = join(cache, "npm-server-everything", "_npx");
+  const dir = existsSync(pkg) ? readdirSync(pkg).map((d) => join(pkg, d, "node_modules/@modelcontextprotocol/server-everything/dist/index.js")).find(existsSync) : undefined;
+  const port = await freePort();
+  const everything = await startNodeServer(dir ?? join(pkg, "(none)"), ["streamableHttp"], { PORT: String(port) }, /listening on port/);
+  const name = "everything";
+  try {
+    const { home, ws, connEnv } = connectionHome(agent, name, `http://127.0.0.1:${port}/mcp`);
+    const url = `https://example.com/porthole-${agent.id}-${process.pid}`;
+    const before = server.toolResults.length;
+    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--mcp", name, ...warmup, `[[mcp trigger-url-elicitation url=${url}]]`], { home, workspace: ws, connections: true, env: connEnv });
+    ok(r);
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
+    const asked = r.events.filter((e) => e.type === "elicitation");
+    expect(asked.length === 1, `${asked.length} questions reached porthole-cli; reply: ${text(r.events).slice(-160)}`);
+    expect(asked[0].mcpConnection === name && asked[0].mode === "url" && asked[0].url === url && asked[0].action === "accept", `question: ${JSON.stringify([asked[0].mcpConnection, asked[0].mode, asked[0].url, asked[0].action])}`);
+    expect(!r.acp.some((m) => m.msg.method === "elicitation/create"), "an elicitation/create crossed the ACP connection");
+    const results = server.toolResults.slice(before);
+    expect(results.some((t) => t.includes("User completed the URL elicitation flow") && t.includes(url)), `the model never got the server's result: ${results.join(" | ").slice(0, 200)}`);
+    return `trigger-url-elicitation's URL question printed with \`${name}\` (accept: consent only; ${namedToolCalls(r, asked)}); the agent never saw it; "User completed the URL elicitation flow" reached the model`;
+  } finally {
+    everything.stop();
+  }
+}
+
+/** Issue 40, -32042: the TypeScript SDK's `elicitationUrlExample.js`, which needs OAuth sign-in
+ * with the SDK's demo in-memory authorization server (it approves at once, so `mcp login` with
+ * porthole-test-mcp --browse as the browser signs in headlessly; the server checks the token's
+ * resource is `http://localhost:PORT/mcp`, so the connection is added under that name). Its
+ * `third-party-auth` answers -32042 with a URL and completes it itself after 5 s; the gateway
+ * asks (porthole-cli prints the URL with `mcpConnection`), waits for the completion, retries the
+ * call once, and the agent gets the retry's answer: the example answers every call with -32042,
+ * so that is a second -32042, passed on as it came (no loop). The server's log shows the retry. */
+async function mcpUrlRequired(agent) {
+  const port = await freePort();
+  const authPort = await freePort();
+  const example = await startNodeServer(sdkExample("elicitationUrlExample.js"), [], { MCP_PORT: String(port), MCP_AUTH_PORT: String(authPort) }, /Streamable HTTP Server listening[\s\S]*Authorization Server listening|Authorization Server listening[\s\S]*Streamable HTTP Server listening/);
+  const name = "pay";
+  try {
+    const { home, ws, connEnv } = connectionHome(agent, name, `http://localhost:${port}/mcp`);
+    const login = spawnSync(cli, ["mcp", "login", name, "--browser", `${testMcp} --browse`], { env: { ...cleanEnv({ keyring: true }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
+    expect(login.status === 0 && login.stdout.includes(`Signed in to \`${name}\``), `mcp login exited ${login.status}: ${`${login.stdout}${login.stderr}`.trim().slice(-300)}`);
+    const before = server.toolResults.length;
+    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--url-wait", "30", "--mcp", name, ...warmup, "[[mcp third-party-auth param1=porthole]]"], { home, workspace: ws, connections: true, keyring: true, env: connEnv });
+    ok(r);
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
+    const oauth = "https://www.example.com/oauth/authorize";
+    const asked = r.events.filter((e) => e.type === "elicitation" && e.url === oauth);
+    // The gateway's questions carry the connection; an agent that handles -32042 itself
+    // (agents.mjs `urlRequired.own`) asks over ACP about the retry's -32042, as its own.
+    const gateway = asked.filter((e) => e.mcpConnection === name);
+    const own = asked.filter((e) => !e.mcpConnection);
+    const ownAcp = r.acp.filter((m) => m.msg.method === "elicitation/create");
+    const handles = agent.urlRequired?.own;
+    expect(gateway.length >= 1 && (handles || gateway.length === 1), `${gateway.length} of the gateway's questions for ${oauth} (one per call of the agent: no loop); reply: ${text(r.events).slice(-160)}`);
+    expect(gateway.every((q) => q.mode === "url" && q.action === "accept"), `questions: ${JSON.stringify(gateway.map((q) => [q.mode, q.action]))}`);
+    for (const q of gateway) {
+      const done = r.events.filter((e) => e.type === "elicitation_complete" && e.elicitationId === q.elicitationId);
+      expect(done.length === 1 && done[0].mcpConnection === name, `completion lines for ${q.elicitationId}: ${JSON.stringify(done)}`);
+    }
+    if (handles) {
+      expect(own.length >= 1 && ownAcp.length === own.length && ownAcp.every((m) => m.dir === "from-agent" && m.msg.params?.url === oauth), `the agent's own questions: ${own.length} printed, ${ownAcp.length} over ACP: update agents.mjs`);
+    } else {
+      expect(own.length === 0 && ownAcp.length === 0, `an elicitation/create crossed the ACP connection (${ownAcp.map((m) => m.dir).join(", ")})`);
+    }
+    // Each call of the agent reached the server twice (each arms its own 5 s completion): the
+    // call and the gateway's one retry.
+    const calls = () => (example.log().match(/Simulating OAuth token received for elicitation/g) ?? []).length;
+    for (let i = 0; i < 80 && calls() < 2 * gateway.length; i++) await new Promise((res) => setTimeout(res, 100));
+    expect(calls() === 2 * gateway.length, `the server ran third-party-auth ${calls()} times for ${gateway.length} calls of the agent, not twice each (the call and one retry)`);
+    const results = server.toolResults.slice(before);
+    const error = agent.urlRequired?.error ?? /URL elicitation required|-32042/;
+    expect(results.some((t) => error.test(t)), `the model never got the retry's -32042: ${results.join(" | ").slice(0, 300)}`);
+    if (handles) return `${gateway.length} calls, each: URL printed with \`${name}\`, completed by the server, one retry (${namedToolCalls(r, gateway)}); ${handles}`;
+    return `signed in headlessly (the SDK's demo authorization server); third-party-auth's URL printed with \`${name}\` (${namedToolCalls(r, gateway)}), completed by the server, one retry; its second -32042 reached the model as it came (no loop)`;
   } finally {
     example.stop();
   }
@@ -406,10 +532,8 @@ async function mcpApp(agent) {
     const warmup = agent.mcpWarmup ? ["hello"] : [];
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, "[[mcp get-time]]"], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
-    if (agent.sessionMcpIgnored) {
-      expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
-      return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
-    }
+    const ignored = ignoredMcp(agent, r);
+    if (ignored) return ignored;
     const results = server.toolResults.slice(before);
     expect(results.some((t) => /\d{4}-\d{2}-\d{2}T/.test(t)), `the model never got get-time's result: ${results.join(" | ").slice(0, 200)}`);
     const apps = r.events.filter((e) => e.type === "mcp_app");
@@ -643,6 +767,8 @@ const FLOWS = [
   // starts the bridge as its own MCP stdio server.
   ["mcp connection (stdio bridge)", (agent) => mcpConnection(agent, { stdioOnly: true })],
   ["mcp connection's questions (the gateway asks)", (agent) => mcpQuestions(agent)],
+  ["mcp connection's URL question (the gateway asks)", (agent) => mcpUrlQuestion(agent)],
+  ["mcp connection's -32042 (the gateway asks, waits, retries)", (agent) => mcpUrlRequired(agent)],
   ["mcp app tool (MCP Apps: the gateway declares, notes, porthole-cli prints mcp_app)", (agent) => mcpApp(agent)],
   ["question tool as a form elicitation", async (agent) => {
     // The agent's own question tool (Claude's AskUserQuestion, Codex's request_user_input,

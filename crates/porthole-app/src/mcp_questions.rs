@@ -70,6 +70,22 @@ impl WindowQuestions {
         self.hosts.get(connection).cloned().flatten()
     }
 
+    /// The agent's ACP tool call the question came with: the gateway's tools/call matched
+    /// among the session's recent tool calls, as an MCP App's is (`tool_match`).
+    fn tool_call(&self, session: &str, who: &Asker) -> Option<String> {
+        use porthole_connections::tool_match::{AgentToolCall, matching};
+        let call = who.call.as_ref()?;
+        let backend = self.backend()?;
+        let state = backend.state();
+        let recent = state.tool_calls.get(session)?;
+        let calls = recent.iter().map(|c| AgentToolCall {
+            id: &c.id,
+            title: c.title.as_deref(),
+            raw_input: c.raw_input.as_ref(),
+        });
+        matching(calls, &call.tool, &call.arguments, &|_| false)
+    }
+
     fn client(&self) -> Result<porthole_core::AgentClient, Unanswered> {
         let backend = self
             .backend
@@ -100,8 +116,9 @@ impl Questions for WindowQuestions {
                 connection: who.connection.clone(),
                 host: self.hosts.get(&who.connection).cloned().flatten(),
             };
+            let tool_call = self.tool_call(&session, who);
             client
-                .ask_for_connection(asker, &session, &request["params"])
+                .ask_for_connection(asker, &session, tool_call.as_deref(), &request["params"])
                 .await
                 .map_err(|e| {
                     tracing::warn!(

@@ -303,7 +303,7 @@ impl Backend {
                 mcp.open.retain(|_, task| !task.is_finished());
                 let task = self.0.runtime.spawn(async move {
                     let asker = McpAsker { connection, host };
-                    let answer = client.ask_for_connection(asker, &session_id, &params).await;
+                    let answer = client.ask_for_connection(asker, &session_id, None, &params).await;
                     let (result, error) = match answer {
                         Ok(result) => (Some(result), None),
                         Err(e) => (None, Some(e.message)),

@@ -42,6 +42,16 @@ async fn a_servers_questions_wait_in_the_window_naming_the_server_and_the_answer
     assert_eq!(first["mcp"], json!({"connection": "forms", "host": "127.0.0.1"}));
     assert_eq!(first["agent"]["name"], "porthole-demo-agent", "{first}");
     assert_eq!(first["scope"]["sessionId"], session.as_str());
+    // It came while the demo agent's `/tools` call ran: the dialog is that tool call's.
+    let tool_call = first["scope"]["toolCallId"]
+        .as_str()
+        .expect("the dialog names its tool call");
+    assert!(
+        common::app_state(&backend)
+            .to_string()
+            .contains(&format!("\"toolCallId\":\"{tool_call}\"")),
+        "{tool_call} is none of the session's tool calls"
+    );
     let id = first["dialogId"].as_u64().unwrap();
 
     // The same checks as an agent's form: a missing required field is refused, the dialog stays.

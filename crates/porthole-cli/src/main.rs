@@ -206,6 +206,7 @@ async fn run(
         policy: &policy,
         discarded: std::cell::Cell::new(0),
         apps: apps.map(|a| (a, std::cell::RefCell::default())),
+        questions: questions.clone(),
     };
     let mut signed_in = None;
     // Dialogs are answered while the session opens too: an agent may ask during `authenticate`

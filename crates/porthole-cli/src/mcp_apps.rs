@@ -39,6 +39,44 @@ pub struct Matcher {
     taken: Vec<String>,
 }
 
+/// Keep a `tool_call` in `calls` and fold a `tool_call_update` in (one the agent sends first,
+/// Gemini CLI after its permission request, starts the call).
+pub fn fold(calls: &mut Vec<ToolCall>, update: &SessionUpdate) {
+    match update {
+        SessionUpdate::ToolCall(call) => match calls.iter_mut().find(|c| c.tool_call_id == call.tool_call_id)
+        {
+            Some(known) => *known = call.clone(),
+            None => calls.push(call.clone()),
+        },
+        SessionUpdate::ToolCallUpdate(u) => match calls.iter_mut().find(|c| c.tool_call_id == u.tool_call_id)
+        {
+            Some(known) => known.update(u.fields.clone()),
+            None => {
+                if let Ok(call) = ToolCall::try_from(u.clone()) {
+                    calls.push(call);
+                }
+            }
+        },
+        _ => {}
+    }
+}
+
+/// The agent's tool call among `calls` that made the gateway's tools/call `tool` with
+/// `arguments` (`tool_match`), `taken` ones left out.
+pub fn matching(
+    calls: &[ToolCall],
+    tool: &str,
+    arguments: &serde_json::Value,
+    taken: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let recent = calls.iter().map(|c| AgentToolCall {
+        id: &c.tool_call_id.0,
+        title: Some(c.title.as_str()).filter(|t| !t.is_empty()),
+        raw_input: c.raw_input.as_ref(),
+    });
+    tool_match::matching(recent, tool, arguments, taken)
+}
+
 /// One `mcp_app` line's content.
 pub struct Line {
     pub call: AppCall,
@@ -50,26 +88,7 @@ pub struct Line {
 impl Matcher {
     /// Keep a session's `tool_call` and fold its `tool_call_update`s in.
     pub fn update(&mut self, session_id: &str, update: &SessionUpdate) {
-        let calls = self.tool_calls.entry(session_id.to_string()).or_default();
-        match update {
-            SessionUpdate::ToolCall(call) => {
-                match calls.iter_mut().find(|c| c.tool_call_id == call.tool_call_id) {
-                    Some(known) => *known = call.clone(),
-                    None => calls.push(call.clone()),
-                }
-            }
-            SessionUpdate::ToolCallUpdate(u) => {
-                match calls.iter_mut().find(|c| c.tool_call_id == u.tool_call_id) {
-                    Some(known) => known.update(u.fields.clone()),
-                    None => {
-                        if let Ok(call) = ToolCall::try_from(u.clone()) {
-                            calls.push(call);
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
+        fold(self.tool_calls.entry(session_id.to_string()).or_default(), update);
     }
 
     /// The finished calls of `apps` that can be printed now: those that matched a tool call of
@@ -81,13 +100,8 @@ impl Matcher {
         let mut out = Vec::new();
         let mut kept = Vec::new();
         for (call, ok) in finished.drain(..) {
-            let recent = calls.iter().map(|c| AgentToolCall {
-                id: &c.tool_call_id.0,
-                title: Some(c.title.as_str()).filter(|t| !t.is_empty()),
-                raw_input: c.raw_input.as_ref(),
-            });
             let taken = |id: &str| self.taken.iter().any(|t| t == id);
-            let matched = tool_match::matching(recent, &call.tool, &call.arguments, &taken);
+            let matched = matching(calls, &call.tool, &call.arguments, &taken);
             if let Some(id) = &matched {
                 self.taken.push(id.clone());
             }

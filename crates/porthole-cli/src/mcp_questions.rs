@@ -23,6 +23,9 @@ pub struct CliQuestions {
     agent: porthole_core::events::AgentIdentity,
     /// The ACP session the connections were handed to, once it is open.
     session: Mutex<Option<String>>,
+    /// That session's tool calls as the agent reported them: a question tied to a tools/call
+    /// names the agent's tool call it came with (`toolCallId`).
+    tool_calls: Mutex<Vec<porthole_core::acp::v1::schema::ToolCall>>,
 }
 
 impl CliQuestions {
@@ -32,7 +35,25 @@ impl CliQuestions {
             json,
             agent: client.agent(),
             session: Mutex::new(None),
+            tool_calls: Mutex::new(Vec::new()),
         })
+    }
+
+    /// A session update the run read: its tool calls are kept.
+    pub fn seen(&self, session_id: &str, update: &porthole_core::acp::v1::schema::SessionUpdate) {
+        if self.session.lock().unwrap_or_else(|p| p.into_inner()).as_deref() == Some(session_id) {
+            crate::mcp_apps::fold(
+                &mut self.tool_calls.lock().unwrap_or_else(|p| p.into_inner()),
+                update,
+            );
+        }
+    }
+
+    /// The agent's tool call the question of `who` came with, if the gateway could tell.
+    fn tool_call(&self, who: &Asker) -> Option<String> {
+        let call = who.call.as_ref()?;
+        let calls = self.tool_calls.lock().unwrap_or_else(|p| p.into_inner());
+        crate::mcp_apps::matching(&calls, &call.tool, &call.arguments, &|_| false)
     }
 
     pub fn session_opened(&self, session_id: &str) {
@@ -41,7 +62,7 @@ impl CliQuestions {
 
     /// The request as core's broker reads an agent's, scoped to the ACP session it comes
     /// through (an MCP request has no ACP scope; one the server wrote is not kept).
-    fn prompt(&self, request: &Value) -> Result<ElicitationPrompt, String> {
+    fn prompt(&self, request: &Value, tool_call: Option<String>) -> Result<ElicitationPrompt, String> {
         let mut params = request["params"].clone();
         let Some(fields) = params.as_object_mut() else {
             return Err("elicitation/create params must be an object".into());
@@ -54,6 +75,9 @@ impl CliQuestions {
             Some(id) => fields.insert("sessionId".into(), json!(id)),
             None => fields.insert("requestId".into(), request["id"].clone()),
         };
+        if let (Some(_), Some(id)) = (&session, tool_call) {
+            fields.insert("toolCallId".into(), json!(id));
+        }
         let parsed = broker::parse_request(&params, Modes::ALL, &Known(session))
             .map_err(|rejection| rejection.error.message)?;
         Ok(ElicitationPrompt {
@@ -82,7 +106,7 @@ impl ScopeCheck for Known {
 impl Questions for CliQuestions {
     fn ask<'a>(&'a self, who: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
         Box::pin(async move {
-            let prompt = match self.prompt(&request) {
+            let prompt = match self.prompt(&request, self.tool_call(who)) {
                 Ok(p) => p,
                 Err(e) => {
                     note!(

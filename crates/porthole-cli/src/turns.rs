@@ -2,6 +2,7 @@
 //! events outside a turn (a replay, notices).
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use porthole_core::{AgentClient, AgentCommand, Event};
 
@@ -42,6 +43,9 @@ pub(crate) struct Reader<'a> {
         crate::mcp_apps::Shared,
         std::cell::RefCell<crate::mcp_apps::Matcher>,
     )>,
+    /// The `--mcp` connections' questions: told the session's tool calls, to name the one a
+    /// question came with.
+    pub(crate) questions: Arc<crate::mcp_questions::CliQuestions>,
 }
 
 impl Reader<'_> {
@@ -79,6 +83,7 @@ impl Reader<'_> {
         // A waiting event is read right away: its line goes out with this one.
         self.out.event(event, decision.as_ref(), !self.events.is_empty());
         if let Event::SessionUpdate { session_id, update } = event {
+            self.questions.seen(session_id, update);
             self.apps(session_id, Some(update), false);
         }
         Ok(())

@@ -99,6 +99,14 @@ fn the_cli_answers_a_connections_questions_by_its_policy_and_names_the_connectio
         assert_eq!(q["action"], "accept");
         assert_eq!(q["agent"]["name"], "porthole-demo-agent");
     }
+    // Both came while the demo agent's one tool call ran: each names it.
+    let tool_calls: Vec<&Value> = (lines.iter())
+        .filter(|l| l["type"] == "session_update" && l["update"]["sessionUpdate"] == "tool_call")
+        .collect();
+    assert_eq!(tool_calls.len(), 1, "{lines:?}");
+    for q in &asked {
+        assert_eq!(q["toolCallId"], tool_calls[0]["update"]["toolCallId"], "{q}");
+    }
     assert_eq!(asked[0]["message"], "Step 1: Enter basic event information");
     assert_eq!(asked[0]["content"]["title"], "Standup");
     assert_eq!(asked[1]["content"]["duration"], 30);

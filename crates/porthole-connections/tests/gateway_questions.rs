@@ -16,7 +16,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use porthole_connections::gateway::{
-    Asker, BoxFuture, Gateway, NoTokens, PassOwner, Questions, Unanswered, Upstream,
+    Asker, BoxFuture, Gateway, McpCall, NoTokens, PassOwner, Questions, Unanswered, Upstream,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -37,6 +37,8 @@ struct Seen {
     get: Mutex<Option<mpsc::UnboundedSender<Bytes>>>,
     /// Tool calls of the `pay` tools so far.
     pay_calls: AtomicUsize,
+    /// The `tools/call` requests of the `ask` tools (MCP 2026-07-28 `input_required`).
+    ask_calls: Mutex<Vec<Value>>,
 }
 
 impl Seen {
@@ -126,6 +128,21 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
             let _ = tx.send(Bytes::from(format!("id: 1\ndata: {required}\n\n")));
             sse(rx)
         }
+        Some("tools/call")
+            if message["params"]["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with("ask")) =>
+        {
+            seen.ask_calls.lock().unwrap().push(message.clone());
+            let answer =
+                json!({"jsonrpc": "2.0", "id": message["id"], "result": input_round(&message["params"])});
+            if message["params"]["name"] == "ask-sse" {
+                let (tx, rx) = mpsc::unbounded_channel::<Bytes>();
+                let _ = tx.send(Bytes::from(format!("data: {answer}\n\n")));
+                return sse(rx);
+            }
+            full(200, answer.to_string())
+        }
         Some("tools/call") if message["params"]["name"] == "big" => {
             let text = "x".repeat(3 * 1024 * 1024);
             let result = json!({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": text}]}});
@@ -141,6 +158,37 @@ async fn handle(seen: Arc<Seen>, req: Request<hyper::body::Incoming>) -> Respons
             seen.answers.lock().unwrap().push(message);
             seen.answered.notify_waiters();
             full(202, String::new())
+        }
+    }
+}
+
+/// The `ask` tools' result for a call with `params`, in the shapes of MCP 2026-07-28's
+/// multi round-trip requests (modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr;
+/// `InputRequiredResult` in `@modelcontextprotocol/server` 2.4.0: `resultType: "input_required"`,
+/// `inputRequests` keyed by the server, `requestState` echoed on the retry beside
+/// `inputResponses`, each a bare `ElicitResult`). `ask-json` / `ask-sse` ask a form, then a URL
+/// (2026-07-28 URL requests carry no `elicitationId`), then answer; `ask-forever` always asks;
+/// `ask-sampling` asks what the gateway cannot answer.
+fn input_round(params: &Value) -> Value {
+    let form = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+    let url = json!({"method": "elicitation/create", "params": {"mode": "url",
+        "message": "Sign in", "url": "https://id.example.com/sign-in"}});
+    let responses = &params["inputResponses"];
+    match (params["name"].as_str().unwrap(), params["requestState"].as_str()) {
+        ("ask-sampling", _) => json!({"resultType": "input_required", "inputRequests": {"s": {
+            "method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 1}}}}),
+        ("ask-forever", _) => json!({"resultType": "input_required", "inputRequests": {"name": form}}),
+        (_, None) => json!({"resultType": "input_required", "requestState": "round-1",
+            "inputRequests": {"name": form}}),
+        (_, Some("round-1")) if responses["name"]["action"] == "accept" => {
+            json!({"resultType": "input_required", "requestState": "round-2", "inputRequests": {"site": url}})
+        }
+        (_, Some("round-2")) if responses["site"]["action"] == "accept" => {
+            json!({"resultType": "complete", "content": [{"type": "text", "text": "signed in as x"}]})
+        }
+        (_, state) => {
+            json!({"content": [{"type": "text", "text": format!("unexpected {state:?} {responses}")}], "isError": true})
         }
     }
 }
@@ -186,12 +234,15 @@ struct Slow {
     urls: Mutex<Vec<String>>,
     /// The `mode` of each question, as the owner got it.
     modes: Mutex<Vec<Value>>,
+    /// The tool call each question was tied to.
+    calls: Mutex<Vec<Option<McpCall>>>,
 }
 
 impl Questions for Slow {
-    fn ask<'a>(&'a self, _: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
+    fn ask<'a>(&'a self, who: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
         Box::pin(async move {
             self.asked.fetch_add(1, Ordering::SeqCst);
+            self.calls.lock().unwrap().push(who.call.clone());
             self.modes.lock().unwrap().push(request["params"]["mode"].clone());
             if request["params"]["mode"] == "url" {
                 let url = request["params"]["url"].as_str().unwrap().to_string();
@@ -323,7 +374,7 @@ async fn malformed_oversized_and_unknown_completions_are_refused_and_the_agent_s
 }
 
 /// An agent that declared elicitation itself: by default Porthole answers anyway (its dialog
-/// names the server); with `over_agent: false` (the setting "agent") the agent gets the
+/// names the server, and the server is told both modes); with `over_agent: false` (the setting "agent") the agent gets the
 /// question as the server sent it, and Porthole none.
 #[tokio::test]
 async fn who_answers_when_the_agent_declared_elicitation_follows_the_owners_choice() {
@@ -332,10 +383,16 @@ async fn who_answers_when_the_agent_declared_elicitation_follows_the_owners_choi
             setup_owner(false, Duration::from_secs(120), over_agent).await;
         let declared = json!({"elicitation": {"form": {}}});
         let agent = agent_session_with(pass.url("hostile").unwrap(), declared.clone()).await;
-        // The agent's own declaration goes upstream untouched either way.
+        // The agent's own declaration goes upstream as it was when the agent answers; when
+        // Porthole answers over it, URL mode is added (Porthole answers both modes).
+        let sent = if over_agent {
+            json!({"elicitation": {"form": {}, "url": {}}})
+        } else {
+            declared
+        };
         assert_eq!(
             seen.initialize.lock().unwrap().as_ref().unwrap()["params"]["capabilities"],
-            declared
+            sent
         );
         seen.send(question("q"));
         if over_agent {
@@ -543,4 +600,83 @@ async fn a_question_after_the_tool_call_ended_is_declined_without_asking() {
     assert_eq!(questions.asked.load(Ordering::SeqCst), 1);
     seen.close();
     let _ = tokio::time::timeout(Duration::from_secs(10), agent).await;
+}
+
+/// MCP 2026-07-28: a tool call answered `input_required` is asked through the owner's dialogs
+/// (a form, then a URL in a second round) and retried with the same arguments plus
+/// `inputResponses` and the echoed `requestState`; the agent gets the last answer only.
+#[tokio::test]
+async fn an_input_required_result_is_asked_and_retried_with_the_answers_json_and_stream() {
+    for tool in ["ask-json", "ask-sse"] {
+        let (seen, questions, _gateway, pass) = setup().await;
+        let body = tokio::time::timeout(
+            Duration::from_secs(10),
+            call_tool(&pass.url("hostile").unwrap(), tool, "kept"),
+        )
+        .await
+        .unwrap();
+        assert!(body.contains("signed in as x"), "{tool}: {body}");
+        assert!(!body.contains("input_required"), "{tool}: {body}");
+        let calls = seen.ask_calls.lock().unwrap().clone();
+        assert_eq!(calls.len(), 3, "{tool}: the call and two rounds");
+        for call in &calls {
+            assert_eq!(call["params"]["arguments"], json!({"url": "kept"}), "{tool}");
+            assert_eq!(call["id"], 7, "{tool}");
+        }
+        assert_eq!(calls[1]["params"]["requestState"], "round-1");
+        assert_eq!(
+            calls[1]["params"]["inputResponses"],
+            json!({"name": {"action": "accept", "content": {"name": "x"}}})
+        );
+        assert_eq!(calls[2]["params"]["requestState"], "round-2");
+        assert_eq!(
+            calls[2]["params"]["inputResponses"],
+            json!({"site": {"action": "accept"}})
+        );
+        assert_eq!(questions.asked.load(Ordering::SeqCst), 2);
+        assert_eq!(
+            *questions.urls.lock().unwrap(),
+            ["https://id.example.com/sign-in"]
+        );
+    }
+}
+
+/// A server that keeps asking gets at most `ROUNDS` (4) retries, then the agent its last
+/// result; one asking what Porthole cannot answer (sampling) is passed on untouched.
+#[tokio::test]
+async fn input_required_rounds_are_capped_and_unanswerable_requests_pass_through() {
+    let (seen, questions, _gateway, pass) = setup().await;
+    let body = call_tool(&pass.url("hostile").unwrap(), "ask-forever", "").await;
+    assert!(body.contains("input_required"), "{body}");
+    assert_eq!(seen.ask_calls.lock().unwrap().len(), 5, "the call and 4 rounds");
+    assert_eq!(questions.asked.load(Ordering::SeqCst), 4);
+
+    let (seen, questions, _gateway, pass) = setup().await;
+    let body = call_tool(&pass.url("hostile").unwrap(), "ask-sampling", "").await;
+    assert!(body.contains("sampling/createMessage"), "{body}");
+    assert_eq!(seen.ask_calls.lock().unwrap().len(), 1);
+    assert_eq!(questions.asked.load(Ordering::SeqCst), 0);
+}
+
+/// A question that comes on a tool call's own stream is that call's: the owner is told which
+/// call (the tool and its arguments), to show it under the agent's ACP tool call.
+#[tokio::test]
+async fn a_question_on_a_tool_calls_stream_names_that_call() {
+    let (seen, questions, _gateway, pass) = setup().await;
+    let agent = agent_session(pass.url("hostile").unwrap()).await;
+    seen.send(question("q"));
+    seen.wait_answers(1).await;
+    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    seen.close();
+    tokio::time::timeout(Duration::from_secs(10), agent)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        *questions.calls.lock().unwrap(),
+        [Some(McpCall {
+            tool: "t".into(),
+            arguments: Value::Null
+        })]
+    );
 }

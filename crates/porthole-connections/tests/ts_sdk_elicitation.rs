@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use porthole_connections::gateway::{
-    Asker, BoxFuture, Gateway, NoTokens, PassOwner, Questions, Unanswered, Upstream,
+    Asker, BoxFuture, Gateway, McpCall, NoTokens, PassOwner, Questions, Unanswered, Upstream,
 };
 use serde_json::{Value, json};
 use url::Url;
@@ -213,13 +213,20 @@ async fn session(agent_listens: bool) {
             "Please provide your registration information:"
         ]
     );
-    for (who, request) in asked.iter() {
+    // The SDK asks on the standalone GET stream, which does not say which call asks; each
+    // question came while one tool call was in flight, so it is that call's.
+    let tools = ["create_event", "create_event", "register_user"];
+    for ((who, request), tool) in asked.iter().zip(tools) {
         assert_eq!(
             who,
             &Asker {
                 connection: "forms".into(),
                 agent: "Test Agent".into(),
-                pass: pass.id()
+                pass: pass.id(),
+                call: Some(McpCall {
+                    tool: tool.into(),
+                    arguments: json!({})
+                }),
             }
         );
         assert_eq!(request["method"], "elicitation/create");

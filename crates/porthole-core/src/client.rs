@@ -65,15 +65,17 @@ impl AgentClient {
     /// Ask the user a question an MCP connection sent through Porthole's gateway in
     /// `session_id` (its `elicitation/create` params): the same rules, dialog and answer
     /// checks as the agent's own elicitation, with the dialog naming the connection
-    /// ([`McpAsker`]). Resolves to the `ElicitResult` to send the server; dropping the future
-    /// dismisses the dialog.
+    /// ([`McpAsker`]). `tool_call_id`: the agent's ACP tool call the question came with, when
+    /// the front end could tell (the dialog is then that tool call's). Resolves to the
+    /// `ElicitResult` to send the server; dropping the future dismisses the dialog.
     pub async fn ask_for_connection(
         &self,
         asker: McpAsker,
         session_id: &str,
+        tool_call_id: Option<&str>,
         params: &Value,
     ) -> Result<Value, RpcError> {
-        handlers::elicitation::ask_for_connection(&self.shared, asker, session_id, params).await
+        handlers::elicitation::ask_for_connection(&self.shared, asker, session_id, tool_call_id, params).await
     }
 
     /// Ask the user whether an MCP App of `asker`'s connection, shown in `session_id`, may call

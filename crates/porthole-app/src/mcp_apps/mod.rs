@@ -400,7 +400,7 @@ impl Backend {
             host: view.host.clone(),
         };
         let answer = client
-            .ask_for_connection(asker, &view.session_id, &params)
+            .ask_for_connection(asker, &view.session_id, None, &params)
             .await
             .map_err(|e| AnswerError::msg(e.message))?;
         let action = answer["action"].as_str().unwrap_or("cancel").to_string();

@@ -229,6 +229,7 @@ impl Note {
                         connection: connection.to_string(),
                         agent: pass.owner.agent.clone(),
                         pass: pass.id,
+                        call: None,
                     },
                     call: calls.fetch_add(1, Ordering::Relaxed),
                     tool: tool.to_string(),
@@ -448,7 +449,7 @@ mod tests {
     fn initialize_gets_elicitation_and_the_extension_in_one_rewrite() {
         use super::super::questions::rewrite_initialize;
         let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"a","version":"1"}}}"#;
-        let (sent, declared) = rewrite_initialize(body, true, true).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, true, true).unwrap();
         assert!(!declared);
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         assert_eq!(
@@ -458,13 +459,13 @@ mod tests {
         );
         assert_eq!(sent["params"]["clientInfo"], json!({"name": "a", "version": "1"}));
         // Apps only: no elicitation added.
-        let (sent, _) = rewrite_initialize(body, false, true).unwrap();
+        let (sent, _) = rewrite_initialize(body, false, true, true).unwrap();
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         assert!(sent["params"]["capabilities"].get("elicitation").is_none());
         assert!(sent["params"]["capabilities"]["extensions"][EXTENSION].is_object());
         // Everything declared already: the agent's bytes as they came.
         let all = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{}}}}}"#;
-        let (sent, declared) = rewrite_initialize(all, true, true).unwrap();
+        let (sent, declared) = rewrite_initialize(all, true, false, true).unwrap();
         assert!(declared);
         assert_eq!(&sent[..], &all[..]);
     }

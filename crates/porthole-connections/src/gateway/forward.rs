@@ -83,7 +83,8 @@ pub(super) async fn forward(
     let (elicitation, apps) = (pass.owner.questions.is_some(), pass.owner.apps.is_some());
     if method == Method::POST
         && (elicitation || apps)
-        && let Some((sent, declared)) = questions::rewrite_initialize(&body, elicitation, apps)
+        && let Some((sent, declared)) =
+            questions::rewrite_initialize(&body, elicitation, pass.owner.over_agent, apps)
     {
         body = sent;
         if elicitation {
@@ -95,8 +96,8 @@ pub(super) async fn forward(
     let initialized = method == Method::POST && is_initialized(&body);
     // From before it is sent until its answer has been passed on, the server may ask while it
     // works on this request; a question when no request is left is declined.
-    let in_flight =
-        (method == Method::POST && request_id.is_some()).then(|| questions::InFlight::start(conn.clone()));
+    let in_flight = (method == Method::POST && request_id.is_some())
+        .then(|| questions::InFlight::start(conn.clone(), &body));
     if we_answer && !initialized {
         conn.settled().await;
         // A GET with `Last-Event-ID` resumes a stream of the server's (a request's answer
@@ -149,6 +150,7 @@ pub(super) async fn forward(
                 id: session.id.or_else(|| header(&answer, "mcp-session-id")),
                 protocol: session.protocol,
             },
+            call: in_flight.as_ref().and_then(questions::InFlight::call),
         };
         let retry = match method == Method::POST && answer.status().is_success() {
             true => Retry::of(&body, url, headers, &pass_headers),

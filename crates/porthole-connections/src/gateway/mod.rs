@@ -19,6 +19,7 @@
 mod app_request;
 mod apps;
 mod forward;
+mod input_required;
 mod questions;
 mod sse;
 mod standalone;
@@ -49,7 +50,7 @@ pub use apps::{
     TOOLS_CAP as APP_TOOLS_CAP, UNSEEN as APP_ANSWER_UNSEEN, ui_resource,
 };
 pub use futures::future::BoxFuture;
-pub use questions::{Asker, PassOwner, Questions, Unanswered};
+pub use questions::{Asker, McpCall, PassOwner, Questions, Unanswered};
 pub use stdio_host::{StdioServer, UPGRADE};
 
 /// Where a connection's requests go.

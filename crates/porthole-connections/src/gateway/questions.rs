@@ -28,6 +28,38 @@ pub struct Asker {
     pub agent: String,
     /// The pass, unique in this gateway: which session asks.
     pub pass: u64,
+    /// The `tools/call` the question came with, when the gateway can tell: it came on that
+    /// call's own stream, or on the session's standalone stream while that call was the only
+    /// one in flight. The owner finds the agent's ACP tool call from it (`tool_match`).
+    pub call: Option<McpCall>,
+}
+
+/// A `tools/call` of the agent through the gateway: the tool and its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpCall {
+    pub tool: String,
+    pub arguments: Value,
+}
+
+impl McpCall {
+    /// `body` when it is a `tools/call` request.
+    pub(crate) fn of(body: &[u8]) -> Option<McpCall> {
+        let message: Value = serde_json::from_slice(body).ok()?;
+        if message.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        let params = message.get("params")?;
+        Some(McpCall {
+            tool: params.get("name")?.as_str()?.to_string(),
+            arguments: params.get("arguments").cloned().unwrap_or(Value::Null),
+        })
+    }
+}
+
+/// A tool call in flight: what it is, and whether its answer has been passed on.
+pub(crate) struct CallState {
+    pub call: McpCall,
+    pub ended: AtomicBool,
 }
 
 /// Why a question got no answer from the owner: sent upstream as a JSON-RPC error.
@@ -112,25 +144,62 @@ pub(crate) struct ConnState {
     /// a server asks while it works on one; a question with none left (its tool call ended) is
     /// declined.
     in_flight: AtomicUsize,
+    /// The `tools/call`s among them.
+    calls: Mutex<Vec<Arc<CallState>>>,
     /// MCP Apps: the connection's UI tools as its `tools/list` answers gave them.
     pub apps: super::apps::Noted,
     /// MCP Apps: Porthole's own MCP session with the server ([`super::Gateway::app_request`]).
     pub own_session: tokio::sync::Mutex<Option<super::app_request::OwnSession>>,
 }
 
-/// One of the agent's requests in flight on a connection, until its answer has been passed on.
-pub(crate) struct InFlight(Arc<ConnState>);
+/// One of the agent's requests in flight on a connection, until its answer has been passed on;
+/// a `tools/call` is also listed with what it calls.
+pub(crate) struct InFlight(Arc<ConnState>, Option<Arc<CallState>>);
 
 impl InFlight {
-    pub(crate) fn start(conn: Arc<ConnState>) -> Self {
+    pub(crate) fn start(conn: Arc<ConnState>, body: &[u8]) -> Self {
         conn.in_flight.fetch_add(1, Ordering::SeqCst);
-        InFlight(conn)
+        let call = McpCall::of(body).map(|call| {
+            let call = Arc::new(CallState {
+                call,
+                ended: AtomicBool::new(false),
+            });
+            conn.calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(call.clone());
+            call
+        });
+        InFlight(conn, call)
+    }
+
+    /// The tool call this request is, if it is one.
+    pub(crate) fn call(&self) -> Option<Arc<CallState>> {
+        self.1.clone()
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        if let Some(call) = &self.1 {
+            call.ended.store(true, Ordering::SeqCst);
+            self.0
+                .calls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .retain(|c| !Arc::ptr_eq(c, call));
+        }
         self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl ConnState {
+    /// The only tool call in flight, when there is exactly one.
+    fn only_call(&self) -> Option<McpCall> {
+        match &self.calls.lock().unwrap_or_else(|p| p.into_inner())[..] {
+            [one] => Some(one.call.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -198,10 +267,18 @@ impl Rates {
 
 /// The agent's `initialize` with the capabilities the gateway's owner provides added where the
 /// agent declared none: elicitation (with `elicitation`, the owner answers questions) and the
-/// MCP Apps extension (with `apps`, [`super::apps::declare`]). `Some((body, declared))`, `body`
-/// the request to send (the agent's own bytes when nothing was added), `declared` whether the
-/// agent declared elicitation itself. `None` when `body` is not an `initialize` request.
-pub(crate) fn rewrite_initialize(body: &[u8], elicitation: bool, apps: bool) -> Option<(Bytes, bool)> {
+/// MCP Apps extension (with `apps`, [`super::apps::declare`]). Where the agent declared
+/// elicitation and the owner answers over it (`over_agent`), both modes are declared: the owner
+/// answers URL questions too, though the agent may declare only forms (Goose sends `{}`, which
+/// MCP reads as forms only, so a server would never ask it for a URL). `Some((body, declared))`,
+/// `body` the request to send (the agent's own bytes when nothing was added), `declared` whether
+/// the agent declared elicitation itself. `None` when `body` is not an `initialize` request.
+pub(crate) fn rewrite_initialize(
+    body: &[u8],
+    elicitation: bool,
+    over_agent: bool,
+    apps: bool,
+) -> Option<(Bytes, bool)> {
     let mut message: Value = serde_json::from_slice(body).ok()?;
     if message.get("method").and_then(Value::as_str) != Some("initialize") {
         return None;
@@ -216,6 +293,16 @@ pub(crate) fn rewrite_initialize(body: &[u8], elicitation: bool, apps: bool) -> 
     if elicitation && !declared {
         capabilities.insert("elicitation".into(), json!({"form": {}, "url": {}}));
         added = true;
+    } else if elicitation
+        && over_agent
+        && let Some(declared) = capabilities.get_mut("elicitation").and_then(Value::as_object_mut)
+    {
+        for mode in ["form", "url"] {
+            if !declared.contains_key(mode) {
+                declared.insert(mode.into(), json!({}));
+                added = true;
+            }
+        }
     }
     if apps {
         added |= super::apps::declare(capabilities);
@@ -233,14 +320,22 @@ pub(crate) struct Answering {
     pub pass: Arc<PassState>,
     pub connection: String,
     pub session: SessionHeaders,
+    /// The tool call whose answer this stream is, if it is one (a question on it is that
+    /// call's).
+    pub call: Option<Arc<CallState>>,
 }
 
 impl Answering {
     fn asker(&self) -> Asker {
+        let call = match &self.call {
+            Some(own) => Some(own.call.clone()),
+            None => self.pass.conn(&self.connection).only_call(),
+        };
         Asker {
             connection: self.connection.clone(),
             agent: self.pass.owner.agent.clone(),
             pass: self.pass.id,
+            call,
         }
     }
 
@@ -252,7 +347,7 @@ impl Answering {
                 Taken::Question(request) => this.question(request).await,
                 Taken::Completed(notification) => this.completed(notification),
                 // Only a filter holding a tool call takes these, and its pump handles them.
-                Taken::UrlRequired(..) => {}
+                Taken::Held(..) => {}
                 // Only a watching filter takes these (MCP Apps), and its reader handles them.
                 Taken::Answer(_) => {}
             }
@@ -280,8 +375,13 @@ impl Answering {
     async fn question(&self, request: Value) {
         let id = request["id"].clone();
         let conn = self.pass.conn(&self.connection);
-        let result = if conn.in_flight.load(Ordering::SeqCst) == 0 {
-            // Nothing of the agent's is waiting on the server: the call that asked has ended.
+        // The call that asked has ended: its own (the question came on its stream), or, when
+        // the stream does not tell, every request of the agent's is answered.
+        let ended = match &self.call {
+            Some(own) => own.ended.load(Ordering::SeqCst),
+            None => conn.in_flight.load(Ordering::SeqCst) == 0,
+        };
+        let result = if ended {
             tracing::warn!(
                 connection = self.connection,
                 "a question after the request that asked had its answer: declined"
@@ -435,7 +535,7 @@ mod tests {
     #[test]
     fn initialize_gets_elicitation_when_the_agent_declared_none_and_keeps_the_rest() {
         let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"x-custom":[1,2]},"clientInfo":{"name":"gemini","version":"1"},"zeta":true}}"#;
-        let (sent, declared) = rewrite_initialize(body, true, false).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, true, false).unwrap();
         assert!(!declared);
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         let mut want: Value = serde_json::from_slice(body).unwrap();
@@ -453,7 +553,7 @@ mod tests {
 
         let none =
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}"#;
-        let (sent, _) = rewrite_initialize(none, true, false).unwrap();
+        let (sent, _) = rewrite_initialize(none, true, true, false).unwrap();
         let sent: Value = serde_json::from_slice(&sent).unwrap();
         assert_eq!(
             sent["params"]["capabilities"],
@@ -465,13 +565,38 @@ mod tests {
     fn an_agent_that_declared_elicitation_is_sent_as_it_was_and_other_requests_are_untouched() {
         let body =
             br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{}}}}"#;
-        let (sent, declared) = rewrite_initialize(body, true, false).unwrap();
+        let (sent, declared) = rewrite_initialize(body, true, false, false).unwrap();
         assert!(declared);
         assert_eq!(&sent[..], &body[..]);
         assert!(
-            rewrite_initialize(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, true, true).is_none()
+            rewrite_initialize(
+                br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+                true,
+                true,
+                true
+            )
+            .is_none()
         );
-        assert!(rewrite_initialize(b"not json", true, true).is_none());
+        assert!(rewrite_initialize(b"not json", true, true, true).is_none());
+    }
+
+    #[test]
+    fn an_agent_that_declared_forms_only_gets_url_too_when_porthole_answers_over_it() {
+        // Goose declares `elicitation: {}` (forms only): server-everything then lists no
+        // `trigger-url-elicitation` and the TS SDK refuses `notifications/elicitation/complete`.
+        let body = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{"form":{"x":1}}}}}"#;
+        let (sent, declared) = rewrite_initialize(body, true, true, false).unwrap();
+        assert!(declared);
+        let sent: Value = serde_json::from_slice(&sent).unwrap();
+        assert_eq!(
+            sent["params"]["capabilities"]["elicitation"],
+            json!({"form": {"x": 1}, "url": {}})
+        );
+        let both = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"capabilities":{"elicitation":{"form":{},"url":{}}}}}"#;
+        assert_eq!(
+            &rewrite_initialize(both, true, true, false).unwrap().0[..],
+            &both[..]
+        );
     }
 
     #[test]

@@ -24,15 +24,19 @@ pub(crate) enum Taken {
     Question(Value),
     /// A `notifications/elicitation/complete` notification (the whole message).
     Completed(Value),
-    /// The held request's answer is error -32042 (URL elicitation required): the message and
+    /// The held request's answer is one the gateway may answer and retry: error -32042 (URL
+    /// elicitation required) or an `input_required` result (MCP 2026-07-28). The message and
     /// the event as it came, to pass on when the gateway does not retry.
-    UrlRequired(Value, Bytes),
+    Held(Value, Bytes),
     /// The answer to the watched request ([`SseFilter::watching`]), read for MCP Apps.
     Answer(Value),
 }
 
 /// JSON-RPC error: the request needs the person to open URLs first (MCP 2025-11-25).
 pub(crate) const URL_REQUIRED: i64 = -32042;
+
+/// `resultType` of a result that asks questions before the request can finish (MCP 2026-07-28).
+pub(crate) const INPUT_REQUIRED: &str = "input_required";
 
 /// Splits a stream into events as its chunks come; see the module's comment.
 #[derive(Default)]
@@ -45,7 +49,7 @@ pub(crate) struct SseFilter {
     after_cr: bool,
     /// The current event outgrew [`EVENT_CAP`]: pass its bytes on until it ends.
     passing: bool,
-    /// The id of a request whose -32042 answer is taken too ([`Taken::UrlRequired`]).
+    /// The id of a request whose -32042 or `input_required` answer is taken too ([`Taken::Held`]).
     hold: Option<Value>,
     /// The id of a request whose answer is read ([`Taken::Answer`]); such a filter looks for
     /// nothing else.
@@ -57,7 +61,7 @@ pub(crate) struct SseFilter {
 }
 
 impl SseFilter {
-    /// A filter that also takes a -32042 answer to the request `id`.
+    /// A filter that also takes a -32042 or `input_required` answer to the request `id`.
     pub(crate) fn holding(id: Value) -> Self {
         Self {
             hold: Some(id),
@@ -141,15 +145,17 @@ fn take(event: &Bytes, hold: Option<&Value>, watch: Option<&Value>) -> Option<Ta
         return answer_to(event, id).map(Taken::Answer);
     }
     // Most events are results and notifications: skip them without parsing (a -32042 error
-    // lists its `elicitations`).
-    if !contains(event, b"elicitation") {
+    // lists its `elicitations`; an `input_required` result says so).
+    let held_kind = hold.is_some() && contains(event, INPUT_REQUIRED.as_bytes());
+    if !(contains(event, b"elicitation") || held_kind) {
         return None;
     }
     let message: Value = serde_json::from_str(&data(event)?).ok()?;
     if hold.is_some_and(|id| message.get("id") == Some(id))
-        && message["error"]["code"].as_i64() == Some(URL_REQUIRED)
+        && (message["error"]["code"].as_i64() == Some(URL_REQUIRED)
+            || message["result"]["resultType"] == INPUT_REQUIRED)
     {
-        return Some(Taken::UrlRequired(message, event.clone()));
+        return Some(Taken::Held(message, event.clone()));
     }
     match message.get("method").and_then(Value::as_str)? {
         "elicitation/create" if message.get("id").is_some_and(|id| !id.is_null()) => {
@@ -269,7 +275,7 @@ mod tests {
         assert!(out.is_empty());
         assert_eq!(
             taken,
-            vec![Taken::UrlRequired(
+            vec![Taken::Held(
                 serde_json::from_str(error).unwrap(),
                 Bytes::from(event.clone())
             )]

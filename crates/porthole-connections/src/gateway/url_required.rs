@@ -5,6 +5,7 @@
 //! [`PassOwner::url_wait`](super::PassOwner)), then retries the call once and hands the agent
 //! the retry's answer, whatever it is (a second -32042 goes to the agent as it came: no loop).
 //! Declined, cancelled or not completed in time: the agent gets the original error, once.
+//! The same retry carries the answers to an `input_required` result ([`input_required`]).
 
 use bytes::Bytes;
 use futures::StreamExt;
@@ -16,16 +17,24 @@ use tokio::sync::mpsc;
 use url::Url;
 
 use super::Body;
+use super::input_required;
 use super::questions::Answering;
 use super::sse::{SseFilter, Taken, URL_REQUIRED};
 
-/// A tool call the gateway may retry once.
+/// A tool call the gateway may send again: once after a -32042, and up to
+/// [`input_required::ROUNDS`] times with the answers to an `input_required` result.
+#[derive(Clone)]
 pub(crate) struct Retry {
     pub id: Value,
+    /// The call as it is sent next (the agent's, or the last round's with its answers).
     pub body: Bytes,
     pub url: Url,
     pub headers: Vec<(String, String)>,
     pub pass_headers: Vec<(&'static str, String)>,
+    /// A -32042 may still be retried (once per call: a second goes to the agent as it came).
+    pub url_retry: bool,
+    /// `input_required` rounds left.
+    pub rounds: u8,
 }
 
 impl Retry {
@@ -46,6 +55,8 @@ impl Retry {
             url: url.clone(),
             headers: headers.to_vec(),
             pass_headers: pass_headers.to_vec(),
+            url_retry: true,
+            rounds: input_required::ROUNDS,
         })
     }
 }
@@ -83,13 +94,10 @@ pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retr
     }
     let read = read.freeze();
     if rest.is_none()
-        && let Some(message) = serde_json::from_slice::<Value>(&read)
-            .ok()
-            .filter(|m| is_url_required(m, &retry.id))
-        && resolved(&answering, &message).await
-        && let Some(again) = send_again(&answering, &retry).await
+        && let Some(message) = serde_json::from_slice::<Value>(&read).ok()
+        && let Some((again, next)) = next_call(&answering, &retry, &message).await
     {
-        return super::forward::stream_back(again, Some(answering));
+        return Box::pin(self::answer(again, answering, next)).await;
     }
     let mut response = Response::builder().status(status.as_u16());
     for (name, value) in headers.iter() {
@@ -115,6 +123,33 @@ fn is_url_required(message: &Value, id: &Value) -> bool {
     message.get("id") == Some(id) && message["error"]["code"].as_i64() == Some(URL_REQUIRED)
 }
 
+/// What to do with the answer `message` to `retry`'s call: the call sent again (with the
+/// retry's state after it), or `None` to pass `message` on to the agent as it came.
+async fn next_call(
+    answering: &Answering,
+    retry: &Retry,
+    message: &Value,
+) -> Option<(reqwest::Response, Retry)> {
+    let next = if retry.url_retry && is_url_required(message, &retry.id) {
+        if !resolved(answering, message).await {
+            return None;
+        }
+        Retry {
+            url_retry: false,
+            ..retry.clone()
+        }
+    } else if retry.rounds > 0 && input_required::is_input_required(message, &retry.id) {
+        Retry {
+            body: input_required::retry_body(answering, &retry.body, message).await?,
+            rounds: retry.rounds - 1,
+            ..retry.clone()
+        }
+    } else {
+        return None;
+    };
+    send_again(answering, &next).await.map(|again| (again, next))
+}
+
 /// An event stream read by a task of its own: the gateway may have to wait for the person and
 /// the server in the middle of it.
 fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -> Response<Body> {
@@ -126,16 +161,15 @@ fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -
     }
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     tokio::spawn(async move {
-        let mut filter = SseFilter::holding(retry.id.clone());
-        if let Some((message, raw)) = pump(answer, &mut filter, &answering, &tx).await {
-            match resolved(&answering, &message).await {
-                true => match send_again(&answering, &retry).await {
-                    Some(again) => again_as_events(again, &answering, &tx).await,
-                    None => {
-                        let _ = tx.send(Ok(raw)).await;
-                    }
-                },
-                false => {
+        let mut retry = retry;
+        let mut held = pump(answer, &mut SseFilter::holding(retry.id.clone()), &answering, &tx).await;
+        while let Some((message, raw)) = held.take() {
+            match next_call(&answering, &retry, &message).await {
+                Some((again, next)) => {
+                    retry = next;
+                    held = again_as_events(again, &answering, &retry.id, &tx).await;
+                }
+                None => {
                     let _ = tx.send(Ok(raw)).await;
                 }
             }
@@ -149,7 +183,8 @@ fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -
         .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"))
 }
 
-/// Pass `answer`'s events on through `filter` until it ends or a -32042 is taken (returned).
+/// Pass `answer`'s events on through `filter` until it ends; the held answer taken (a -32042 or
+/// an `input_required` result), if any, is returned instead of passed on.
 async fn pump(
     answer: reqwest::Response,
     filter: &mut SseFilter,
@@ -169,7 +204,7 @@ async fn pump(
         let (out, taken) = filter.push(&chunk);
         for t in taken {
             match t {
-                Taken::UrlRequired(message, raw) => held = Some((message, raw)),
+                Taken::Held(message, raw) => held = Some((message, raw)),
                 other => answering.spawn(other),
             }
         }
@@ -184,33 +219,36 @@ async fn pump(
     held
 }
 
-/// The retry's answer on the first answer's event stream: its events read for questions (but
-/// not held: no second retry), or its JSON message as one event.
+/// The retry's answer on the first answer's event stream: its events read for questions, or its
+/// JSON message as one event. An answer the gateway may act on again (a -32042, an
+/// `input_required` result) is returned instead of passed on.
 async fn again_as_events(
     again: reqwest::Response,
     answering: &Answering,
+    id: &Value,
     tx: &mpsc::Sender<Result<Bytes, std::io::Error>>,
-) {
+) -> Option<(Value, Bytes)> {
     let is_sse = again
         .headers()
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.starts_with("text/event-stream"));
     if is_sse {
-        pump(again, &mut SseFilter::default(), answering, tx).await;
-        return;
+        return pump(again, &mut SseFilter::holding(id.clone()), answering, tx).await;
     }
-    let event = match again.bytes().await {
-        Ok(b) => match serde_json::from_slice::<Value>(&b) {
-            Ok(message) => format!("event: message\ndata: {message}\n\n"),
-            Err(_) => return,
-        },
+    let message = match again.bytes().await {
+        Ok(b) => serde_json::from_slice::<Value>(&b).ok()?,
         Err(e) => {
             let _ = tx.send(Err(std::io::Error::other(e))).await;
-            return;
+            return None;
         }
     };
-    let _ = tx.send(Ok(Bytes::from(event))).await;
+    let event = Bytes::from(format!("event: message\ndata: {message}\n\n"));
+    if is_url_required(&message, id) || input_required::is_input_required(&message, id) {
+        return Some((message, event));
+    }
+    let _ = tx.send(Ok(event)).await;
+    None
 }
 
 /// Ask about each URL of the -32042 `message` and wait for the server to complete each: true

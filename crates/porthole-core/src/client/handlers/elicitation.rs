@@ -385,6 +385,7 @@ pub(crate) async fn ask_for_connection(
     shared: &Arc<Shared>,
     asker: McpAsker,
     session_id: &str,
+    tool_call_id: Option<&str>,
     params: &Value,
 ) -> Result<Value, RpcError> {
     let refused = |message: String| RpcError {
@@ -401,6 +402,9 @@ pub(crate) async fn ask_for_connection(
         fields.remove(scope);
     }
     fields.insert("sessionId".into(), json!(session_id));
+    if let Some(id) = tool_call_id {
+        fields.insert("toolCallId".into(), json!(id));
+    }
     if let Some(id) = fields.get("elicitationId").and_then(Value::as_str) {
         let kept = connection_url_id(&asker.connection, id);
         fields.insert("elicitationId".into(), json!(kept));
