@@ -735,25 +735,17 @@ where
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        // Its own group, so its children go with it; and it goes if the proxy is killed.
-        .process_group(0);
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe; it only sets this child's parent-death signal.
-    unsafe {
-        command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-            Ok(())
-        });
-    }
-    let mut child = match command.spawn() {
-        Ok(child) => child,
+        .stderr(Stdio::inherit());
+    // Its own group, so its children go with it; and SIGTERM if the proxy is killed (its
+    // parent-death signal: this runs on the proxy's one thread, see `cli::main`).
+    let mut agent = match porthole_process::spawn(command, Some(porthole_process::Signal::Terminate)) {
+        Ok(agent) => agent,
         Err(e) => {
             eprintln!("porthole proxy: cannot start the agent `{program}`: {e}");
             return 127;
         }
     };
-    let pid = child.id();
+    let child = agent.child_mut();
     let (Some(agent_in), Some(agent_out)) = (child.stdin.take(), child.stdout.take()) else {
         return 1;
     };
@@ -811,7 +803,7 @@ where
         Stop(Duration),
     }
     let end = tokio::select! {
-        status = child.wait() => End::Exited(status),
+        status = agent.wait() => End::Exited(status),
         _ = async {
             let _ = editor_pump.await;
             tokio::time::sleep(EOF_GRACE).await;
@@ -820,13 +812,12 @@ where
     };
     let status = match end {
         End::Exited(status) => status,
-        End::Stop(grace) => stop_group(pid, &mut child, grace).await,
+        // SIGTERM to the agent's group, SIGKILL after `grace`.
+        End::Stop(grace) => agent.stop(grace).await,
     };
     // Whatever the agent wrote before it went reaches the editor.
     let _ = tokio::time::timeout(Duration::from_secs(2), agent_pump).await;
-    if let Some(pid) = pid {
-        signal_group(pid, libc::SIGKILL);
-    }
+    agent.kill();
     let status_text = describe(&status);
     relay.tell_app(Control::AgentExited { status: status_text }).await;
     // Give the link a moment to deliver that before the process ends.
@@ -908,39 +899,12 @@ async fn terminated() {
     }
 }
 
-fn signal_group(pid: u32, signal: i32) {
-    // SAFETY: kill with a negative pid signals the agent's process group (made by the spawn).
-    unsafe {
-        libc::kill(-(pid as i32), signal);
-    }
-}
-
 /// How long an agent has to go once it is asked to (the docs' "3 s"): when the editor left,
 /// counted from the end of its input, SIGTERM at [`EOF_GRACE`] and SIGKILL at the end; when the
 /// proxy is stopped, from SIGTERM. An agent that ignores both is gone in 3 s, not 6.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
 /// After the editor's input ended: the agent's own time to exit on EOF, before SIGTERM.
 const EOF_GRACE: Duration = Duration::from_secs(2);
-
-/// SIGTERM to the agent's group, SIGKILL after `grace`.
-async fn stop_group(
-    pid: Option<u32>,
-    child: &mut tokio::process::Child,
-    grace: Duration,
-) -> std::io::Result<std::process::ExitStatus> {
-    if let Some(pid) = pid {
-        signal_group(pid, libc::SIGTERM);
-    }
-    match tokio::time::timeout(grace, child.wait()).await {
-        Ok(status) => status,
-        Err(_) => {
-            if let Some(pid) = pid {
-                signal_group(pid, libc::SIGKILL);
-            }
-            child.wait().await
-        }
-    }
-}
 
 fn describe(status: &std::io::Result<std::process::ExitStatus>) -> String {
     match status {
