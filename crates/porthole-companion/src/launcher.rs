@@ -1,5 +1,5 @@
 //! Starting the app when a proxy needs it and none is running. The app is started detached
-//! (its own session, no stdio of ours: the editor's pipe must not stay open in it) and the
+//! (its own process group, no stdio of ours: the editor's pipe must not stay open in it) and the
 //! proxy then waits for its socket.
 
 use std::path::PathBuf;
@@ -58,12 +58,8 @@ impl Launcher {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        // Its own session: the app outlives this proxy and the editor's signals to it.
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-        command
-            .spawn()
-            .map(|_| ())
+        // Its own process group: the app outlives this proxy and the editor's signals to it.
+        porthole_process::spawn_detached(command)
             .map_err(|e| format!("could not start {}: {e}", self.program.display()))
     }
 }

@@ -186,32 +186,20 @@ impl AgentClient {
             let tail = proc.stderr_tail.clone();
             let mut stderr_done = proc.stderr_done.clone();
             let requested = requested.clone();
-            let mut child = proc.child;
+            let mut agent = proc.group;
             tokio::spawn(async move {
-                let pid = child.id();
                 let status = tokio::select! {
-                    status = child.wait() => status,
+                    status = agent.wait() => status,
                     _ = stop_rx => {
                         requested.store(true, Ordering::SeqCst);
-                        if let Some(pid) = pid { process::signal_group(pid, false); }
-                        match tokio::time::timeout(Duration::from_secs(3), child.wait()).await {
-                            Ok(status) => status,
-                            Err(_) => {
-                                if let Some(pid) = pid { process::signal_group(pid, true); }
-                                child.wait().await
-                            }
-                        }
+                        // SIGTERM to its group, SIGKILL to its group after 3 s.
+                        agent.stop(Duration::from_secs(3)).await
                     }
                     // An agent that does not read its input gets no grace period.
-                    _ = fault.raised() => {
-                        if let Some(pid) = pid { process::signal_group(pid, true); }
-                        child.wait().await
-                    }
+                    _ = fault.raised() => agent.stop(Duration::ZERO).await,
                 };
                 // Children of the agent that kept running die with its group.
-                if let Some(pid) = pid {
-                    process::signal_group(pid, true);
-                }
+                agent.kill();
                 let _ = tokio::time::timeout(Duration::from_secs(1), stderr_done.wait_for(|d| *d)).await;
                 // What it wrote last (a line over the cap without a newline, say) is read and
                 // reported before its exit; the pipe ends with the group, so this is short.

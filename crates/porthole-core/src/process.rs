@@ -1,13 +1,14 @@
-//! The agent as a child process: spawn it, keep a bounded tail of its stderr,
-//! and report how it exited.
+//! The agent as a child process: spawn it (in its own process group, through
+//! `porthole-process`), keep a bounded tail of its stderr, and report how it exited.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
+use porthole_process::Group;
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 
 /// How to start an agent: a program with arguments, extra environment and a working directory.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -116,7 +117,9 @@ impl StderrTail {
 
 /// A running agent process with its pipes taken apart.
 pub struct AgentProcess {
-    pub child: Child,
+    /// The agent, leading its own process group (`porthole-process`): stopping it reaches
+    /// whatever it started.
+    pub group: Group,
     pub stdin: ChildStdin,
     pub stdout: ChildStdout,
     pub stderr_tail: StderrTail,
@@ -124,26 +127,27 @@ pub struct AgentProcess {
     pub stderr_done: tokio::sync::watch::Receiver<bool>,
 }
 
-/// Start the agent. It runs in its own process group so shutdown can reach its children.
+/// Start the agent, in its own process group so shutdown can reach its children; dropping the
+/// group before the agent was waited for kills it.
 pub fn spawn(command: &AgentCommand) -> Result<AgentProcess, String> {
     let mut cmd = Command::new(&command.program);
     cmd.args(&command.args)
         .envs(command.env.iter().cloned())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     if let Some(cwd) = &command.cwd {
         cmd.current_dir(cwd);
     }
-    #[cfg(unix)]
-    cmd.process_group(0);
-    let mut child = cmd
-        .spawn()
+    let mut group = porthole_process::spawn(cmd, None)
         .map_err(|e| format!("cannot start agent `{}`: {e}", command.display()))?;
+    let child = group.child_mut();
     let stdin = child.stdin.take().ok_or("agent stdin unavailable")?;
     let stdout = child.stdout.take().ok_or("agent stdout unavailable")?;
-    widen_pipe(&stdout);
+    // The pipe holds 64 KiB by default, so a streaming agent and the client take turns every
+    // ~400 short updates; 1 MiB lets each run longer per wakeup.
+    #[cfg(unix)]
+    porthole_process::widen_pipe(&stdout, 1 << 20);
     let mut stderr = child.stderr.take().ok_or("agent stderr unavailable")?;
     let stderr_tail = StderrTail::default();
     let (done_tx, stderr_done) = tokio::sync::watch::channel(false);
@@ -163,42 +167,13 @@ pub fn spawn(command: &AgentCommand) -> Result<AgentProcess, String> {
         let _ = done_tx.send(true);
     });
     Ok(AgentProcess {
-        child,
+        group,
         stdin,
         stdout,
         stderr_tail,
         stderr_done,
     })
 }
-
-/// The agent's stdout pipe holds 64 KiB by default, so a streaming agent and the client
-/// take turns every ~400 short updates; 1 MiB lets each run longer per wakeup. Best effort:
-/// the kernel may refuse (per-user pipe limits) and the default is fine then.
-#[cfg(target_os = "linux")]
-fn widen_pipe(stdout: &ChildStdout) {
-    use std::os::fd::AsRawFd;
-    // SAFETY: F_SETPIPE_SZ on a pipe fd we own; it only changes the pipe's capacity.
-    unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES) };
-}
-
-#[cfg(not(target_os = "linux"))]
-fn widen_pipe(_: &ChildStdout) {}
-
-#[cfg(target_os = "linux")]
-const PIPE_BYTES: libc::c_int = 1 << 20;
-
-/// Ask the whole process group to stop (SIGTERM), then kill it if it lingers.
-#[cfg(unix)]
-pub fn signal_group(pid: u32, kill: bool) {
-    let sig = if kill { libc::SIGKILL } else { libc::SIGTERM };
-    // SAFETY: killpg only sends a signal; a stale pid group yields ESRCH, which we ignore.
-    unsafe {
-        libc::killpg(pid as libc::pid_t, sig);
-    }
-}
-
-#[cfg(not(unix))]
-pub fn signal_group(_pid: u32, _kill: bool) {}
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ use tokio::process::{ChildStdin, Command};
 use tokio::sync::{mpsc, watch};
 
 use crate::events::Event;
-use crate::process;
+use porthole_process::GroupId;
 
 /// Output kept when the agent sets no `outputByteLimit`: terminals must not grow without bound.
 pub const DEFAULT_OUTPUT_LIMIT: usize = 4 * 1024 * 1024;
@@ -97,7 +97,8 @@ impl OutputBuffer {
 
 struct Terminal {
     session_id: Option<String>,
-    pid: Option<u32>,
+    /// Its process group: `kill` reaches what the command started, too.
+    group: Option<GroupId>,
     output: Mutex<OutputBuffer>,
     exit: watch::Receiver<Option<ExitStatus>>,
     stdin: tokio::sync::Mutex<Option<ChildStdin>>,
@@ -106,9 +107,9 @@ struct Terminal {
 impl Terminal {
     fn kill(&self) {
         if self.exit.borrow().is_none()
-            && let Some(pid) = self.pid
+            && let Some(group) = self.group
         {
-            process::signal_group(pid, true);
+            group.kill();
         }
     }
 }
@@ -162,14 +163,13 @@ impl Terminals {
                 Stdio::null()
             })
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
+            .stderr(Stdio::piped());
         if let Some(cwd) = &spec.cwd {
             command.current_dir(cwd);
         }
-        #[cfg(unix)]
-        command.process_group(0);
-        let mut child = command.spawn().map_err(|e| TerminalError::Spawn {
+        // Its own process group; dropped before its exit was seen (the connection went), the
+        // group is killed.
+        let mut group = porthole_process::spawn(command, None).map_err(|e| TerminalError::Spawn {
             command: spec.command.clone(),
             error: e.to_string(),
         })?;
@@ -180,12 +180,12 @@ impl Terminals {
         let (exit_tx, exit_rx) = watch::channel(None);
         let terminal = Arc::new(Terminal {
             session_id: spec.session_id.clone(),
-            pid: child.id(),
+            group: group.id(),
             output: Mutex::new(OutputBuffer::new(
                 spec.output_byte_limit.unwrap_or(DEFAULT_OUTPUT_LIMIT).max(1),
             )),
             exit: exit_rx,
-            stdin: tokio::sync::Mutex::new(child.stdin.take()),
+            stdin: tokio::sync::Mutex::new(group.child_mut().stdin.take()),
         });
         self.live
             .lock()
@@ -202,6 +202,7 @@ impl Terminals {
             })
             .await;
 
+        let child = group.child_mut();
         let readers = [
             child
                 .stdout
@@ -215,7 +216,7 @@ impl Terminals {
         let events = self.events.clone();
         let exit_id = id.clone();
         tokio::spawn(async move {
-            let status = child.wait().await;
+            let status = group.wait().await;
             // Deliver the last output before the exit, as a person reading it would expect.
             for reader in readers.into_iter().flatten() {
                 let _ = reader.await;
@@ -387,29 +388,13 @@ fn take_utf8(pending: &mut Vec<u8>) -> String {
 
 fn exit_status(status: std::process::ExitStatus) -> ExitStatus {
     #[cfg(unix)]
-    let signal = std::os::unix::process::ExitStatusExt::signal(&status).map(signal_name);
+    let signal = std::os::unix::process::ExitStatusExt::signal(&status).map(porthole_process::signal_name);
     #[cfg(not(unix))]
     let signal = None;
     ExitStatus {
         exit_code: status.code().map(|c| c as u32),
         signal,
     }
-}
-
-#[cfg(unix)]
-fn signal_name(n: i32) -> String {
-    let name = match n {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGTERM => "SIGTERM",
-        _ => return format!("signal {n}"),
-    };
-    name.to_string()
 }
 
 #[cfg(test)]

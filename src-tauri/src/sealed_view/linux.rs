@@ -11,18 +11,15 @@ use wry::{WebView, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
 
 use super::strip;
 
-/// Be killed when the parent dies, even if it could not close our stdin.
+/// Be killed when the parent dies, even if it could not close our stdin (the process module's
+/// parent-death signal, set on ourselves).
 pub fn die_with_parent() {
-    // SAFETY: prctl with PR_SET_PDEATHSIG only sets a flag on this process.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
-    }
+    porthole_process::die_with_parent(porthole_process::Signal::Kill);
 }
 
-/// Whether process `pid` still runs (signal 0 checks without sending; EPERM: it runs as another user).
+/// Whether process `pid` still runs (also as another user).
 pub fn is_running(pid: i32) -> bool {
-    // SAFETY: kill with signal 0 sends nothing; it only checks that the process exists.
-    unsafe { libc::kill(pid, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+    pid > 0 && porthole_process::is_running(pid as u32)
 }
 
 /// The window's vertical box: the strip at its natural height on top, the page filling the rest.
