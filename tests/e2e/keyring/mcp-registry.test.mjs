@@ -169,16 +169,17 @@ test("a remote with a URL variable and a secret header: the exact URL shown, the
 test("a remote that asks for OAuth goes straight on to its sign-in when saved", async () => {
   await openEntry("oauth-remote", OAUTH);
   await app.waitText(".mcp-registry-form", "This server asks for no settings.");
-  await type("input[name=mcp-registry-name]", "tracker");
+  // Its own name: the keyring specs share one keyring, and mcp-sign-in.test.mjs signs in as "tracker".
+  await type("input[name=mcp-registry-name]", "oauth-remote");
   await app.waitText(".mcp-command", mcpUrl);
   await save();
   // The connections view's own sign-in: Porthole's URL consent dialog, the server's sign-in page.
   await app.waitText(".mcp-said", "Its server asks you to sign in");
   await app.waitText("[role=dialog]", "Porthole's own request");
-  await app.waitText("[role=dialog]", "Sign in to the MCP connection “tracker”");
+  await app.waitText("[role=dialog]", "Sign in to the MCP connection “oauth-remote”");
   await app.waitText("[role=dialog] .url-box", `${new URL(mcpUrl).origin}/auth/authorize?`);
   await app.shot("63-mcp-registry-remote-sign-in");
   await app.click("Open in isolated window");
   await app.waitText("[role=dialog]", "Completed", 30000);
-  await app.waitText("[data-connection=tracker]", "Signed in", 20000);
+  await app.waitText("[data-connection=oauth-remote]", "Signed in", 20000);
 });
