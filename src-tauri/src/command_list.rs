@@ -105,6 +105,8 @@ macro_rules! with_app_commands {
             mcp_tools(name: String) -> Vec<McpTool> = |backend| backend.mcp_tools(&name).await;
             /// Switch a connection on or off for the sessions opened from now on.
             mcp_set_enabled(name: String, on: bool) -> () = |backend| backend.mcp_set_enabled(&name, on);
+            /// Show a connection's MCP Apps or not (while apps are on, Settings > MCP Apps).
+            mcp_set_apps(name: String, on: bool) -> () = |backend| backend.mcp_set_apps(&name, on);
             /// Revoke (where the server offers it) and delete a remote connection's tokens; says which.
             mcp_sign_out(name: String) -> String = |backend| backend.mcp_sign_out(&name).await;
             /// Take a connection out of the list and delete its keyring values; says what happened.

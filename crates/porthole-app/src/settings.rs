@@ -45,6 +45,9 @@ pub struct Settings {
     /// Show MCP Apps (a connection's interactive views) under the tool calls that bring them.
     /// Off: the gateway declares no MCP Apps to servers. Sessions opened from now on.
     pub mcp_apps: bool,
+    /// Connections whose apps are not shown though apps are on: the gateway declares nothing of
+    /// MCP Apps to them (sessions opened from now on) and notes none of their calls (at once).
+    pub mcp_apps_off: Vec<String>,
     /// The tools each connection's apps may call without asking ("Allow for this app").
     pub mcp_app_tools: std::collections::BTreeMap<String, Vec<String>>,
     /// The devices each connection's app resources may use ("Allow for this app"), by
@@ -75,6 +78,7 @@ impl Default for Settings {
             editor_questions_by_agent: Default::default(),
             mcp_questions: "porthole".into(),
             mcp_apps: true,
+            mcp_apps_off: Vec::new(),
             mcp_app_tools: Default::default(),
             mcp_app_permissions: Default::default(),
             mcp_registries: vec![porthole_mcp_registry::OFFICIAL.to_string()],

@@ -198,6 +198,41 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
         "{askers:?}"
     );
 
+    // The person turns this connection's apps off: its next call brings no app.
+    backend.mcp_set_apps("charts", false).unwrap();
+    let settings = &common::app_state(&backend)["snapshot"]["appSettings"];
+    assert_eq!(settings["mcpAppsOff"], json!(["charts"]), "{settings}");
+    let apps_before = shell
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "mcp_app")
+        .count();
+    backend
+        .send_prompt(&session, r#"/tools charts show_chart {"data": [9, 9]}"#, &[])
+        .unwrap();
+    shell
+        .wait_for("the second call's answer", |e| {
+            e["type"] == "session_update"
+                && e["update"]["content"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("a chart of 2 points"))
+        })
+        .await;
+    let apps_after = shell
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "mcp_app")
+        .count();
+    assert_eq!(
+        apps_after, apps_before,
+        "an app of a connection turned off was shown"
+    );
+    backend.mcp_set_apps("charts", true).unwrap();
+
     // The session closes: its apps' pages are no longer served.
     backend.close_session(&session).await.unwrap();
     assert!(backend.mcp_app_page(key).await.is_err());

@@ -20,6 +20,8 @@ use url::Url;
 struct Seen {
     started: Mutex<Vec<AppCall>>,
     finished: Mutex<Vec<(AppCall, Result<Value, Value>)>>,
+    /// Connections whose apps the person turned off.
+    off: Mutex<Vec<String>>,
 }
 
 impl Apps for Seen {
@@ -28,6 +30,9 @@ impl Apps for Seen {
     }
     fn finished(&self, call: &AppCall, outcome: Result<Value, Value>) {
         self.finished.lock().unwrap().push((call.clone(), outcome));
+    }
+    fn wanted(&self, connection: &str) -> bool {
+        !self.off.lock().unwrap().iter().any(|c| c == connection)
     }
 }
 
@@ -310,6 +315,24 @@ async fn with_apps_off_the_gateway_declares_nothing() {
     let own = json!({"extensions": {APPS_EXTENSION: {"mimeTypes": ["text/html;profile=mcp-app"], "x": 1}}});
     s.agent.initialize(own.clone()).await;
     assert_eq!(s.server.state().initialized[0]["capabilities"], own);
+}
+
+#[tokio::test]
+async fn a_connection_whose_apps_are_turned_off_is_told_nothing_and_its_calls_are_not_noted() {
+    let s = setup(true, no_tokens()).await;
+    s.seen.off.lock().unwrap().push("charts".into());
+    s.agent.initialize(json!({"roots": {}})).await;
+    assert_eq!(
+        s.server.state().initialized[0]["capabilities"],
+        json!({"roots": {}})
+    );
+    s.agent
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), false)
+        .await;
+    let (messages, _) = s.agent.call(2, "show_chart", json!({"data": [1]}), false).await;
+    assert_eq!(messages[0]["result"]["structuredContent"], json!({"points": 1}));
+    assert!(s.seen.started.lock().unwrap().is_empty());
+    assert!(s.seen.finished.lock().unwrap().is_empty());
 }
 
 #[tokio::test]

@@ -49,7 +49,7 @@ describe("the Connections view", () => {
     expect(within(tracker).getByRole("button", { name: "Sign in again" })).toBeTruthy();
 
     const docs = await row("docs");
-    expect((within(docs).getByRole("switch") as HTMLInputElement).checked).toBe(false);
+    expect((within(docs).getByRole("switch", { name: /Hand to agents/ }) as HTMLInputElement).checked).toBe(false);
     expect(docs.textContent).toContain("(HTTP+SSE)");
     expect(within(docs).getByRole("button", { name: "Sign in" })).toBeTruthy();
     expect(within(files).queryByRole("button", { name: "Sign in" })).toBeNull();
@@ -89,11 +89,25 @@ describe("the Connections view", () => {
   it("switches a connection off and on", async () => {
     const { backend } = await boot();
     const github = await row("github");
-    await fireEvent.click(within(github).getByRole("switch"));
+    await fireEvent.click(within(github).getByRole("switch", { name: /Hand to agents/ }));
     await waitFor(() => expect(backend.calls.at(-1)?.cmd).toBe("mcp_connections"));
     expect(backend.calls).toContainEqual({ cmd: "mcp_set_enabled", args: { name: "github", on: false } });
     await waitFor(async () => expect(within(await row("github")).getByText("Off")).toBeTruthy());
     expect(screen.getByRole("status").textContent).toContain("`github` is off for the sessions opened from now on");
+  });
+
+  it("shows a remote connection's apps or not, and says what that does", async () => {
+    const { backend, store } = await boot();
+    const github = await row("github");
+    const apps = within(github).getByRole("switch", { name: /Show its apps/ }) as HTMLInputElement;
+    expect(apps.checked).toBe(true);
+    await fireEvent.click(apps);
+    expect(backend.calls).toContainEqual({ cmd: "mcp_set_apps", args: { name: "github", on: false } });
+    await waitFor(() => expect(store.snapshot?.appSettings.mcpAppsOff).toEqual(["github"]));
+    expect(screen.getByRole("status").textContent).toContain("`github`'s apps are not shown");
+    await waitFor(async () => expect((within(await row("github")).getByRole("switch", { name: /Show its apps/ }) as HTMLInputElement).checked).toBe(false));
+    // A stdio connection has no apps switch: its server never passes the gateway's apps.
+    expect(within(await row("files")).queryByRole("switch", { name: /Show its apps/ })).toBeNull();
   });
 
   it("signs out and says what the backend did", async () => {

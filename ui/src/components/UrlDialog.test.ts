@@ -4,7 +4,7 @@ import DialogHost from "./DialogHost.svelte";
 import { FakeBackend, flush, storeWith } from "../test/fake";
 import { evilUrl, goodUrl } from "../lib/mock";
 import { URL_WARNING_TEXT } from "../lib/url";
-import type { UrlElicitation, UrlWarningCode } from "../lib/protocol";
+import type { UiEvent, UrlElicitation, UrlWarningCode } from "../lib/protocol";
 
 function setup(d: UrlElicitation, sealed = true) {
   const backend = new FakeBackend();
@@ -151,6 +151,28 @@ describe("a question an MCP server asked through Porthole's gateway", () => {
     d.agent = { name: "x", title: "The MCP server “github”", version: null };
     setup(d);
     expect(document.querySelector(".asker-via")).toBeNull();
+  });
+
+  it("names the tool call it came with, by the title the agent gave it", () => {
+    const d = goodUrl(1);
+    d.mcp = { connection: "pay", host: "localhost" };
+    d.scope = { kind: "session", sessionId: "demo-1", toolCallId: "call-7" };
+    const backend = new FakeBackend();
+    const toolCall: UiEvent = {
+      type: "session_update",
+      sessionId: "demo-1",
+      update: { sessionUpdate: "tool_call", toolCallId: "call-7", title: "pay: third-party-auth" } as never,
+    };
+    const store = storeWith([toolCall, d]);
+    render(DialogHost, { props: { backend, store } });
+    expect(document.querySelector(".dlg-meta")!.textContent).toBe("During the tool call “pay: third-party-auth”");
+  });
+
+  it("says nothing of a tool call the window does not know", () => {
+    const d = goodUrl(1);
+    d.scope = { kind: "session", sessionId: "demo-1", toolCallId: "unknown" };
+    setup(d);
+    expect(document.querySelector(".dlg-meta")).toBeNull();
   });
 
   it("shows a stdio server as running on this computer", () => {

@@ -392,6 +392,11 @@ export class MockBackend implements Backend {
     mcp_set_enabled: ({ name, on }) => {
       this.#mcpNamed(name).enabled = on;
     },
+    mcp_set_apps: ({ name, on }) => {
+      this.#mcpNamed(name);
+      const off = this.#state.settings.mcpAppsOff.filter((c) => c !== name);
+      this.emit([this.#setSnapshot({ settings: { ...this.#state.settings, mcpAppsOff: on ? off : [...off, name] } })]);
+    },
     mcp_sign_out: ({ name }) => {
       const c = this.#mcpNamed(name);
       if (c.server.kind === "stdio") throw { kind: "error", message: `\`${name}\` is a stdio server: there is nothing to sign out of` };

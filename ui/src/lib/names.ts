@@ -36,8 +36,9 @@ const DURING_TEXT: Record<string, string> = {
 export const PORTHOLE_SIGN_IN = "porthole/mcp-sign-in";
 
 /** What a person reads of where a question comes from: an agent-level one says what Porthole
- *  was doing; a session's question needs no words (its ids are in `scopeDetails`). */
-export function scopeText(s: Scope): string | null {
+ *  was doing; a session's question names the tool call it came with, when the window knows its
+ *  title (`toolTitle`), else needs no words (its ids are in `scopeDetails`). */
+export function scopeText(s: Scope, toolTitle: string | null = null): string | null {
   if (s.kind === "request" && s.during === PORTHOLE_SIGN_IN) {
     const name = String(s.requestId).slice(PORTHOLE_SIGN_IN.length + 1);
     return `Porthole's own request · signing in to the MCP connection “${revealHidden(name)}”`;
@@ -46,6 +47,7 @@ export function scopeText(s: Scope): string | null {
     const during = s.during ? (DURING_TEXT[s.during] ?? `during ${s.during}`) : "outside any session";
     return `Agent level · ${during}`;
   }
+  if (s.toolCallId && toolTitle) return `During the tool call “${revealHidden(toolTitle)}”`;
   return null;
 }
 

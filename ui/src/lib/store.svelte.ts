@@ -251,6 +251,11 @@ export class Transcript {
 
   constructor(readonly sessionId: string) {}
 
+  /** The title the agent gave tool call `toolCallId`, when it is in this transcript. */
+  toolTitle(toolCallId: string): string | null {
+    return this.#tools.get(toolCallId)?.fields.title ?? null;
+  }
+
   push(item: TranscriptItem) {
     this.items.push(item);
     this.count = this.items.length;
@@ -506,6 +511,12 @@ export class AppStore {
 
   get connected() {
     return this.connection?.state === "connected" && this.session !== null;
+  }
+
+  /** The title of tool call `toolCallId` of session `sessionId`, when the window has it. */
+  toolCallTitle(sessionId: string, toolCallId: string | null | undefined): string | null {
+    if (!toolCallId) return null;
+    return this.transcripts.get(sessionId)?.toolTitle(toolCallId) ?? null;
   }
 
   /** Read-only (templates read it): transcripts are created by the events that fill them. */

@@ -201,6 +201,11 @@ impl Apps for WindowQuestions {
         backend.push_app(AppEvent::McpApp { app: Box::new(view) });
     }
 
+    fn wanted(&self, connection: &str) -> bool {
+        self.backend()
+            .is_some_and(|b| !b.settings().mcp_apps_off.iter().any(|c| c == connection))
+    }
+
     fn finished(&self, call: &AppCall, outcome: Result<Value, Value>) {
         let Some(backend) = self.backend() else { return };
         let unmatched = {
@@ -349,6 +354,17 @@ impl Backend {
         table.apps.values().any(|e| {
             open.contains(&e.view.session_id) && e.granted.as_ref().is_some_and(|g| g.contains(&kind))
         })
+    }
+
+    /// Show `connection`'s apps or not (while apps are on): its calls are noted, or not, at once;
+    /// the server learns it at the next session's `initialize`.
+    pub fn mcp_set_apps(&self, connection: &str, on: bool) -> Result<(), AnswerError> {
+        let mut settings = self.settings();
+        settings.mcp_apps_off.retain(|c| c != connection);
+        if !on {
+            settings.mcp_apps_off.push(connection.to_string());
+        }
+        self.save_settings(settings)
     }
 
     /// The app `app_id` calls `tool` of its own server with `arguments`: asked first unless the

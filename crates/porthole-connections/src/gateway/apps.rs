@@ -70,6 +70,12 @@ pub trait Apps: Send + Sync + 'static {
     /// or ended without it, the server answered with no JSON-RPC), the error is Porthole's own:
     /// code [`UNSEEN`] with `data.porthole` `"too-large"` or `"no-answer"`.
     fn finished(&self, call: &AppCall, outcome: Result<Value, Value>);
+    /// Whether `connection`'s apps are wanted (the person may turn them off for one connection):
+    /// when not, the gateway declares nothing of MCP Apps to it and notes none of its calls.
+    fn wanted(&self, connection: &str) -> bool {
+        let _ = connection;
+        true
+    }
 }
 
 /// The JSON-RPC error code of [`Apps::finished`] when the gateway did not see the answer.
@@ -209,7 +215,7 @@ impl Note {
         body: &[u8],
         calls: &AtomicU64,
     ) -> Option<Note> {
-        let apps = pass.owner.apps.clone()?;
+        let apps = pass.owner.apps.clone().filter(|a| a.wanted(connection))?;
         // Only requests that are about tools are parsed.
         if !contains(body, b"tools/") {
             return None;

@@ -80,7 +80,8 @@ pub(super) async fn forward(
     let conn = pass.conn(name);
     // The gateway answers from this `initialize` on: its own stream must open before requests.
     let mut answering_from_now = false;
-    let (elicitation, apps) = (pass.owner.questions.is_some(), pass.owner.apps.is_some());
+    let elicitation = pass.owner.questions.is_some();
+    let apps = (pass.owner.apps.as_ref()).is_some_and(|apps| apps.wanted(name));
     if method == Method::POST
         && (elicitation || apps)
         && let Some((sent, declared)) =

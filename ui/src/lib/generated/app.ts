@@ -130,6 +130,11 @@ mcpQuestions: "porthole" | "agent",
  */
 mcpApps: boolean, 
 /**
+ * Connections whose apps are not shown though apps are on: the gateway declares nothing of
+ * MCP Apps to them (sessions opened from now on) and notes none of their calls (at once).
+ */
+mcpAppsOff: Array<string>, 
+/**
  * The tools each connection's apps may call without asking ("Allow for this app").
  */
 mcpAppTools: { [key in string]: Array<string> }, 

@@ -85,6 +85,8 @@ export interface Commands {
   mcp_tools(args: { name: string }): Array<McpTool>;
   /** Switch a connection on or off for the sessions opened from now on. */
   mcp_set_enabled(args: { name: string; on: boolean }): void;
+  /** Show a connection's MCP Apps or not (while apps are on, Settings > MCP Apps). */
+  mcp_set_apps(args: { name: string; on: boolean }): void;
   /** Revoke (where the server offers it) and delete a remote connection's tokens; says which. */
   mcp_sign_out(args: { name: string }): string;
   /** Take a connection out of the list and delete its keyring values; says what happened. */
@@ -176,6 +178,7 @@ export const COMMAND_NAMES = [
   "mcp_connections",
   "mcp_tools",
   "mcp_set_enabled",
+  "mcp_set_apps",
   "mcp_sign_out",
   "mcp_remove",
   "mcp_sign_in",
