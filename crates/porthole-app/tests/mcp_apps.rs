@@ -202,13 +202,11 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
     backend.mcp_set_apps("charts", false).unwrap();
     let settings = &common::app_state(&backend)["snapshot"]["appSettings"];
     assert_eq!(settings["mcpAppsOff"], json!(["charts"]), "{settings}");
-    let apps_before = shell
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "mcp_app")
-        .count();
+    let apps_shown = || {
+        let events = shell.events.lock().unwrap();
+        events.iter().filter(|e| e["type"] == "mcp_app").count()
+    };
+    let apps_before = apps_shown();
     backend
         .send_prompt(&session, r#"/tools charts show_chart {"data": [9, 9]}"#, &[])
         .unwrap();
@@ -220,15 +218,9 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
                     .is_some_and(|t| t.contains("a chart of 2 points"))
         })
         .await;
-    let apps_after = shell
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "mcp_app")
-        .count();
     assert_eq!(
-        apps_after, apps_before,
+        apps_shown(),
+        apps_before,
         "an app of a connection turned off was shown"
     );
     backend.mcp_set_apps("charts", true).unwrap();
