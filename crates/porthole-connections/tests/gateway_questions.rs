@@ -273,6 +273,17 @@ async fn agent_session(gateway_url: Url) -> tokio::task::JoinHandle<String> {
     agent_session_with(gateway_url, json!({"roots": {}})).await
 }
 
+/// The server answers the agent's tool call (id 1) and closes its streams: the agent's
+/// session ends; what it read.
+async fn end_tool_call(seen: &Seen, agent: tokio::task::JoinHandle<String>) -> String {
+    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
+    seen.close();
+    tokio::time::timeout(Duration::from_secs(10), agent)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
 /// `agent_session` for an agent that declares `capabilities`.
 async fn agent_session_with(gateway_url: Url, capabilities: Value) -> tokio::task::JoinHandle<String> {
     let client = reqwest::Client::new();
@@ -360,12 +371,7 @@ async fn malformed_oversized_and_unknown_completions_are_refused_and_the_agent_s
     seen.send(complete("e1"));
     // A second completion of the same id is unknown by then.
     seen.send(complete("e1"));
-    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
-    seen.close();
-    let body = tokio::time::timeout(Duration::from_secs(10), agent)
-        .await
-        .unwrap()
-        .unwrap();
+    let body = end_tool_call(&seen, agent).await;
     assert!(!body.contains("elicitation"), "{body}");
     assert!(body.contains("notifications/progress"), "{body}");
     assert!(body.contains(r#""result":{"content":[]}"#), "{body}");
@@ -399,12 +405,7 @@ async fn who_answers_when_the_agent_declared_elicitation_follows_the_owners_choi
             seen.wait_answers(1).await;
             assert_eq!(seen.answer("q").unwrap()["result"]["action"], "accept");
         }
-        seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
-        seen.close();
-        let body = tokio::time::timeout(Duration::from_secs(10), agent)
-            .await
-            .unwrap()
-            .unwrap();
+        let body = end_tool_call(&seen, agent).await;
         let asked = questions.asked.load(Ordering::SeqCst);
         if over_agent {
             assert_eq!(asked, 1);
@@ -557,12 +558,7 @@ async fn a_question_without_a_mode_is_a_form_question() {
     seen.wait_answers(1).await;
     assert_eq!(seen.answer("no-mode").unwrap()["result"]["action"], "accept");
     assert_eq!(*questions.modes.lock().unwrap(), vec![json!("form")]);
-    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
-    seen.close();
-    tokio::time::timeout(Duration::from_secs(10), agent)
-        .await
-        .unwrap()
-        .unwrap();
+    end_tool_call(&seen, agent).await;
 }
 
 /// A question on the standalone stream while a tool call is in flight is asked; one after every
@@ -666,12 +662,7 @@ async fn a_question_on_a_tool_calls_stream_names_that_call() {
     let agent = agent_session(pass.url("hostile").unwrap()).await;
     seen.send(question("q"));
     seen.wait_answers(1).await;
-    seen.send(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}));
-    seen.close();
-    tokio::time::timeout(Duration::from_secs(10), agent)
-        .await
-        .unwrap()
-        .unwrap();
+    end_tool_call(&seen, agent).await;
     assert_eq!(
         *questions.calls.lock().unwrap(),
         [Some(McpCall {
