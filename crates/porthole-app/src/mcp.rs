@@ -278,18 +278,18 @@ impl Backend {
             .then(|| self.connector().keyring().map(|(_, tokens)| tokens));
         let mut connections = Vec::new();
         for c in list.iter() {
-            let sign_in = match &tokens {
-                _ if !remote(c) => McpSignIn::NotNeeded,
-                Some(Ok(tokens)) => match tokens.state(&c.name).await {
+            let sign_in = match (&tokens, &c.server) {
+                (_, Server::Stdio { .. }) => McpSignIn::NotNeeded,
+                (Some(Ok(tokens)), Server::Remote { url, .. }) => match tokens.state(&c.name, url).await {
                     Ok(state) => state.into(),
                     Err(e) => McpSignIn::Unknown {
                         reason: format!("the OS keyring cannot be read: {e}"),
                     },
                 },
-                Some(Err(e)) => McpSignIn::Unknown {
+                (Some(Err(e)), _) => McpSignIn::Unknown {
                     reason: e.to_string(),
                 },
-                None => McpSignIn::SignedOut,
+                (None, _) => McpSignIn::SignedOut,
             };
             connections.push(mcp_view::view(c, sign_in, self.0.mcp.sessions_with(&c.name)));
         }

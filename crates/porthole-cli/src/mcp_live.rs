@@ -174,10 +174,12 @@ fn shell_words(command: &str) -> Result<Vec<String>, String> {
 /// opened only when the list has a remote connection.
 pub fn sign_in_states(list: &Connections) -> std::collections::BTreeMap<String, serde_json::Value> {
     use porthole_connections::tokens::SignInState;
-    let remote: Vec<&str> = list
+    let remote: Vec<(&str, &url::Url)> = list
         .iter()
-        .filter(|c| matches!(c.server, Server::Remote { .. }))
-        .map(|c| c.name.as_str())
+        .filter_map(|c| match &c.server {
+            Server::Remote { url, .. } => Some((c.name.as_str(), url)),
+            Server::Stdio { .. } => None,
+        })
         .collect();
     let mut out = std::collections::BTreeMap::new();
     if remote.is_empty() {
@@ -187,15 +189,15 @@ pub fn sign_in_states(list: &Connections) -> std::collections::BTreeMap<String, 
     let tokens = match (keyring(), runtime()) {
         (Ok(store), Ok(rt)) => (Tokens::new(store), rt),
         (Err(e), _) | (_, Err(e)) => {
-            for name in remote {
+            for (name, _) in remote {
                 out.insert(name.to_string(), unknown(e.clone()));
             }
             return out;
         }
     };
     let (tokens, rt) = tokens;
-    for name in remote {
-        let state = match rt.block_on(tokens.state(name)) {
+    for (name, url) in remote {
+        let state = match rt.block_on(tokens.state(name, url)) {
             Ok(SignInState::SignedOut) => serde_json::json!({"state": "signedOut"}),
             Ok(SignInState::SignedIn { expires_at, scopes }) => {
                 serde_json::json!({"state": "signedIn", "expiresAt": expires_at, "scopes": scopes})

@@ -153,7 +153,7 @@ impl Plan {
                 headers,
             } => {
                 let signed_in = match tokens {
-                    Some(t) => !matches!(t.state(&c.name).await, Ok(SignInState::SignedOut) | Err(_)),
+                    Some(t) => !matches!(t.state(&c.name, url).await, Ok(SignInState::SignedOut) | Err(_)),
                     None => false,
                 };
                 if *transport == RemoteTransport::Sse {

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
+use url::Url;
 
 use crate::gateway::{SignInLost, TokenSource};
 use crate::oauth::{self, Grant, Registration};
@@ -211,13 +212,16 @@ impl Tokens {
             .unwrap_or_default()
     }
 
-    pub async fn state(&self, connection: &str) -> Result<SignInState, SecretError> {
+    /// The sign-in of `connection`, whose server is now at `server`: a grant made for another
+    /// address reads as expired (its tokens are not sent, see [`Grant::check_server`]).
+    pub async fn state(&self, connection: &str, server: &Url) -> Result<SignInState, SecretError> {
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
         Ok(match self.current_grant(connection, &mut cached) {
             Err(reason) => SignInState::Expired { reason },
             Ok(grant) => match grant.as_ref() {
                 None => SignInState::SignedOut,
+                Some(g) if let Err(reason) = g.check_server(server) => SignInState::Expired { reason },
                 Some(g) => SignInState::SignedIn {
                     expires_at: g.expires_at,
                     scopes: g.scopes.clone(),
@@ -256,15 +260,22 @@ impl Tokens {
         self.secrets.delete(connection, REGISTRATION_KEY)
     }
 
-    /// The access token to send, refreshed first when stale (or when `failed` is still the
-    /// current one); `None` when no sign-in is kept.
-    async fn current(&self, connection: &str, failed: Option<&str>) -> Result<Option<String>, SignInLost> {
+    /// The access token to send to `server`, refreshed first when stale (or when `failed` is
+    /// still the current one); `None` when no sign-in is kept. A grant made for another address
+    /// is neither sent nor refreshed.
+    async fn current(
+        &self,
+        connection: &str,
+        server: &Url,
+        failed: Option<&str>,
+    ) -> Result<Option<String>, SignInLost> {
         let slot = self.slot(connection);
         let mut cached = slot.lock().await;
         let grant = self.current_grant(connection, &mut cached).map_err(SignInLost)?;
         let Some(current) = grant.as_ref() else {
             return Ok(None);
         };
+        current.check_server(server).map_err(SignInLost)?;
         let stale = match failed {
             // Another request may have refreshed already while this one waited for the lock.
             Some(failed) => current.access_token == failed,
@@ -296,17 +307,22 @@ impl Tokens {
 }
 
 impl TokenSource for Tokens {
-    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
-        Box::pin(self.current(connection, None))
+    fn token<'a>(
+        &'a self,
+        connection: &'a str,
+        server: &'a Url,
+    ) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
+        Box::pin(self.current(connection, server, None))
     }
 
     fn refreshed<'a>(
         &'a self,
         connection: &'a str,
+        server: &'a Url,
         failed: &'a str,
     ) -> BoxFuture<'a, Result<String, SignInLost>> {
         Box::pin(async move {
-            self.current(connection, Some(failed))
+            self.current(connection, server, Some(failed))
                 .await?
                 .ok_or_else(|| SignInLost("it is not signed in".into()))
         })

@@ -42,10 +42,15 @@ struct FixedToken;
 const TOKEN: &str = "tok-apps-7f3a";
 
 impl TokenSource for FixedToken {
-    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
+    fn token<'a>(&'a self, _: &'a str, _: &'a Url) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
         Box::pin(async { Ok(Some(TOKEN.to_string())) })
     }
-    fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+    fn refreshed<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a Url,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<String, SignInLost>> {
         Box::pin(async { Ok(TOKEN.to_string()) })
     }
 }

@@ -301,7 +301,7 @@ async fn signs_in_to_the_mcp_python_sdk_calls_through_the_gateway_refreshes_and_
     assert_ne!(kept.refresh_token, grant.refresh_token);
     assert_eq!(kept.resource, mcp);
     assert!(matches!(
-        tokens.state("sdk").await.unwrap(),
+        tokens.state("sdk", &server.mcp).await.unwrap(),
         SignInState::SignedIn { .. }
     ));
     // The old token is refused by the SDK itself.
@@ -336,7 +336,7 @@ async fn signs_in_to_the_mcp_python_sdk_calls_through_the_gateway_refreshes_and_
         .to_string();
     assert!(refused.contains("invalid_grant"), "{refused}");
     assert!(matches!(
-        tokens.state("sdk").await.unwrap(),
+        tokens.state("sdk", &server.mcp).await.unwrap(),
         SignInState::SignedOut
     ));
 }

@@ -228,8 +228,9 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
     let keyring = store();
     let tokens = Arc::new(Tokens::new(keyring.clone()));
     tokens.store("tracker", grant.clone()).await.unwrap();
+    let mcp = Url::parse(&server.mcp_url()).unwrap();
     assert!(matches!(
-        tokens.state("tracker").await.unwrap(),
+        tokens.state("tracker", &mcp).await.unwrap(),
         SignInState::SignedIn { .. }
     ));
 
@@ -311,7 +312,7 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
         .unwrap();
     assert!(matches!(event, GatewayEvent::SignInNeeded { ref connection, .. } if connection == "tracker"));
     assert!(matches!(
-        tokens.state("tracker").await.unwrap(),
+        tokens.state("tracker", &mcp).await.unwrap(),
         SignInState::Expired { .. }
     ));
     // No refresh storm: the next call does not try again until the person signs in.
@@ -334,7 +335,7 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
     .await;
     assert!(body.contains("signed in"), "{body}");
     assert!(matches!(
-        tokens.state("tracker").await.unwrap(),
+        tokens.state("tracker", &mcp).await.unwrap(),
         SignInState::SignedIn { .. }
     ));
 
@@ -348,6 +349,61 @@ async fn the_gateway_adds_the_token_refreshes_it_and_asks_for_sign_in_when_refre
     )
     .await;
     assert_eq!(status, 404);
+}
+
+/// A grant is kept under the connection's name. When the name comes to point at another
+/// server (connections.json edited by hand), the old server's token must not go there.
+#[tokio::test]
+async fn a_grant_is_never_sent_to_a_server_it_was_not_made_for() {
+    let signed_in_at = porthole_test_mcp::start(Options::default()).await;
+    let elsewhere = porthole_test_mcp::start(Options::default()).await;
+    let grant = sign_in(&signed_in_at, &ClientChoice::default()).await.unwrap();
+    let tokens = Arc::new(Tokens::new(store()));
+    tokens.store("tracker", grant.clone()).await.unwrap();
+    let old_url = Url::parse(&signed_in_at.mcp_url()).unwrap();
+    let new_url = Url::parse(&elsewhere.mcp_url()).unwrap();
+
+    // The window and `mcp list` say so: signed in where it was made, not at the new address.
+    assert!(matches!(
+        tokens.state("tracker", &old_url).await.unwrap(),
+        SignInState::SignedIn { .. }
+    ));
+    match tokens.state("tracker", &new_url).await.unwrap() {
+        SignInState::Expired { reason } => {
+            assert!(reason.contains(&new_url.to_string()), "{reason}");
+            assert!(!reason.contains(&grant.access_token));
+        }
+        other => panic!("a grant for {old_url} reads as {other:?} at {new_url}"),
+    }
+
+    let gateway = Gateway::start(tokens.clone()).await.unwrap();
+    let mut events = gateway.events();
+    let pass = gateway.open(
+        vec![(
+            "tracker".into(),
+            Upstream::Remote {
+                url: new_url.clone(),
+                headers: vec![],
+            },
+        )],
+        PassOwner::default(),
+    );
+    let url = pass.url("tracker").unwrap();
+    let (_, _, body) = call(
+        &url,
+        None,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami"}}),
+    )
+    .await;
+    assert!(body.contains("Sign in to `tracker` again"), "{body}");
+    let event = tokio::time::timeout(Duration::from_secs(5), events.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(matches!(event, GatewayEvent::SignInNeeded { ref connection, .. } if connection == "tracker"));
+    // Nothing reached the new server, and the old grant was not refreshed for it.
+    assert_eq!(elsewhere.state().seen_tokens.len(), 0);
+    assert_eq!(signed_in_at.state().refreshes, 0);
 }
 
 #[tokio::test]

@@ -233,7 +233,7 @@ pub(super) async fn send(
     pass_headers: &[(&'static str, String)],
     body: Bytes,
 ) -> Result<reqwest::Response, Failure> {
-    let token = match inner.tokens.token(name).await {
+    let token = match inner.tokens.token(name, url).await {
         Ok(t) => t,
         Err(lost) => return Err(lost_sign_in(inner, name, lost.0)),
     };
@@ -258,7 +258,7 @@ pub(super) async fn send(
     if answer.status() == StatusCode::UNAUTHORIZED
         && let Some(failed) = token.clone()
     {
-        let fresh = match inner.tokens.refreshed(name, &failed).await {
+        let fresh = match inner.tokens.refreshed(name, url, &failed).await {
             Ok(t) => t,
             Err(lost) => return Err(lost_sign_in(inner, name, lost.0)),
         };

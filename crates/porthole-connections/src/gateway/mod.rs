@@ -75,13 +75,20 @@ pub enum Upstream {
 pub struct SignInLost(pub String);
 
 /// The tokens of signed-in connections. `token` is `None` for a connection with no sign-in
-/// kept (its requests go without one). `refreshed` is called after the server answered 401
-/// to `failed`: it returns a newer token (refreshing once, however many requests failed).
+/// kept (its requests go without one); `server` is where the request goes, so a sign-in made
+/// for another address is refused rather than sent there. `refreshed` is called after the
+/// server answered 401 to `failed`: it returns a newer token (refreshing once, however many
+/// requests failed).
 pub trait TokenSource: Send + Sync + 'static {
-    fn token<'a>(&'a self, connection: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>>;
+    fn token<'a>(
+        &'a self,
+        connection: &'a str,
+        server: &'a Url,
+    ) -> BoxFuture<'a, Result<Option<String>, SignInLost>>;
     fn refreshed<'a>(
         &'a self,
         connection: &'a str,
+        server: &'a Url,
         failed: &'a str,
     ) -> BoxFuture<'a, Result<String, SignInLost>>;
     /// The server answered 403 `insufficient_scope` naming `scopes` to a request sent with
@@ -109,10 +116,15 @@ pub trait TokenSource: Send + Sync + 'static {
 pub struct NoTokens(pub String);
 
 impl TokenSource for NoTokens {
-    fn token<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
+    fn token<'a>(&'a self, _: &'a str, _: &'a Url) -> BoxFuture<'a, Result<Option<String>, SignInLost>> {
         Box::pin(async { Ok(None) })
     }
-    fn refreshed<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, Result<String, SignInLost>> {
+    fn refreshed<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a Url,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<String, SignInLost>> {
         Box::pin(async { Err(SignInLost(self.0.clone())) })
     }
 }

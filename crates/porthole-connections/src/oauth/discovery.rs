@@ -266,15 +266,20 @@ async fn resource_metadata(
     )))
 }
 
-/// The metadata's `resource` must name this server: the same origin, and a path that is the
-/// server's or one of its parents (RFC 9728 §3.3; a document naming another server is how a
-/// token for one server is steered to another).
-fn check_resource(server: &Url, resource: &Url) -> Result<(), SignInError> {
-    let same_origin = resource.origin() == server.origin();
+/// Whether a token for `resource` may be sent to `server`: the same origin, and a path that is
+/// the server's or one of its parents (RFC 9728 §3.3). The one rule for both the metadata a
+/// sign-in reads and the grant a request is about to send.
+pub(crate) fn resource_covers(resource: &Url, server: &Url) -> bool {
     let path = resource.path().trim_end_matches('/');
     let server_path = server.path().trim_end_matches('/');
-    let covers = server_path == path || server_path.starts_with(&format!("{path}/"));
-    if same_origin && covers {
+    resource.origin() == server.origin()
+        && (server_path == path || server_path.starts_with(&format!("{path}/")))
+}
+
+/// The metadata's `resource` must name this server ([`resource_covers`]): a document naming
+/// another server is how a token for one server is steered to another.
+fn check_resource(server: &Url, resource: &Url) -> Result<(), SignInError> {
+    if resource_covers(resource, server) {
         Ok(())
     } else {
         Err(SignInError::Discovery(format!(

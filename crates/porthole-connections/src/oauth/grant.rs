@@ -58,6 +58,18 @@ pub fn now_secs() -> u64 {
 }
 
 impl Grant {
+    /// `Err` (why) unless this grant's tokens may go to `server`: a grant is kept under the
+    /// connection's name, and a connection whose address changed (connections.json edited by
+    /// hand, say) must not hand the old server's token to the new one.
+    pub fn check_server(&self, server: &Url) -> Result<(), String> {
+        let covered = Url::parse(&self.resource).is_ok_and(|r| super::discovery::resource_covers(&r, server));
+        if covered {
+            Ok(())
+        } else {
+            Err(format!("it was made for {}, not for {server}", self.resource))
+        }
+    }
+
     /// True when the access token has expired or is about to.
     pub fn needs_refresh(&self, now: u64) -> bool {
         self.expires_at.is_some_and(|at| at <= now + REFRESH_MARGIN_SECS)
