@@ -32,6 +32,8 @@ impl Questions for Scripted {
             self.asked.lock().unwrap().push((who.clone(), request));
             Ok(if message.starts_with("Step 1") {
                 json!({"action": "accept", "content": {"title": "Standup", "description": "daily"}})
+            } else if message.starts_with("Booking at Chez Nous") {
+                json!({"action": "accept", "content": {"name": "Ada", "size": 4}})
             } else if message.starts_with("Step 2") {
                 json!({"action": "accept", "content": {"date": "2026-12-06", "startTime": "09:30", "duration": 30}})
             } else {
@@ -232,4 +234,73 @@ async fn session(agent_listens: bool) {
         assert_eq!(request["method"], "elicitation/create");
         assert_eq!(request["params"]["mode"], "form");
     }
+}
+
+/// A server of the 2026-07-28 revision (the official TypeScript SDK v2, `tests/mcp-ts-sdk/
+/// mrtr-server.mjs`) asks in the tool call's result (`input_required`), and checks the
+/// capabilities each request declares in `_meta`: an agent of that revision that declares no
+/// elicitation (the SDK v2's own client, `modern-client.mjs`) gets the capability added by the
+/// gateway, which asks the person and retries with the answers; the agent gets the booking.
+#[tokio::test]
+#[ignore = "needs the official TypeScript SDK: run via scripts/test"]
+async fn a_2026_07_28_servers_input_required_is_answered_for_an_agent_without_elicitation() {
+    let server = tokio::task::spawn_blocking(porthole_test_mcp::ts_sdk::start_mrtr)
+        .await
+        .unwrap();
+    porthole_connections::http::install_crypto_provider();
+    let gateway = Gateway::start(Arc::new(NoTokens("no sign-in here".into())))
+        .await
+        .unwrap();
+    let questions = Arc::new(Scripted::default());
+    let pass = gateway.open(
+        vec![(
+            "tables".into(),
+            Upstream::Remote {
+                url: Url::parse(&server.url).unwrap(),
+                headers: vec![],
+            },
+        )],
+        PassOwner {
+            agent: "Test Agent".into(),
+            questions: Some(questions.clone()),
+            ..PassOwner::default()
+        },
+    );
+    let url = pass.url("tables").unwrap().to_string();
+    let call = |restaurant: &'static str| {
+        let url = url.clone();
+        tokio::task::spawn_blocking(move || {
+            porthole_test_mcp::ts_sdk::call_as_modern_agent(
+                &url,
+                "book_table",
+                &json!({"restaurant": restaurant}),
+            )
+        })
+    };
+
+    let answered = call("Chez Nous").await.unwrap();
+    assert_eq!(answered["protocol"], "2026-07-28", "{answered}");
+    assert_eq!(
+        answered["result"]["content"][0]["text"], "booked Chez Nous for Ada, 4 people",
+        "{answered}"
+    );
+    {
+        let asked = questions.asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        let (who, request) = &asked[0];
+        assert_eq!(who.connection, "tables");
+        assert_eq!(request["method"], "elicitation/create");
+        assert_eq!(
+            request["params"]["message"],
+            "Booking at Chez Nous: who is it for?"
+        );
+    }
+
+    // Declined: the server is told so in the retry, and the agent gets the server's own answer.
+    let declined = call("Nowhere").await.unwrap();
+    assert_eq!(
+        declined["result"]["content"][0]["text"], "not booked: decline",
+        "{declined}"
+    );
+    assert_eq!(questions.asked.lock().unwrap().len(), 2);
 }

@@ -109,3 +109,49 @@ pub(crate) fn launch(
     }
     panic!("the server {what} did not start in 5 attempts (its stderr is above)");
 }
+
+/// Start `tests/mcp-ts-sdk/mrtr-server.mjs`: a server of the 2026-07-28 revision built on the
+/// official TypeScript SDK v2, whose tool asks with an `input_required` result.
+pub fn start_mrtr() -> TsExample {
+    let path = repo_root().join("tests/mcp-ts-sdk/mrtr-server.mjs");
+    let sdk = repo_root().join("tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/server");
+    assert!(
+        sdk.exists(),
+        "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
+        sdk.display()
+    );
+    launch(&path, &[], "mrtr-server.mjs", |l| {
+        l.contains("MRTR example listening on").then_some(Ok(()))
+    })
+}
+
+/// `tests/mcp-ts-sdk/modern-client.mjs`, the official TypeScript SDK v2's client (2026-07-28,
+/// no elicitation declared), calling `tool` with `arguments` at `url`: the JSON line it prints.
+pub fn call_as_modern_agent(url: &str, tool: &str, arguments: &serde_json::Value) -> serde_json::Value {
+    let script = repo_root().join("tests/mcp-ts-sdk/modern-client.mjs");
+    let mut child = Command::new("node")
+        .arg(&script)
+        .args([url, tool, &arguments.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node runs (Node 20 or newer)");
+    // A gateway that never answers must fail the test, not hang it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().expect("wait for node").is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("modern-client.mjs got no answer in 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("node's output");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "modern-client.mjs failed ({}): {text}",
+        out.status
+    );
+    serde_json::from_str(text.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("modern-client.mjs printed no JSON line ({e}): {text}"))
+}

@@ -24,11 +24,15 @@ use super::{Body, GatewayEvent, Inner, PassState, plain, standalone};
 const REQUEST_CAP: usize = 8 * 1024 * 1024;
 /// Headers an agent's request may carry upstream. Anything else (its own `Authorization`,
 /// cookies) stays here: the connection's credentials are the gateway's alone.
-const REQUEST_HEADERS: [&str; 5] = [
+/// `Mcp-Method` and `Mcp-Name` are the 2026-07-28 revision's copies of the body's method and
+/// tool (or prompt, resource) name, which its servers require and check against the body.
+const REQUEST_HEADERS: [&str; 7] = [
     "accept",
     "content-type",
     "mcp-session-id",
     "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
     "last-event-id",
 ];
 /// Headers of the server's answer passed back. Not `WWW-Authenticate` (the agent must not
@@ -82,18 +86,25 @@ pub(super) async fn forward(
     let mut answering_from_now = false;
     let elicitation = pass.owner.questions.is_some();
     let apps = (pass.owner.apps.as_ref()).is_some_and(|apps| apps.wanted(name));
-    if method == Method::POST
-        && (elicitation || apps)
-        && let Some((sent, declared)) =
-            questions::rewrite_initialize(&body, elicitation, pass.owner.over_agent, apps)
-    {
-        body = sent;
-        if elicitation {
-            answering_from_now = !declared || pass.owner.over_agent;
-            conn.we_answer.store(answering_from_now, Ordering::SeqCst);
+    // A request of the 2026-07-28 revision, which has no `initialize`: it carries its client's
+    // capabilities itself, and its questions come back in its own result (`input_required`).
+    let mut answering_this = false;
+    if method == Method::POST && (elicitation || apps) {
+        let over_agent = pass.owner.over_agent;
+        if let Some((sent, declared)) = questions::rewrite_initialize(&body, elicitation, over_agent, apps) {
+            body = sent;
+            if elicitation {
+                answering_from_now = !declared || over_agent;
+                conn.we_answer.store(answering_from_now, Ordering::SeqCst);
+            }
+        } else if let Some((sent, declared)) =
+            questions::rewrite_request_capabilities(&body, elicitation, over_agent, apps)
+        {
+            body = sent;
+            answering_this = elicitation && (!declared || over_agent);
         }
     }
-    let we_answer = conn.we_answer.load(Ordering::SeqCst);
+    let we_answer = conn.we_answer.load(Ordering::SeqCst) || answering_this;
     let initialized = method == Method::POST && is_initialized(&body);
     // From before it is sent until its answer has been passed on, the server may ask while it
     // works on this request; a question when no request is left is declined.

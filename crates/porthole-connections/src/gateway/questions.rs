@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::sse::Taken;
 use super::{BoxFuture, Inner, PassState};
@@ -266,13 +266,9 @@ impl Rates {
 }
 
 /// The agent's `initialize` with the capabilities the gateway's owner provides added where the
-/// agent declared none: elicitation (with `elicitation`, the owner answers questions) and the
-/// MCP Apps extension (with `apps`, [`super::apps::declare`]). Where the agent declared
-/// elicitation and the owner answers over it (`over_agent`), both modes are declared: the owner
-/// answers URL questions too, though the agent may declare only forms (Goose sends `{}`, which
-/// MCP reads as forms only, so a server would never ask it for a URL). `Some((body, declared))`,
-/// `body` the request to send (the agent's own bytes when nothing was added), `declared` whether
-/// the agent declared elicitation itself. `None` when `body` is not an `initialize` request.
+/// agent declared none ([`widen`]). `Some((body, declared))`, `body` the request to send (the
+/// agent's own bytes when nothing was added), `declared` whether the agent declared elicitation
+/// itself. `None` when `body` is not an `initialize` request.
 pub(crate) fn rewrite_initialize(
     body: &[u8],
     elicitation: bool,
@@ -288,6 +284,53 @@ pub(crate) fn rewrite_initialize(
         .entry("capabilities")
         .or_insert_with(|| json!({}))
         .as_object_mut()?;
+    let (added, declared) = widen(capabilities, elicitation, over_agent, apps);
+    Some((rewritten(body, &message, added), declared))
+}
+
+/// The `_meta` key under which a request of the 2026-07-28 revision carries its client's
+/// capabilities (that revision has no `initialize`: every request says what its client takes).
+pub(crate) const REQUEST_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// A 2026-07-28 request (one whose `params._meta` carries [`REQUEST_CAPABILITIES`]) with the
+/// owner's capabilities added as [`rewrite_initialize`] adds them; `None` for any other
+/// message. Such a request's questions come back in its own result (`input_required`), so the
+/// gateway answers them per request, not per session.
+pub(crate) fn rewrite_request_capabilities(
+    body: &[u8],
+    elicitation: bool,
+    over_agent: bool,
+    apps: bool,
+) -> Option<(Bytes, bool)> {
+    let mut message: Value = serde_json::from_slice(body).ok()?;
+    let capabilities = message
+        .pointer_mut("/params/_meta")?
+        .get_mut(REQUEST_CAPABILITIES)?
+        .as_object_mut()?;
+    let (added, declared) = widen(capabilities, elicitation, over_agent, apps);
+    Some((rewritten(body, &message, added), declared))
+}
+
+fn rewritten(body: &[u8], message: &Value, added: bool) -> Bytes {
+    match added {
+        true => Bytes::from(message.to_string()),
+        false => Bytes::copy_from_slice(body),
+    }
+}
+
+/// Add to a client's capabilities what the gateway's owner provides where the agent declared
+/// none: elicitation (with `elicitation`, the owner answers questions) and the MCP Apps
+/// extension (with `apps`, [`super::apps::declare`]). Where the agent declared elicitation and
+/// the owner answers over it (`over_agent`), both modes are declared: the owner answers URL
+/// questions too, though the agent may declare only forms (Goose sends `{}`, which MCP reads
+/// as forms only, so a server would never ask it for a URL). Returns (something was added, the
+/// agent declared elicitation itself).
+fn widen(
+    capabilities: &mut Map<String, Value>,
+    elicitation: bool,
+    over_agent: bool,
+    apps: bool,
+) -> (bool, bool) {
     let declared = capabilities.contains_key("elicitation");
     let mut added = false;
     if elicitation && !declared {
@@ -307,10 +350,7 @@ pub(crate) fn rewrite_initialize(
     if apps {
         added |= super::apps::declare(capabilities);
     }
-    match added {
-        true => Some((Bytes::from(message.to_string()), declared)),
-        false => Some((Bytes::copy_from_slice(body), declared)),
-    }
+    (added, declared)
 }
 
 /// Where a stream's answers go: everything needed to post one upstream as `forward` does.
@@ -531,6 +571,30 @@ impl SessionHeaders {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 2026-07-28: no `initialize`; each request's `_meta` says what its client takes, and gets
+    /// the same additions an `initialize` gets.
+    #[test]
+    fn a_2026_07_28_request_gets_the_capabilities_in_its_own_meta() {
+        let body = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"book","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}}}"#;
+        let (sent, declared) = rewrite_request_capabilities(body, true, false, true).unwrap();
+        assert!(!declared);
+        let sent: Value = serde_json::from_slice(&sent).unwrap();
+        let caps = &sent["params"]["_meta"][REQUEST_CAPABILITIES];
+        assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
+        assert!(caps["extensions"]["io.modelcontextprotocol/ui"].is_object());
+        assert_eq!(caps["roots"], json!({}));
+        assert_eq!(sent["params"]["name"], "book");
+
+        // Declared by the agent (and not answered over it): sent as it came.
+        let own = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}"#;
+        let (sent, declared) = rewrite_request_capabilities(own, true, false, false).unwrap();
+        assert!(declared);
+        assert_eq!(&sent[..], &own[..]);
+        // A 2025 request (no capabilities in `_meta`) is not one.
+        let old = br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":1}}}"#;
+        assert!(rewrite_request_capabilities(old, true, true, true).is_none());
+    }
 
     #[test]
     fn initialize_gets_elicitation_when_the_agent_declared_none_and_keeps_the_rest() {
