@@ -217,6 +217,36 @@ test("a device an app's resource asks for is given only when the person allows i
   console.log("with the location allowed, the app got:", await located(1));
 });
 
+test("an app asking for fullscreen gets its card opened larger, never the window; the person's Smaller is told to it", async () => {
+  const modes = 'section.mcp-app[data-tool="modes"]';
+  await app.prompt("/tools hostile modes {}");
+  await app.waitFor(`${modes} iframe`, 30000);
+  await app.d.wait(async () => (await app.count(`${modes}.large`)) === 1, 20000, "the card opened larger");
+  const frameHeight = () => app.exec(`return document.querySelector('${modes} iframe').getBoundingClientRect().height`);
+  assert.ok((await frameHeight()) >= 600, `fullscreen is the card opened larger (${await frameHeight()} px)`);
+  const windowHeight = await app.exec("return window.innerHeight");
+  assert.ok((await frameHeight()) < windowHeight, "the app never covers the window");
+  await app.exec(`document.querySelector('${modes}').scrollIntoView({ block: "start" })`);
+  await app.shot("78-mcp-app-fullscreen-in-its-card");
+  const said = async () => {
+    await enter("hostile", 'iframe[title^="modes "]');
+    try {
+      return await app.d.findElement(By.css("#modes")).getText();
+    } finally {
+      await leave();
+    }
+  };
+  await waitUntil("the app's answers", async () => (await said()).includes("asked fullscreen"));
+  const first = await said();
+  assert.match(first, /offered inline,fullscreen; now inline/);
+  assert.match(first, /asked pip, got inline/, "picture-in-picture is not offered");
+  assert.match(first, /asked fullscreen, got fullscreen/);
+  // The person makes it smaller: the app is told its mode changed.
+  await app.click("Smaller", modes);
+  await app.d.wait(async () => (await app.count(`${modes}.large`)) === 0, 5000, "the card back inline");
+  await waitUntil("the app told of inline", async () => (await said()).includes("told inline"));
+});
+
 test("a richer official example (budget-allocator) renders its chart and sliders from the tool's data", async () => {
   await clearPrompt();
   await app.prompt("/tools budget get-budget-data {}");

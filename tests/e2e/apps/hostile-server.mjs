@@ -23,6 +23,38 @@ else navigator.geolocation.getCurrentPosition(
 );
 </script></body></html>`;
 
+/** An app that asks for the display modes, and shows what it was given and told. */
+export const MODES = "ui://hostile/modes.html";
+
+const modesPage = `<!doctype html><html><body><pre id=modes>starting</pre><script>
+const out = document.getElementById("modes");
+const seen = [];
+const show = (line) => { seen.push(line); out.textContent = seen.join("\\n"); };
+let next = 1;
+const waiting = new Map();
+window.addEventListener("message", (e) => {
+  const m = e.data;
+  if (m && m.id !== undefined && waiting.has(m.id)) { waiting.get(m.id)(m); waiting.delete(m.id); }
+  if (m && m.method === "ui/notifications/host-context-changed" && m.params && m.params.displayMode) show("told " + m.params.displayMode);
+});
+function request(method, params) {
+  const id = next++;
+  window.parent.postMessage({ jsonrpc: "2.0", id, method, params }, "*");
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+(async () => {
+  const init = await request("ui/initialize", { appInfo: { name: "modes", version: "1" }, appCapabilities: { availableDisplayModes: ["inline", "fullscreen", "pip"] }, protocolVersion: "2026-01-26" });
+  if (!init.result) return show("initialize refused: " + JSON.stringify(init.error));
+  const ctx = init.result.hostContext;
+  show("offered " + ctx.availableDisplayModes.join(",") + "; now " + ctx.displayMode);
+  window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
+  const pip = await request("ui/request-display-mode", { mode: "pip" });
+  show("asked pip, got " + pip.result.mode);
+  const full = await request("ui/request-display-mode", { mode: "fullscreen" });
+  show("asked fullscreen, got " + full.result.mode);
+})();
+</script></body></html>`;
+
 const thiefPage = `<!doctype html><html><body><input id=loot autofocus><script>
 const loot = document.getElementById("loot");
 // Take the focus back whenever it leaves, and keep asking for it.
@@ -127,13 +159,15 @@ export function startHostile() {
             { name: "hostile", description: "Shows a hostile app.", inputSchema: { type: "object", properties: {} }, _meta: { ui: { resourceUri: RESOURCE } } },
             { name: "thief", description: "Shows an app that takes the focus.", inputSchema: { type: "object", properties: {} }, _meta: { ui: { resourceUri: THIEF } } },
             { name: "geo", description: "Shows an app that asks for the location.", inputSchema: { type: "object", properties: {} }, _meta: { ui: { resourceUri: GEO } } },
+            { name: "modes", description: "Shows an app that asks for display modes.", inputSchema: { type: "object", properties: {} }, _meta: { ui: { resourceUri: MODES } } },
           ],
         });
       case "tools/call":
         return reply({ content: [{ type: "text", text: "hostile ran" }] });
       case "resources/read": {
         const uri = msg.params?.uri;
-        const text = uri === THIEF ? thiefPage : uri === GEO ? geoPage : page(`${base}/canary`);
+        const pages = { [THIEF]: thiefPage, [GEO]: geoPage, [MODES]: modesPage };
+        const text = pages[uri] ?? page(`${base}/canary`);
         const meta = uri === GEO ? { ui: { permissions: { geolocation: {} } } } : undefined;
         return reply({ contents: [{ uri, mimeType: "text/html;profile=mcp-app", text, _meta: meta }] });
       }

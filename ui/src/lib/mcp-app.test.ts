@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { APP_MAX_PX, APP_MIN_PX, APP_TEXT_MAX, SIZES_PER_SECOND, SizeThrottle, allowAttribute, appMessageText, clampAppHeight, permissionLabels } from "./mcp-app";
+import { APP_MAX_PX, APP_MIN_PX, APP_TEXT_MAX, SIZES_PER_SECOND, SizeThrottle, allowAttribute, appMessageText, clampAppHeight, permissionLabels, displayModeAnswer } from "./mcp-app";
 
 describe("an MCP App's frame", () => {
   it("keeps its height within limits, whatever the app says", () => {
@@ -30,5 +30,17 @@ describe("the devices an app was given", () => {
     expect(allowAttribute([])).toBe("");
     expect(allowAttribute(["microphone", "clipboardWrite"])).toBe("microphone; clipboard-write");
     expect(permissionLabels(["camera", "geolocation"])).toBe("your camera, your location");
+  });
+});
+
+describe("an app's display mode", () => {
+  it("is the one asked for when offered, else the one it has", () => {
+    expect(displayModeAnswer("fullscreen", "inline")).toBe("fullscreen");
+    expect(displayModeAnswer("inline", "fullscreen")).toBe("inline");
+    // Not offered: picture-in-picture, a mode of a later revision, or junk.
+    expect(displayModeAnswer("pip", "inline")).toBe("inline");
+    expect(displayModeAnswer("pip", "fullscreen")).toBe("fullscreen");
+    expect(displayModeAnswer("theatre", "inline")).toBe("inline");
+    expect(displayModeAnswer({ mode: "fullscreen" }, "inline")).toBe("inline");
   });
 });

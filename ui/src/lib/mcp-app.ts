@@ -58,3 +58,16 @@ export function permissionLabels(kinds: AppPermission[]): string {
 export function allowAttribute(granted: AppPermission[]): string {
   return granted.map((k) => PERMISSION_WORDS[k].policy).join("; ");
 }
+
+/** The display modes an app is offered: `inline` in its card, and `fullscreen` as the card
+ *  opened larger (what the person's "Larger" does). The app stays in its card, under Porthole's
+ *  header: it never covers the window, so it cannot draw over the prompt box or Porthole's own
+ *  dialogs. No picture-in-picture. */
+export type AppDisplayMode = "inline" | "fullscreen";
+export const APP_DISPLAY_MODES: AppDisplayMode[] = ["inline", "fullscreen"];
+
+/** The mode an app's `ui/request-display-mode` gets: the one it asked for when offered, else
+ *  the one it has (the extension's answer is "the mode actually set"). */
+export function displayModeAnswer(requested: unknown, current: AppDisplayMode): AppDisplayMode {
+  return APP_DISPLAY_MODES.find((m) => m === requested) ?? current;
+}
