@@ -1,6 +1,7 @@
 // Codex (codex-acp) in Porthole's window, driven through WebDriver under Xvfb against the fake
 // model API on 127.0.0.1: a streamed reply, an edit allowed in the permission dialog (Codex's
-// read-only mode asks before each edit), a shell command, and cancel. Then its device-code
+// read-only mode asks before each edit), a shell command, an MCP App (the official
+// basic-vanillajs example) under its tool call with its button, link and message, and cancel. Then its device-code
 // sign-in (`chat-gpt-device-code`, offered only to clients that advertise URL elicitation): a
 // URL elicitation scoped to `authenticate`, consented in the URL dialog and opened in the sealed
 // view, against a stand-in for OpenAI's sign-in service (fake-signin.mjs). Run by
@@ -9,7 +10,9 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { launch, processesWithArg, waitUntil } from "../e2e/harness.mjs";
+import { launch, processesWithArg, tempDir, waitUntil, By, until } from "../e2e/harness.mjs";
+import { startExample } from "../e2e/apps/examples.mjs";
+import { appFrames, useBasicApp } from "../e2e/apps/use-app.mjs";
 import { AGENTS } from "./agents.mjs";
 import { throwawayHomes } from "./homes.mjs";
 import { startFakeModels } from "./fake-models.mjs";
@@ -45,15 +48,20 @@ test("Codex connects in the window and streams a reply", async () => {
   await app.shot("agents-codex-01-reply");
 });
 
-test("Codex in read-only mode asks before an edit; allowed in the dialog, the file is written", async () => {
-  // The mode the CLI flows use (agents.mjs): chosen in the header, as a person would.
-  const picked = await app.exec(`
+/** The mode the CLI flows use (agents.mjs), chosen in the header as a person would. (Codex's
+ *  default mode has its model review each approval, which the fake model does not answer.) */
+async function pickMode(window) {
+  const picked = await window.exec(`
     for (const s of document.querySelectorAll(".session-controls select")) {
       const option = [...s.options].find((o) => o.value === arguments[0]);
       if (option) { s.value = option.value; s.dispatchEvent(new Event("change", { bubbles: true })); return s.closest("label").textContent.trim(); }
     }
     return null;`, codex.mode);
   assert.ok(picked, `a header control offers the mode ${codex.mode}`);
+}
+
+test("Codex in read-only mode asks before an edit; allowed in the dialog, the file is written", async () => {
+  await pickMode(app);
   const target = join(app.workspace, "notes.txt");
   await app.prompt(`[[edit ${target} edited by Codex in the window]]`);
   await app.waitFor("[role=dialog]", 60000);
@@ -84,6 +92,43 @@ test("Codex runs a shell command from the window", async () => {
     "the command's output to reach the model",
   );
   await app.shot("agents-codex-04-shell");
+});
+
+test("Codex calls an MCP App's tool: the app renders under Codex's tool call, and its button, link and message go through the person", async () => {
+  const example = await startExample("server-basic-vanillajs");
+  const connections = join(tempDir("porthole-agents-codex-apps-"), "connections.json");
+  writeFileSync(connections, JSON.stringify({ connections: { apps: { url: example.url } } }));
+  const env = codex.env({ baseUrl, home: home("apps") });
+  const withApps = await launch({ args: ["--agent", command()], env: { ...env, PORTHOLE_CONNECTIONS_FILE: connections } });
+  try {
+    await withApps.waitText("header", "Connected", 60000);
+    await withApps.waitFor(".session-controls select", 60000);
+    await pickMode(withApps);
+    await withApps.prompt("[[mcp get-time]]");
+    // Codex may ask before it calls an MCP tool: allowed, as a person would.
+    await withApps.d.wait(async () => {
+      if ((await withApps.count(".vrow section.tool + section.mcp-app")) > 0) return true;
+      if ((await withApps.count("[role=dialog]")) > 0) {
+        const options = await withApps.exec(`return [...document.querySelectorAll("[role=dialog] button")].map((b) => b.textContent.trim())`);
+        const allow = options.find((o) => /^(Yes|Allow|Approve)/i.test(o));
+        if (allow) await withApps.click(allow.split("\n")[0]).catch(() => {});
+      }
+      return false;
+    }, 90000, "the app under Codex's tool call");
+    const { enter, leave } = appFrames(withApps);
+    await enter("apps");
+    try {
+      const time = await withApps.d.wait(until.elementLocated(By.css("#server-time")), 30000);
+      await withApps.d.wait(async () => /\d{4}-\d{2}-\d{2}T/.test(await time.getText()), 30000, "get-time's result in the app");
+    } finally {
+      await leave();
+    }
+    await withApps.shot("agents-codex-06-mcp-app");
+    await useBasicApp(withApps, "apps");
+  } finally {
+    await withApps.close();
+    example.kill();
+  }
 });
 
 test("Codex's turn is cancelled from the window mid-stream", async () => {

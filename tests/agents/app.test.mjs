@@ -1,7 +1,8 @@
 // A real third-party agent in the real app: Claude Code (claude-agent-acp) in Porthole's window,
 // driven through WebDriver under Xvfb, against the fake model API on 127.0.0.1: a streamed reply,
 // an edit allowed in the permission dialog, a shell command's output, cancel, and an MCP App (the
-// official basic-vanillajs example, handed as a connection) under Claude's tool call. Run by
+// official basic-vanillajs example, handed as a connection) under Claude's tool call, its button,
+// link and message each going through the person. Run by
 // scripts/test-agents.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launch, tempDir, By, until } from "../e2e/harness.mjs";
 import { startExample } from "../e2e/apps/examples.mjs";
+import { appFrames, useBasicApp } from "../e2e/apps/use-app.mjs";
 import { AGENTS } from "./agents.mjs";
 import { throwawayHomes } from "./homes.mjs";
 import { startFakeModels } from "./fake-models.mjs";
@@ -86,7 +88,7 @@ test("Claude Code's question tool (AskUserQuestion) is a form in the window, and
   await app.waitText("main.transcript", "Orange", 60000);
 });
 
-test("Claude Code calls an MCP App's tool: the app renders under Claude's tool call, with the tool's result", async () => {
+test("Claude Code calls an MCP App's tool: the app renders under Claude's tool call with the tool's result, and its button, link and message go through the person", async () => {
   await app.prompt("[[mcp get-time]]");
   // Claude may ask before it calls an MCP tool: allowed once, as a person would.
   await app.d.wait(async () => {
@@ -103,6 +105,8 @@ test("Claude Code calls an MCP App's tool: the app renders under Claude's tool c
     await app.d.switchTo().defaultContent();
   }
   await app.shot("agents-07-claude-mcp-app");
+  await useBasicApp(app, "apps", { asked: "agents-08-claude-mcp-app-asks" });
+  await appFrames(app).clearPrompt();
 });
 
 test("Claude Code's turn is cancelled from the window mid-stream", async () => {

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { launchWithConnections, waitUntil, By, until } from "./harness.mjs";
 import { startHostile } from "./apps/hostile-server.mjs";
 import { startExample } from "./apps/examples.mjs";
+import { appFrames, useBasicApp } from "./apps/use-app.mjs";
 
 let app;
 let basic;
@@ -30,6 +31,7 @@ before(async () => {
     budget: { url: budget.url },
     hostile: { url: hostile.url },
   }));
+  ({ enter, leave, promptText, clearPrompt } = appFrames(app));
 });
 after(async () => {
   await app?.close();
@@ -38,20 +40,7 @@ after(async () => {
   hostile?.close();
 });
 
-/** The frame of the app of `connection`, entered (WebDriver looks inside it until `leave`).
- *  WebDriver's switch gives the frame the keyboard as no person can (no click in it): the window
- *  gives it back, and takes it for an app grabbing the keyboard within a second of a key or a
- *  click in the window (ui/src/lib/app-focus.ts). So a second of quiet first, as a person's. */
-async function enter(connection, frameSelector = "iframe") {
-  const frame = await app.waitFor(`section.mcp-app[aria-label="App of the MCP server ${connection}"] ${frameSelector}`);
-  await new Promise((r) => setTimeout(r, 1100));
-  await app.d.switchTo().frame(frame);
-}
-const leave = () => app.d.switchTo().defaultContent();
-const promptText = () => app.exec(`return document.querySelector("#prompt-input").value`);
-/** Empty the prompt box (an app's message may have filled it). */
-const clearPrompt = () =>
-  app.exec(`const box = document.querySelector("#prompt-input"); box.value = ""; box.dispatchEvent(new Event("input"));`);
+let enter, leave, promptText, clearPrompt;
 
 test("the official example's app renders under its tool call, asks before its tool call, and its link and message go through the person", async () => {
   await app.waitText("header", "Connected");
@@ -66,43 +55,10 @@ test("the official example's app renders under its tool call, asks before its to
   // The tool's result reached the app through the bridge (it shows the time the tool returned).
   const time = await app.d.wait(until.elementLocated(By.css("#server-time")), 20000);
   await app.d.wait(async () => (await time.getText()) !== "Loading...", 20000, "the tool's result in the app");
-  const first = await time.getText();
   await leave();
   await app.shot("70-mcp-app-under-its-tool-call");
 
-  // Its button calls a tool of its server: the window asks first, naming the server.
-  await enter("basic");
-  await app.d.findElement(By.css("#get-time-btn")).click();
-  await leave();
-  await app.waitText("[role=dialog]", "get-time");
-  assert.equal(await app.text("[role=dialog] .asker-name"), "The MCP server “basic”");
-  await app.shot("71-mcp-app-tool-call-asked");
-  await app.click("Allow for this app");
-  await app.noDialog();
-  await enter("basic");
-  await app.d.wait(async () => (await app.d.findElement(By.css("#server-time")).getText()) !== first, 20000, "a new time");
-  // Allowed for this app: the next call does not ask.
-  await app.d.findElement(By.css("#get-time-btn")).click();
-  await leave();
-  await new Promise((r) => setTimeout(r, 1500));
-  assert.equal(await app.count("[role=dialog]"), 0, "an allowed tool asked again");
-
-  // Its link: the URL consent dialog, never opened directly.
-  await enter("basic");
-  await app.d.findElement(By.css("#open-link-btn")).click();
-  await leave();
-  await app.waitText("[role=dialog]", "modelcontextprotocol.io");
-  assert.equal(await app.text("[role=dialog] .asker-name"), "The MCP server “basic”");
-  await app.shot("72-mcp-app-link-consent");
-  await app.click("Decline");
-  await app.noDialog();
-
-  // Its message: into the prompt box, for the person to send.
-  await enter("basic");
-  await app.d.findElement(By.css("#send-message-btn")).click();
-  await leave();
-  await waitUntil("the app's message in the prompt box", async () => (await promptText()).includes("This is message text."));
-  assert.equal(await app.count("form.prompt .btn.danger"), 0, "the message was sent by itself");
+  await useBasicApp(app, "basic", { asked: "71-mcp-app-tool-call-asked", link: "72-mcp-app-link-consent" });
 });
 
 test("a hostile app cannot leave its frame", async () => {
