@@ -16,8 +16,8 @@ use crate::{AnswerError, Backend};
 #[serde(tag = "kind", rename_all = "camelCase")]
 #[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS), ts(rename = "McpNewServer"))]
 pub enum NewServer {
-    /// A remote server; `sse`: the older HTTP+SSE transport.
-    Remote { url: String, sse: bool },
+    /// A remote server and how it is spoken to.
+    Remote { url: String, transport: RemoteTransport },
     /// A command line, split as a shell would (quotes kept together).
     #[serde(rename_all = "camelCase")]
     Stdio { command_line: String },
@@ -66,16 +66,12 @@ impl From<Outcome> for McpImported {
 
 fn server(new: NewServer) -> Result<Server, AnswerError> {
     match new {
-        NewServer::Remote { url, sse } => {
+        NewServer::Remote { url, transport } => {
             let url = url::Url::parse(url.trim())
                 .map_err(|e| AnswerError::msg(format!("the address is not a URL ({e})")))?;
             Ok(Server::Remote {
                 url,
-                transport: if sse {
-                    RemoteTransport::Sse
-                } else {
-                    RemoteTransport::StreamableHttp
-                },
+                transport,
                 headers: Default::default(),
             })
         }
@@ -158,7 +154,7 @@ mod tests {
             "docs",
             NewServer::Remote {
                 url: " https://mcp.example.com/mcp ".into(),
-                sse: false,
+                transport: RemoteTransport::StreamableHttp,
             },
         )
         .unwrap();
@@ -193,7 +189,7 @@ mod tests {
             "docs",
             NewServer::Remote {
                 url: "https://other.example.com/mcp".into(),
-                sse: true,
+                transport: RemoteTransport::Sse,
             },
         );
         assert!(message(taken.unwrap_err()).contains("docs"));
@@ -209,7 +205,7 @@ mod tests {
             "docs",
             NewServer::Remote {
                 url: "mcp.example.com".into(),
-                sse: false,
+                transport: RemoteTransport::StreamableHttp,
             },
         );
         assert!(message(not_url.unwrap_err()).contains("not a URL"));
@@ -218,7 +214,7 @@ mod tests {
             "docs",
             NewServer::Remote {
                 url: "http://mcp.example.com/mcp".into(),
-                sse: false,
+                transport: RemoteTransport::StreamableHttp,
             },
         );
         assert!(!message(plain_http.unwrap_err()).is_empty());
@@ -235,7 +231,7 @@ mod tests {
             "my docs!",
             NewServer::Remote {
                 url: "https://mcp.example.com/mcp".into(),
-                sse: false,
+                transport: RemoteTransport::StreamableHttp,
             },
         );
         assert!(!message(bad_name.unwrap_err()).is_empty());

@@ -42,8 +42,8 @@ pub struct McpConnectionView {
 #[serde(tag = "kind", rename_all = "camelCase")]
 #[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub enum McpServerView {
-    /// A server at a URL (query values hidden); `sse`: the older HTTP+SSE transport.
-    Remote { url: String, sse: bool },
+    /// A server at a URL (query values hidden) and how it is spoken to.
+    Remote { url: String, transport: RemoteTransport },
     /// A server Porthole or the agent starts: its program and arguments.
     Stdio { command: String, args: Vec<String> },
 }
@@ -135,7 +135,7 @@ pub(crate) fn view(c: &Connection, sign_in: McpSignIn, sessions: Vec<String>) ->
     let server = match &c.server {
         Server::Remote { url, transport, .. } => McpServerView::Remote {
             url: shown_url(url),
-            sse: *transport == RemoteTransport::Sse,
+            transport: *transport,
         },
         Server::Stdio { command, args, .. } => McpServerView::Stdio {
             command: command.clone(),
@@ -199,7 +199,7 @@ mod tests {
             github.server,
             McpServerView::Remote {
                 url: "https://api.example.com/mcp/?api_key=…&v=…".into(),
-                sse: false
+                transport: RemoteTransport::StreamableHttp
             }
         );
         assert_eq!(github.secrets, ["header authorization"]);
@@ -213,7 +213,7 @@ mod tests {
             docs.server,
             McpServerView::Remote {
                 url: "http://127.0.0.1:8931/sse".into(),
-                sse: true
+                transport: RemoteTransport::Sse
             }
         );
         assert!(!docs.enabled);

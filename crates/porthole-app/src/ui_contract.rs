@@ -188,6 +188,7 @@ fn generated() -> String {
     app.declare::<crate::results::HistoryExport>();
     app.declare::<crate::results::RegistryAgentView>();
     app.declare::<crate::results::RegistryListing>();
+    app.declare::<porthole_connections::list::RemoteTransport>();
     app.declare::<crate::mcp_view::McpServerView>();
     app.declare::<crate::mcp_view::McpSignIn>();
     app.declare::<crate::mcp_view::McpConnectionView>();

@@ -113,9 +113,10 @@ struct AddArgs {
     /// The server's URL: https, or http on this computer (localhost, 127.0.0.1, ::1).
     #[arg(long, value_name = "URL", conflicts_with_all = ["env", "command"])]
     url: Option<String>,
-    /// The server speaks the older HTTP+SSE transport (default: Streamable HTTP).
-    #[arg(long)]
-    sse: bool,
+    /// How the server is spoken to: `http` (Streamable HTTP, the default) or `sse` (the older
+    /// HTTP+SSE transport).
+    #[arg(long, value_name = "TRANSPORT", value_parser = transport_name)]
+    transport: Option<RemoteTransport>,
     /// A header sent with every request, 'Name: value'; repeatable.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     headers: Vec<String>,
@@ -129,7 +130,7 @@ struct AddArgs {
     #[arg(last = true, value_name = "COMMAND")]
     command: Vec<String>,
     /// Add this server of the MCP Registry (its registry name, `mcp search` lists them).
-    #[arg(long, value_name = "SERVER_NAME", conflicts_with_all = ["url", "env", "command", "headers", "sse"])]
+    #[arg(long, value_name = "SERVER_NAME", conflicts_with_all = ["url", "env", "command", "headers", "transport"])]
     from_registry: Option<String>,
     /// With --from-registry: the server's version (`mcp search --versions SERVER_NAME`); default the latest.
     #[arg(long, value_name = "V", requires = "from_registry")]
@@ -243,19 +244,24 @@ fn load(path: &Path) -> Result<Connections, Failure> {
 /// (keyring key, value) pairs to store for a new connection.
 type Secrets = Vec<(String, String)>;
 
+/// `--transport`'s value: a transport's name, the error listing them.
+fn transport_name(name: &str) -> Result<RemoteTransport, String> {
+    name.parse()
+}
+
 fn add(path: &Path, args: AddArgs) -> Result<(), Failure> {
     let AddArgs {
         name,
         url,
-        sse,
+        transport,
         headers,
         env,
         agents,
         command,
         ..
     } = args;
-    if url.is_none() && (sse || !headers.is_empty()) {
-        return Err(Usage("--sse and --header go with --url".into()));
+    if url.is_none() && (transport.is_some() || !headers.is_empty()) {
+        return Err(Usage("--transport and --header go with --url".into()));
     }
     let mut secrets: Secrets = Vec::new();
     let server = match url {
@@ -277,11 +283,7 @@ fn add(path: &Path, args: AddArgs) -> Result<(), Failure> {
             }
             Server::Remote {
                 url,
-                transport: if sse {
-                    RemoteTransport::Sse
-                } else {
-                    RemoteTransport::StreamableHttp
-                },
+                transport: transport.unwrap_or_default(),
                 headers: map,
             }
         }

@@ -83,7 +83,8 @@ fn add_list_disable_enable_remove() {
         "docs",
         "--url",
         "https://docs.example.com/mcp",
-        "--sse",
+        "--transport",
+        "sse",
         "--header",
         "Accept-Language: en",
         "--agent",
@@ -192,7 +193,11 @@ fn usage_errors_exit_2_and_change_nothing() {
             &["add", "x", "--url", "https://e.com", "--", "npx"],
             "cannot be used with",
         ),
-        (&["add", "x", "--sse", "--", "npx"], "go with --url"),
+        (&["add", "x", "--transport", "sse", "--", "npx"], "go with --url"),
+        (
+            &["add", "x", "--url", "https://x.example/mcp", "--transport", "ws"],
+            "\"http\" or \"sse\"",
+        ),
         (&["add", "x", "--header", "A: b", "--", "npx"], "go with --url"),
         (
             &["add", "x", "--url", "https://e.com", "--env", "A=b"],

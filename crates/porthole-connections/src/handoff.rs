@@ -156,7 +156,12 @@ impl Plan {
                     Some(t) => !matches!(t.state(&c.name, url).await, Ok(SignInState::SignedOut) | Err(_)),
                     None => false,
                 };
-                if *transport == RemoteTransport::Sse {
+                // Each transport's way to the agent (a new one is a compiler error here).
+                let legacy_sse = match transport {
+                    RemoteTransport::StreamableHttp => false,
+                    RemoteTransport::Sse => true,
+                };
+                if legacy_sse {
                     if signed_in || headers.values().any(EnvValue::is_secret) {
                         return Err(
                             "a legacy SSE server with sign-in or secret headers cannot go through \

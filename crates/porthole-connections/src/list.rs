@@ -19,6 +19,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use porthole_elicitation::loopback::is_loopback_host;
 use serde::Deserialize;
@@ -70,13 +71,41 @@ pub enum Server {
     },
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How a remote server is spoken to: the one type the file, the hand-off, the window and the
+/// CLI use, so a transport added here is a compiler error wherever one must be handled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum RemoteTransport {
     /// MCP's Streamable HTTP (`"transport": "http"` in the file).
     #[default]
+    #[serde(rename = "http")]
     StreamableHttp,
     /// The older HTTP+SSE transport (`"transport": "sse"`).
+    #[serde(rename = "sse")]
     Sse,
+}
+
+impl RemoteTransport {
+    /// Every transport, for choices offered (the CLI's `--transport`).
+    pub const ALL: [RemoteTransport; 2] = [RemoteTransport::StreamableHttp, RemoteTransport::Sse];
+
+    /// Its name in the file, the CLI and the window (`http`, `sse`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RemoteTransport::StreamableHttp => "http",
+            RemoteTransport::Sse => "sse",
+        }
+    }
+}
+
+impl std::str::FromStr for RemoteTransport {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL.into_iter().find(|t| t.name() == s).ok_or_else(|| {
+            let names: Vec<String> = Self::ALL.iter().map(|t| format!("\"{}\"", t.name())).collect();
+            format!("`transport` is {}", names.join(" or "))
+        })
+    }
 }
 
 /// A variable's or a header's value.
@@ -253,10 +282,7 @@ impl Connection {
 
 impl fmt::Display for RemoteTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            RemoteTransport::StreamableHttp => "http",
-            RemoteTransport::Sse => "sse",
-        })
+        f.write_str(self.name())
     }
 }
 
@@ -531,10 +557,9 @@ fn from_json(name: &str, value: &Value) -> Result<Connection, String> {
     let server = if remote {
         let url = Url::parse(&string("url")?).map_err(|e| format!("`url` is not a URL ({e})"))?;
         let transport = match entry.get("transport") {
-            None => RemoteTransport::StreamableHttp,
-            Some(Value::String(t)) if t == "http" => RemoteTransport::StreamableHttp,
-            Some(Value::String(t)) if t == "sse" => RemoteTransport::Sse,
-            Some(_) => return Err("`transport` is \"http\" or \"sse\"".into()),
+            None => RemoteTransport::default(),
+            Some(Value::String(t)) => t.parse()?,
+            Some(_) => return Err(RemoteTransport::from_str("").unwrap_err()),
         };
         Server::Remote {
             url,

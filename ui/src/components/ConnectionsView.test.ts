@@ -144,6 +144,21 @@ describe("the Connections view", () => {
     await waitFor(() => expect(reads()).toBeGreaterThan(before));
   });
 
+  it("offers every transport Rust has, and sends the one chosen; the list says a connection's", async () => {
+    const { backend } = await boot();
+    const docs = await row("docs");
+    expect(within(docs).getByText(/\(HTTP\+SSE\)/)).toBeTruthy();
+    await fireEvent.click(screen.getByRole("button", { name: "Add…" }));
+    const form = screen.getByRole("form", { name: "Add a connection" });
+    const transport = within(form).getByLabelText("Transport") as HTMLSelectElement;
+    expect([...transport.options].map((o) => o.value)).toEqual(["http", "sse"]);
+    await fireEvent.input(within(form).getByLabelText("Name"), { target: { value: "legacy" } });
+    await fireEvent.input(within(form).getByLabelText("URL"), { target: { value: "http://127.0.0.1:8931/sse" } });
+    await fireEvent.change(transport, { target: { value: "sse" } });
+    await fireEvent.submit(form);
+    expect(backend.calls).toContainEqual({ cmd: "mcp_add", args: { name: "legacy", server: { kind: "remote", url: "http://127.0.0.1:8931/sse", transport: "sse" } } });
+  });
+
   it("adds a remote and a stdio connection from the form, and says what is wrong", async () => {
     const { backend } = await boot();
     await row("github");
@@ -152,7 +167,7 @@ describe("the Connections view", () => {
     await fireEvent.input(within(form).getByLabelText("Name"), { target: { value: "notes" } });
     await fireEvent.input(within(form).getByLabelText("URL"), { target: { value: "https://mcp.notes.example/mcp" } });
     await fireEvent.submit(form);
-    expect(backend.calls).toContainEqual({ cmd: "mcp_add", args: { name: "notes", server: { kind: "remote", url: "https://mcp.notes.example/mcp", sse: false } } });
+    expect(backend.calls).toContainEqual({ cmd: "mcp_add", args: { name: "notes", server: { kind: "remote", url: "https://mcp.notes.example/mcp", transport: "http" } } });
     const notes = await row("notes");
     expect(within(notes).getByRole("button", { name: "Sign in" })).toBeTruthy();
 
@@ -191,11 +206,11 @@ describe("the Connections view", () => {
       problem: null,
       connections: [
         {
-          name: "evil", server: { kind: "remote", url: "https://x.example/<img src=x onerror=alert(1)>", sse: false }, enabled: true,
+          name: "evil", server: { kind: "remote", url: "https://x.example/<img src=x onerror=alert(1)>", transport: "http" }, enabled: true,
           agents: null, secrets: [], signIn: { state: "signedOut" }, sessions: [],
         },
         {
-          name: "pat", server: { kind: "remote", url: "https://pat.example/mcp", sse: false }, enabled: true,
+          name: "pat", server: { kind: "remote", url: "https://pat.example/mcp", transport: "http" }, enabled: true,
           agents: ["gone-agent"], secrets: ["header authorization"], signIn: { state: "signedOut" }, sessions: ["not-open-any-more"],
         },
       ],

@@ -39,7 +39,7 @@ interface MockState {
 function mockConnections(): Omit<McpConnectionView, "sessions">[] {
   return [
     {
-      name: "github", server: { kind: "remote", url: "https://api.githubcopilot.com/mcp/", sse: false }, enabled: true, agents: null,
+      name: "github", server: { kind: "remote", url: "https://api.githubcopilot.com/mcp/", transport: "http" }, enabled: true, agents: null,
       secrets: [], signIn: { state: "signedIn", expiresAt: Math.floor(Date.now() / 1000) + 3600, scopes: ["repo", "read:org"] },
     },
     {
@@ -47,11 +47,11 @@ function mockConnections(): Omit<McpConnectionView, "sessions">[] {
       enabled: true, agents: null, secrets: ["TOKEN"], signIn: { state: "notNeeded" },
     },
     {
-      name: "tracker", server: { kind: "remote", url: "https://mcp.tracker.example/mcp?api_key=…", sse: false }, enabled: true,
+      name: "tracker", server: { kind: "remote", url: "https://mcp.tracker.example/mcp?api_key=…", transport: "http" }, enabled: true,
       agents: ["claude-code", "codex"], secrets: [], signIn: { state: "expired", reason: "the server refused the refresh token (invalid_grant)" },
     },
     {
-      name: "docs", server: { kind: "remote", url: "http://127.0.0.1:8931/sse", sse: true }, enabled: false, agents: null,
+      name: "docs", server: { kind: "remote", url: "http://127.0.0.1:8931/sse", transport: "sse" }, enabled: false, agents: null,
       secrets: [], signIn: { state: "signedOut" },
     },
   ];
@@ -417,7 +417,7 @@ export class MockBackend implements Backend {
       const [command = "", ...args] = server.kind === "stdio" ? server.commandLine.trim().split(/\s+/) : [];
       this.#mcp.push({
         name,
-        server: server.kind === "remote" ? { kind: "remote", url: server.url, sse: server.sse } : { kind: "stdio", command, args },
+        server: server.kind === "remote" ? { kind: "remote", url: server.url, transport: server.transport } : { kind: "stdio", command, args },
         enabled: true, agents: null, secrets: [], signIn: server.kind === "remote" ? { state: "signedOut" } : { state: "notNeeded" },
       });
     },

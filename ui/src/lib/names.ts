@@ -1,4 +1,4 @@
-import type { AgentIdentity, ConnectionState, Elicitation, PermissionRequest, Scope, SessionView } from "./protocol";
+import type { AgentIdentity, ConnectionState, Elicitation, PermissionRequest, RemoteTransport, Scope, SessionView } from "./protocol";
 import { revealHidden } from "./url";
 
 /** The agent's name as a person should see it: text-direction and invisible characters shown, not applied. */
@@ -18,6 +18,14 @@ export function askerOf(d: Pick<Elicitation, "agent" | "mcp"> | Pick<PermissionR
   const where = d.mcp.host ? ` · ${revealHidden(d.mcp.host)}` : " · runs on this computer";
   return { heading: `The ${server}`, who: `the ${server}`, via: `(through ${agent}'s session${where})` };
 }
+
+/** A remote MCP server's transport as the person reads it: the Add form's choice and the
+ *  connection's facts ("" for the default, which needs no word). Every transport must have
+ *  one: svelte-check names this line when Rust adds one. */
+export const TRANSPORT_TEXT: Record<RemoteTransport, { choice: string; fact: string }> = {
+  http: { choice: "Streamable HTTP (most servers)", fact: "" },
+  sse: { choice: "The older HTTP+SSE transport", fact: " (HTTP+SSE)" },
+};
 
 /** What Porthole was doing when an agent asked something outside a session. */
 const DURING_TEXT: Record<string, string> = {

@@ -23,7 +23,7 @@ export type {
 import type {
   AgentProfile, AppEvent, ConnectionState, AppSettings, AppSnapshot, Attachment, AuthMethodView, Connection, DialogView, InstallProgress,
   PermissionRuleView, ProxyView, SessionView, WindowState, DialogOrigin, RegistryAgentView, RegistryListing, HistoryExport, InspectorEntry, ProtocolLog, SessionList,
-  StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported,
+  StoredSession, PerfStats, McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported, RemoteTransport,
   McpAppView, McpToolResult, McpAppPermissions, AppPermission,
   McpRegistryResults, McpRegistryState, McpRegistryEntryView, McpRegistryWay, McpRegistryChoice, McpRegistryForm, McpRegistryCheck,
   McpRegistryAdded,
@@ -82,7 +82,7 @@ import type { DomainMark, HistoryEntry, HistoryFilter, HistoryPage, PermissionDe
 export type { DomainMark, HistoryEntry, HistoryFilter, HistoryPage, PermissionDetail };
 
 // ---------- MCP connections (the Connections view): generated (porthole-app's mcp_view.rs) ----------
-export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported };
+export type { McpConnectionList, McpConnectionView, McpServerView, McpSignIn, McpTool, McpNewServer, McpImported, RemoteTransport };
 // The MCP Registry view ("Add from the registry…"): generated (porthole-app's mcp_registry_view.rs).
 export type {
   McpRegistryResults, McpRegistryState, McpRegistryEntryView, McpRegistryWay, McpRegistryChoice, McpRegistryForm, McpRegistryCheck,

@@ -252,7 +252,9 @@ export type RegistryListing = { source: string,
  */
 offline: string | null, problems: Array<string>, agents: Array<RegistryAgentView>, };
 
-export type McpServerView = { "kind": "remote", url: string, sse: boolean, } | { "kind": "stdio", command: string, args: Array<string>, };
+export type RemoteTransport = "http" | "sse";
+
+export type McpServerView = { "kind": "remote", url: string, transport: RemoteTransport, } | { "kind": "stdio", command: string, args: Array<string>, };
 
 export type McpSignIn = { "state": "notNeeded" } | { "state": "signedOut" } | { "state": "signedIn", 
 /**
@@ -286,7 +288,7 @@ problem: string | null, connections: Array<McpConnectionView>, };
 
 export type McpTool = { name: string, description: string | null, };
 
-export type McpNewServer = { "kind": "remote", url: string, sse: boolean, } | { "kind": "stdio", commandLine: string, };
+export type McpNewServer = { "kind": "remote", url: string, transport: RemoteTransport, } | { "kind": "stdio", commandLine: string, };
 
 export type McpImported = { 
 /**
