@@ -401,10 +401,9 @@ fn shown_keys<'a>(keys: impl Iterator<Item = &'a String>) -> String {
 /// A connection in one line: its URL or command line, and where it goes.
 fn describe(c: &Connection) -> String {
     let mut out = match &c.server {
-        Server::Remote { url, transport, .. } => match transport {
-            RemoteTransport::StreamableHttp => url.to_string(),
-            RemoteTransport::Sse => format!("{url} (sse)"),
-        },
+        // The default transport goes unsaid; any other by its name.
+        Server::Remote { url, transport, .. } if *transport == RemoteTransport::default() => url.to_string(),
+        Server::Remote { url, transport, .. } => format!("{url} ({transport})"),
         Server::Stdio { command, args, .. } => std::iter::once(command)
             .chain(args)
             .map(String::as_str)
