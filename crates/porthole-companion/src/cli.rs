@@ -65,15 +65,13 @@ pub fn main(args: &[String], launcher: Option<Launcher>, connections: Option<Con
             return 2;
         }
     };
+    if parsed.connections && connections.is_none() {
+        // Before any thread or runtime: the helper gets this process as it came.
+        return crate::helper::exec(args);
+    }
     let mut opts = ProxyOptions::new(parsed.agent);
     opts.always = parsed.always;
-    if parsed.connections {
-        match connections {
-            Some(hook) => opts.connections = Some(hook),
-            // Before any thread or runtime: the helper gets this process as it came.
-            None => return crate::helper::exec(args),
-        }
-    }
+    opts.connections = connections.filter(|_| parsed.connections);
     if launcher.is_some() {
         opts.launcher = launcher;
     }
