@@ -98,7 +98,9 @@ fn main() {
     if let Some(Mode::Proxy { args }) = &args.mode {
         // This program is the app the proxy starts when none runs.
         let launcher = porthole_companion::launcher::Launcher::this_program();
-        std::process::exit(porthole_companion::cli::main(args, launcher));
+        // With the connections linked in (this program has them anyway): `--connections` runs
+        // here, where the slim `porthole-proxy` execs `porthole-proxy-connections`.
+        std::process::exit(porthole_proxy_connections::proxy_main(args, launcher));
     }
     if let Some(Mode::McpBridge { pipe, url }) = &args.mode {
         std::process::exit(porthole_app::mcp_bridge(url, *pipe));

@@ -42,6 +42,10 @@ impl Editor {
         agent: &Path,
     ) -> Editor {
         let proxy = workspace_bin("porthole-companion", "porthole-proxy");
+        if flags.contains(&"--connections") {
+            // The slim proxy runs this in its own place for `--connections`, from beside it.
+            workspace_bin("porthole-proxy-connections", "porthole-proxy-connections");
+        }
         let mut command = Command::new(proxy);
         command
             .args(flags)

@@ -2,6 +2,7 @@
 //! app's `proxy` subcommand and the standalone `porthole-proxy`.
 
 use crate::launcher::Launcher;
+use crate::mcp_hook::ConnectionsHook;
 use crate::relay::{ProxyOptions, run_proxy};
 
 pub const USAGE: &str = "usage: porthole proxy [--always] [--connections] -- AGENT [ARGS...]\n\
@@ -53,7 +54,10 @@ fn agent(mut parsed: Parsed, command: Vec<String>) -> Result<Parsed, String> {
 
 /// Run the proxy on this process's stdin and stdout; returns the exit code.
 /// `launcher` starts the app when none runs (`None`: look for it, see [`Launcher::find`]).
-pub fn main(args: &[String], launcher: Option<Launcher>) -> i32 {
+/// `connections` makes the person's MCP connections for `--connections`; `None` (the slim
+/// `porthole-proxy`, which does not link them): `--connections` runs `porthole-proxy-connections`
+/// in place of this process (`helper.rs`).
+pub fn main(args: &[String], launcher: Option<Launcher>, connections: Option<ConnectionsHook>) -> i32 {
     let parsed = match parse(args) {
         Ok(parsed) => parsed,
         Err(usage) => {
@@ -61,9 +65,13 @@ pub fn main(args: &[String], launcher: Option<Launcher>) -> i32 {
             return 2;
         }
     };
+    if parsed.connections && connections.is_none() {
+        // Before any thread or runtime: the helper gets this process as it came.
+        return crate::helper::exec(args);
+    }
     let mut opts = ProxyOptions::new(parsed.agent);
     opts.always = parsed.always;
-    opts.connections = parsed.connections;
+    opts.connections = connections.filter(|_| parsed.connections);
     if launcher.is_some() {
         opts.launcher = launcher;
     }

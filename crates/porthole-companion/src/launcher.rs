@@ -15,7 +15,8 @@ pub struct Launcher {
 }
 
 impl Launcher {
-    /// `$PORTHOLE_APP`, else `porthole` beside this program, else `porthole` on the PATH.
+    /// `$PORTHOLE_APP`, else `porthole` beside this program (or in `../../bin/` from it: the
+    /// packages' `/usr/lib/porthole/porthole-proxy-connections`), else `porthole` on the PATH.
     /// The app starts as a companion: its window, no agent of its own.
     pub fn find() -> Option<Launcher> {
         let args = vec!["--companion".to_string()];
@@ -27,8 +28,7 @@ impl Launcher {
         }
         let beside = std::env::current_exe()
             .ok()
-            .and_then(|exe| exe.parent().map(|d| d.join("porthole")))
-            .filter(|p| p.is_file());
+            .and_then(|exe| exe.parent().and_then(installed_beside));
         let on_path = || {
             std::env::var_os("PATH").and_then(|path| {
                 std::env::split_paths(&path)
@@ -64,9 +64,35 @@ impl Launcher {
     }
 }
 
+/// The app installed with the program in `dir`: beside it, or in `../../bin/` (a helper in
+/// `/usr/lib/porthole/`, the app in `/usr/bin/`).
+fn installed_beside(dir: &std::path::Path) -> Option<PathBuf> {
+    [dir.join("porthole"), dir.join("../../bin/porthole")]
+        .into_iter()
+        .find(|p| p.is_file())
+}
+
 /// Whether a window can be shown: an X11 or Wayland display is set.
 pub fn display_available() -> bool {
     ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|d| !d.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_app_is_found_beside_the_program_or_in_bin_from_lib_porthole() {
+        let root = tempfile::tempdir().unwrap();
+        let bin = root.path().join("usr/bin");
+        let lib = root.path().join("usr/lib/porthole");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&lib).unwrap();
+        assert_eq!(installed_beside(&lib), None);
+        std::fs::write(bin.join("porthole"), "").unwrap();
+        assert_eq!(installed_beside(&bin), Some(bin.join("porthole")));
+        assert_eq!(installed_beside(&lib), Some(lib.join("../../bin/porthole")));
+    }
 }

@@ -16,14 +16,20 @@
 //! - `preference`: who answers when the editor can (the person's choice in Porthole's Settings).
 //! - `relay`: the proxy itself.
 //! - `launcher`: starting the app when it is not running.
-//! - `connections`: `--connections`, the person's MCP connections added to the editor's sessions.
+//! - `mcp_hook`: what `--connections` (the person's MCP connections added to the editor's
+//!   sessions) plugs into the relay; `helper`: the slim `porthole-proxy` execs
+//!   `porthole-proxy-connections` for it, which links the connections stack this crate does not.
+//!
+//! This crate links neither porthole-core (the ACP SDK) nor porthole-connections (HTTP, TLS,
+//! OAuth, the keyring over D-Bus): an editor starts `porthole-proxy` for every agent, to relay
+//! lines. `tests/slim.rs` keeps it so.
 
 pub mod capabilities;
 pub mod cli;
-pub mod connections;
+pub mod helper;
 pub mod launcher;
 pub mod link;
-pub mod mcp_questions;
+pub mod mcp_hook;
 pub mod peek;
 pub mod preference;
 pub mod questions;
@@ -32,6 +38,6 @@ pub mod socket;
 
 pub use relay::{ProxyOptions, run_proxy};
 
-/// The framing limit of both sides of the relay and of the link: core's (the framing is core's
-/// too, `porthole_core::framing`).
-pub const MAX_LINE_BYTES: usize = porthole_core::transport::DEFAULT_MAX_LINE_BYTES;
+/// The framing limit of both sides of the relay and of the link: the one framing's
+/// (`porthole-framing`, which core's transport reads through too).
+pub const MAX_LINE_BYTES: usize = porthole_framing::DEFAULT_MAX_LINE_BYTES;

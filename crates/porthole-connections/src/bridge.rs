@@ -7,10 +7,17 @@
 //!   messages outside a request arrive on the GET stream. An event stream that ends before
 //!   its request's answer is resumed (`Last-Event-ID`, after the server's `retry`).
 //! - Pipe mode (`--pipe`): an HTTP upgrade to the gateway's stdio host, then bytes both ways.
+//!
+//! Event streams are parsed by `eventsource-stream` (see `Resumption`). rmcp's streamable HTTP
+//! client transport was the other candidate; it does not fit a bridge: it parses every message
+//! into its own JSON-RPC types (an extension's or a newer revision's message would be changed
+//! or refused, where the bridge passes lines through as they are) and expects to be the MCP
+//! client itself, while here the agent is.
 
 use std::sync::{Arc, Mutex};
 
 use bytes::BytesMut;
+use eventsource_stream::{Event, Eventsource};
 use futures::StreamExt;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
@@ -298,11 +305,11 @@ async fn post(
     if is_initialized {
         start_listening(client, url, session, lines);
     }
-    let mut events = SseLines::default();
-    let answered = pump(answer, session, lines, &mut events, id.as_ref()).await;
+    let mut resumption = Resumption::default();
+    let answered = pump(answer, session, lines, &mut resumption, id.as_ref()).await;
     drop(reached);
     if let Some(id) = id.filter(|_| !answered) {
-        resume(client, url, session, lines, events, &id).await;
+        resume(client, url, session, lines, resumption, &id).await;
     }
 }
 
@@ -320,14 +327,14 @@ async fn resume(
     url: &Url,
     session: &Mutex<Session>,
     lines: &mpsc::Sender<String>,
-    mut events: SseLines,
+    mut resumption: Resumption,
     id: &serde_json::Value,
 ) {
     for _ in 0..RESUMPTIONS {
-        let Some(last) = events.last_id.clone() else {
+        let Some(last) = resumption.last_id.clone() else {
             break;
         };
-        tokio::time::sleep(events.retry.unwrap_or(DEFAULT_RETRY)).await;
+        tokio::time::sleep(resumption.retry.unwrap_or(DEFAULT_RETRY)).await;
         let mut request = client
             .get(url.clone())
             .header("Accept", "text/event-stream")
@@ -343,9 +350,7 @@ async fn resume(
         }
         match request.send().await {
             Ok(answer) if answer.status().is_success() => {
-                events.partial.clear();
-                events.data.clear();
-                if pump(answer, session, lines, &mut events, Some(id)).await {
+                if pump(answer, session, lines, &mut resumption, Some(id)).await {
                     return;
                 }
             }
@@ -388,7 +393,7 @@ fn start_listening(
             && answer.status().is_success()
         {
             let session = Mutex::new(Session::default());
-            pump(answer, &session, &lines, &mut SseLines::default(), None).await;
+            pump(answer, &session, &lines, &mut Resumption::default(), None).await;
         }
     });
 }
@@ -399,7 +404,7 @@ async fn pump(
     answer: reqwest::Response,
     session: &Mutex<Session>,
     lines: &mpsc::Sender<String>,
-    events: &mut SseLines,
+    resumption: &mut Resumption,
     request: Option<&serde_json::Value>,
 ) -> bool {
     let is_stream = answer
@@ -417,14 +422,14 @@ async fn pump(
         return true;
     }
     let mut answered = false;
-    let mut stream = answer.bytes_stream();
-    while let Some(Ok(chunk)) = stream.next().await {
-        for data in events.feed(&chunk) {
-            if let Some(value) = emit(data.as_bytes(), session, lines).await
-                && request.is_some_and(|id| is_answer_to(&value, id))
-            {
-                answered = true;
-            }
+    let mut events = answer.bytes_stream().eventsource();
+    // A transport error or a stream that is not UTF-8 ends it, as its end would.
+    while let Some(Ok(event)) = events.next().await {
+        if let Some(data) = resumption.note(&event)
+            && let Some(value) = emit(data.as_bytes(), session, lines).await
+            && request.is_some_and(|id| is_answer_to(&value, id))
+        {
+            answered = true;
         }
     }
     answered
@@ -463,46 +468,29 @@ async fn fail(lines: &mpsc::Sender<String>, id: Option<serde_json::Value>, messa
     }
 }
 
-/// Server-Sent Events, only as far as MCP uses them: `data:` lines joined until a blank line;
-/// the last event `id` and the `retry` wait kept for resumption.
+/// What an event stream said for taking it up again: its last event id and its `retry` wait.
+/// The events themselves are read by `eventsource-stream` (the SSE parsing of the HTML spec:
+/// fields, comments, CR/LF/CRLF line ends, multi-line data, a BOM, chunks split anywhere).
 #[derive(Default)]
-struct SseLines {
-    partial: Vec<u8>,
-    data: String,
+struct Resumption {
     last_id: Option<String>,
     retry: Option<std::time::Duration>,
 }
 
-impl SseLines {
-    fn feed(&mut self, chunk: &[u8]) -> Vec<String> {
-        let mut out = Vec::new();
-        self.partial.extend_from_slice(chunk);
-        while let Some(at) = self.partial.iter().position(|&b| b == b'\n') {
-            let raw: Vec<u8> = self.partial.drain(..=at).collect();
-            let line = String::from_utf8_lossy(&raw);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if line.is_empty() {
-                if !self.data.is_empty() {
-                    out.push(std::mem::take(&mut self.data));
-                }
-            } else if let Some(value) = line.strip_prefix("data:") {
-                if !self.data.is_empty() {
-                    self.data.push('\n');
-                }
-                self.data.push_str(value.strip_prefix(' ').unwrap_or(value));
-            } else if let Some(value) = line.strip_prefix("id:") {
-                // An id with NUL is ignored (the SSE spec); an empty one resets it.
-                let value = value.strip_prefix(' ').unwrap_or(value);
-                if !value.contains('\0') {
-                    self.last_id = Some(value.to_string()).filter(|v| !v.is_empty());
-                }
-            } else if let Some(value) = line.strip_prefix("retry:")
-                && let Ok(ms) = value.trim().parse::<u64>()
-            {
-                self.retry = Some(std::time::Duration::from_millis(ms.min(60_000)));
-            }
+impl Resumption {
+    /// Notes `event`'s id and `retry`; its data, unless empty (MCP's priming event, an id and
+    /// empty data, that a stream can be resumed from).
+    fn note<'e>(&mut self, event: &'e Event) -> Option<&'e str> {
+        // The parser carries the last id from event to event within one stream. Across a
+        // resumption the new stream starts without one, so an empty id keeps the one before
+        // (the spec's reset by an empty `id:` is not followed: no MCP server sends it).
+        if !event.id.is_empty() {
+            self.last_id = Some(event.id.clone());
         }
-        out
+        if let Some(retry) = event.retry {
+            self.retry = Some(retry.min(std::time::Duration::from_secs(60)));
+        }
+        Some(event.data.as_str()).filter(|d| !d.is_empty())
     }
 }
 
@@ -510,18 +498,46 @@ impl SseLines {
 mod tests {
     use super::*;
 
-    #[test]
-    fn events_are_joined_across_chunks_and_lines() {
-        let mut sse = SseLines::default();
-        assert!(sse.feed(b"event: message\ndata: {\"a\":").is_empty());
-        assert_eq!(
-            sse.feed(b"1}\n\n: comment\n\ndata: [1,\r\ndata: 2]\r\n\r\n"),
-            vec!["{\"a\":1}", "[1,\n2]"]
-        );
-        assert_eq!(sse.last_id, None);
-        assert!(sse.feed(b"id: e-1\nretry: 500\ndata: \n\n").is_empty());
-        assert_eq!(sse.last_id.as_deref(), Some("e-1"));
-        assert_eq!(sse.retry, Some(std::time::Duration::from_millis(500)));
+    /// The data of each event of `chunks` (as they came off the wire), and what was noted.
+    async fn read(chunks: &[&'static [u8]], resumption: &mut Resumption) -> Vec<String> {
+        let wire = futures::stream::iter(chunks.iter().map(|c| Ok::<_, std::convert::Infallible>(*c)));
+        let mut events = wire.eventsource();
+        let mut data = Vec::new();
+        while let Some(Ok(event)) = events.next().await {
+            data.extend(resumption.note(&event).map(str::to_string));
+        }
+        data
+    }
+
+    #[tokio::test]
+    async fn events_are_joined_across_chunks_and_lines() {
+        let mut resumption = Resumption::default();
+        let data = read(
+            &[
+                b"event: message\ndata: {\"a\":",
+                b"1}\n\n: comment\n\ndata: [1,\r\ndata: 2]\r\n\r\n",
+            ],
+            &mut resumption,
+        )
+        .await;
+        assert_eq!(data, ["{\"a\":1}", "[1,\n2]"]);
+        assert_eq!(resumption.last_id, None);
+        // A priming event: an id and empty data, nothing to pass on.
+        let data = read(&[b"id: e-1\nretry: 500\ndata: \n\n"], &mut resumption).await;
+        assert!(data.is_empty(), "{data:?}");
+        assert_eq!(resumption.last_id.as_deref(), Some("e-1"));
+        assert_eq!(resumption.retry, Some(std::time::Duration::from_millis(500)));
+        // The resumed stream: its events without an id keep the last one; a new id replaces it.
+        let data = read(&[b"data: 3\n\n"], &mut resumption).await;
+        assert_eq!(data, ["3"]);
+        assert_eq!(resumption.last_id.as_deref(), Some("e-1"));
+        read(
+            &[b"id: e-2\ndata: 4\n\nretry: 999999\ndata: 5\n\n"],
+            &mut resumption,
+        )
+        .await;
+        assert_eq!(resumption.last_id.as_deref(), Some("e-2"));
+        assert_eq!(resumption.retry, Some(std::time::Duration::from_secs(60)));
     }
 
     #[test]

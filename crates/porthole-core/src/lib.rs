@@ -21,7 +21,6 @@ pub mod api_key;
 pub mod broker;
 pub mod client;
 pub mod events;
-pub mod framing;
 pub mod fs_access;
 mod initialize;
 pub mod inspector;
@@ -35,6 +34,8 @@ pub mod terminal;
 pub mod transport;
 
 pub use agent_client_protocol as acp;
+/// The one line framing (its own leaf crate, which the companion's proxy uses without core).
+pub use porthole_framing as framing;
 /// The options of the permission dialog an MCP App's tool call brings
 /// ([`AgentClient::ask_app_permission`]).
 pub mod app_permission {

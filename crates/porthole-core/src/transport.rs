@@ -12,8 +12,8 @@ use tokio::io::AsyncRead;
 
 use crate::framing::{LineReader, Piece};
 
-/// Default cap on one incoming line. Prompts and replays carry images, so it is generous.
-pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+/// Default cap on one incoming line: the framing's, shared with the companion's proxy.
+pub use porthole_framing::DEFAULT_MAX_LINE_BYTES;
 
 /// The method of the synthetic request we substitute for an oversized incoming request,
 /// so that the SDK answers the original id with a clear error instead of leaving it hanging.

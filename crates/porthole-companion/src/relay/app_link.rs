@@ -10,11 +10,10 @@ use tokio::sync::mpsc;
 
 use super::{Relay, line_of};
 use crate::link::{self, Control};
-use crate::mcp_questions::AppLink;
+use crate::mcp_hook::{AppLink, BoxFuture};
 use crate::peek::peek;
 use crate::questions::Kind;
-use porthole_connections::gateway::BoxFuture;
-use porthole_core::framing::{LineReader, Piece};
+use porthole_framing::{LineReader, Piece};
 
 /// Lines waiting for the app's socket; the live view's copies are dropped beyond it.
 const LINK_CAPACITY: usize = 1024;
@@ -217,7 +216,7 @@ impl Relay {
                             if let Some(mcp) = &self.mcp {
                                 let answer = result
                                     .ok_or_else(|| error.unwrap_or_else(|| "Porthole sent no answer".into()));
-                                mcp.questions().answered(id, answer);
+                                mcp.answered(id, answer);
                             }
                         }
                         Err(e) => tracing::debug!("unknown control message from the app ({e}): dropped"),
@@ -228,7 +227,7 @@ impl Relay {
             }
         }
         if let Some(mcp) = &self.mcp {
-            mcp.questions().link_lost();
+            mcp.link_lost();
         }
         let held: Vec<(String, Kind)> = {
             let mut state = self.state();
@@ -252,7 +251,7 @@ impl Relay {
     }
 }
 
-/// How the connections' questions reach the app (`mcp_questions.rs`).
+/// How the connections' questions reach the app (`mcp_hook.rs`).
 impl AppLink for Relay {
     fn reach(&self) -> BoxFuture<'_, Result<mpsc::Sender<Vec<u8>>, String>> {
         Box::pin(async move {

@@ -50,7 +50,7 @@ use tokio::sync::{Notify, mpsc};
 
 use crate::launcher::Launcher;
 use crate::link::{self, Control};
-use crate::mcp_questions::AppLink;
+use crate::mcp_hook::{AppLink, ConnectionsHook, McpConnections};
 use crate::questions::Kind;
 use agent::AgentInput;
 
@@ -72,10 +72,9 @@ pub struct ProxyOptions {
     /// How often to look for an app while none is connected (it may be opened later).
     pub retry_every: Duration,
     pub max_line: usize,
-    /// Add the person's MCP connections to the editor's session requests (`--connections`).
-    pub connections: bool,
-    /// The connections file (default: `PORTHOLE_CONNECTIONS_FILE`, else the config folder's).
-    pub connections_file: Option<PathBuf>,
+    /// Add the person's MCP connections to the editor's session requests (`--connections`):
+    /// how they are made (`porthole-proxy-connections`; this crate does not link them).
+    pub connections: Option<ConnectionsHook>,
 }
 
 impl ProxyOptions {
@@ -89,8 +88,7 @@ impl ProxyOptions {
             app_wait: Duration::from_secs(20),
             retry_every: Duration::from_secs(3),
             max_line: crate::MAX_LINE_BYTES,
-            connections: false,
-            connections_file: None,
+            connections: None,
         }
     }
 }
@@ -126,7 +124,7 @@ struct State {
     link_lost: bool,
     /// "answered cancel" was said on stderr for the current outage.
     said_unavailable: bool,
-    /// MCP connections' questions waiting for a link to the app (`mcp_questions.rs`).
+    /// MCP connections' questions waiting for a link to the app (`mcp_hook.rs`).
     mcp_waiting: usize,
 }
 
@@ -139,7 +137,7 @@ struct Relay {
     /// Asks the link manager to reach the app now (an elicitation waits).
     wanted: Notify,
     /// Set with `--connections`.
-    mcp: Option<crate::connections::ProxyConnections>,
+    mcp: Option<Arc<dyn McpConnections>>,
 }
 
 impl Relay {
@@ -183,10 +181,7 @@ where
         Err(code) => return code,
     };
     let (to_agent, agent_rx) = mpsc::channel(256);
-    let mcp = opts.connections.then(|| {
-        let over_agent = crate::preference::porthole_answers_mcp(opts.settings_file.as_deref());
-        crate::connections::ProxyConnections::new(opts.connections_file.clone(), over_agent)
-    });
+    let mcp = opts.connections.as_ref().map(|hook| hook.make(&opts));
     let relay = Arc::new(Relay {
         cwd: std::env::current_dir()
             .map(|d| d.display().to_string())
@@ -201,7 +196,7 @@ where
     if let Some(mcp) = &relay.mcp {
         let weak = Arc::downgrade(&relay);
         let link: std::sync::Weak<dyn AppLink> = weak;
-        mcp.questions().attach(link);
+        mcp.attach(link);
     }
     let writer = tokio::spawn(agent::write_agent(agent_in, agent_rx));
     let manager = tokio::spawn(relay.clone().manage_link());

@@ -11,7 +11,7 @@ use super::{EditorRequest, Relay, line_of};
 use crate::link::{self, Control};
 use crate::peek::{SESSION_UPDATE_PREFIX, peek};
 use crate::questions::Kind;
-use porthole_core::framing::{LineReader, Piece};
+use porthole_framing::{LineReader, Piece};
 
 /// Questions held while the app is being reached; beyond this the agent gets `cancel` at once.
 const MAX_QUEUED: usize = 64;

@@ -3,6 +3,10 @@
 //! arguments or its environment. The bridge (a child of the agent) asks for an HTTP upgrade
 //! to `porthole-stdio`, and the connection then carries the server's stdin and stdout as
 //! they are.
+//!
+//! The server runs in a process group of its own (porthole-process): when the connection ends,
+//! the whole group is killed, so what the server started (`npx`'s node, a shell's children)
+//! goes with it. tokio's `kill_on_drop` reached the leader only.
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -61,12 +65,13 @@ pub(super) fn attach(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // A server's stderr may echo its environment; it goes nowhere.
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
+        .stderr(Stdio::null());
     if let Some(cwd) = &server.cwd {
         command.current_dir(cwd);
     }
-    let mut child = match command.spawn() {
+    // No parent-death signal: it fires when the spawning *thread* ends, and this runs on any
+    // worker of the gateway's runtime. A dropped group is killed whole (the gateway's end).
+    let mut group = match porthole_process::spawn(command, None) {
         Ok(c) => c,
         Err(e) => {
             let reason = format!("cannot start `{}`: {e}", server.command);
@@ -78,6 +83,7 @@ pub(super) fn attach(
             return plain(StatusCode::BAD_GATEWAY, &reason);
         }
     };
+    let child = group.child_mut();
     let (Some(mut stdin), Some(mut stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return plain(StatusCode::BAD_GATEWAY, "the server's pipes are missing");
     };
@@ -87,7 +93,8 @@ pub(super) fn attach(
         };
         let (mut from_bridge, mut to_bridge) = tokio::io::split(TokioIo::new(upgraded));
         // The bridge's EOF closes the server's stdin and lets it finish its output; the
-        // server's EOF (or exit) ends the connection. Either way the server is then killed.
+        // server's EOF (or exit) ends the connection. Either way the server's group is then
+        // killed.
         let up = async move {
             let _ = tokio::io::copy(&mut from_bridge, &mut stdin).await;
             drop(stdin);
@@ -102,7 +109,8 @@ pub(super) fn attach(
             _ = up => {}
             _ = down => {}
         }
-        let _ = child.start_kill();
+        group.kill();
+        let _ = group.wait().await;
     });
     hyper::Response::builder()
         .status(StatusCode::SWITCHING_PROTOCOLS)

@@ -10,23 +10,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
+use porthole_companion::link::{self, Control};
+use porthole_companion::mcp_hook::AppLink;
 use porthole_connections::gateway::{Asker, BoxFuture, Questions, Unanswered};
 use porthole_connections::list::{Connection, Server};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-
-use crate::link::{self, Control};
-
-/// What the questions need of the relay: the link to the app, and the session to ask in.
-pub(crate) trait AppLink: Send + Sync {
-    /// The link to the app, reached (the app started if allowed) for a question; `Err`: why
-    /// there is none.
-    fn reach(&self) -> BoxFuture<'_, Result<mpsc::Sender<Vec<u8>>, String>>;
-    /// The link to the app when it is up now.
-    fn current(&self) -> Option<mpsc::Sender<Vec<u8>>>;
-    /// The editor's session a question is asked in: the last one opened.
-    fn session(&self) -> Option<String>;
-}
 
 /// The connections' questions waiting for the app's answers.
 #[derive(Default)]

@@ -2,10 +2,17 @@
 //! line Porthole reads from a peer. A line within the limit is handed over whole; a longer one
 //! is handed over in pieces as it arrives (memory stays at the limit), so the companion's
 //! relay can pass it through without looking at it, and core's transport can count it and
-//! keep only its head (`transport`).
+//! keep only its head.
+//!
+//! A crate of its own so that `porthole-proxy` (the companion) frames lines exactly as core
+//! does without linking core, the ACP SDK or anything else of the engine.
 
 use memchr::memchr;
 use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// The default cap on one line from a peer (an agent, an editor, the proxy's link). Prompts and
+/// replays carry images, so it is generous.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// What the reader produced.
 #[derive(Debug, PartialEq)]

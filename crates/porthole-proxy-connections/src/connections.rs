@@ -6,8 +6,9 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
+use porthole_companion::mcp_hook::{AppLink, BoxFuture, McpConnections};
 use porthole_connections::connector::{Connector, Handed};
 use porthole_connections::gateway::{GatewayEvent, PassOwner};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand};
@@ -50,11 +51,6 @@ impl ProxyConnections {
             over_agent,
             handed: tokio::sync::OnceCell::new(),
         }
-    }
-
-    /// The connections' questions, for the relay to link to the app.
-    pub(crate) fn questions(&self) -> &Arc<ProxyQuestions> {
-        &self.questions
     }
 
     async fn handed(&self, agent_init: Option<&Value>) -> &Handed {
@@ -142,18 +138,20 @@ impl ProxyConnections {
     }
 }
 
-/// `mcp-bridge [--pipe] URL`: the bridge an agent runs; returns the exit status.
-pub fn bridge_main(args: &[String]) -> i32 {
-    let pipe = args.iter().any(|a| a == "--pipe");
-    let Some(url) = args.iter().find(|a| !a.starts_with("--")) else {
-        eprintln!("usage: porthole-proxy mcp-bridge [--pipe] URL");
-        return 2;
-    };
-    match porthole_connections::bridge::run_blocking(url, pipe) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("porthole-proxy mcp-bridge: {e}");
-            1
-        }
+impl McpConnections for ProxyConnections {
+    fn add_to<'a>(&'a self, line: &'a [u8], agent_init: Option<&'a Value>) -> BoxFuture<'a, Option<Vec<u8>>> {
+        Box::pin(ProxyConnections::add_to(self, line, agent_init))
+    }
+
+    fn attach(&self, link: Weak<dyn AppLink>) {
+        self.questions.attach(link);
+    }
+
+    fn answered(&self, id: u64, answer: Result<Value, String>) {
+        self.questions.answered(id, answer);
+    }
+
+    fn link_lost(&self) {
+        self.questions.link_lost();
     }
 }
