@@ -10,8 +10,10 @@ use porthole_connections::secrets::{env_key, header_key};
 use porthole_elicitation::form::{FormSchema, parse_form_schema};
 use serde_json::{Map, Value, json};
 
+use crate::bundle::{Bundle, Bundles, Install};
 use crate::check::fill_template;
 use crate::entry::{ArgSpec, Entry, InputSpec, NamedInput, PackageChoice, RemoteChoice, RemoteKind, Runtime};
+use crate::manifest::{DefaultValue, Fill, OptionKind, UserOption};
 
 /// Which of an entry's ways to run it is being added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -29,6 +31,8 @@ pub struct AddForm {
     /// The `requestedSchema` (what a window renders, as it renders an elicitation's).
     pub requested_schema: Value,
     pub schema: FormSchema,
+    /// A bundle's download, checked, with its manifest (whose settings are fields of the form).
+    pub bundle: Option<Bundle>,
     /// Form property of each input.
     keys: BTreeMap<Slot, String>,
 }
@@ -44,6 +48,8 @@ enum Slot {
     Header(usize),
     HeaderVar(usize, String),
     UrlVar(String),
+    /// A bundle's `user_config` setting.
+    UserConfig(String),
 }
 
 /// What saving the form would write: the connection, the secrets for the keyring (key, value),
@@ -53,6 +59,8 @@ pub struct Plan {
     pub connection: Connection,
     pub secrets: Vec<(String, String)>,
     pub shown: String,
+    /// A bundle to unpack before the connection is saved.
+    pub bundle: Option<Install>,
 }
 
 struct Builder {
@@ -62,7 +70,8 @@ struct Builder {
 }
 
 impl Builder {
-    fn add(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec) {
+    /// A free property name for `wanted`.
+    fn key(&self, wanted: &str) -> String {
         let base: String = wanted
             .chars()
             .map(|c| {
@@ -84,6 +93,77 @@ impl Builder {
             key = format!("{base}-{n}");
             n += 1;
         }
+        key
+    }
+
+    /// A bundle's setting: the manifest's type, title, description, default (its `${HOME}`
+    /// and the like filled), `min`/`max`, `required`, and `sensitive` as the secret marker.
+    fn option(&mut self, o: &UserOption) -> Result<(), String> {
+        let key = self.key(&o.key);
+        let mut p = Map::new();
+        let kind = match o.kind {
+            OptionKind::Number => "number",
+            OptionKind::Boolean => "boolean",
+            OptionKind::String | OptionKind::Directory | OptionKind::File => "string",
+        };
+        if o.multiple {
+            return Err(format!(
+                "the setting `{}` is a list of {}, which Porthole cannot ask yet",
+                o.key,
+                if o.kind == OptionKind::File {
+                    "files"
+                } else {
+                    "folders"
+                }
+            ));
+        }
+        p.insert("type".into(), json!(kind));
+        p.insert("title".into(), json!(o.title));
+        let what = match o.kind {
+            OptionKind::Directory => Some("A folder on this computer."),
+            OptionKind::File => Some("A file on this computer."),
+            _ => None,
+        };
+        let description = match (&o.description, what) {
+            (Some(d), Some(w)) => Some(format!("{d} ({w})")),
+            (Some(d), None) => Some(d.clone()),
+            (None, w) => w.map(str::to_string),
+        };
+        if let Some(d) = description {
+            p.insert("description".into(), json!(d));
+        }
+        let fill = Fill {
+            dir: std::path::Path::new(""),
+            user: &|_| None,
+        };
+        let default = match &o.default {
+            Some(DefaultValue::Text(t)) => fill.one(t).map(|s| json!(s)),
+            Some(DefaultValue::Number(n)) => Some(json!(n)),
+            Some(DefaultValue::Bool(b)) => Some(json!(b)),
+            Some(DefaultValue::Texts(_)) | None => None,
+        };
+        if let Some(d) = default {
+            p.insert("default".into(), d);
+        }
+        if let Some(min) = o.min {
+            p.insert("minimum".into(), json!(min));
+        }
+        if let Some(max) = o.max {
+            p.insert("maximum".into(), json!(max));
+        }
+        if o.sensitive {
+            p.insert("_meta".into(), json!({"codex": {"isSecret": true}}));
+        }
+        if o.required {
+            self.required.push(key.clone());
+        }
+        self.properties.insert(key.clone(), Value::Object(p));
+        self.keys.insert(Slot::UserConfig(o.key.clone()), key);
+        Ok(())
+    }
+
+    fn add(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec) {
+        let key = self.key(wanted);
         let mut p = Map::new();
         let kind = match spec.format.as_deref() {
             Some("number") => "number",
@@ -154,8 +234,38 @@ impl Builder {
 }
 
 impl AddForm {
-    /// The form for `choice` of `entry`, parsed by the elicitation engine.
+    /// The form for `choice` of `entry`, parsed by the elicitation engine. A bundle's form is
+    /// its manifest's: [`AddForm::open`] downloads it first.
     pub fn new(entry: &Entry, choice: Choice) -> Result<Self, String> {
+        Self::build(entry, choice, None)
+    }
+
+    /// Whether `choice` of `entry` is a bundle (its form needs the download: [`AddForm::open`]).
+    pub fn needs_download(entry: &Entry, choice: Choice) -> bool {
+        matches!(choice, Choice::Package(i) if entry.packages.get(i).is_some_and(|p| p.runtime == Runtime::Mcpb))
+    }
+
+    /// [`AddForm::new`], downloading and checking a bundle first (blocking: a download).
+    pub fn open(entry: &Entry, choice: Choice, bundles: &Bundles) -> Result<Self, String> {
+        if !Self::needs_download(entry, choice) {
+            return Self::new(entry, choice);
+        }
+        if !entry.is_offered() {
+            return Self::new(entry, choice);
+        }
+        let Choice::Package(i) = choice else {
+            unreachable!("a bundle is a package")
+        };
+        let bundle = bundles.fetch(entry, &entry.packages[i])?;
+        Self::build(entry, choice, Some(bundle))
+    }
+
+    /// The form for `choice` of `entry`, a bundle already fetched ([`Bundles::fetch`]).
+    pub fn with_bundle(entry: &Entry, choice: Choice, bundle: Bundle) -> Result<Self, String> {
+        Self::build(entry, choice, Some(bundle))
+    }
+
+    fn build(entry: &Entry, choice: Choice, bundle: Option<Bundle>) -> Result<Self, String> {
         if !entry.is_offered() {
             let status = format!("{:?}", entry.status).to_lowercase();
             return Err(format!("`{}` is {status} and not offered", entry.name));
@@ -169,7 +279,29 @@ impl AddForm {
         match choice {
             Choice::Package(i) => {
                 let p = entry.packages.get(i).ok_or("no such package")?;
-                title = format!("{} {} ({})", entry.name, entry.version, p.runtime.program());
+                match (&bundle, p.runtime) {
+                    (Some(bundle), Runtime::Mcpb) => {
+                        title = format!(
+                            "{} {} (bundle, {})",
+                            entry.name,
+                            entry.version,
+                            bundle.manifest.server_type.name()
+                        );
+                        for o in &bundle.manifest.user_config {
+                            b.option(o)?;
+                        }
+                    }
+                    (None, Runtime::Mcpb) => {
+                        return Err(format!(
+                            "`{}` is an MCP bundle: its form is its manifest's, read once it is downloaded",
+                            entry.name
+                        ));
+                    }
+                    (Some(_), _) => return Err("this package is not a bundle".into()),
+                    (None, _) => {
+                        title = format!("{} {} ({})", entry.name, entry.version, p.runtime.program());
+                    }
+                }
                 for (j, v) in p.environment.iter().enumerate() {
                     named(&mut b, v, j, Slot::Env, Slot::EnvVar);
                 }
@@ -181,6 +313,9 @@ impl AddForm {
                 }
             }
             Choice::Remote(i) => {
+                if bundle.is_some() {
+                    return Err("a remote is not a bundle".into());
+                }
                 let r = entry.remotes.get(i).ok_or("no such remote")?;
                 title = format!("{} {} (remote)", entry.name, entry.version);
                 b.variables(&r.variables, Slot::UrlVar, "URL");
@@ -202,6 +337,7 @@ impl AddForm {
             choice,
             requested_schema,
             schema,
+            bundle,
             keys: b.keys,
         })
     }
@@ -242,12 +378,16 @@ impl AddForm {
         };
         let fail = |m: String| vec![m];
         let mut secrets = Vec::new();
-        let (server, shown) = match self.choice {
-            Choice::Package(i) => {
+        let (server, shown) = match (self.choice, &self.bundle) {
+            (Choice::Package(i), Some(bundle)) => {
+                let p = &self.entry.packages[i];
+                self.bundle_server(p, bundle, &get, &mut secrets).map_err(fail)?
+            }
+            (Choice::Package(i), None) => {
                 let p = &self.entry.packages[i];
                 self.package_server(p, &get, &mut secrets).map_err(fail)?
             }
-            Choice::Remote(i) => {
+            (Choice::Remote(i), _) => {
                 let r = &self.entry.remotes[i];
                 self.remote_server(r, &get, &mut secrets).map_err(fail)?
             }
@@ -263,7 +403,78 @@ impl AddForm {
             connection,
             secrets,
             shown,
+            bundle: self.bundle.as_ref().map(Bundle::install),
         })
+    }
+
+    /// A bundle's command: the manifest's `mcp_config` with `${__dirname}` the folder it is
+    /// unpacked in and `${user_config.KEY}` the form's values, then the registry's own package
+    /// arguments and variables (a variable of both: the registry's). A variable holding a
+    /// sensitive setting goes to the keyring.
+    fn bundle_server(
+        &self,
+        p: &PackageChoice,
+        bundle: &Bundle,
+        get: &dyn Fn(&Slot) -> Option<String>,
+        secrets: &mut Vec<(String, String)>,
+    ) -> Result<(Server, String), String> {
+        let m = &bundle.manifest;
+        let user = |k: &str| get(&Slot::UserConfig(k.to_string())).map(|v| vec![v]);
+        let fill = Fill {
+            dir: &bundle.dir,
+            user: &user,
+        };
+        let command = fill
+            .one(&m.command)
+            .ok_or("the bundle's command names a setting")?;
+        let mut args = fill.args(&m.args);
+        args.extend(arguments(&p.package_arguments, get, false)?);
+        let sensitive = |k: &str| m.user_config.iter().any(|o| o.key == k && o.sensitive);
+        let mut env = BTreeMap::new();
+        for (name, template) in &m.env {
+            let Some(value) = fill.one(template) else {
+                // A setting left empty: the variable is not set at all.
+                continue;
+            };
+            if template
+                .0
+                .iter()
+                .any(|piece| matches!(piece, crate::manifest::Piece::User(k) if sensitive(k)))
+            {
+                secrets.push((env_key(name), value));
+                env.insert(name.clone(), EnvValue::Secret);
+            } else {
+                env.insert(name.clone(), EnvValue::Plain(value));
+            }
+        }
+        for (j, v) in p.environment.iter().enumerate() {
+            let Some(value) = named_value(v, j, get, Slot::Env, Slot::EnvVar) else {
+                continue;
+            };
+            secrets.retain(|(k, _)| *k != env_key(&v.name));
+            if v.input.secret {
+                secrets.push((env_key(&v.name), value));
+                env.insert(v.name.clone(), EnvValue::Secret);
+            } else {
+                env.insert(v.name.clone(), EnvValue::Plain(value));
+            }
+        }
+        if let Some(bad) = args.iter().find(|a| a.chars().any(|c| c == '\0')) {
+            return Err(format!(
+                "the argument `{}` holds a NUL character",
+                bad.replace('\0', "")
+            ));
+        }
+        let mut shown: Vec<String> = env
+            .iter()
+            .map(|(k, v)| match v {
+                EnvValue::Plain(s) => format!("{k}={}", quote(s)),
+                EnvValue::Secret => format!("{k}=<in the OS keyring>"),
+            })
+            .collect();
+        shown.push(quote(&command));
+        shown.extend(args.iter().map(|a| quote(a)));
+        Ok((Server::Stdio { command, args, env }, shown.join(" ")))
     }
 
     fn package_server(
@@ -325,6 +536,7 @@ impl AddForm {
                 args.push(format!("{}{sep}{}", p.identifier, p.version));
                 args.extend(package_args);
             }
+            Runtime::Mcpb => return Err("a bundle's command comes from its manifest".into()),
         }
         let command = p.runtime.program().to_string();
         let mut shown: Vec<String> = env

@@ -74,6 +74,9 @@ pub(crate) struct Package {
     pub identifier: String,
     #[serde(default)]
     pub version: Option<String>,
+    /// An MCP bundle's SHA-256 (hex), which its file must have.
+    #[serde(default)]
+    pub file_sha256: Option<String>,
     #[serde(default)]
     pub transport: Option<Transport>,
     #[serde(default)]
