@@ -213,7 +213,14 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
             .unwrap_or(0);
         Choice::Package(i)
     };
-    let form = AddForm::new(&entry, choice).map_err(Failed)?;
+    let form = if AddForm::needs_download(&entry, choice) {
+        // An MCP bundle: downloaded, checked against its SHA-256, its manifest read (the form
+        // is its settings); unpacked when saved.
+        let bundles = mcpreg::Bundles::from_env().map_err(Failed)?;
+        AddForm::open(&entry, choice, &bundles).map_err(Failed)?
+    } else {
+        AddForm::new(&entry, choice).map_err(Failed)?
+    };
     let fields = form.fields();
     let mut values = Map::new();
     for set in a.sets {
@@ -295,6 +302,22 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
     );
     for line in plan.shown.lines() {
         say!("  {}", term::line(line));
+    }
+    if let Some(bundle) = &form.bundle {
+        say!(
+            "  the bundle {} (SHA-256 {}) is unpacked in {}",
+            term::line(&bundle.url),
+            bundle.sha256,
+            term::line(&bundle.dir.to_string_lossy())
+        );
+        if !bundle.runtime_found()
+            && let Some(program) = bundle.program()
+        {
+            say!(
+                "  {} is not found on this computer: install it before the connection is used",
+                term::line(&program)
+            );
+        }
     }
     if !plan.secrets.is_empty() {
         let keys: Vec<&str> = plan.secrets.iter().map(|(k, _)| k.as_str()).collect();
