@@ -1,8 +1,8 @@
 //! `porthole-cli mcp search` and `mcp add NAME --from-registry SERVER`: MCP servers from an MCP
 //! Registry (`porthole-mcp-registry`). The server's inputs are the same form the window shows,
-//! filled from `--set KEY=VALUE` (defaults for the rest), validated by the elicitation
-//! validator; secret fields are read from the terminal (hidden) or from stdin, one line each,
-//! never from the command line.
+//! filled from `--set KEY=VALUE` (defaults for the rest; a list field takes one value per
+//! `--set`, repeated), validated by the elicitation validator; secret fields are read from the
+//! terminal (hidden) or from stdin, one line each, never from the command line.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -242,6 +242,15 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
         let kind = form.requested_schema["properties"][key]["type"]
             .as_str()
             .unwrap_or("string");
+        if kind == "array" {
+            // A list (a repeated argument, a bundle's folders): each `--set KEY=VALUE` one
+            // value, in order.
+            let list = values.entry(key.to_string()).or_insert_with(|| json!([]));
+            if let Some(items) = list.as_array_mut() {
+                items.push(json!(value));
+            }
+            continue;
+        }
         let v = match kind {
             "number" => value
                 .parse::<f64>()

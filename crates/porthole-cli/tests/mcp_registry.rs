@@ -463,3 +463,37 @@ fn a_bundle_from_the_registry_is_unpacked_and_its_tools_are_listed() {
         "{tools}"
     );
 }
+
+/// A repeated argument (`isRepeated`) from the CLI: one value per `--set`, each one argument,
+/// and each checked by the form's validator.
+#[test]
+fn a_repeated_argument_takes_one_value_per_set() {
+    let env = Env::new();
+    let fs = "io.github.modelcontextprotocol/filesystem";
+    let out = env.ok(&[
+        "add",
+        "fs",
+        "--from-registry",
+        fs,
+        "--set",
+        "target_dir=/srv/a",
+        "--set",
+        "target_dir=/srv/b c",
+    ]);
+    assert!(
+        out.contains(
+            "  LOG_LEVEL=info npx -y @modelcontextprotocol/server-filesystem@1.0.2 /srv/a '/srv/b c'\n"
+        ),
+        "{out}"
+    );
+    let file: Value = serde_json::from_str(&env.text()).unwrap();
+    assert_eq!(
+        file["connections"]["fs"]["args"],
+        serde_json::json!([
+            "-y",
+            "@modelcontextprotocol/server-filesystem@1.0.2",
+            "/srv/a",
+            "/srv/b c"
+        ])
+    );
+}

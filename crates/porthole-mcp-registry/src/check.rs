@@ -309,6 +309,7 @@ fn check_argument(what: &str, a: &Argument) -> Result<ArgSpec, String> {
         name,
         value,
         hint: opt_text(&a.value_hint, MAX_SHORT),
+        repeated: a.is_repeated,
         input: check_input(what, &a.input)?,
         variables: check_variables(what, &a.input.variables)?,
     })

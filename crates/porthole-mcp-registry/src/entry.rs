@@ -133,6 +133,10 @@ pub struct ArgSpec {
     /// asked of the user.
     pub value: Option<String>,
     pub hint: Option<String>,
+    /// Asked as a list when its value is the user's: each value one argument (a named one
+    /// repeats its name: `--dir A --dir B`).
+    #[serde(default)]
+    pub repeated: bool,
     pub input: InputSpec,
     pub variables: Vec<(String, InputSpec)>,
 }

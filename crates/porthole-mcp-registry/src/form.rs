@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use porthole_connections::list::{AgentScope, Connection, EnvValue, RemoteTransport, Server};
 use porthole_connections::secrets::{env_key, header_key};
-use porthole_elicitation::form::{FormSchema, parse_form_schema};
+use porthole_elicitation::form::{FormSchema, parse_own_form_schema};
 use serde_json::{Map, Value, json};
 
 use crate::bundle::{Bundle, Bundles, Install};
@@ -107,20 +107,16 @@ impl Builder {
             OptionKind::String | OptionKind::Directory | OptionKind::File => "string",
         };
         if o.multiple {
-            return Err(format!(
-                "the setting `{}` is a list of {}, which Porthole cannot ask yet",
-                o.key,
-                if o.kind == OptionKind::File {
-                    "files"
-                } else {
-                    "folders"
-                }
-            ));
+            p.insert("type".into(), json!("array"));
+            p.insert("items".into(), json!({"type": "string"}));
+        } else {
+            p.insert("type".into(), json!(kind));
         }
-        p.insert("type".into(), json!(kind));
         p.insert("title".into(), json!(o.title));
         let what = match o.kind {
+            OptionKind::Directory if o.multiple => Some("Folders on this computer, one a row."),
             OptionKind::Directory => Some("A folder on this computer."),
+            OptionKind::File if o.multiple => Some("Files on this computer, one a row."),
             OptionKind::File => Some("A file on this computer."),
             _ => None,
         };
@@ -140,7 +136,10 @@ impl Builder {
             Some(DefaultValue::Text(t)) => fill.one(t).map(|s| json!(s)),
             Some(DefaultValue::Number(n)) => Some(json!(n)),
             Some(DefaultValue::Bool(b)) => Some(json!(b)),
-            Some(DefaultValue::Texts(_)) | None => None,
+            Some(DefaultValue::Texts(list)) => {
+                Some(json!(list.iter().filter_map(|t| fill.one(t)).collect::<Vec<_>>()))
+            }
+            None => None,
         };
         if let Some(d) = default {
             p.insert("default".into(), d);
@@ -163,6 +162,12 @@ impl Builder {
     }
 
     fn add(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec) {
+        self.add_as(slot, wanted, title, spec, false);
+    }
+
+    /// A field for `spec`; `repeated`: a list of its values (of its `choices`: a
+    /// multi-select), each one argument.
+    fn add_as(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec, repeated: bool) {
         let key = self.key(wanted);
         let mut p = Map::new();
         let kind = match spec.format.as_deref() {
@@ -191,6 +196,22 @@ impl Builder {
         if spec.secret {
             // The elicitation engine's secret marker: the field is masked and the form flagged.
             p.insert("_meta".into(), json!({"codex": {"isSecret": true}}));
+        }
+        if repeated {
+            // Each value as its own text (a number's digits, a path): the list's rows.
+            let mut items = json!({"type": "string"});
+            if let Some(choices) = p.remove("enum") {
+                items["enum"] = choices;
+            }
+            p.insert("type".into(), json!("array"));
+            p.insert("items".into(), items);
+            if let Some(d) = p.remove("default") {
+                let d = match d {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                p.insert("default".into(), json!([d]));
+            }
         }
         if spec.required {
             self.required.push(key.clone());
@@ -223,7 +244,7 @@ impl Builder {
             } else {
                 Slot::PackageArg(i)
             };
-            self.add(slot, &wanted, &of, &a.input);
+            self.add_as(slot, &wanted, &of, &a.input, a.repeated);
         }
         if runtime {
             self.variables(&a.variables, |v| Slot::RuntimeVar(i, v), &of);
@@ -331,7 +352,7 @@ impl AddForm {
             "required": b.required,
         });
         let schema =
-            parse_form_schema(&requested_schema).map_err(|e| format!("the form cannot be built: {e}"))?;
+            parse_own_form_schema(&requested_schema).map_err(|e| format!("the form cannot be built: {e}"))?;
         Ok(Self {
             entry: entry.clone(),
             choice,
@@ -366,26 +387,38 @@ impl AddForm {
                 .collect());
         }
         let values = &validation.content;
-        let get = |slot: &Slot| -> Option<String> {
-            let key = self.keys.get(slot)?;
-            match values.get(key)? {
-                Value::String(s) if s.is_empty() => None,
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                Value::Bool(b) => Some(b.to_string()),
-                _ => None,
-            }
+        let all = |slot: &Slot| -> Vec<String> {
+            let Some(value) = self.keys.get(slot).and_then(|key| values.get(key)) else {
+                return Vec::new();
+            };
+            let items = match value {
+                Value::Array(items) => items.iter().collect(),
+                one => vec![one],
+            };
+            items
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::String(s) if s.is_empty() => None,
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    Value::Bool(b) => Some(b.to_string()),
+                    _ => None,
+                })
+                .collect()
         };
+        // One value (a list's first: only repeated arguments and bundle lists are lists).
+        let get = |slot: &Slot| -> Option<String> { all(slot).into_iter().next() };
         let fail = |m: String| vec![m];
         let mut secrets = Vec::new();
         let (server, shown) = match (self.choice, &self.bundle) {
             (Choice::Package(i), Some(bundle)) => {
                 let p = &self.entry.packages[i];
-                self.bundle_server(p, bundle, &get, &mut secrets).map_err(fail)?
+                self.bundle_server(p, bundle, &get, &all, &mut secrets)
+                    .map_err(fail)?
             }
             (Choice::Package(i), None) => {
                 let p = &self.entry.packages[i];
-                self.package_server(p, &get, &mut secrets).map_err(fail)?
+                self.package_server(p, &get, &all, &mut secrets).map_err(fail)?
             }
             (Choice::Remote(i), _) => {
                 let r = &self.entry.remotes[i];
@@ -416,10 +449,11 @@ impl AddForm {
         p: &PackageChoice,
         bundle: &Bundle,
         get: &dyn Fn(&Slot) -> Option<String>,
+        all: &dyn Fn(&Slot) -> Vec<String>,
         secrets: &mut Vec<(String, String)>,
     ) -> Result<(Server, String), String> {
         let m = &bundle.manifest;
-        let user = |k: &str| get(&Slot::UserConfig(k.to_string())).map(|v| vec![v]);
+        let user = |k: &str| Some(all(&Slot::UserConfig(k.to_string()))).filter(|v| !v.is_empty());
         let fill = Fill {
             dir: &bundle.dir,
             user: &user,
@@ -428,7 +462,7 @@ impl AddForm {
             .one(&m.command)
             .ok_or("the bundle's command names a setting")?;
         let mut args = fill.args(&m.args);
-        args.extend(arguments(&p.package_arguments, get, false)?);
+        args.extend(arguments(&p.package_arguments, get, all, false)?);
         let sensitive = |k: &str| m.user_config.iter().any(|o| o.key == k && o.sensitive);
         let mut env = BTreeMap::new();
         for (name, template) in &m.env {
@@ -481,6 +515,7 @@ impl AddForm {
         &self,
         p: &PackageChoice,
         get: &dyn Fn(&Slot) -> Option<String>,
+        all: &dyn Fn(&Slot) -> Vec<String>,
         secrets: &mut Vec<(String, String)>,
     ) -> Result<(Server, String), String> {
         let mut env = BTreeMap::new();
@@ -495,8 +530,8 @@ impl AddForm {
                 env.insert(v.name.clone(), EnvValue::Plain(value));
             }
         }
-        let runtime_args = arguments(&p.runtime_arguments, get, true)?;
-        let package_args = arguments(&p.package_arguments, get, false)?;
+        let runtime_args = arguments(&p.runtime_arguments, get, all, true)?;
+        let package_args = arguments(&p.package_arguments, get, all, false)?;
         let mut args: Vec<String> = Vec::new();
         match p.runtime {
             Runtime::Npx => {
@@ -628,10 +663,25 @@ fn named_value(
 fn arguments(
     list: &[ArgSpec],
     get: &dyn Fn(&Slot) -> Option<String>,
+    all: &dyn Fn(&Slot) -> Vec<String>,
     runtime: bool,
 ) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {
+        if a.repeated && a.value.is_none() {
+            // A list: each value one argument; a named one repeats its name (server.json's
+            // `isRepeated`).
+            let slot = if runtime {
+                Slot::RuntimeArg(i)
+            } else {
+                Slot::PackageArg(i)
+            };
+            for v in all(&slot) {
+                out.extend(a.name.clone());
+                out.push(v);
+            }
+            continue;
+        }
         let value = match &a.value {
             Some(template) => Some(fill_template(template, &|name| {
                 get(&if runtime {

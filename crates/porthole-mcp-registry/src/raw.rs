@@ -124,6 +124,9 @@ pub(crate) struct Argument {
     pub name: Option<String>,
     #[serde(default)]
     pub value_hint: Option<String>,
+    /// The argument may be given several times (`--dir A --dir B`).
+    #[serde(default)]
+    pub is_repeated: bool,
     #[serde(flatten)]
     pub input: Input,
 }

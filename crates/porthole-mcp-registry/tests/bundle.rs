@@ -395,7 +395,8 @@ fn a_node_bundles_settings_become_the_forms_fields_with_the_same_validator() {
         "author": {"name": "a"},
         "server": {"type": "node", "entry_point": "server/index.js",
             "mcp_config": {"command": "node",
-                "args": ["${__dirname}/server/index.js", "--root", "${user_config.root}", "--timeout", "${user_config.timeout}"],
+                "args": ["${__dirname}/server/index.js", "--root", "${user_config.root}", "--timeout", "${user_config.timeout}",
+                         "${user_config.more}"],
                 "env": {"READ_ONLY": "${user_config.read_only}", "TOKEN": "Bearer ${user_config.token}",
                         "NODE_PATH": "${__dirname}/node_modules"}}},
         "user_config": {
@@ -403,7 +404,9 @@ fn a_node_bundles_settings_become_the_forms_fields_with_the_same_validator() {
                      "default": "${HOME}/Documents"},
             "timeout": {"type": "number", "title": "Timeout (s)", "description": "t", "default": 30, "min": 1, "max": 300},
             "read_only": {"type": "boolean", "title": "Read only", "description": "r", "default": true},
-            "token": {"type": "string", "title": "Token", "description": "tok", "sensitive": true, "required": true}
+            "token": {"type": "string", "title": "Token", "description": "tok", "sensitive": true, "required": true},
+            "more": {"type": "directory", "title": "More folders", "description": "m", "multiple": true,
+                     "default": ["${HOME}/Desktop"]}
         }
     });
     let entry = env.entry(
@@ -418,10 +421,16 @@ fn a_node_bundles_settings_become_the_forms_fields_with_the_same_validator() {
             ("root".to_string(), false, true),
             ("timeout".to_string(), false, false),
             ("read_only".to_string(), false, false),
-            ("token".to_string(), true, true)
+            ("token".to_string(), true, true),
+            ("more".to_string(), false, false)
         ]
     );
     let home = dirs::home_dir().unwrap();
+    // `multiple` folders: a list field (Porthole's own kind), its default filled.
+    assert_eq!(
+        form.schema.initial_values()["more"],
+        json!([home.join("Desktop").to_string_lossy()])
+    );
     assert_eq!(
         form.schema.initial_values()["root"],
         json!(home.join("Documents").to_string_lossy())
@@ -439,6 +448,7 @@ fn a_node_bundles_settings_become_the_forms_fields_with_the_same_validator() {
                 ("token", json!("t-1")),
                 ("root", json!("/srv/data")),
                 ("timeout", json!(45)),
+                ("more", json!(["/x", "", "/y z"])),
             ]),
         )
         .unwrap();
@@ -459,7 +469,9 @@ fn a_node_bundles_settings_become_the_forms_fields_with_the_same_validator() {
             "--root".into(),
             "/srv/data".into(),
             "--timeout".into(),
-            "45".into()
+            "45".into(),
+            "/x".into(),
+            "/y z".into()
         ]
     );
     assert_eq!(vars["READ_ONLY"], EnvValue::Plain("true".into()));
