@@ -92,4 +92,31 @@ describe("the MCP Registry view", () => {
     // Bundle text is text, never markup.
     expect(shown.querySelector("a")).toBeNull();
   });
+
+  it("downloads a bundle only when the person picks it, not when the entry is opened", async () => {
+    const { backend } = await boot();
+    const played = backend.invoke.bind(backend);
+    const asked: string[] = [];
+    backend.invoke = (async (cmd: string, ...args: unknown[]) => {
+      asked.push(cmd);
+      const reply = await (played as (c: string, ...a: unknown[]) => Promise<unknown>)(cmd, ...args);
+      if (cmd !== "mcp_registry_search") return reply;
+      const r = reply as McpRegistryResults;
+      // Brave Search as if its only way were an MCP bundle.
+      const entries = r.entries.map((e) =>
+        e.title === "Brave Search"
+          ? { ...e, ways: [{ choice: { remote: false, index: 0 }, runtime: "mcpb", runtimeFound: true, what: "https://example.com/b.mcpb (SHA-256 fe333e598595…)", transport: null }] }
+          : e,
+      );
+      return { ...r, entries };
+    }) as typeof backend.invoke;
+    await fireEvent.click(screen.getByRole("button", { name: "Add from the registry…" }));
+    const results = await screen.findByRole("list", { name: "MCP Registry results" });
+    await fireEvent.click(await within(results).findByRole("button", { name: /Brave Search/ }));
+    const entry = await waitFor(() => document.querySelector(".mcp-entry") as HTMLElement);
+    await waitFor(() => expect(entry.textContent).toContain("an MCP bundle: downloaded and checked against its SHA-256 when chosen"));
+    expect(asked).not.toContain("mcp_registry_form");
+    await fireEvent.click(within(entry).getByRole("radio"));
+    await waitFor(() => expect(asked).toContain("mcp_registry_form"));
+  });
 });
