@@ -20,8 +20,8 @@ use crate::agents::blocking;
 use crate::app_event::AppEvent;
 use crate::mcp::{file, load};
 use crate::mcp_registry_view::{
-    McpRegistryAdded, McpRegistryCheck, McpRegistryChoice, McpRegistryForm, McpRegistryResults,
-    McpRegistrySignIn, McpRegistryState, entry_view,
+    McpRegistryAdded, McpRegistryBundle, McpRegistryCheck, McpRegistryChoice, McpRegistryForm,
+    McpRegistryResults, McpRegistrySignIn, McpRegistryState, entry_view,
 };
 use crate::mcp_sign_in::SignInBegun;
 use crate::{AnswerError, Backend};
@@ -314,7 +314,19 @@ impl Backend {
         choice: McpRegistryChoice,
     ) -> Result<(Registry, AddForm), AnswerError> {
         let (registry, entry) = self.registry_entry(base, name, version).await?;
-        let form = AddForm::new(&entry, choice.into()).map_err(AnswerError::msg)?;
+        let choice = choice.into();
+        if !AddForm::needs_download(&entry, choice) {
+            let form = AddForm::new(&entry, choice).map_err(AnswerError::msg)?;
+            return Ok((registry, form));
+        }
+        // An MCP bundle: downloaded (once: later calls find it in the cache, hashed again
+        // only if it changed) and checked, its manifest read for the form.
+        let form = blocking(move || {
+            let bundles = engine::Bundles::from_env()?;
+            AddForm::open(&entry, choice, &bundles)
+        })
+        .await
+        .map_err(AnswerError::msg)?;
         Ok((registry, form))
     }
 
@@ -340,6 +352,7 @@ impl Backend {
             suggested_name,
             initial_values: form.schema.initial_values(),
             hints: form.schema.hints(),
+            bundle: form.bundle.as_ref().map(McpRegistryBundle::of),
             schema: form.schema,
         })
     }

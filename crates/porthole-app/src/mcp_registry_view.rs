@@ -4,7 +4,9 @@
 //! the window shows it as text and opens no URL of it without the URL consent dialog.
 
 use porthole_elicitation::form::{FormSchema, Validation};
-use porthole_mcp_registry::{Choice, Entry, PackageChoice, RemoteChoice, RemoteKind, Status};
+use porthole_mcp_registry::{
+    Bundle, Choice, Entry, PackageChoice, RemoteChoice, RemoteKind, Runtime, Status,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -97,11 +99,14 @@ impl From<McpRegistryChoice> for Choice {
 #[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
 pub struct McpRegistryWay {
     pub choice: McpRegistryChoice,
-    /// `npx`, `uvx`, `docker`, `dnx`; `null` for a remote.
+    /// `npx`, `uvx`, `docker`, `dnx`, `mcpb` (an MCP bundle, whose own runtime is known once
+    /// it is downloaded: [`McpRegistryForm::bundle`]); `null` for a remote.
     pub runtime: Option<String>,
-    /// Whether that program is on this computer's `PATH` (a remote needs none: true).
+    /// Whether that program is on this computer's `PATH` (a remote or a bundle needs none
+    /// before it is chosen: true).
     pub runtime_found: bool,
-    /// The package and its pinned version (`@scope/name@1.2.3`), or the remote's URL template.
+    /// The package and its pinned version (`@scope/name@1.2.3`), a bundle's URL, or the
+    /// remote's URL template.
     pub what: String,
     /// `streamable-http` or `sse` for a remote.
     pub transport: Option<String>,
@@ -127,6 +132,55 @@ pub struct McpRegistryForm {
     /// Field name -> what it accepts, in words (the validator's hints).
     #[cfg_attr(any(test, feature = "ts"), ts(type = "Record<string, string>"))]
     pub hints: Map<String, Value>,
+    /// An MCP bundle's download, checked (its form is its manifest's settings); `null` for
+    /// other ways.
+    pub bundle: Option<McpRegistryBundle>,
+}
+
+/// An MCP bundle downloaded and checked against its SHA-256, as the form shows it. Its texts
+/// are the manifest's, made showable (hidden characters shown, lengths cut).
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
+pub struct McpRegistryBundle {
+    pub url: String,
+    pub sha256: String,
+    /// Where it is unpacked when the connection is saved (its `${__dirname}`).
+    pub folder: String,
+    /// `node`, `python`, `uv` or `binary`.
+    pub server_type: String,
+    /// The program it runs with (`node`, `python3`, `uv`); `null` for a binary bundle, which
+    /// brings its own.
+    pub program: Option<String>,
+    /// Whether that program is on this computer's `PATH` (a binary bundle: true).
+    pub program_found: bool,
+    pub name: String,
+    pub display_name: Option<String>,
+    pub version: String,
+    pub author: Option<String>,
+    pub description: String,
+    /// What the manifest says it needs (`node >=18`).
+    pub runtimes: Vec<String>,
+}
+
+impl McpRegistryBundle {
+    pub(crate) fn of(b: &Bundle) -> Self {
+        let m = &b.manifest;
+        Self {
+            url: b.url.clone(),
+            sha256: b.sha256.clone(),
+            folder: b.dir.to_string_lossy().into_owned(),
+            server_type: m.server_type.name().to_string(),
+            program: b.program(),
+            program_found: b.runtime_found(),
+            name: m.name.clone(),
+            display_name: m.display_name.clone(),
+            version: m.version.clone(),
+            author: m.author.clone(),
+            description: m.description.clone(),
+            runtimes: m.runtimes.clone(),
+        }
+    }
 }
 
 /// The form's values checked: the validator's verdict per field (as `validate_form` gives an
@@ -201,7 +255,10 @@ fn package_way(i: usize, p: &PackageChoice) -> McpRegistryWay {
         },
         runtime: Some(p.runtime.program().to_string()),
         runtime_found: p.runtime.is_installed(),
-        what: format!("{}{sep}{}", p.identifier, p.version),
+        what: match (p.runtime, &p.sha256) {
+            (Runtime::Mcpb, Some(sha)) => format!("{} (SHA-256 {}…)", p.identifier, &sha[..12]),
+            _ => format!("{}{sep}{}", p.identifier, p.version),
+        },
         transport: None,
     }
 }

@@ -205,6 +205,7 @@ fn generated() -> String {
     app.declare::<crate::mcp_registry_view::McpRegistryWay>();
     app.declare::<crate::mcp_registry_view::McpRegistryEntryView>();
     app.declare::<crate::mcp_registry_view::McpRegistryResults>();
+    app.declare::<crate::mcp_registry_view::McpRegistryBundle>();
     app.declare::<crate::mcp_registry_view::McpRegistryForm>();
     app.declare::<crate::mcp_registry_view::McpRegistryCheck>();
     app.declare::<crate::mcp_registry_view::McpRegistryAdded>();

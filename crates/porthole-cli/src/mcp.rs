@@ -135,8 +135,9 @@ struct AddArgs {
     /// With --from-registry: the server's version (`mcp search --versions SERVER_NAME`); default the latest.
     #[arg(long, value_name = "V", requires = "from_registry")]
     version: Option<String>,
-    /// With --from-registry: a value of the server's form, KEY=VALUE; repeatable. Secret
-    /// values are read from the terminal or stdin instead.
+    /// With --from-registry: a value of the server's form, KEY=VALUE; repeatable (a list
+    /// field, such as a repeated argument, takes one value per --set). Secret values are read
+    /// from the terminal or stdin instead.
     #[arg(long = "set", value_name = "KEY=VALUE", requires = "from_registry")]
     sets: Vec<String>,
     /// With --from-registry: add the server's remote (URL) rather than its package.

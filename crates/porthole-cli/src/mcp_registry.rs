@@ -1,8 +1,8 @@
 //! `porthole-cli mcp search` and `mcp add NAME --from-registry SERVER`: MCP servers from an MCP
 //! Registry (`porthole-mcp-registry`). The server's inputs are the same form the window shows,
-//! filled from `--set KEY=VALUE` (defaults for the rest), validated by the elicitation
-//! validator; secret fields are read from the terminal (hidden) or from stdin, one line each,
-//! never from the command line.
+//! filled from `--set KEY=VALUE` (defaults for the rest; a list field takes one value per
+//! `--set`, repeated), validated by the elicitation validator; secret fields are read from the
+//! terminal (hidden) or from stdin, one line each, never from the command line.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
@@ -213,7 +213,14 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
             .unwrap_or(0);
         Choice::Package(i)
     };
-    let form = AddForm::new(&entry, choice).map_err(Failed)?;
+    let form = if AddForm::needs_download(&entry, choice) {
+        // An MCP bundle: downloaded, checked against its SHA-256, its manifest read (the form
+        // is its settings); unpacked when saved.
+        let bundles = mcpreg::Bundles::from_env().map_err(Failed)?;
+        AddForm::open(&entry, choice, &bundles).map_err(Failed)?
+    } else {
+        AddForm::new(&entry, choice).map_err(Failed)?
+    };
     let fields = form.fields();
     let mut values = Map::new();
     for set in a.sets {
@@ -235,6 +242,15 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
         let kind = form.requested_schema["properties"][key]["type"]
             .as_str()
             .unwrap_or("string");
+        if kind == "array" {
+            // A list (a repeated argument, a bundle's folders): each `--set KEY=VALUE` one
+            // value, in order.
+            let list = values.entry(key.to_string()).or_insert_with(|| json!([]));
+            if let Some(items) = list.as_array_mut() {
+                items.push(json!(value));
+            }
+            continue;
+        }
         let v = match kind {
             "number" => value
                 .parse::<f64>()
@@ -295,6 +311,22 @@ pub fn add(path: &Path, a: AddFromRegistry<'_>) -> Result<(), Failure> {
     );
     for line in plan.shown.lines() {
         say!("  {}", term::line(line));
+    }
+    if let Some(bundle) = &form.bundle {
+        say!(
+            "  the bundle {} (SHA-256 {}) is unpacked in {}",
+            term::line(&bundle.url),
+            bundle.sha256,
+            term::line(&bundle.dir.to_string_lossy())
+        );
+        if !bundle.runtime_found()
+            && let Some(program) = bundle.program()
+        {
+            say!(
+                "  {} is not found on this computer: install it before the connection is used",
+                term::line(&program)
+            );
+        }
     }
     if !plan.secrets.is_empty() {
         let keys: Vec<&str> = plan.secrets.iter().map(|(k, _)| k.as_str()).collect();

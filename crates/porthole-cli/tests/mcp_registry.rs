@@ -400,3 +400,100 @@ fn a_remote_that_asks_for_sign_in_says_so_when_added_without_a_terminal() {
     assert!(out.contains("  its server asks for no sign-in"), "{out}");
     assert!(!out.contains("mcp login"), "{out}");
 }
+
+/// An MCP bundle from the registry (the workspace's test MCP server as a binary bundle):
+/// downloaded and checked against its SHA-256, unpacked under the data folder when saved, the
+/// exact command shown, then its tools listed through the gateway.
+#[test]
+fn a_bundle_from_the_registry_is_unpacked_and_its_tools_are_listed() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let registry = fake::Server::start();
+    let bytes = fake::binary_bundle(&std::fs::read(workspace_bin("porthole-test-mcp")).unwrap());
+    let sha = fake::sha256_hex(&bytes);
+    let url = registry.serve_file("bundled.mcpb", bytes);
+    registry.add(fake::bundle_entry("io.github.test/bundled", "1.0.0", &url, &sha));
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+            .args(args)
+            .env("HOME", home)
+            .env("XDG_CONFIG_HOME", home.join("config"))
+            .env("XDG_DATA_HOME", home.join("data"))
+            .env_remove("PORTHOLE_MCP_BUNDLES_DIR")
+            .env("PORTHOLE_CONNECTIONS_FILE", home.join("connections.json"))
+            .env("PORTHOLE_CACHE_DIR", home.join("cache"))
+            .env("PORTHOLE_MCP_REGISTRY_URL", registry.url())
+            .env(
+                "DBUS_SESSION_BUS_ADDRESS",
+                "unix:path=/nonexistent/porthole-test-bus",
+            )
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "mcp",
+        "add",
+        "bundled",
+        "--from-registry",
+        "io.github.test/bundled",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let dir = home
+        .join("data/porthole/mcp-bundles/io.github.test/bundled")
+        .join(format!("1.0.0-{}", &sha[..16]));
+    assert!(
+        stdout.contains(&format!(
+            "\n  {}/server/porthole-test-mcp --stdio\n",
+            dir.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("(SHA-256 {sha}) is unpacked in {}", dir.display())),
+        "{stdout}"
+    );
+    assert!(dir.join("server/porthole-test-mcp").is_file());
+    let out = run(&["mcp", "tools", "bundled"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tools = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        tools.contains("echo  Echoes its text back.") && tools.contains("env"),
+        "{tools}"
+    );
+}
+
+/// A repeated argument (`isRepeated`) from the CLI: one value per `--set`, each one argument,
+/// and each checked by the form's validator.
+#[test]
+fn a_repeated_argument_takes_one_value_per_set() {
+    let env = Env::new();
+    let fs = "io.github.modelcontextprotocol/filesystem";
+    let out = env.ok(&[
+        "add",
+        "fs",
+        "--from-registry",
+        fs,
+        "--set",
+        "target_dir=/srv/a",
+        "--set",
+        "target_dir=/srv/b c",
+    ]);
+    assert!(
+        out.contains(
+            "  LOG_LEVEL=info npx -y @modelcontextprotocol/server-filesystem@1.0.2 /srv/a '/srv/b c'\n"
+        ),
+        "{out}"
+    );
+    let file: Value = serde_json::from_str(&env.text()).unwrap();
+    assert_eq!(
+        file["connections"]["fs"]["args"],
+        serde_json::json!([
+            "-y",
+            "@modelcontextprotocol/server-filesystem@1.0.2",
+            "/srv/a",
+            "/srv/b c"
+        ])
+    );
+}

@@ -405,6 +405,25 @@ mod tests {
         assert!(Modes::parse("sms").is_err());
     }
 
+    /// A free list is a field kind of Porthole's own forms only (the MCP Registry's): an
+    /// agent's (or, through the gateway, a server's) form of that shape is not a list the
+    /// person can fill, and when required it cannot be accepted.
+    #[test]
+    fn an_agents_free_list_stays_unsupported() {
+        let v = form(
+            json!({"requestedSchema": {"type": "object", "required": ["dirs"], "properties": {
+            "dirs": {"type": "array", "items": {"type": "string"}}}}}),
+        );
+        let p = parse(v, Modes::ALL).unwrap();
+        let schema = p.form().expect("a form");
+        assert!(
+            schema.fields[0].kind.is_unsupported(),
+            "{:?}",
+            schema.fields[0].kind
+        );
+        assert!(!schema.can_accept());
+    }
+
     #[test]
     fn accepts_a_valid_form() {
         let p = parse(form(json!({"toolCallId":"tc1"})), Modes::ALL).unwrap();

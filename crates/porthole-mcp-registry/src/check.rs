@@ -145,7 +145,7 @@ pub(crate) fn entry_from_server(
     let mut problems = Vec::new();
     let mut packages = Vec::new();
     for (i, p) in server.packages.iter().take(MAX_ITEMS).enumerate() {
-        match check_package(p) {
+        match check_package(p, &version) {
             Ok(p) => packages.push(p),
             Err(why) => problems.push(format!("package {}: {why}", i + 1)),
         }
@@ -309,6 +309,7 @@ fn check_argument(what: &str, a: &Argument) -> Result<ArgSpec, String> {
         name,
         value,
         hint: opt_text(&a.value_hint, MAX_SHORT),
+        repeated: a.is_repeated,
         input: check_input(what, &a.input)?,
         variables: check_variables(what, &a.input.variables)?,
     })
@@ -322,6 +323,7 @@ pub fn check_env_name(runtime: Runtime, name: &str) -> Result<(), String> {
         Runtime::Uvx => porthole_registry::check_tool_env("uvx", name).is_err(),
         Runtime::Docker => upper.starts_with("DOCKER_"),
         Runtime::Dnx => upper.starts_with("DOTNET_") || upper.starts_with("NUGET_"),
+        Runtime::Mcpb => false,
     };
     let loads = !porthole_profiles::sign_in::valid_name(name)
         || upper.starts_with("LD_")
@@ -386,7 +388,7 @@ fn check_runtime_argument(runtime: Runtime, a: &ArgSpec) -> Result<(), String> {
     };
     let allowed: &[&str] = match runtime {
         Runtime::Npx => &["-y", "--yes"],
-        Runtime::Uvx | Runtime::Dnx => &[],
+        Runtime::Uvx | Runtime::Dnx | Runtime::Mcpb => &[],
         Runtime::Docker => &[
             "-e",
             "--env",
@@ -520,7 +522,52 @@ fn split_image(reference: &str, version: Option<&str>) -> Result<(String, String
     Ok((path, pin))
 }
 
-fn check_package(p: &raw::Package) -> Result<PackageChoice, String> {
+/// A bundle's address: https, or plain http to this computer (a test's server); never a user
+/// name or password in it.
+fn bundle_url(identifier: &str) -> Result<String, String> {
+    let url = url::Url::parse(identifier).map_err(|_| {
+        format!(
+            "the bundle's identifier `{}` is not a URL",
+            display_text(identifier, 80)
+        )
+    })?;
+    match url.scheme() {
+        "https" if url.host().is_some() => {}
+        "http" if porthole_elicitation::loopback::is_loopback_url(&url) => {}
+        "http" => {
+            return Err(
+                "the bundle's URL is plain http to another computer; a bundle is downloaded over https only"
+                    .into(),
+            );
+        }
+        other => {
+            return Err(format!(
+                "the bundle's URL is `{}:`; a bundle is downloaded over https only",
+                display_text(other, 20)
+            ));
+        }
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("the bundle's URL holds a user name or password".into());
+    }
+    Ok(url.to_string())
+}
+
+/// A bundle's `fileSha256`: 64 hex digits, kept lower-case.
+fn bundle_sha256(sha: Option<&str>) -> Result<String, String> {
+    let sha = sha.ok_or(
+        "the bundle has no `fileSha256`, so its file could not be checked; Porthole installs no bundle without one",
+    )?;
+    if sha.len() != 64 || !sha.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!(
+            "the bundle's `fileSha256` `{}` is not a SHA-256 (64 hex digits)",
+            display_text(sha, 80)
+        ));
+    }
+    Ok(sha.to_ascii_lowercase())
+}
+
+fn check_package(p: &raw::Package, server_version: &str) -> Result<PackageChoice, String> {
     if let Some(t) = &p.transport
         && t.kind != "stdio"
     {
@@ -579,10 +626,15 @@ fn check_package(p: &raw::Package) -> Result<PackageChoice, String> {
             (Runtime::Docker, image, pin)
         }
         "mcpb" => {
-            return Err(
-                "MCP bundles (mcpb) are not installed by Porthole yet; use the entry's npm, PyPI, OCI or remote choice"
-                    .into(),
-            );
+            let url = bundle_url(&p.identifier)?;
+            // The version is optional for bundles (server.json 2025-10-17): the file and its
+            // hash are the pin; the server's version names it otherwise.
+            let v = p.version.clone().unwrap_or_else(|| server_version.to_string());
+            exact_version("the bundle version", &v)?;
+            if !p.runtime_arguments.is_empty() {
+                return Err("a bundle takes no runtime arguments: its manifest says how it runs".into());
+            }
+            (Runtime::Mcpb, url, v)
         }
         other => {
             return Err(format!(
@@ -616,10 +668,15 @@ fn check_package(p: &raw::Package) -> Result<PackageChoice, String> {
         .iter()
         .map(|v| check_env(runtime, v))
         .collect::<Result<Vec<_>, String>>()?;
+    let sha256 = match runtime {
+        Runtime::Mcpb => Some(bundle_sha256(p.file_sha256.as_deref())?),
+        _ => None,
+    };
     Ok(PackageChoice {
         runtime,
         identifier,
         version,
+        sha256,
         runtime_arguments,
         package_arguments,
         environment,

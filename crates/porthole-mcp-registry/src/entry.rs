@@ -31,6 +31,10 @@ pub enum Runtime {
     Docker,
     /// NuGet packages: `dnx NAME@VERSION --yes --`.
     Dnx,
+    /// MCP bundles (`.mcpb`): a zip downloaded from its URL, checked against its SHA-256 and
+    /// unpacked; the program it runs with (node, python, uv, or its own binary) is the
+    /// manifest's, known once the bundle is read ([`crate::Bundle`]).
+    Mcpb,
 }
 
 impl Runtime {
@@ -40,19 +44,26 @@ impl Runtime {
             Runtime::Uvx => "uvx",
             Runtime::Docker => "docker",
             Runtime::Dnx => "dnx",
+            Runtime::Mcpb => "mcpb",
         }
     }
 
-    /// Whether the program is on this computer's `PATH`.
+    /// Whether the program is on this computer's `PATH`. A bundle needs nothing before it is
+    /// read (its own runtime is checked then: [`crate::Bundle::runtime_found`]).
     pub fn is_installed(self) -> bool {
-        let Some(path) = std::env::var_os("PATH") else {
-            return false;
-        };
-        std::env::split_paths(&path).any(|dir| {
-            let file = dir.join(self.program());
-            std::fs::metadata(&file).is_ok_and(|m| m.is_file())
-        })
+        self == Runtime::Mcpb || on_path(self.program())
     }
+}
+
+/// Whether `program` is a file in a folder of this computer's `PATH`.
+pub fn on_path(program: &str) -> bool {
+    let Some(path) = std::env::var_os("PATH") else {
+        return false;
+    };
+    std::env::split_paths(&path).any(|dir| {
+        let file = dir.join(program);
+        std::fs::metadata(&file).is_ok_and(|m| m.is_file())
+    })
 }
 
 /// One checked entry (one version of one server).
@@ -122,6 +133,10 @@ pub struct ArgSpec {
     /// asked of the user.
     pub value: Option<String>,
     pub hint: Option<String>,
+    /// Asked as a list when its value is the user's: each value one argument (a named one
+    /// repeats its name: `--dir A --dir B`).
+    #[serde(default)]
+    pub repeated: bool,
     pub input: InputSpec,
     pub variables: Vec<(String, InputSpec)>,
 }
@@ -141,10 +156,13 @@ pub struct NamedInput {
 #[serde(rename_all = "camelCase")]
 pub struct PackageChoice {
     pub runtime: Runtime,
-    /// The package name, or the image reference without its tag.
+    /// The package name, the image reference without its tag, or a bundle's https URL.
     pub identifier: String,
-    /// The exact version (npm, PyPI, NuGet), or the image's tag or `sha256:` digest.
+    /// The exact version (npm, PyPI, NuGet, a bundle's), or the image's tag or `sha256:` digest.
     pub version: String,
+    /// A bundle's SHA-256 (64 lower-case hex digits): its file must have it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     pub runtime_arguments: Vec<ArgSpec>,
     pub package_arguments: Vec<ArgSpec>,
     pub environment: Vec<NamedInput>,

@@ -7,11 +7,13 @@ use std::collections::BTreeMap;
 
 use porthole_connections::list::{AgentScope, Connection, EnvValue, RemoteTransport, Server};
 use porthole_connections::secrets::{env_key, header_key};
-use porthole_elicitation::form::{FormSchema, parse_form_schema};
+use porthole_elicitation::form::{FormSchema, parse_own_form_schema};
 use serde_json::{Map, Value, json};
 
+use crate::bundle::{Bundle, Bundles, Install};
 use crate::check::fill_template;
 use crate::entry::{ArgSpec, Entry, InputSpec, NamedInput, PackageChoice, RemoteChoice, RemoteKind, Runtime};
+use crate::manifest::{DefaultValue, Fill, OptionKind, UserOption};
 
 /// Which of an entry's ways to run it is being added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -29,6 +31,8 @@ pub struct AddForm {
     /// The `requestedSchema` (what a window renders, as it renders an elicitation's).
     pub requested_schema: Value,
     pub schema: FormSchema,
+    /// A bundle's download, checked, with its manifest (whose settings are fields of the form).
+    pub bundle: Option<Bundle>,
     /// Form property of each input.
     keys: BTreeMap<Slot, String>,
 }
@@ -44,6 +48,8 @@ enum Slot {
     Header(usize),
     HeaderVar(usize, String),
     UrlVar(String),
+    /// A bundle's `user_config` setting.
+    UserConfig(String),
 }
 
 /// What saving the form would write: the connection, the secrets for the keyring (key, value),
@@ -53,6 +59,8 @@ pub struct Plan {
     pub connection: Connection,
     pub secrets: Vec<(String, String)>,
     pub shown: String,
+    /// A bundle to unpack before the connection is saved.
+    pub bundle: Option<Install>,
 }
 
 struct Builder {
@@ -62,7 +70,8 @@ struct Builder {
 }
 
 impl Builder {
-    fn add(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec) {
+    /// A free property name for `wanted`.
+    fn key(&self, wanted: &str) -> String {
         let base: String = wanted
             .chars()
             .map(|c| {
@@ -84,6 +93,82 @@ impl Builder {
             key = format!("{base}-{n}");
             n += 1;
         }
+        key
+    }
+
+    /// A bundle's setting: the manifest's type, title, description, default (its `${HOME}`
+    /// and the like filled), `min`/`max`, `required`, and `sensitive` as the secret marker.
+    fn option(&mut self, o: &UserOption) -> Result<(), String> {
+        let key = self.key(&o.key);
+        let mut p = Map::new();
+        let kind = match o.kind {
+            OptionKind::Number => "number",
+            OptionKind::Boolean => "boolean",
+            OptionKind::String | OptionKind::Directory | OptionKind::File => "string",
+        };
+        if o.multiple {
+            p.insert("type".into(), json!("array"));
+            p.insert("items".into(), json!({"type": "string"}));
+        } else {
+            p.insert("type".into(), json!(kind));
+        }
+        p.insert("title".into(), json!(o.title));
+        let what = match o.kind {
+            OptionKind::Directory if o.multiple => Some("Folders on this computer, one a row."),
+            OptionKind::Directory => Some("A folder on this computer."),
+            OptionKind::File if o.multiple => Some("Files on this computer, one a row."),
+            OptionKind::File => Some("A file on this computer."),
+            _ => None,
+        };
+        let description = match (&o.description, what) {
+            (Some(d), Some(w)) => Some(format!("{d} ({w})")),
+            (Some(d), None) => Some(d.clone()),
+            (None, w) => w.map(str::to_string),
+        };
+        if let Some(d) = description {
+            p.insert("description".into(), json!(d));
+        }
+        let fill = Fill {
+            dir: std::path::Path::new(""),
+            user: &|_| None,
+        };
+        let default = match &o.default {
+            Some(DefaultValue::Text(t)) => fill.one(t).map(|s| json!(s)),
+            Some(DefaultValue::Number(n)) => Some(json!(n)),
+            Some(DefaultValue::Bool(b)) => Some(json!(b)),
+            Some(DefaultValue::Texts(list)) => {
+                Some(json!(list.iter().filter_map(|t| fill.one(t)).collect::<Vec<_>>()))
+            }
+            None => None,
+        };
+        if let Some(d) = default {
+            p.insert("default".into(), d);
+        }
+        if let Some(min) = o.min {
+            p.insert("minimum".into(), json!(min));
+        }
+        if let Some(max) = o.max {
+            p.insert("maximum".into(), json!(max));
+        }
+        if o.sensitive {
+            p.insert("_meta".into(), json!({"codex": {"isSecret": true}}));
+        }
+        if o.required {
+            self.required.push(key.clone());
+        }
+        self.properties.insert(key.clone(), Value::Object(p));
+        self.keys.insert(Slot::UserConfig(o.key.clone()), key);
+        Ok(())
+    }
+
+    fn add(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec) {
+        self.add_as(slot, wanted, title, spec, false);
+    }
+
+    /// A field for `spec`; `repeated`: a list of its values (of its `choices`: a
+    /// multi-select), each one argument.
+    fn add_as(&mut self, slot: Slot, wanted: &str, title: &str, spec: &InputSpec, repeated: bool) {
+        let key = self.key(wanted);
         let mut p = Map::new();
         let kind = match spec.format.as_deref() {
             Some("number") => "number",
@@ -111,6 +196,22 @@ impl Builder {
         if spec.secret {
             // The elicitation engine's secret marker: the field is masked and the form flagged.
             p.insert("_meta".into(), json!({"codex": {"isSecret": true}}));
+        }
+        if repeated {
+            // Each value as its own text (a number's digits, a path): the list's rows.
+            let mut items = json!({"type": "string"});
+            if let Some(choices) = p.remove("enum") {
+                items["enum"] = choices;
+            }
+            p.insert("type".into(), json!("array"));
+            p.insert("items".into(), items);
+            if let Some(d) = p.remove("default") {
+                let d = match d {
+                    Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                p.insert("default".into(), json!([d]));
+            }
         }
         if spec.required {
             self.required.push(key.clone());
@@ -143,7 +244,7 @@ impl Builder {
             } else {
                 Slot::PackageArg(i)
             };
-            self.add(slot, &wanted, &of, &a.input);
+            self.add_as(slot, &wanted, &of, &a.input, a.repeated);
         }
         if runtime {
             self.variables(&a.variables, |v| Slot::RuntimeVar(i, v), &of);
@@ -154,8 +255,38 @@ impl Builder {
 }
 
 impl AddForm {
-    /// The form for `choice` of `entry`, parsed by the elicitation engine.
+    /// The form for `choice` of `entry`, parsed by the elicitation engine. A bundle's form is
+    /// its manifest's: [`AddForm::open`] downloads it first.
     pub fn new(entry: &Entry, choice: Choice) -> Result<Self, String> {
+        Self::build(entry, choice, None)
+    }
+
+    /// Whether `choice` of `entry` is a bundle (its form needs the download: [`AddForm::open`]).
+    pub fn needs_download(entry: &Entry, choice: Choice) -> bool {
+        matches!(choice, Choice::Package(i) if entry.packages.get(i).is_some_and(|p| p.runtime == Runtime::Mcpb))
+    }
+
+    /// [`AddForm::new`], downloading and checking a bundle first (blocking: a download).
+    pub fn open(entry: &Entry, choice: Choice, bundles: &Bundles) -> Result<Self, String> {
+        if !Self::needs_download(entry, choice) {
+            return Self::new(entry, choice);
+        }
+        if !entry.is_offered() {
+            return Self::new(entry, choice);
+        }
+        let Choice::Package(i) = choice else {
+            unreachable!("a bundle is a package")
+        };
+        let bundle = bundles.fetch(entry, &entry.packages[i])?;
+        Self::build(entry, choice, Some(bundle))
+    }
+
+    /// The form for `choice` of `entry`, a bundle already fetched ([`Bundles::fetch`]).
+    pub fn with_bundle(entry: &Entry, choice: Choice, bundle: Bundle) -> Result<Self, String> {
+        Self::build(entry, choice, Some(bundle))
+    }
+
+    fn build(entry: &Entry, choice: Choice, bundle: Option<Bundle>) -> Result<Self, String> {
         if !entry.is_offered() {
             let status = format!("{:?}", entry.status).to_lowercase();
             return Err(format!("`{}` is {status} and not offered", entry.name));
@@ -169,7 +300,29 @@ impl AddForm {
         match choice {
             Choice::Package(i) => {
                 let p = entry.packages.get(i).ok_or("no such package")?;
-                title = format!("{} {} ({})", entry.name, entry.version, p.runtime.program());
+                match (&bundle, p.runtime) {
+                    (Some(bundle), Runtime::Mcpb) => {
+                        title = format!(
+                            "{} {} (bundle, {})",
+                            entry.name,
+                            entry.version,
+                            bundle.manifest.server_type.name()
+                        );
+                        for o in &bundle.manifest.user_config {
+                            b.option(o)?;
+                        }
+                    }
+                    (None, Runtime::Mcpb) => {
+                        return Err(format!(
+                            "`{}` is an MCP bundle: its form is its manifest's, read once it is downloaded",
+                            entry.name
+                        ));
+                    }
+                    (Some(_), _) => return Err("this package is not a bundle".into()),
+                    (None, _) => {
+                        title = format!("{} {} ({})", entry.name, entry.version, p.runtime.program());
+                    }
+                }
                 for (j, v) in p.environment.iter().enumerate() {
                     named(&mut b, v, j, Slot::Env, Slot::EnvVar);
                 }
@@ -181,6 +334,9 @@ impl AddForm {
                 }
             }
             Choice::Remote(i) => {
+                if bundle.is_some() {
+                    return Err("a remote is not a bundle".into());
+                }
                 let r = entry.remotes.get(i).ok_or("no such remote")?;
                 title = format!("{} {} (remote)", entry.name, entry.version);
                 b.variables(&r.variables, Slot::UrlVar, "URL");
@@ -196,12 +352,13 @@ impl AddForm {
             "required": b.required,
         });
         let schema =
-            parse_form_schema(&requested_schema).map_err(|e| format!("the form cannot be built: {e}"))?;
+            parse_own_form_schema(&requested_schema).map_err(|e| format!("the form cannot be built: {e}"))?;
         Ok(Self {
             entry: entry.clone(),
             choice,
             requested_schema,
             schema,
+            bundle,
             keys: b.keys,
         })
     }
@@ -230,24 +387,40 @@ impl AddForm {
                 .collect());
         }
         let values = &validation.content;
-        let get = |slot: &Slot| -> Option<String> {
-            let key = self.keys.get(slot)?;
-            match values.get(key)? {
-                Value::String(s) if s.is_empty() => None,
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                Value::Bool(b) => Some(b.to_string()),
-                _ => None,
-            }
+        let all = |slot: &Slot| -> Vec<String> {
+            let Some(value) = self.keys.get(slot).and_then(|key| values.get(key)) else {
+                return Vec::new();
+            };
+            let items = match value {
+                Value::Array(items) => items.iter().collect(),
+                one => vec![one],
+            };
+            items
+                .into_iter()
+                .filter_map(|v| match v {
+                    Value::String(s) if s.is_empty() => None,
+                    Value::String(s) => Some(s.clone()),
+                    Value::Number(n) => Some(n.to_string()),
+                    Value::Bool(b) => Some(b.to_string()),
+                    _ => None,
+                })
+                .collect()
         };
+        // One value (a list's first: only repeated arguments and bundle lists are lists).
+        let get = |slot: &Slot| -> Option<String> { all(slot).into_iter().next() };
         let fail = |m: String| vec![m];
         let mut secrets = Vec::new();
-        let (server, shown) = match self.choice {
-            Choice::Package(i) => {
+        let (server, shown) = match (self.choice, &self.bundle) {
+            (Choice::Package(i), Some(bundle)) => {
                 let p = &self.entry.packages[i];
-                self.package_server(p, &get, &mut secrets).map_err(fail)?
+                self.bundle_server(p, bundle, &get, &all, &mut secrets)
+                    .map_err(fail)?
             }
-            Choice::Remote(i) => {
+            (Choice::Package(i), None) => {
+                let p = &self.entry.packages[i];
+                self.package_server(p, &get, &all, &mut secrets).map_err(fail)?
+            }
+            (Choice::Remote(i), _) => {
                 let r = &self.entry.remotes[i];
                 self.remote_server(r, &get, &mut secrets).map_err(fail)?
             }
@@ -263,13 +436,86 @@ impl AddForm {
             connection,
             secrets,
             shown,
+            bundle: self.bundle.as_ref().map(Bundle::install),
         })
+    }
+
+    /// A bundle's command: the manifest's `mcp_config` with `${__dirname}` the folder it is
+    /// unpacked in and `${user_config.KEY}` the form's values, then the registry's own package
+    /// arguments and variables (a variable of both: the registry's). A variable holding a
+    /// sensitive setting goes to the keyring.
+    fn bundle_server(
+        &self,
+        p: &PackageChoice,
+        bundle: &Bundle,
+        get: &dyn Fn(&Slot) -> Option<String>,
+        all: &dyn Fn(&Slot) -> Vec<String>,
+        secrets: &mut Vec<(String, String)>,
+    ) -> Result<(Server, String), String> {
+        let m = &bundle.manifest;
+        let user = |k: &str| Some(all(&Slot::UserConfig(k.to_string()))).filter(|v| !v.is_empty());
+        let fill = Fill {
+            dir: &bundle.dir,
+            user: &user,
+        };
+        let command = fill
+            .one(&m.command)
+            .ok_or("the bundle's command names a setting")?;
+        let mut args = fill.args(&m.args);
+        args.extend(arguments(&p.package_arguments, get, all, false)?);
+        let sensitive = |k: &str| m.user_config.iter().any(|o| o.key == k && o.sensitive);
+        let mut env = BTreeMap::new();
+        for (name, template) in &m.env {
+            let Some(value) = fill.one(template) else {
+                // A setting left empty: the variable is not set at all.
+                continue;
+            };
+            if template
+                .0
+                .iter()
+                .any(|piece| matches!(piece, crate::manifest::Piece::User(k) if sensitive(k)))
+            {
+                secrets.push((env_key(name), value));
+                env.insert(name.clone(), EnvValue::Secret);
+            } else {
+                env.insert(name.clone(), EnvValue::Plain(value));
+            }
+        }
+        for (j, v) in p.environment.iter().enumerate() {
+            let Some(value) = named_value(v, j, get, Slot::Env, Slot::EnvVar) else {
+                continue;
+            };
+            secrets.retain(|(k, _)| *k != env_key(&v.name));
+            if v.input.secret {
+                secrets.push((env_key(&v.name), value));
+                env.insert(v.name.clone(), EnvValue::Secret);
+            } else {
+                env.insert(v.name.clone(), EnvValue::Plain(value));
+            }
+        }
+        if let Some(bad) = args.iter().find(|a| a.chars().any(|c| c == '\0')) {
+            return Err(format!(
+                "the argument `{}` holds a NUL character",
+                bad.replace('\0', "")
+            ));
+        }
+        let mut shown: Vec<String> = env
+            .iter()
+            .map(|(k, v)| match v {
+                EnvValue::Plain(s) => format!("{k}={}", quote(s)),
+                EnvValue::Secret => format!("{k}=<in the OS keyring>"),
+            })
+            .collect();
+        shown.push(quote(&command));
+        shown.extend(args.iter().map(|a| quote(a)));
+        Ok((Server::Stdio { command, args, env }, shown.join(" ")))
     }
 
     fn package_server(
         &self,
         p: &PackageChoice,
         get: &dyn Fn(&Slot) -> Option<String>,
+        all: &dyn Fn(&Slot) -> Vec<String>,
         secrets: &mut Vec<(String, String)>,
     ) -> Result<(Server, String), String> {
         let mut env = BTreeMap::new();
@@ -284,8 +530,8 @@ impl AddForm {
                 env.insert(v.name.clone(), EnvValue::Plain(value));
             }
         }
-        let runtime_args = arguments(&p.runtime_arguments, get, true)?;
-        let package_args = arguments(&p.package_arguments, get, false)?;
+        let runtime_args = arguments(&p.runtime_arguments, get, all, true)?;
+        let package_args = arguments(&p.package_arguments, get, all, false)?;
         let mut args: Vec<String> = Vec::new();
         match p.runtime {
             Runtime::Npx => {
@@ -325,6 +571,7 @@ impl AddForm {
                 args.push(format!("{}{sep}{}", p.identifier, p.version));
                 args.extend(package_args);
             }
+            Runtime::Mcpb => return Err("a bundle's command comes from its manifest".into()),
         }
         let command = p.runtime.program().to_string();
         let mut shown: Vec<String> = env
@@ -416,10 +663,25 @@ fn named_value(
 fn arguments(
     list: &[ArgSpec],
     get: &dyn Fn(&Slot) -> Option<String>,
+    all: &dyn Fn(&Slot) -> Vec<String>,
     runtime: bool,
 ) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {
+        if a.repeated && a.value.is_none() {
+            // A list: each value one argument; a named one repeats its name (server.json's
+            // `isRepeated`).
+            let slot = if runtime {
+                Slot::RuntimeArg(i)
+            } else {
+                Slot::PackageArg(i)
+            };
+            for v in all(&slot) {
+                out.extend(a.name.clone());
+                out.push(v);
+            }
+            continue;
+        }
         let value = match &a.value {
             Some(template) => Some(fill_template(template, &|name| {
                 get(&if runtime {

@@ -8,22 +8,26 @@
 //! from `spawn_blocking`.
 
 mod api;
+mod bundle;
 mod cache;
 mod check;
 mod entry;
 mod form;
+mod manifest;
 mod raw;
 mod save;
 
 pub use api::{ApiError, MAX_ANSWER_BYTES, MAX_PAGES, OFFICIAL, Page, Query, Registry};
+pub use bundle::{BUNDLES_DIR_ENV, Bundle, BundleLimits, Bundles, Install, MARK_FILE};
 pub use cache::{Cached, cache_file, load as load_cache, refresh, refresh_with, rfc3339};
 pub use check::{
     OFFICIAL_META, check_env_name, check_server_name, display_text, entry_from_answer, fill_template,
 };
 pub use entry::{
-    ArgSpec, Entry, InputSpec, NamedInput, PackageChoice, RemoteChoice, RemoteKind, Runtime, Status,
+    ArgSpec, Entry, InputSpec, NamedInput, PackageChoice, RemoteChoice, RemoteKind, Runtime, Status, on_path,
 };
 pub use form::{AddForm, Choice, Plan, quote, suggested_name};
+pub use manifest::{Manifest, OptionKind, ServerType, UserOption, platform};
 pub use save::{SaveError, save_plan};
 
 /// `PORTHOLE_MCP_REGISTRY_URL`: the registry addresses to read, separated by spaces or commas

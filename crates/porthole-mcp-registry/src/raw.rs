@@ -74,6 +74,9 @@ pub(crate) struct Package {
     pub identifier: String,
     #[serde(default)]
     pub version: Option<String>,
+    /// An MCP bundle's SHA-256 (hex), which its file must have.
+    #[serde(default)]
+    pub file_sha256: Option<String>,
     #[serde(default)]
     pub transport: Option<Transport>,
     #[serde(default)]
@@ -121,6 +124,9 @@ pub(crate) struct Argument {
     pub name: Option<String>,
     #[serde(default)]
     pub value_hint: Option<String>,
+    /// The argument may be given several times (`--dir A --dir B`).
+    #[serde(default)]
+    pub is_repeated: bool,
     #[serde(flatten)]
     pub input: Input,
 }

@@ -287,7 +287,13 @@ fn expectation(case: &str) -> Expect {
         "env-uv-index" => Dropped("`UV_INDEX_URL` would configure"),
         "secret-argument" => Dropped("secret command-line argument"),
         "unknown-package-type" => Dropped("`cargo` is not one Porthole runs"),
-        "mcpb-bundle" => Dropped("not installed by Porthole yet"),
+        // The docs' bundle: offered; its file is checked when chosen (tests/bundle.rs).
+        "mcpb-bundle" => Shown,
+        "mcpb-plain-http" => Dropped("plain http to another computer"),
+        "mcpb-file-url" => Dropped("`file:`; a bundle is downloaded over https only"),
+        "mcpb-no-hash" => Dropped("no `fileSha256`"),
+        "mcpb-bad-hash" => Dropped("is not a SHA-256"),
+        "mcpb-runtime-argument" => Dropped("takes no runtime arguments"),
         "remote-plain-http" => Dropped("plain http is only for a server on this computer"),
         "remote-http-template" => Dropped("host is a variable must be https"),
         "remote-userinfo" => Dropped("user name or password"),
@@ -635,4 +641,98 @@ fn server_everything_named(name: &str) -> Value {
     let mut v = fake::server_everything();
     v["name"] = json!(name);
     v
+}
+
+/// `isRepeated`: the argument's values are a list field (Porthole's own kind, validated value
+/// by value), each value one argument; a named one repeats its name; with `choices`, a
+/// multi-select.
+#[test]
+fn a_repeated_argument_is_a_list_and_each_value_one_argument() {
+    let server = fake::Server::with_fixtures();
+    let mut tools = fake::server_everything();
+    tools["name"] = json!("io.github.t/repeated");
+    tools["packages"][0]["packageArguments"] = json!([
+        {"type": "named", "name": "--allow", "isRepeated": true, "description": "A host it may reach"},
+        {"type": "named", "name": "--mode", "isRepeated": true, "choices": ["read", "write", "admin"]}
+    ]);
+    server.add(tools);
+    let r = registry(&server);
+
+    // The documentation's filesystem example: a repeated positional folder, with a default.
+    let fs = AddForm::new(
+        &entry(&r, "io.github.modelcontextprotocol/filesystem"),
+        Choice::Package(0),
+    )
+    .unwrap();
+    let field = fs.schema.field("target_dir").unwrap();
+    assert!(
+        matches!(field.kind, porthole_elicitation::form::FieldKind::List { .. }),
+        "{:?}",
+        field.kind
+    );
+    assert_eq!(
+        fs.schema.initial_values()["target_dir"],
+        json!(["/Users/username/Desktop"])
+    );
+    let plan = fs
+        .plan(
+            "fs",
+            &values(&[("target_dir", json!(["/srv/a", "", "/srv/b c"]))]),
+        )
+        .unwrap();
+    let Server::Stdio { args, .. } = &plan.connection.server else {
+        panic!()
+    };
+    assert_eq!(
+        args,
+        &[
+            "-y",
+            "@modelcontextprotocol/server-filesystem@1.0.2",
+            "/srv/a",
+            "/srv/b c"
+        ]
+    );
+    assert!(plan.shown.ends_with("/srv/a '/srv/b c'"), "{}", plan.shown);
+    // Required: an empty list is refused by the validator, naming the field.
+    let err = fs
+        .plan("fs", &values(&[("target_dir", json!([""]))]))
+        .unwrap_err();
+    assert!(err[0].starts_with("target_dir"), "{err:?}");
+
+    let form = AddForm::new(&entry(&r, "io.github.t/repeated"), Choice::Package(0)).unwrap();
+    assert!(matches!(
+        form.schema.field("mode").unwrap().kind,
+        porthole_elicitation::form::FieldKind::MultiSelect { .. }
+    ));
+    let plan = form
+        .plan(
+            "t",
+            &values(&[
+                ("allow", json!(["a.example", "b.example"])),
+                ("mode", json!(["read", "write"])),
+            ]),
+        )
+        .unwrap();
+    let Server::Stdio { args, .. } = &plan.connection.server else {
+        panic!()
+    };
+    assert_eq!(
+        args[2..],
+        [
+            "--allow",
+            "a.example",
+            "--allow",
+            "b.example",
+            "--mode",
+            "read",
+            "--mode",
+            "write"
+        ]
+    );
+    // Left empty: no argument at all.
+    let plan = form.plan("t", &values(&[])).unwrap();
+    let Server::Stdio { args, .. } = &plan.connection.server else {
+        panic!()
+    };
+    assert_eq!(args.len(), 2, "{args:?}");
 }

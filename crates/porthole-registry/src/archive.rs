@@ -88,6 +88,7 @@ pub(crate) fn extract(
         entries: 0,
         symlinks: Vec::new(),
         symlink_paths: HashSet::new(),
+        links: true,
     };
     match kind {
         ArchiveKind::TarGz => out.tar(flate2::read::MultiGzDecoder::new(file))?,
@@ -99,6 +100,107 @@ pub(crate) fn extract(
         }
     }
     out.finish_symlinks()
+}
+
+/// Unpack the zip `archive` into the empty directory `dest` with the rules of [`extract`], and
+/// stricter: no symlink at all (an MCP bundle has no reason to hold one), at most `max_bytes`
+/// written and `max_entries` entries, whatever the archive declares.
+pub fn unzip_without_links(
+    archive: &Path,
+    dest: &Path,
+    max_bytes: u64,
+    max_entries: usize,
+) -> Result<(), RegistryError> {
+    let mut file = File::open(archive).map_err(RegistryError::io("cannot open the archive"))?;
+    let mut head = [0u8; 4];
+    let got = read_up_to(&mut file, &mut head).map_err(RegistryError::io("cannot read the archive"))?;
+    if !head[..got].starts_with(ArchiveKind::Zip.magic()) {
+        return Err(RegistryError::CorruptArchive("it is not a zip archive".into()));
+    }
+    drop(file);
+    let file = File::open(archive).map_err(RegistryError::io("cannot open the archive"))?;
+    let mut out = Extraction {
+        dest,
+        limits: ExtractLimits {
+            max_bytes,
+            max_entries,
+        },
+        bytes: 0,
+        entries: 0,
+        symlinks: Vec::new(),
+        symlink_paths: HashSet::new(),
+        links: false,
+    };
+    out.zip(file)?;
+    out.finish_symlinks()
+}
+
+/// What the zip `archive` holds, checked without unpacking it by the rules of
+/// [`unzip_without_links`]: every name a relative path inside (no `..`, not absolute), no
+/// symlink, at most `max_entries` entries declaring at most `max_bytes` in all. Returns each
+/// file's path and declared size (directories left out). The declared sizes may lie;
+/// [`unzip_without_links`] holds the cap on what is really written.
+pub fn check_zip(
+    archive: &Path,
+    max_bytes: u64,
+    max_entries: usize,
+) -> Result<Vec<(PathBuf, u64)>, RegistryError> {
+    let file = File::open(archive).map_err(RegistryError::io("cannot open the archive"))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(corrupt)?;
+    if zip.len() > max_entries {
+        return Err(RegistryError::UnsafeArchive(format!(
+            "more than {max_entries} entries"
+        )));
+    }
+    let mut total = 0u64;
+    let mut files = Vec::new();
+    for index in 0..zip.len() {
+        let entry = zip.by_index_raw(index).map_err(corrupt)?;
+        let name = entry.name().map_err(corrupt)?.into_owned();
+        let rel = safe_relative(&name)?;
+        if entry.is_symlink() {
+            return Err(RegistryError::UnsafeArchive(format!(
+                "entry `{name}` is a symlink, which this archive may not hold"
+            )));
+        }
+        total = total.saturating_add(entry.size());
+        if total > max_bytes {
+            return Err(RegistryError::UnsafeArchive(format!(
+                "it unpacks to more than {max_bytes} bytes"
+            )));
+        }
+        if !entry.is_dir() && !rel.as_os_str().is_empty() {
+            files.push((rel, entry.size()));
+        }
+    }
+    Ok(files)
+}
+
+/// The file `name` of the zip `archive` (a path as [`check_zip`] lists it), at most `max_bytes`
+/// of it; `None` when the archive has no such file.
+pub fn read_zip_file(archive: &Path, name: &Path, max_bytes: u64) -> Result<Option<Vec<u8>>, RegistryError> {
+    let file = File::open(archive).map_err(RegistryError::io("cannot open the archive"))?;
+    let mut zip = zip::ZipArchive::new(file).map_err(corrupt)?;
+    for index in 0..zip.len() {
+        let entry = zip.by_index(index).map_err(corrupt)?;
+        let entry_name = entry.name().map_err(corrupt)?.into_owned();
+        if entry.is_dir() || safe_relative(&entry_name)? != name {
+            continue;
+        }
+        let mut bytes = Vec::new();
+        entry
+            .take(max_bytes + 1)
+            .read_to_end(&mut bytes)
+            .map_err(corrupt)?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(RegistryError::UnsafeArchive(format!(
+                "`{}` is larger than {max_bytes} bytes",
+                name.display()
+            )));
+        }
+        return Ok(Some(bytes));
+    }
+    Ok(None)
 }
 
 fn read_up_to(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -146,6 +248,8 @@ struct Extraction<'a> {
     /// (where, target) of each symlink, created once every file is written.
     symlinks: Vec<(PathBuf, PathBuf)>,
     symlink_paths: HashSet<PathBuf>,
+    /// Symlinks (kept inside) are allowed; otherwise any symlink is refused.
+    links: bool,
 }
 
 impl Extraction<'_> {
@@ -226,6 +330,11 @@ impl Extraction<'_> {
                 continue;
             }
             self.not_through_symlink(&rel)?;
+            if entry.is_symlink() && !self.links {
+                return Err(RegistryError::UnsafeArchive(format!(
+                    "entry `{name}` is a symlink, which this archive may not hold"
+                )));
+            }
             if entry.is_symlink() {
                 // A zip symlink's content is its target.
                 let mut target = String::new();
@@ -458,6 +567,7 @@ mod tests {
             entries: 0,
             symlinks: Vec::new(),
             symlink_paths: HashSet::new(),
+            links: true,
         };
         assert!(x.add_symlink("bin/agent".into(), "../lib/agent".into()).is_ok());
         assert!(x.add_symlink("agent".into(), "../lib/agent".into()).is_err());

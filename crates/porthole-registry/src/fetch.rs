@@ -140,7 +140,9 @@ pub struct Timeouts {
 }
 
 impl Timeouts {
-    fn registry() -> Self {
+    /// A registry document's: 10 s to connect, 20 s to answer, 60 s in all, 20 s without a byte,
+    /// at least 1 KiB/s.
+    pub fn registry() -> Self {
         Self {
             connect: Duration::from_secs(10),
             response: Duration::from_secs(20),
@@ -184,6 +186,26 @@ pub fn get_capped(url: &str, bearer: Option<&str>, max_bytes: u64) -> Result<Vec
         &Cancel::default(),
     )?;
     Ok(bytes)
+}
+
+/// GET `url` into `out` with the caps of [`get_capped`] but the given time limits (a file far
+/// larger than a registry answer: an MCP bundle), streamed, never held in memory. Returns the
+/// size and the SHA-256 of what was written.
+pub fn download_capped(
+    url: &str,
+    out: &mut dyn Write,
+    max_bytes: u64,
+    timeouts: &Timeouts,
+) -> Result<(u64, [u8; 32]), RegistryError> {
+    download_as(
+        url,
+        None,
+        out,
+        max_bytes,
+        timeouts,
+        &mut |_, _| {},
+        &Cancel::default(),
+    )
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -19,9 +19,9 @@ mod package;
 
 use std::path::PathBuf;
 
-pub use archive::ArchiveKind;
+pub use archive::{ArchiveKind, check_zip, read_zip_file, unzip_without_links};
 pub use cancel::Cancel;
-pub use fetch::{Fetched, get_capped, load_registry};
+pub use fetch::{Fetched, Timeouts, download_capped, get_capped, load_registry};
 pub use format::{
     BinaryTarget, Distribution, DistributionKind, PackageDistribution, Registry, RegistryAgent,
     current_target, is_newer, parse,

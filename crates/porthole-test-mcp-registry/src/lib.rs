@@ -58,6 +58,8 @@ struct State {
     /// Pages after the first (a listing's requests with a cursor) wait while this is set: a
     /// registry whose whole listing takes long.
     hold_later_pages: bool,
+    /// Files served at `/files/NAME` (MCP bundles).
+    files: HashMap<String, Vec<u8>>,
 }
 
 pub struct Server {
@@ -116,6 +118,96 @@ pub fn hostile_fixtures() -> Vec<(String, Value)> {
 /// these tests; see SOURCES.md).
 pub fn server_everything() -> Value {
     serde_json::from_slice(&std::fs::read(fixtures_dir().join("server-everything.json")).unwrap()).unwrap()
+}
+
+/// An MCP bundle, its `manifest.json` first, then `files` (path, bytes, Unix mode). Names are
+/// written as given, so tests can build hostile ones.
+/// Stored, not compressed: a debug build deflates a 35 MB program slowly.
+pub fn bundle(manifest: &Value, files: &[(&str, &[u8], u32)]) -> Vec<u8> {
+    use zip::write::SimpleFileOptions;
+    let manifest = serde_json::to_vec_pretty(manifest).unwrap();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes, mode) in
+        std::iter::once(("manifest.json", &manifest[..], 0o644)).chain(files.iter().copied())
+    {
+        let options = SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Stored)
+            .large_file(bytes.len() > u32::MAX as usize / 2)
+            .unix_permissions(mode);
+        zip.start_file(name, options).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// A bundle whose `manifest.json` is followed by `entries` (symlinks among them).
+pub fn bundle_with(manifest: &Value, entries: &[porthole_test_registry::Entry]) -> Vec<u8> {
+    let manifest = serde_json::to_vec_pretty(manifest).unwrap();
+    let mut all = vec![porthole_test_registry::Entry::File(
+        "manifest.json",
+        &manifest,
+        0o644,
+    )];
+    for e in entries {
+        all.push(match e {
+            porthole_test_registry::Entry::File(n, b, m) => porthole_test_registry::Entry::File(n, b, *m),
+            porthole_test_registry::Entry::Dir(n) => porthole_test_registry::Entry::Dir(n),
+            porthole_test_registry::Entry::Symlink(n, t) => porthole_test_registry::Entry::Symlink(n, t),
+            porthole_test_registry::Entry::HardLink(n, t) => porthole_test_registry::Entry::HardLink(n, t),
+        });
+    }
+    porthole_test_registry::zip(&all)
+}
+
+/// The SHA-256 of `bytes`, hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    porthole_test_registry::sha256_hex(bytes)
+}
+
+/// A binary bundle of `program` (a stdio MCP server: `porthole-test-mcp`, which is run with
+/// `--stdio`), with one optional sensitive setting, `api_key`, given to it as
+/// `TEST_MCP_SECRET` (its `env` tool says whether that is set).
+pub fn binary_bundle(program: &[u8]) -> Vec<u8> {
+    bundle(
+        &json!({
+            "manifest_version": "0.3",
+            "name": "porthole-test-mcp",
+            "display_name": "Porthole's test MCP server",
+            "version": "1.0.0",
+            "description": "The workspace's test MCP server as a binary MCP bundle.",
+            "author": {"name": "Porthole's tests"},
+            "server": {
+                "type": "binary",
+                "entry_point": "server/porthole-test-mcp",
+                "mcp_config": {
+                    "command": "${__dirname}/server/porthole-test-mcp",
+                    "args": ["--stdio"],
+                    "env": {"TEST_MCP_SECRET": "${user_config.api_key}"}
+                }
+            },
+            "user_config": {
+                "api_key": {"type": "string", "title": "API key", "description": "The key the server is given.", "sensitive": true, "required": false}
+            },
+            "compatibility": {"platforms": ["linux", "darwin"]}
+        }),
+        &[("server/porthole-test-mcp", program, 0o644)],
+    )
+}
+
+/// A server.json entry for the bundle at `url` with SHA-256 `sha256`.
+pub fn bundle_entry(name: &str, version: &str, url: &str, sha256: &str) -> Value {
+    json!({
+        "name": name,
+        "description": "An MCP bundle served by the test registry.",
+        "version": version,
+        "packages": [{
+            "registryType": "mcpb",
+            "identifier": url,
+            "version": version,
+            "fileSha256": sha256,
+            "transport": {"type": "stdio"}
+        }]
+    })
 }
 
 /// A remote entry with no header, at `url` (a test server on 127.0.0.1): whether it asks for
@@ -231,6 +323,12 @@ impl Server {
         self.state.lock().unwrap().hold_later_pages = false;
     }
 
+    /// Serve `bytes` at `/files/NAME`; returns its URL.
+    pub fn serve_file(&self, name: &str, bytes: Vec<u8>) -> String {
+        self.state.lock().unwrap().files.insert(name.to_string(), bytes);
+        format!("{}/files/{name}", self.url())
+    }
+
     /// The paths and queries asked so far.
     pub fn requests(&self) -> Vec<String> {
         self.state.lock().unwrap().requests.clone()
@@ -286,6 +384,23 @@ fn answer(stream: TcpStream, state: &Mutex<State>) {
     let mut stream = reader.into_inner();
     while target.contains("cursor=") && state.lock().unwrap().hold_later_pages {
         std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if let Some(name) = target.strip_prefix("/files/") {
+        let file = {
+            let mut st = state.lock().unwrap();
+            st.requests.push(target.clone());
+            st.files.get(name).cloned()
+        };
+        let _ = match file {
+            Some(bytes) => write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                bytes.len()
+            )
+            .and_then(|()| stream.write_all(&bytes)),
+            None => send(&mut stream, 404, &json!({"title": "Not Found", "status": 404}), None),
+        };
+        return;
     }
     let (status, body, misbehave) = {
         let mut st = state.lock().unwrap();

@@ -7,7 +7,7 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import ConnectionsView from "./ConnectionsView.svelte";
 import { MockBackend } from "../lib/mock";
 import { AppStore } from "../lib/store.svelte";
-import type { McpRegistryResults } from "../lib/protocol";
+import type { McpRegistryForm, McpRegistryResults } from "../lib/protocol";
 
 async function boot() {
   const backend = new MockBackend({ chunkDelay: 0 });
@@ -57,5 +57,66 @@ describe("the MCP Registry view", () => {
     const line = await screen.findByRole("list", { name: "Registries" });
     await waitFor(() => expect(line.textContent).toContain("reading the registry for the first time"));
     expect(line.textContent).toContain("titles and descriptions of the entries read so far");
+  });
+
+  it("shows an MCP bundle's manifest, where it came from, its hash, its folder and whether its runtime is here", async () => {
+    const { backend } = await boot();
+    const played = backend.invoke.bind(backend);
+    const bundle = {
+      url: "https://github.com/example/files/releases/download/v2.0.0/files.mcpb",
+      sha256: "fe333e598595000ae021bd27117db32ec69af6987f507ba7a63c90638ff633ce",
+      folder: "/home/me/.local/share/porthole/mcp-bundles/io.github.example/files/2.0.0-fe333e598595000a",
+      serverType: "node",
+      program: "node",
+      programFound: false,
+      name: "files",
+      displayName: "File tools",
+      version: "2.0.0",
+      author: "Example",
+      description: "Reads files.",
+      runtimes: ["node >=18"],
+    };
+    backend.invoke = (async (cmd: string, ...args: unknown[]) => {
+      const reply = await (played as (c: string, ...a: unknown[]) => Promise<unknown>)(cmd, ...args);
+      return cmd === "mcp_registry_form" ? { ...(reply as McpRegistryForm), bundle } : reply;
+    }) as typeof backend.invoke;
+    await fireEvent.click(screen.getByRole("button", { name: "Add from the registry…" }));
+    const results = await screen.findByRole("list", { name: "MCP Registry results" });
+    await fireEvent.click(await within(results).findByRole("button", { name: /Brave Search/ }));
+    const shown = await screen.findByLabelText("The MCP bundle");
+    expect(shown.textContent).toContain("File tools 2.0.0, by Example: Reads files.");
+    expect(shown.textContent).toContain("Runs with node, which is not found on this computer: install it first.");
+    expect(shown.textContent).toContain("Needs node >=18.");
+    expect(shown.textContent).toContain(`its SHA-256 ${bundle.sha256} is the registry's`);
+    expect(shown.textContent).toContain(`Unpacked in ${bundle.folder} when saved.`);
+    // Bundle text is text, never markup.
+    expect(shown.querySelector("a")).toBeNull();
+  });
+
+  it("downloads a bundle only when the person picks it, not when the entry is opened", async () => {
+    const { backend } = await boot();
+    const played = backend.invoke.bind(backend);
+    const asked: string[] = [];
+    backend.invoke = (async (cmd: string, ...args: unknown[]) => {
+      asked.push(cmd);
+      const reply = await (played as (c: string, ...a: unknown[]) => Promise<unknown>)(cmd, ...args);
+      if (cmd !== "mcp_registry_search") return reply;
+      const r = reply as McpRegistryResults;
+      // Brave Search as if its only way were an MCP bundle.
+      const entries = r.entries.map((e) =>
+        e.title === "Brave Search"
+          ? { ...e, ways: [{ choice: { remote: false, index: 0 }, runtime: "mcpb", runtimeFound: true, what: "https://example.com/b.mcpb (SHA-256 fe333e598595…)", transport: null }] }
+          : e,
+      );
+      return { ...r, entries };
+    }) as typeof backend.invoke;
+    await fireEvent.click(screen.getByRole("button", { name: "Add from the registry…" }));
+    const results = await screen.findByRole("list", { name: "MCP Registry results" });
+    await fireEvent.click(await within(results).findByRole("button", { name: /Brave Search/ }));
+    const entry = await waitFor(() => document.querySelector(".mcp-entry") as HTMLElement);
+    await waitFor(() => expect(entry.textContent).toContain("an MCP bundle: downloaded and checked against its SHA-256 when chosen"));
+    expect(asked).not.toContain("mcp_registry_form");
+    await fireEvent.click(within(entry).getByRole("radio"));
+    await waitFor(() => expect(asked).toContain("mcp_registry_form"));
   });
 });

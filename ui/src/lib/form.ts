@@ -61,6 +61,10 @@ export function initialRaw(fields: Field[], initial: FormContent): RawValues {
       case "multiSelect":
         out[f.name] = Array.isArray(v) ? [...v] : [];
         break;
+      case "list":
+        // One row to type in even with no default: a list starts with a value to give.
+        out[f.name] = Array.isArray(v) && v.length > 0 ? [...v] : [""];
+        break;
       case "unsupported":
         out[f.name] = null;
         break;
@@ -96,6 +100,10 @@ export function buildContent(fields: Field[], raw: RawValues): FormContent {
         break;
       case "multiSelect":
         if (Array.isArray(v) && v.length > 0) out[f.name] = [...v];
+        break;
+      case "list":
+        // Every row as typed (the backend drops empty ones and checks each value).
+        if (Array.isArray(v) && v.some((x) => x !== "")) out[f.name] = [...v];
         break;
       case "unsupported":
         break;

@@ -31,7 +31,7 @@ pub use model::{
     MAX_PROPERTIES, MAX_TEXT_BYTES, MAX_TOTAL_PATTERN_SIZE, MAX_VALUE_CHARS, OtherAnswer, PATTERN_WORK_LIMIT,
     PropertyProblem, REGEX_SIZE_LIMIT, SchemaError, StringFormat,
 };
-pub use parse::parse_form_schema;
+pub use parse::{parse_form_schema, parse_own_form_schema};
 pub use questions::{Asked, Decision, Question, QuestionKind};
 pub use reply::{AgentReply, Translated};
 pub use secrets::{is_secret_request, secret_fields, secret_indicators, secret_outside_fields};

@@ -203,6 +203,20 @@ pub enum FieldKind {
         max_items: Option<u64>,
         default: Vec<String>,
     },
+    /// `type: "array"` of free strings (no `items.enum`/`anyOf`), each value checked as the
+    /// text field `item` describes: a list the person writes, a row each. Only in forms
+    /// Porthole writes itself ([`crate::form::parse_own_form_schema`]: an MCP Registry entry's
+    /// repeated argument, an MCP bundle's `multiple` folders); MCP and ACP elicitation have no
+    /// free lists, so an agent's or a server's schema of this shape stays
+    /// [`FieldKind::Unsupported`]. An empty `default` means no default.
+    List {
+        /// The constraints of each value: a [`FieldKind::Text`] (no `pattern`).
+        #[cfg_attr(any(test, feature = "ts"), ts(type = "FieldKind"))]
+        item: Box<FieldKind>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+        default: Vec<String>,
+    },
     /// A property this client does not understand (unknown `type`, missing
     /// or non-string `type`, or an array whose items are not a string
     /// enum). Preserved raw; MUST NOT be rendered as a known input control.
@@ -480,7 +494,10 @@ pub(super) fn default_value(kind: &FieldKind) -> Option<Value> {
         FieldKind::MultiSelect { default, .. } if !default.is_empty() => {
             Some(Value::Array(default.iter().cloned().map(Value::String).collect()))
         }
-        FieldKind::MultiSelect { .. } | FieldKind::Unsupported { .. } => None,
+        FieldKind::List { default, .. } if !default.is_empty() => {
+            Some(Value::Array(default.iter().cloned().map(Value::String).collect()))
+        }
+        FieldKind::MultiSelect { .. } | FieldKind::List { .. } | FieldKind::Unsupported { .. } => None,
     }
 }
 

@@ -18,6 +18,17 @@ struct Budget {
 
 /// Parse an elicitation's `requestedSchema`.
 pub fn parse_form_schema(requested_schema: &Value) -> Result<FormSchema, SchemaError> {
+    parse(requested_schema, false)
+}
+
+/// Parse a form Porthole writes itself (an MCP Registry entry's add form): the same rules,
+/// and arrays of free strings become [`FieldKind::List`]. Never for a schema from an agent or
+/// an MCP server, whose elicitation has no free lists.
+pub fn parse_own_form_schema(requested_schema: &Value) -> Result<FormSchema, SchemaError> {
+    parse(requested_schema, true)
+}
+
+fn parse(requested_schema: &Value, lists: bool) -> Result<FormSchema, SchemaError> {
     let obj = requested_schema.as_object().ok_or(SchemaError::NotAnObject)?;
     // `type` is deliberately not read: readers treat anything as "object".
 
@@ -51,7 +62,7 @@ pub fn parse_form_schema(requested_schema: &Value) -> Result<FormSchema, SchemaE
         default_work: DEFAULT_PATTERN_WORK,
     };
     for (name, prop) in properties {
-        let (field, regex) = parse_property(name, prop, required.contains(name.as_str()), &mut budget)
+        let (field, regex) = parse_property(name, prop, required.contains(name.as_str()), &mut budget, lists)
             .map_err(|problem| property_error(name, problem))?;
         if let Some(regex) = regex {
             patterns.insert(name.clone(), regex);
@@ -128,6 +139,7 @@ fn parse_property(
     prop: &Value,
     required: bool,
     budget: &mut Budget,
+    lists: bool,
 ) -> Result<(Field, Option<CompiledPattern>), PropertyProblem> {
     let name_len = name.chars().count();
     if name_len > MAX_VALUE_CHARS {
@@ -151,7 +163,7 @@ fn parse_property(
                 },
                 None,
             ),
-            "array" => (parse_array(obj, prop)?, None),
+            "array" => (parse_array(obj, prop, lists, budget)?, None),
             other => (
                 unsupported(
                     other.to_owned(),
@@ -223,7 +235,7 @@ fn drop_invalid_default(field: &mut Field, regex: Option<&CompiledPattern>, work
         FieldKind::Number { default, .. } => *default = None,
         FieldKind::Integer { default, .. } => *default = None,
         FieldKind::Boolean { default } => *default = None,
-        FieldKind::MultiSelect { default, .. } => default.clear(),
+        FieldKind::MultiSelect { default, .. } | FieldKind::List { default, .. } => default.clear(),
         FieldKind::Unsupported { .. } => {}
     }
 }
@@ -534,7 +546,46 @@ fn parse_integer(obj: &Map<String, Value>) -> Result<FieldKind, PropertyProblem>
     })
 }
 
-fn parse_array(obj: &Map<String, Value>, prop: &Value) -> Result<FieldKind, PropertyProblem> {
+/// A list of free strings (Porthole's own forms only): each value a text field as `items`
+/// says, without a `pattern`.
+fn parse_list(
+    obj: &Map<String, Value>,
+    items: &Map<String, Value>,
+    budget: &mut Budget,
+) -> Result<FieldKind, PropertyProblem> {
+    if is_present(items, "pattern") {
+        return Err(PropertyProblem::InvalidKeyword {
+            keyword: "items.pattern",
+            expected: "absent (a list's values take no pattern)",
+        });
+    }
+    let (item, _) = parse_string(items, budget)?;
+    let min_items = non_negative_int(obj, "minItems")?;
+    let max_items = non_negative_int(obj, "maxItems")?;
+    check_min_max(min_items, max_items, "minItems", "maxItems")?;
+    let default = match obj.get("default") {
+        Some(Value::Array(entries)) => entries
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(FieldKind::List {
+        item: Box::new(item),
+        min_items,
+        max_items,
+        default,
+    })
+}
+
+fn parse_array(
+    obj: &Map<String, Value>,
+    prop: &Value,
+    lists: bool,
+    budget: &mut Budget,
+) -> Result<FieldKind, PropertyProblem> {
     let Some(Value::Object(items)) = obj.get("items") else {
         return Err(PropertyProblem::InvalidKeyword {
             keyword: "items",
@@ -570,6 +621,7 @@ fn parse_array(obj: &Map<String, Value>, prop: &Value) -> Result<FieldKind, Prop
         }
         (true, false) => (plain_options("items.enum", items.get("enum"))?, false),
         (false, true) => (titled_options("items.anyOf", items.get("anyOf"))?, true),
+        (false, false) if lists => return parse_list(obj, items, budget),
         (false, false) => {
             return Ok(unsupported(
                 "array".into(),

@@ -363,8 +363,75 @@ pub(super) fn check_field(field: &Field, value: Option<&Value>, pattern: Pattern
             max_items,
             ..
         } => check_multi(field, value, options, *min_items, *max_items),
+        FieldKind::List {
+            item,
+            min_items,
+            max_items,
+            ..
+        } => check_list(field, value, item, *min_items, *max_items),
         FieldKind::Unsupported { .. } => Outcome::Omit, // handled above
     }
+}
+
+/// A list of free values: each one checked as its own text field (the same checks), rows left
+/// empty dropped; the count within `minItems`/`maxItems`.
+fn check_list(
+    field: &Field,
+    value: &Value,
+    item: &FieldKind,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+) -> Outcome {
+    let Value::Array(items) = value else {
+        return reject(TYPE, "Must be a list of values.");
+    };
+    let one = Field {
+        name: field.name.clone(),
+        title: None,
+        description: None,
+        required: true,
+        kind: item.clone(),
+        masked: false,
+        other: None,
+        other_of: None,
+    };
+    let mut issues = Vec::new();
+    let mut kept = Vec::new();
+    for (i, v) in items.iter().enumerate() {
+        if v.as_str() == Some("") {
+            continue;
+        }
+        match check_field(&one, Some(v), PatternRef::None) {
+            Outcome::Accept(v) => kept.push(v),
+            Outcome::Omit => {}
+            Outcome::Reject(found) => issues.extend(
+                found
+                    .into_iter()
+                    .map(|f| issue(f.code, format!("Value {}: {}", i + 1, f.message))),
+            ),
+        }
+    }
+    if kept.is_empty() && issues.is_empty() {
+        return missing(field);
+    }
+    let count = kept.len() as u64;
+    if let Some(min) = min_items
+        && count < min
+    {
+        issues.push(issue(
+            MIN_ITEMS,
+            format!("Give at least {}.", plural(min, "value", "values")),
+        ));
+    }
+    if let Some(max) = max_items
+        && count > max
+    {
+        issues.push(issue(
+            MAX_ITEMS,
+            format!("Give at most {}.", plural(max, "value", "values")),
+        ));
+    }
+    finish(issues, Value::Array(kept))
 }
 
 fn check_multi(
@@ -582,6 +649,17 @@ fn hint(kind: &FieldKind) -> Option<String> {
                 .into_iter()
                 .collect(),
         },
+        FieldKind::List {
+            item,
+            min_items,
+            max_items,
+            ..
+        } => {
+            let count = range(*min_items, *max_items).unwrap_or_else(|| "any number of".to_string());
+            let mut parts = vec![format!("{count} values, one a row")];
+            parts.extend(hint(item).map(|h| format!("each: {}", h.trim_end_matches('.').to_lowercase())));
+            parts
+        }
         FieldKind::Boolean { .. } | FieldKind::SingleSelect { .. } | FieldKind::Unsupported { .. } => {
             Vec::new()
         }
@@ -623,6 +701,50 @@ mod tests {
             Ok(s) => s,
             Err(e) => panic!("schema should parse: {e}"),
         }
+    }
+
+    /// A free list: Porthole's own forms only.
+    #[test]
+    fn a_free_list_is_porthole_s_own_and_each_value_is_checked_as_a_text_field() {
+        let list = json!({"type": "object", "required": ["dirs"], "properties": {"dirs": {
+            "type": "array", "title": "Folders", "maxItems": 2, "default": ["/a"],
+            "items": {"type": "string", "maxLength": 5}}}});
+        // An agent's or a server's form: not a control this client renders.
+        for from_outside in [
+            list.clone(),
+            json!({"type": "object", "properties": {"x": {"type": "array", "items": {"type": "string"}}}}),
+        ] {
+            let s = super::super::parse_form_schema(&from_outside).unwrap();
+            assert!(s.fields[0].kind.is_unsupported(), "{:?}", s.fields[0].kind);
+        }
+        let s = super::super::parse_own_form_schema(&list).unwrap();
+        assert!(
+            matches!(s.fields[0].kind, FieldKind::List { .. }),
+            "{:?}",
+            s.fields[0].kind
+        );
+        assert_eq!(s.initial_values()["dirs"], json!(["/a"]));
+        assert_eq!(
+            s.hints()["dirs"],
+            json!("At most 2 values, one a row; each: at most 5 characters.")
+        );
+        let check = |v: Value| s.validate(&content(json!({"dirs": v})));
+        // Rows left empty are dropped; the values kept are what is sent.
+        let ok = check(json!(["/a", "", "/b"]));
+        assert!(ok.is_valid(), "{:?}", ok.errors);
+        assert_eq!(ok.content["dirs"], json!(["/a", "/b"]));
+        // Each value by the text field's own checks, named by its row.
+        let bad = check(json!(["/a", "/too-long"]));
+        assert_eq!(bad.errors.len(), 1);
+        assert_eq!(bad.errors[0].message, "Value 2: Must be at most 5 characters.");
+        assert_eq!(check(json!(["/a", "/b", "/c"])).errors[0].code, MAX_ITEMS);
+        assert_eq!(check(json!(["", ""])).errors[0].code, REQUIRED);
+        assert_eq!(check(json!("/a")).errors[0].code, TYPE);
+        assert_eq!(check(json!([3])).errors[0].code, TYPE);
+        // A pattern on a list's values is refused (its values are not vetted against one).
+        let mut with_pattern = list.clone();
+        with_pattern["properties"]["dirs"]["items"]["pattern"] = json!("^/");
+        assert!(super::super::parse_own_form_schema(&with_pattern).is_err());
     }
 
     fn one(p: Value, required: bool) -> FormSchema {

@@ -371,15 +371,18 @@ export type McpRegistryChoice = { remote: boolean, index: number, };
 
 export type McpRegistryWay = { choice: McpRegistryChoice, 
 /**
- * `npx`, `uvx`, `docker`, `dnx`; `null` for a remote.
+ * `npx`, `uvx`, `docker`, `dnx`, `mcpb` (an MCP bundle, whose own runtime is known once
+ * it is downloaded: [`McpRegistryForm::bundle`]); `null` for a remote.
  */
 runtime: string | null, 
 /**
- * Whether that program is on this computer's `PATH` (a remote needs none: true).
+ * Whether that program is on this computer's `PATH` (a remote or a bundle needs none
+ * before it is chosen: true).
  */
 runtimeFound: boolean, 
 /**
- * The package and its pinned version (`@scope/name@1.2.3`), or the remote's URL template.
+ * The package and its pinned version (`@scope/name@1.2.3`), a bundle's URL, or the
+ * remote's URL template.
  */
 what: string, 
 /**
@@ -431,6 +434,29 @@ total: number,
  */
 registries: Array<McpRegistryState>, };
 
+export type McpRegistryBundle = { url: string, sha256: string, 
+/**
+ * Where it is unpacked when the connection is saved (its `${__dirname}`).
+ */
+folder: string, 
+/**
+ * `node`, `python`, `uv` or `binary`.
+ */
+serverType: string, 
+/**
+ * The program it runs with (`node`, `python3`, `uv`); `null` for a binary bundle, which
+ * brings its own.
+ */
+program: string | null, 
+/**
+ * Whether that program is on this computer's `PATH` (a binary bundle: true).
+ */
+programFound: boolean, name: string, displayName: string | null, version: string, author: string | null, description: string, 
+/**
+ * What the manifest says it needs (`node >=18`).
+ */
+runtimes: Array<string>, };
+
 export type McpRegistryForm = { entry: McpRegistryEntryView, choice: McpRegistryChoice, 
 /**
  * A free connection name (`brave-search`, or `brave-search-2` when taken).
@@ -439,7 +465,12 @@ suggestedName: string, schema: FormSchema, initialValues: Record<string, string 
 /**
  * Field name -> what it accepts, in words (the validator's hints).
  */
-hints: Record<string, string>, };
+hints: Record<string, string>, 
+/**
+ * An MCP bundle's download, checked (its form is its manifest's settings); `null` for
+ * other ways.
+ */
+bundle: McpRegistryBundle | null, };
 
 export type McpRegistryCheck = { validation: Validation, 
 /**

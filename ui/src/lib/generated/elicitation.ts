@@ -21,7 +21,11 @@ export type FieldKind = { "type": "text", minLength: number | null, maxLength: n
 /**
  * Serialized as its keyword (`email`, `uri`, ...), unknown formats kept as they are.
  */
-format: string | null, default: string | null, } | { "type": "number", minimum: number | null, maximum: number | null, default: number | null, } | { "type": "integer", minimum: number | null, maximum: number | null, default: number | null, } | { "type": "boolean", default: boolean | null, } | { "type": "singleSelect", options: Array<EnumChoice>, titled: boolean, default: string | null, } | { "type": "multiSelect", options: Array<EnumChoice>, titled: boolean, minItems: number | null, maxItems: number | null, default: Array<string>, } | { "type": "unsupported", 
+format: string | null, default: string | null, } | { "type": "number", minimum: number | null, maximum: number | null, default: number | null, } | { "type": "integer", minimum: number | null, maximum: number | null, default: number | null, } | { "type": "boolean", default: boolean | null, } | { "type": "singleSelect", options: Array<EnumChoice>, titled: boolean, default: string | null, } | { "type": "multiSelect", options: Array<EnumChoice>, titled: boolean, minItems: number | null, maxItems: number | null, default: Array<string>, } | { "type": "list", 
+/**
+ * The constraints of each value: a [`FieldKind::Text`] (no `pattern`).
+ */
+item: FieldKind, minItems: number | null, maxItems: number | null, default: Array<string>, } | { "type": "unsupported", 
 /**
  * The property's `type` as written (`""` when it was missing; the
  * compact JSON when it was not a string).
