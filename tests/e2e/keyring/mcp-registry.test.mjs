@@ -7,11 +7,13 @@
 // the hostile ones); nothing leaves this computer (the entries opened have no icon to fetch).
 // Then two remotes: the documentation's remote-weather (a URL variable and a secret header: the
 // exact URL shown, the header in the keyring, not in the file), and a remote that asks for
-// OAuth (porthole-test-mcp on 127.0.0.1), which goes straight on to its sign-in.
+// OAuth (porthole-test-mcp on 127.0.0.1), which goes straight on to its sign-in. Last an MCP
+// bundle: downloaded when picked, checked against its hash, its manifest and folder shown, its
+// sensitive setting to the keyring, unpacked when saved, and its server's tools listed.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { launch, targetDir, tempDir } from "../harness.mjs";
@@ -20,6 +22,7 @@ const fakeRegistry = join(targetDir, "debug", "porthole-test-mcp-registry");
 const testMcp = join(targetDir, "debug", "porthole-test-mcp");
 const BRAVE = "io.modelcontextprotocol.anonymous/brave-search";
 const OAUTH = "io.github.porthole-test/oauth-remote";
+const BUNDLE = "io.github.porthole-test/test-bundle";
 // Made up for this run: never a real key, never printed.
 const KEY = `e2e-key-${process.pid}`;
 const HEADER = `Bearer e2e-header-${process.pid}`;
@@ -43,7 +46,10 @@ before(async () => {
   }
   mcpServer = spawn(testMcp, [], { stdio: ["ignore", "pipe", "inherit"] });
   mcpUrl = (await firstLine(mcpServer)).replace(/^ready /, "").trim();
-  registry = spawn(fakeRegistry, ["--remote", `${OAUTH}=${mcpUrl}`], { stdio: ["ignore", "pipe", "inherit"] });
+  // An MCP bundle of the workspace's test MCP server (a binary bundle, served by the registry).
+  registry = spawn(fakeRegistry, ["--remote", `${OAUTH}=${mcpUrl}`, "--bundle", `${BUNDLE}=${testMcp}`], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = await firstLine(registry);
   file = join(tempDir("porthole-e2e-mcp-registry-"), "connections.json");
   app = await launch({
@@ -182,4 +188,34 @@ test("a remote that asks for OAuth goes straight on to its sign-in when saved", 
   await app.click("Open in isolated window");
   await app.waitText("[role=dialog]", "Completed", 30000);
   await app.waitText("[data-connection=oauth-remote]", "Signed in", 20000);
+});
+
+test("an MCP bundle: picked, checked and shown, its secret to the keyring, unpacked when saved, its tools listed", async () => {
+  await app.click("MCP connections", "nav");
+  await openEntry("test-bundle", BUNDLE);
+  await (await app.waitFor(".mcp-ways label")).click();
+  await app.waitFor(".mcp-bundle", 60000);
+  const shown = await app.text(".mcp-bundle");
+  assert.match(shown, /Porthole's test MCP server/);
+  assert.match(shown, /Runs its own program \(binary bundle\)/);
+  assert.match(shown, /its SHA-256 [0-9a-f]{64} is the registry's/);
+  assert.match(shown, /mcp-bundles/);
+  const key = await app.waitFor(".mcp-registry-form [data-field=api_key] input");
+  assert.equal(await key.getAttribute("type"), "password");
+  await key.sendKeys(KEY);
+  await type("input[name=mcp-registry-name]", "test-bundle");
+  await app.waitText(".mcp-command", "TEST_MCP_SECRET=<in the OS keyring>");
+  await app.waitText(".mcp-command", "server/porthole-test-mcp --stdio");
+  assert.ok(!(await app.text(".mcp-entry")).includes(KEY), "the key is not shown");
+  await shotAndSave("64-mcp-registry-bundle-form");
+  await app.waitText(".mcp-said", "Added `test-bundle` from the registry");
+  const saved = JSON.parse(readFileSync(file, "utf8")).connections["test-bundle"];
+  assert.deepEqual(saved.env, { TEST_MCP_SECRET: { secret: true } });
+  assert.ok(existsSync(saved.command), `the unpacked program ${saved.command}`);
+  assert.ok(saved.command.includes("/porthole/mcp-bundles/"), saved.command);
+  // Its server, started from the unpacked bundle through the gateway, lists its tools.
+  const row = "[data-connection=test-bundle]";
+  await app.click("Show tools", row);
+  await app.waitText(row, "whoami", 30000);
+  await app.shot("65-mcp-registry-bundle-tools");
 });
