@@ -236,6 +236,20 @@ fn set_enabled_at(path: &Path, name: &str, on: bool) -> Result<(), AnswerError> 
         .map_err(|e| AnswerError::msg(e.to_string()))
 }
 
+/// The MCP bundle folder `removed` ran from, removed unless another connection of the file at
+/// `path` runs from it; said in `text`.
+fn forget_bundle(path: &Path, removed: &Connection, text: &mut String) {
+    let forgotten = porthole_mcp_registry::Bundles::from_env().and_then(|bundles| {
+        let list = Connections::load(path).map_err(|e| e.to_string())?;
+        bundles.forget(removed, &list)
+    });
+    match forgotten {
+        Ok(Some(folder)) => text.push_str(&format!(" Its MCP bundle was removed ({}).", folder.display())),
+        Ok(None) => {}
+        Err(e) => text.push_str(&format!(" Its MCP bundle's folder is left: {e}")),
+    }
+}
+
 /// Take `name` out of the file at `path`; returns it (its keyring values are the caller's).
 fn remove_at(path: &Path, name: &str) -> Result<Connection, AnswerError> {
     let mut list = load(path)?;
@@ -354,7 +368,8 @@ impl Backend {
     /// values; its sign-in, revoked where offered). Returns what happened, in words.
     pub async fn mcp_remove(&self, name: &str) -> Result<String, AnswerError> {
         let sessions = self.0.mcp.sessions_with(name).len();
-        let removed = remove_at(&file()?, name)?;
+        let path = file()?;
+        let removed = remove_at(&path, name)?;
         let mut text = format!("Removed `{name}`.");
         if sessions > 0 {
             text.push_str(&format!(
@@ -365,6 +380,7 @@ impl Backend {
                 if sessions == 1 { "s" } else { "" },
             ));
         }
+        forget_bundle(&path, &removed, &mut text);
         let keys = removed.secret_keys();
         let remote = matches!(removed.server, Server::Remote { .. });
         if keys.is_empty() && !remote {

@@ -553,6 +553,18 @@ fn remove(path: &Path, name: &str) -> Result<(), Failure> {
     let removed = list.remove(name).map_err(|e| Failed(e.to_string()))?;
     list.save(path).map_err(|e| Failed(e.to_string()))?;
     say!("removed `{}`", term::line(name));
+    // The MCP bundle it ran from, unless another connection runs from it too.
+    match porthole_mcp_registry::Bundles::from_env().and_then(|b| b.forget(&removed, &list)) {
+        Ok(Some(folder)) => say!(
+            "removed its MCP bundle {}",
+            term::line(&folder.display().to_string())
+        ),
+        Ok(None) => {}
+        Err(e) => note!(
+            "porthole-cli mcp: its MCP bundle's folder is left: {}",
+            term::line(&e)
+        ),
+    }
     let keys = removed.secret_keys();
     if !keys.is_empty() {
         match SecretStore::os() {

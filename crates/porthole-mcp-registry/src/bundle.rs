@@ -24,6 +24,8 @@ use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
+use porthole_connections::list::{Connection, Connections, Server};
+
 use crate::entry::{Entry, PackageChoice, Runtime, on_path};
 use crate::manifest::Manifest;
 
@@ -204,6 +206,45 @@ fn remove_empty_up_to(dir: &Path, root: &Path) {
 }
 
 impl Bundles {
+    /// After `removed` was taken out of the list, leaving `remaining`: remove the bundle folder
+    /// it ran from (found by the paths in its command line, under [`Bundles::installs`], with
+    /// Porthole's [`MARK_FILE`] in it), unless a remaining connection runs from it too. The
+    /// folder removed, if any.
+    pub fn forget(&self, removed: &Connection, remaining: &Connections) -> Result<Option<PathBuf>, String> {
+        let Some(folder) = self.folder_of(removed) else {
+            return Ok(None);
+        };
+        if remaining
+            .iter()
+            .any(|c| self.folder_of(c).as_ref() == Some(&folder))
+        {
+            return Ok(None);
+        }
+        std::fs::remove_dir_all(&folder).map_err(|e| format!("cannot remove {}: {e}", folder.display()))?;
+        if let Some(parent) = folder.parent() {
+            remove_empty_up_to(parent, &self.installs);
+        }
+        Ok(Some(folder))
+    }
+
+    /// The unpacked bundle a stdio connection runs from: `installs/NAMESPACE/NAME/VERSION-HASH`
+    /// holding the mark, named by its command or an argument.
+    fn folder_of(&self, c: &Connection) -> Option<PathBuf> {
+        let Server::Stdio { command, args, .. } = &c.server else {
+            return None;
+        };
+        std::iter::once(command).chain(args).find_map(|word| {
+            let rest = Path::new(word).strip_prefix(&self.installs).ok()?;
+            let mut parts = rest.components();
+            let folder = (0..3).try_fold(self.installs.clone(), |at, _| Some(at.join(parts.next()?)))?;
+            let plain = rest
+                .components()
+                .take(3)
+                .all(|p| matches!(p, std::path::Component::Normal(_)));
+            (plain && folder.join(MARK_FILE).is_file()).then_some(folder)
+        })
+    }
+
     pub fn new(downloads: impl Into<PathBuf>, installs: impl Into<PathBuf>) -> Self {
         Self {
             downloads: downloads.into(),

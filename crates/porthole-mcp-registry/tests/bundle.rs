@@ -237,6 +237,22 @@ async fn a_binary_bundle_is_checked_asked_unpacked_and_reached_through_the_gatew
     };
     // Left empty: the variable is not set at all.
     assert!(vars.is_empty(), "{vars:?}");
+
+    // Removing one connection keeps the folder the other still runs from; removing the last
+    // removes it, and the empty folders above it, but nothing else.
+    let mut list = Connections::load(&path).unwrap();
+    let first = list.remove("bundled").unwrap();
+    assert_eq!(bundles.forget(&first, &list).unwrap(), None);
+    assert!(program_path.is_file());
+    let second = list.remove("bundled-2").unwrap();
+    assert_eq!(bundles.forget(&second, &list).unwrap(), Some(dir.clone()));
+    assert!(!dir.exists());
+    assert!(!env.dir.path().join("bundles/io.github.test").exists());
+    assert!(env.dir.path().join("connections.json").is_file());
+    // A connection that is not a bundle's, or names a folder without Porthole's mark, is left.
+    std::fs::create_dir_all(dir.join("server")).unwrap();
+    assert_eq!(bundles.forget(&second, &list).unwrap(), None);
+    assert!(dir.join("server").is_dir());
 }
 
 /// A manifest of a binary bundle running `server/srv`.
