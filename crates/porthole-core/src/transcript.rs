@@ -20,6 +20,9 @@
 //! (commands, mode, config, title, usage and cost; v2's running state will join) is a
 //! [`SessionState`], apart from the transcript's items, so the app model folds it with an
 //! exhaustive match of its own and a new item kind never touches it.
+//!
+//! In TypeScript the SDK's payloads are named `Acp.X`, the official TypeScript SDK's types
+//! (`generated/core.ts` imports them as `Acp`), so a kind carrying a new SDK type needs no import.
 
 use std::borrow::Cow;
 
@@ -54,14 +57,14 @@ pub enum ItemUpdate {
     /// A tool call: created by the first update naming its id, patched by the later ones.
     ToolCall(ToolCallChange),
     /// The agent's plan, whole (each one replaces the last).
-    Plan(#[cfg_attr(feature = "ts", ts(type = "Plan"))] Plan),
+    Plan(#[cfg_attr(feature = "ts", ts(type = "Acp.Plan"))] Plan),
     /// Information for the user that is not part of the conversation (`notice`).
-    Notice(#[cfg_attr(feature = "ts", ts(type = "Notice"))] Notice),
+    Notice(#[cfg_attr(feature = "ts", ts(type = "Acp.Notice"))] Notice),
     /// A compaction of the context started, finished, failed or was cancelled.
-    Compaction(#[cfg_attr(feature = "ts", ts(type = "CompactionUpdate"))] CompactionUpdate),
+    Compaction(#[cfg_attr(feature = "ts", ts(type = "Acp.CompactionUpdate"))] CompactionUpdate),
     /// A block appended to a compaction's summary.
     CompactionSummary(
-        #[cfg_attr(feature = "ts", ts(type = "CompactionSummaryChunk"))] CompactionSummaryChunk,
+        #[cfg_attr(feature = "ts", ts(type = "Acp.CompactionSummaryChunk"))] CompactionSummaryChunk,
     ),
     /// An update Porthole does not model: a kind newer than the SDK, or one the SDK knows and
     /// Porthole does not yet. Kept as it came and shown by its name.
@@ -76,16 +79,16 @@ pub enum ItemUpdate {
 pub enum SessionState {
     /// The commands the agent offers (`/name`).
     AvailableCommands(
-        #[cfg_attr(feature = "ts", ts(type = "AvailableCommandsUpdate"))] AvailableCommandsUpdate,
+        #[cfg_attr(feature = "ts", ts(type = "Acp.AvailableCommandsUpdate"))] AvailableCommandsUpdate,
     ),
     /// The session's mode changed.
-    CurrentMode(#[cfg_attr(feature = "ts", ts(type = "CurrentModeUpdate"))] CurrentModeUpdate),
+    CurrentMode(#[cfg_attr(feature = "ts", ts(type = "Acp.CurrentModeUpdate"))] CurrentModeUpdate),
     /// The session's configuration options, whole.
-    ConfigOptions(#[cfg_attr(feature = "ts", ts(type = "ConfigOptionUpdate"))] ConfigOptionUpdate),
+    ConfigOptions(#[cfg_attr(feature = "ts", ts(type = "Acp.ConfigOptionUpdate"))] ConfigOptionUpdate),
     /// The session's title or time changed.
-    SessionInfo(#[cfg_attr(feature = "ts", ts(type = "SessionInfoUpdate"))] SessionInfoUpdate),
+    SessionInfo(#[cfg_attr(feature = "ts", ts(type = "Acp.SessionInfoUpdate"))] SessionInfoUpdate),
     /// Context use and cost.
-    Usage(#[cfg_attr(feature = "ts", ts(type = "UsageUpdate"))] UsageUpdate),
+    Usage(#[cfg_attr(feature = "ts", ts(type = "Acp.UsageUpdate"))] UsageUpdate),
 }
 
 /// Whose text a message is.
@@ -123,12 +126,12 @@ pub struct MessageChange {
 pub enum MessageEdit {
     /// A block added at the end (v1's and v2's chunks).
     Append {
-        #[cfg_attr(feature = "ts", ts(type = "ContentBlock"))]
+        #[cfg_attr(feature = "ts", ts(type = "Acp.ContentBlock"))]
         content: ContentBlock,
     },
     /// The message's whole content (a v2 upsert; its `null` content is an empty list).
     Replace {
-        #[cfg_attr(feature = "ts", ts(type = "Array<ContentBlock>"))]
+        #[cfg_attr(feature = "ts", ts(type = "Array<Acp.ContentBlock>"))]
         content: Vec<ContentBlock>,
     },
     /// The content unchanged (a v2 upsert that left it out).
@@ -145,7 +148,10 @@ pub struct ToolCallChange {
     /// The agent announced the call with this update (v1's `tool_call`): its fields are the
     /// whole call (a title at least). False for a patch, which may still be the first update.
     pub opened: bool,
-    #[cfg_attr(feature = "ts", ts(type = "Omit<ToolCallUpdate, \"toolCallId\" | \"_meta\">"))]
+    #[cfg_attr(
+        feature = "ts",
+        ts(type = "Omit<Acp.ToolCallUpdate, \"toolCallId\" | \"_meta\">")
+    )]
     pub fields: ToolCallUpdateFields,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown }", optional))]

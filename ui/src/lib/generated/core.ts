@@ -1,9 +1,8 @@
 // Generated from porthole-core's events, dialog prompts and answers (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type {
-  AvailableCommandsUpdate, CompactionSummaryChunk, CompactionUpdate, ConfigOptionUpdate, ContentBlock, CurrentModeUpdate, Notice,
-  PermissionOption, PermissionOptionKind, Plan, SessionInfoUpdate, StopReason, ToolCallUpdate, UsageUpdate,
-} from "@agentclientprotocol/sdk";
+import type { PermissionOption, PermissionOptionKind, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
+// The ACP payloads of the transcript model (porthole-core's transcript.rs), named `Acp.X` there.
+import type * as Acp from "@agentclientprotocol/sdk/unstable";
 import type { FormSchema, UrlAnalysis } from "./elicitation";
 /** A form's values by field name, as the agent receives them. */
 export type FormContent = Record<string, string | number | boolean | Array<string>>;
@@ -100,22 +99,22 @@ status: string, stderrTail: string,
  */
 requested: boolean, };
 
-export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Plan | { "kind": "notice" } & Notice | { "kind": "compaction" } & CompactionUpdate | { "kind": "compaction_summary" } & CompactionSummaryChunk | { "kind": "unknown" } & UnknownUpdate;
+export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Acp.Plan | { "kind": "notice" } & Acp.Notice | { "kind": "compaction" } & Acp.CompactionUpdate | { "kind": "compaction_summary" } & Acp.CompactionSummaryChunk | { "kind": "unknown" } & UnknownUpdate;
 
-export type MessageChange = { role: MessageRole, messageId: string | null, _meta?: { [key: string]: unknown }, } & ({ "op": "append", content: ContentBlock, } | { "op": "replace", content: Array<ContentBlock>, } | { "op": "keep" });
+export type MessageChange = { role: MessageRole, messageId: string | null, _meta?: { [key: string]: unknown }, } & ({ "op": "append", content: Acp.ContentBlock, } | { "op": "replace", content: Array<Acp.ContentBlock>, } | { "op": "keep" });
 
 export type MessageRole = "user" | "agent" | "thought";
 
 export type RpcError = { code: number, message: string, };
 
-export type SessionState = { "kind": "available_commands" } & AvailableCommandsUpdate | { "kind": "current_mode" } & CurrentModeUpdate | { "kind": "config_options" } & ConfigOptionUpdate | { "kind": "session_info" } & SessionInfoUpdate | { "kind": "usage" } & UsageUpdate;
+export type SessionState = { "kind": "available_commands" } & Acp.AvailableCommandsUpdate | { "kind": "current_mode" } & Acp.CurrentModeUpdate | { "kind": "config_options" } & Acp.ConfigOptionUpdate | { "kind": "session_info" } & Acp.SessionInfoUpdate | { "kind": "usage" } & Acp.UsageUpdate;
 
 export type ToolCallChange = { toolCallId: string, 
 /**
  * The agent announced the call with this update (v1's `tool_call`): its fields are the
  * whole call (a title at least). False for a patch, which may still be the first update.
  */
-opened: boolean, fields: Omit<ToolCallUpdate, "toolCallId" | "_meta">, _meta?: { [key: string]: unknown }, };
+opened: boolean, fields: Omit<Acp.ToolCallUpdate, "toolCallId" | "_meta">, _meta?: { [key: string]: unknown }, };
 
 export type TranscriptUpdate = ItemUpdate | SessionState;
 
