@@ -37,6 +37,9 @@ use serde_json::Value;
 
 /// One change to a session. Serialized for the window as its kind's object (`{"kind":
 /// "message", ...}` or `{"kind": "usage", ...}`): the two halves share one `kind` namespace.
+// Sized as its largest kind: it travels boxed (`Event::SessionUpdate`), and boxing a kind
+// would cost an allocation per chunk of a flood.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(untagged)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -120,6 +123,8 @@ pub struct MessageChange {
 }
 
 /// What a change does to a message's content (`op`). A message never seen is created by any.
+// `Append` holds its block inline: a chunk (the flood's update) is not allocated twice.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(tag = "op", rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
