@@ -165,8 +165,8 @@ export class NoticeItem implements Entry {
   constructor(text: string, readonly tone: "info" | "warning" | "error" = "info") {
     this.text = text;
   }
-  estimate(perLine: number): number {
-    return linesOf(this.text.length, perLine) * LINE_PX;
+  estimate(): number {
+    return LINE_PX;
   }
 }
 
