@@ -111,7 +111,7 @@ describe("main window (with the mock agent)", () => {
       { type: "terminal_created", terminalId: "term-1", sessionId: "demo-1", command: "cargo", args: ["test"], cwd: null },
       { type: "terminal_output", terminalId: "term-1", data: "\u001b[32mrunning 3 tests\u001b[0m\n", truncated: false },
       { type: "terminal_exited", terminalId: "term-1", exitCode: 0, signal: null },
-      { type: "session_update", sessionId: "demo-1", update: { sessionUpdate: "tool_call", toolCallId: "t", title: "Run tests", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "term-1" }, { type: "diff", path: "b.txt", oldText: "a", newText: "b" }] } },
+      { type: "session_update", sessionId: "demo-1", update: { kind: "tool_call", toolCallId: "t", opened: true, fields: { title: "Run tests", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "term-1" }, { type: "diff", path: "b.txt", oldText: "a", newText: "b" }] } } },
     ]);
     render(App, { props: { backend, store } });
     expect(document.querySelector(".term-out")!.textContent).toBe("running 3 tests\n");

@@ -6,8 +6,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use porthole_core::acp::v1::schema::SessionUpdate;
 use porthole_core::events::{DialogPrompt, DismissReason, Event, ExitInfo, RpcError};
+use porthole_core::transcript::{SessionState, TranscriptUpdate};
 use serde_json::{Value, json};
 
 use super::snapshot::ConnectionState;
@@ -36,12 +36,18 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
         return effects;
     }
     match event {
-        Event::SessionUpdate { session_id, update } if tool_calls::is_tool_call(update) => {
-            tool_calls::seen(&mut state.tool_calls, session_id, update);
-        }
-        Event::SessionUpdate { session_id, update } => match state.sessions.get_mut(session_id) {
-            Some(session) => effects.snapshot_changed = session_update(session, update),
-            None => keep_early(state, agent_id, session_id, update),
+        // The transcript's items are the window's; of them the app model keeps only the recent
+        // tool calls (what an MCP App is matched to). Session state goes into the session view.
+        Event::SessionUpdate { session_id, update } => match update.as_ref() {
+            TranscriptUpdate::Item(_) => {
+                if let Some(call) = update.tool_call() {
+                    tool_calls::seen(&mut state.tool_calls, session_id, call);
+                }
+            }
+            TranscriptUpdate::Session(change) => match state.sessions.get_mut(session_id) {
+                Some(session) => effects.snapshot_changed = session_update(session, change),
+                None => keep_early(state, agent_id, session_id, change),
+            },
         },
         Event::DialogDismissed { dialog_id, reason } => {
             effects.dismissed = state.pending.shift_remove(dialog_id).map(|p| (p, reason));
@@ -88,7 +94,7 @@ const EARLY_UPDATES: usize = 64;
 #[derive(Default)]
 pub(super) struct Opening {
     in_flight: usize,
-    early: VecDeque<(String, Box<SessionUpdate>)>,
+    early: VecDeque<(String, SessionState)>,
 }
 
 /// A session request of `agent_id` is about to be sent.
@@ -108,19 +114,14 @@ pub(super) fn opening_ended(state: &mut AppState, agent_id: &str) {
 
 /// A session-level update for a session the model does not hold: kept while the agent is
 /// opening one (it may be that session's), dropped otherwise (a session already closed).
-fn keep_early(state: &mut AppState, agent_id: &str, session_id: &str, update: &SessionUpdate) {
-    if !session_level(update) {
-        return;
-    }
+fn keep_early(state: &mut AppState, agent_id: &str, session_id: &str, update: &SessionState) {
     let Some(opening) = state.opening.get_mut(agent_id) else {
         return;
     };
     if opening.early.len() == EARLY_UPDATES {
         opening.early.pop_front();
     }
-    opening
-        .early
-        .push_back((session_id.to_string(), Box::new(update.clone())));
+    opening.early.push_back((session_id.to_string(), update.clone()));
 }
 
 /// A session opened (or a load's placeholder for it): it joins the model with the
@@ -203,49 +204,28 @@ fn line_too_long(state: &mut AppState, agent_id: &str, bytes: u64, limit: u64) {
     }
 }
 
-/// The updates [`session_update`] folds into the session view.
-fn session_level(update: &SessionUpdate) -> bool {
-    matches!(
-        update,
-        SessionUpdate::CurrentModeUpdate(_)
-            | SessionUpdate::ConfigOptionUpdate(_)
-            | SessionUpdate::SessionInfoUpdate(_)
-            | SessionUpdate::AvailableCommandsUpdate(_)
-            | SessionUpdate::UsageUpdate(_)
-    )
-}
-
-/// Fold a session-level update into the session view. True when the snapshot changed.
-fn session_update(session: &mut SessionView, update: &SessionUpdate) -> bool {
-    let as_json = || serde_json::to_value(update).unwrap_or(Value::Null);
+/// Fold a session-level update into the session view (which keeps ACP's shapes as JSON).
+/// True when the snapshot changed.
+fn session_update(session: &mut SessionView, update: &SessionState) -> bool {
+    fn json(v: &impl serde::Serialize) -> Value {
+        serde_json::to_value(v).unwrap_or(Value::Null)
+    }
     match update {
-        SessionUpdate::CurrentModeUpdate(m) => {
+        SessionState::CurrentMode(m) => {
             if let Some(modes) = session.modes.as_mut() {
                 modes["currentModeId"] = json!(m.current_mode_id.0);
             }
-            true
         }
-        SessionUpdate::ConfigOptionUpdate(_) => {
-            session.config_options = as_json()["configOptions"].clone();
-            true
-        }
-        SessionUpdate::SessionInfoUpdate(_) => {
-            let v = as_json();
-            if let Some(title) = v.get("title") {
+        SessionState::ConfigOptions(u) => session.config_options = json(&u.config_options),
+        SessionState::SessionInfo(u) => {
+            if let Some(title) = json(u).get("title") {
                 session.title = title.as_str().map(str::to_string);
             }
-            true
         }
-        SessionUpdate::AvailableCommandsUpdate(_) => {
-            session.available_commands = as_json()["availableCommands"].clone();
-            true
-        }
-        SessionUpdate::UsageUpdate(_) => {
-            session.usage = Some(as_json());
-            true
-        }
-        _ => false,
+        SessionState::AvailableCommands(u) => session.available_commands = json(&u.available_commands),
+        SessionState::Usage(u) => session.usage = Some(json(u)),
     }
+    true
 }
 
 #[cfg(test)]
@@ -296,9 +276,10 @@ mod tests {
     }
 
     fn update(session_id: &str, update: Value) -> Event {
+        let sdk: porthole_core::acp::v1::schema::SessionUpdate = serde_json::from_value(update).unwrap();
         Event::SessionUpdate {
             session_id: session_id.into(),
-            update: Box::new(serde_json::from_value(update).unwrap()),
+            update: Box::new(sdk.into()),
         }
     }
 

@@ -1,13 +1,14 @@
 //! Merging a batch's consecutive text chunks before it crosses IPC.
 //!
 //! An agent streaming fast sends thousands of `*_message_chunk` updates per frame; the window
-//! only appends their text. Adjacent plain-text chunks of the same session, kind and message
+//! only appends their text. Adjacent plain-text appends of the same session, role and message
 //! are merged into one update with the concatenated text, which the window applies exactly as
 //! it would have applied them one by one. Anything else (other fields, non-text content,
 //! another event in between) is left as it is, so order and content are unchanged.
 
 use porthole_core::Event;
-use porthole_core::acp::v1::schema::{ContentBlock, ContentChunk, SessionUpdate};
+use porthole_core::acp::v1::schema::ContentBlock;
+use porthole_core::transcript::{MessageEdit, MessageRole};
 use serde_json::Value;
 
 /// A window event waiting for the next flush.
@@ -22,7 +23,7 @@ pub(crate) struct TextRun {
     /// The first chunk's window event; its text is replaced by `text` at the flush.
     event: Value,
     session_id: String,
-    kind: &'static str,
+    role: MessageRole,
     message_id: Option<String>,
     text: String,
     /// How many chunks were merged (the benchmarks count queued events).
@@ -33,7 +34,7 @@ pub(crate) struct TextRun {
 /// accepts of a JSON event).
 struct TextChunk<'a> {
     session_id: &'a str,
-    kind: &'static str,
+    role: MessageRole,
     message_id: Option<&'a str>,
     text: &'a str,
 }
@@ -43,22 +44,20 @@ impl<'a> TextChunk<'a> {
         let Event::SessionUpdate { session_id, update } = event else {
             return None;
         };
-        let (kind, chunk): (_, &ContentChunk) = match &**update {
-            SessionUpdate::AgentMessageChunk(c) => ("agent_message_chunk", c),
-            SessionUpdate::AgentThoughtChunk(c) => ("agent_thought_chunk", c),
-            SessionUpdate::UserMessageChunk(c) => ("user_message_chunk", c),
-            _ => return None,
-        };
-        let ContentBlock::Text(text) = &chunk.content else {
+        let message = update.message()?;
+        let MessageEdit::Append {
+            content: ContentBlock::Text(text),
+        } = &message.edit
+        else {
             return None;
         };
-        if chunk.meta.is_some() || text.meta.is_some() || text.annotations.is_some() {
+        if message.meta.is_some() || text.meta.is_some() || text.annotations.is_some() {
             return None;
         }
         Some(Self {
             session_id,
-            kind,
-            message_id: chunk.message_id.as_ref().map(|m| &*m.0),
+            role: message.role,
+            message_id: message.message_id.as_ref().map(|m| &*m.0),
             text: &text.text,
         })
     }
@@ -92,7 +91,7 @@ pub(crate) fn enqueue_text(queue: &mut Vec<Queued>, event: &Event) -> bool {
     };
     if let Some(Queued::Text(run)) = queue.last_mut()
         && run.session_id == chunk.session_id
-        && run.kind == chunk.kind
+        && run.role == chunk.role
         && run.message_id.as_deref() == chunk.message_id
     {
         run.text.push_str(chunk.text);
@@ -102,15 +101,13 @@ pub(crate) fn enqueue_text(queue: &mut Vec<Queued>, event: &Event) -> bool {
     queue.push(Queued::Text(TextRun {
         event: super::event_json(event),
         session_id: chunk.session_id.to_string(),
-        kind: chunk.kind,
+        role: chunk.role,
         message_id: chunk.message_id.map(str::to_string),
         text: chunk.text.to_string(),
         chunks: 1,
     }));
     true
 }
-
-const CHUNK_KINDS: [&str; 3] = ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk"];
 
 /// The text of a chunk that may be merged.
 fn mergeable(event: &Value) -> Option<&str> {
@@ -119,12 +116,11 @@ fn mergeable(event: &Value) -> Option<&str> {
         return None;
     }
     let update = e.get("update")?.as_object()?;
-    if !CHUNK_KINDS.contains(&update.get("sessionUpdate")?.as_str()?) {
+    if update.get("kind")?.as_str()? != "message" || update.get("op")?.as_str()? != "append" {
         return None;
     }
-    // Only sessionUpdate, content and an optional messageId: nothing that could differ unseen.
-    let extra = update.len() - 2 - usize::from(update.contains_key("messageId"));
-    if extra != 0 {
+    // Only kind, role, messageId, op and content: nothing that could differ unseen.
+    if update.len() != 5 || !update.contains_key("role") || !update.contains_key("messageId") {
         return None;
     }
     let content = update.get("content")?.as_object()?;
@@ -136,8 +132,8 @@ fn mergeable(event: &Value) -> Option<&str> {
 
 fn same_stream(a: &Value, b: &Value) -> bool {
     a["sessionId"] == b["sessionId"]
-        && a["update"]["sessionUpdate"] == b["update"]["sessionUpdate"]
-        && a["update"].get("messageId") == b["update"].get("messageId")
+        && a["update"]["role"] == b["update"]["role"]
+        && a["update"]["messageId"] == b["update"]["messageId"]
 }
 
 /// Merge adjacent text chunks of the same stream; everything else passes through in order.
@@ -173,10 +169,13 @@ mod tests {
     use serde_json::json;
 
     fn chunk(kind: &str, message: Option<&str>, text: &str) -> Value {
-        let mut update = json!({"sessionUpdate": kind, "content": {"type": "text", "text": text}});
-        if let Some(m) = message {
-            update["messageId"] = json!(m);
-        }
+        let role = match kind {
+            "agent_message_chunk" => "agent",
+            "agent_thought_chunk" => "thought",
+            _ => "user",
+        };
+        let update = json!({"kind": "message", "role": role, "messageId": message, "op": "append",
+            "content": {"type": "text", "text": text}});
         json!({"type": "session_update", "sessionId": "s", "update": update})
     }
 
@@ -206,7 +205,7 @@ mod tests {
     }
 
     fn core_chunk(kind: &str, session: &str, message: Option<&str>, text: &str, meta: bool) -> Event {
-        use porthole_core::acp::v1::schema::{MessageId, TextContent};
+        use porthole_core::acp::v1::schema::{ContentChunk, MessageId, SessionUpdate, TextContent};
         let mut c = ContentChunk::new(ContentBlock::Text(TextContent::new(text)));
         if let Some(m) = message {
             c = c.message_id(MessageId::new(m));
@@ -221,7 +220,7 @@ mod tests {
         };
         Event::SessionUpdate {
             session_id: session.to_string(),
-            update: Box::new(update),
+            update: Box::new(update.into()),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use porthole_core::acp::v1::schema::SessionUpdate;
+use porthole_core::transcript::ToolCallChange;
 use serde_json::Value;
 
 /// Tool calls kept per session (an app's call finishes within its own turn).
@@ -20,28 +20,13 @@ pub(crate) struct SeenToolCall {
 
 pub(crate) type Recent = HashMap<String, VecDeque<SeenToolCall>>;
 
-pub(crate) fn is_tool_call(update: &SessionUpdate) -> bool {
-    matches!(
-        update,
-        SessionUpdate::ToolCall(_) | SessionUpdate::ToolCallUpdate(_)
-    )
-}
-
-/// Note a `tool_call` or `tool_call_update` of `session_id`.
-pub(crate) fn seen(recent: &mut Recent, session_id: &str, update: &SessionUpdate) {
-    let (id, title, raw_input) = match update {
-        SessionUpdate::ToolCall(call) => (
-            call.tool_call_id.0.to_string(),
-            Some(call.title.clone()),
-            call.raw_input.clone(),
-        ),
-        SessionUpdate::ToolCallUpdate(update) => (
-            update.tool_call_id.0.to_string(),
-            update.fields.title.clone(),
-            update.fields.raw_input.clone(),
-        ),
-        _ => return,
-    };
+/// Note a tool call's update (its first creates it) of `session_id`.
+pub(crate) fn seen(recent: &mut Recent, session_id: &str, update: &ToolCallChange) {
+    let (id, title, raw_input) = (
+        update.tool_call_id.0.to_string(),
+        update.fields.title.clone(),
+        update.fields.raw_input.clone(),
+    );
     let calls = recent.entry(session_id.to_string()).or_default();
     let call = match calls.iter().position(|c| c.id == id) {
         Some(at) => &mut calls[at],
@@ -75,8 +60,12 @@ mod tests {
 
     use super::*;
 
-    fn update(v: Value) -> SessionUpdate {
-        serde_json::from_value(v).unwrap()
+    fn update(v: Value) -> ToolCallChange {
+        let sdk: porthole_core::acp::v1::schema::SessionUpdate = serde_json::from_value(v).unwrap();
+        porthole_core::transcript::TranscriptUpdate::from(sdk)
+            .tool_call()
+            .cloned()
+            .unwrap()
     }
 
     #[test]

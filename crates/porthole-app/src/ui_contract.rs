@@ -136,7 +136,9 @@ fn core_decls() -> Decls {
 fn core_types() -> String {
     core_decls().file(
         "porthole-core's events, dialog prompts and answers",
-        "import type { PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate } from \"@agentclientprotocol/sdk\";\n\
+        "import type { PermissionOption, PermissionOptionKind, StopReason, ToolCallUpdate } from \"@agentclientprotocol/sdk\";\n\
+         // The ACP payloads of the transcript model (porthole-core's transcript.rs), named `Acp.X` there.\n\
+         import type * as Acp from \"@agentclientprotocol/sdk/unstable\";\n\
          import type { FormSchema, UrlAnalysis } from \"./elicitation\";\n\
          /** A form's values by field name, as the agent receives them. */\n\
          export type FormContent = Record<string, string | number | boolean | Array<string>>;\n",

@@ -218,7 +218,7 @@ async fn tour(backend: &Backend, shell: &FakeShell, session_id: &str) {
     assert_eq!(shown + counted, NOISE_LINES, "{shown} shown, {counted} counted");
     for kind in [
         "stdout_noise",
-        "unknown_update",
+        "malformed_update",
         "terminal_created",
         "terminal_output",
         "terminal_exited",
@@ -232,4 +232,13 @@ async fn tour(backend: &Backend, shell: &FakeShell, session_id: &str) {
     ] {
         shell.wait_for(kind, |e| e["type"] == kind).await;
     }
+    // An update of a kind Porthole does not know reaches the window by its name, as it came.
+    shell
+        .wait_for("the unknown kind", |e| {
+            e["type"] == "session_update"
+                && e["update"]["kind"] == "unknown"
+                && e["update"]["sessionUpdate"] == "_future_kind"
+                && e["update"]["update"]["x"] == 1
+        })
+        .await;
 }

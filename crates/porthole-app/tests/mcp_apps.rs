@@ -45,7 +45,7 @@ async fn a_ui_tool_call_brings_its_app_under_the_tool_call_and_the_app_asks_befo
     let app = &event["app"];
     let tool_call = shell
         .wait_for("the agent's tool call", |e| {
-            e["type"] == "session_update" && e["update"]["title"] == "charts: show_chart"
+            e["type"] == "session_update" && e["update"]["fields"]["title"] == "charts: show_chart"
         })
         .await;
     assert_eq!(app["toolCallId"], tool_call["update"]["toolCallId"], "{app}");

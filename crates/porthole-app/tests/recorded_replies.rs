@@ -102,7 +102,7 @@ fn shape(entry: &Value) -> Value {
         .as_array()
         .into_iter()
         .flatten()
-        .map(|e| match e["update"]["sessionUpdate"].as_str() {
+        .map(|e| match e["update"]["kind"].as_str() {
             Some(update) => format!("{}/{update}", e["type"].as_str().unwrap_or("")),
             None => e["type"].as_str().unwrap_or("").to_string(),
         })

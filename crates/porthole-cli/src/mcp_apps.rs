@@ -12,7 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use porthole_connections::gateway::{AppCall, Apps};
 use porthole_connections::tool_match::{self, AgentToolCall};
-use porthole_core::acp::v1::schema::{SessionUpdate, ToolCall};
+use porthole_core::acp::v1::schema::ToolCall;
+use porthole_core::transcript::TranscriptUpdate;
 use serde_json::json;
 
 /// The calls the gateway saw finish, waiting to be printed.
@@ -41,23 +42,24 @@ pub struct Matcher {
 
 /// Keep a `tool_call` in `calls` and fold a `tool_call_update` in (one the agent sends first,
 /// Gemini CLI after its permission request, starts the call).
-pub fn fold(calls: &mut Vec<ToolCall>, update: &SessionUpdate) {
-    match update {
-        SessionUpdate::ToolCall(call) => match calls.iter_mut().find(|c| c.tool_call_id == call.tool_call_id)
-        {
-            Some(known) => *known = call.clone(),
-            None => calls.push(call.clone()),
-        },
-        SessionUpdate::ToolCallUpdate(u) => match calls.iter_mut().find(|c| c.tool_call_id == u.tool_call_id)
-        {
-            Some(known) => known.update(u.fields.clone()),
-            None => {
-                if let Ok(call) = ToolCall::try_from(u.clone()) {
-                    calls.push(call);
-                }
+pub fn fold(calls: &mut Vec<ToolCall>, update: &TranscriptUpdate) {
+    let Some(change) = update.tool_call() else {
+        return;
+    };
+    let known = calls.iter_mut().find(|c| c.tool_call_id == change.tool_call_id);
+    match known {
+        // A call announced again is the whole call.
+        Some(known) if change.opened => {
+            if let Ok(call) = ToolCall::try_from(change.to_update()) {
+                *known = call;
             }
-        },
-        _ => {}
+        }
+        Some(known) => known.update(change.fields.clone()),
+        None => {
+            if let Ok(call) = ToolCall::try_from(change.to_update()) {
+                calls.push(call);
+            }
+        }
     }
 }
 
@@ -87,7 +89,7 @@ pub struct Line {
 
 impl Matcher {
     /// Keep a session's `tool_call` and fold its `tool_call_update`s in.
-    pub fn update(&mut self, session_id: &str, update: &SessionUpdate) {
+    pub fn update(&mut self, session_id: &str, update: &TranscriptUpdate) {
         fold(self.tool_calls.entry(session_id.to_string()).or_default(), update);
     }
 

@@ -40,7 +40,7 @@ impl CliQuestions {
     }
 
     /// A session update the run read: its tool calls are kept.
-    pub fn seen(&self, session_id: &str, update: &porthole_core::acp::v1::schema::SessionUpdate) {
+    pub fn seen(&self, session_id: &str, update: &porthole_core::transcript::TranscriptUpdate) {
         if self.session.lock().unwrap_or_else(|p| p.into_inner()).as_deref() == Some(session_id) {
             crate::mcp_apps::fold(
                 &mut self.tool_calls.lock().unwrap_or_else(|p| p.into_inner()),

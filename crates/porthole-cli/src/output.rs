@@ -4,8 +4,8 @@ use std::cell::RefCell;
 use std::io::Write;
 
 use porthole_core::AgentClient;
-use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate, ToolCallContent};
 use porthole_core::events::Event;
+use porthole_core::transcript::TextLine;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -179,7 +179,7 @@ impl Output {
         match event {
             // The flood's event, serialized straight from its type (no `Value` in between:
             // the same bytes, as `preserve_order` keeps the fields' order in a `Value`).
-            Event::SessionUpdate { .. } => self.queue(event),
+            Event::SessionUpdate { session_id, update } => self.queue(&UpdateLine::of(session_id, update)),
             _ => self.queue(&json_event(event, decision)),
         }
         if !more_waiting {
@@ -194,8 +194,33 @@ impl Drop for Output {
     }
 }
 
+/// A `session_update` line: the update as the agent sent it (its `sessionUpdate` kind and
+/// fields, or a kind Porthole does not know exactly as it came), not Porthole's model of it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    session_id: &'a str,
+    update: porthole_core::transcript::Wire<'a>,
+}
+
+impl<'a> UpdateLine<'a> {
+    fn of(session_id: &'a str, update: &'a porthole_core::transcript::TranscriptUpdate) -> Self {
+        UpdateLine {
+            kind: "session_update",
+            session_id,
+            update: update.wire(),
+        }
+    }
+}
+
 fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
     match event {
+        Event::SessionUpdate { session_id, update } => {
+            serde_json::to_value(UpdateLine::of(session_id, update))
+                .unwrap_or_else(|e| json!({"type": "error", "message": e.to_string()}))
+        }
         Event::Dialog(prompt) => policy::dialog_json(prompt, decision),
         Event::ElicitationRejected {
             mode,
@@ -238,79 +263,22 @@ fn json_event(event: &Event, decision: Option<&Decision>) -> Value {
     }
 }
 
-fn text_of(content: &ContentBlock) -> String {
-    match content {
-        ContentBlock::Text(t) => t.text.clone(),
-        other => format!(
-            "[{}]",
-            serde_json::to_value(other)
-                .ok()
-                .and_then(|v| v.get("type").cloned())
-                .unwrap_or_default()
-        ),
-    }
-}
-
 /// Human mode. Every line goes through `term` (the `say!`/`note!` macros show control, escape,
 /// bidi and invisible characters as code points); the agent's one-line strings (titles, names,
 /// messages of dialogs and errors) also through `term::line`, so a line feed in them cannot
 /// start a line that looks like Porthole's.
 fn text_event(event: &Event, decision: Option<&Decision>) {
     match event {
-        Event::SessionUpdate { update, .. } => match update.as_ref() {
-            SessionUpdate::AgentMessageChunk(c) => term::out(&text_of(&c.content)),
-            SessionUpdate::AgentThoughtChunk(c) => note!("[thought] {}", text_of(&c.content)),
-            SessionUpdate::ToolCall(t) => {
-                note!("[tool] {} ({})", term::line(&t.title), term::name(&t.status));
-                for c in &t.content {
-                    tool_content(c);
+        // Each kind's words are core's (`TranscriptUpdate::text_lines`, beside the kind).
+        Event::SessionUpdate { update, .. } => {
+            for line in update.text_lines() {
+                match line {
+                    TextLine::Reply(text) => term::out(&text),
+                    TextLine::Line(line) => note!("{}", term::line(&line)),
+                    TextLine::Note(text) => note!("{text}"),
                 }
             }
-            SessionUpdate::ToolCallUpdate(t) => {
-                let status = t.fields.status.as_ref().map(term::name);
-                note!(
-                    "[tool update] {}{}{}",
-                    term::line(&t.tool_call_id.0),
-                    status.map(|s| format!(" {s}")).unwrap_or_default(),
-                    t.fields
-                        .title
-                        .as_deref()
-                        .map(|title| format!(" {}", term::line(title)))
-                        .unwrap_or_default()
-                );
-                for c in t.fields.content.iter().flatten() {
-                    tool_content(c);
-                }
-            }
-            SessionUpdate::Plan(p) => {
-                for e in &p.entries {
-                    note!("[plan] {} {}", term::name(&e.status), term::line(&e.content));
-                }
-            }
-            SessionUpdate::UsageUpdate(u) => {
-                let share = (u.used as f64 / u.size.max(1) as f64 * 100.0).round();
-                let cost = u
-                    .cost
-                    .as_ref()
-                    .map(|c| format!(" · {:.2} {}", c.amount, term::line(&c.currency)))
-                    .unwrap_or_default();
-                note!(
-                    "[usage] {} of {} tokens of context ({share}%){cost}",
-                    u.used,
-                    u.size
-                );
-            }
-            SessionUpdate::AvailableCommandsUpdate(u) => {
-                for c in &u.available_commands {
-                    note!(
-                        "[command] /{} {}",
-                        term::line(&c.name),
-                        term::line(&c.description)
-                    );
-                }
-            }
-            _ => {}
-        },
+        }
         Event::Dialog(prompt) => policy::dialog_text(prompt, decision),
         Event::ElicitationRejected { mode, error, .. } => {
             note!(
@@ -352,7 +320,7 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
         Event::LineTooLong { bytes, limit } => note!(
             "[agent message too long] a line of {bytes} bytes from the agent was discarded (limit {limit} bytes)"
         ),
-        Event::UnknownUpdate { error, .. } => note!("[unknown update] {}", term::line(error)),
+        Event::MalformedUpdate { error, .. } => note!("[malformed update] {}", term::line(error)),
         Event::AgentExited(info) => note!("[agent exited] {}", term::line(&info.status.to_string())),
         Event::TerminalCreated {
             terminal_id,
@@ -397,15 +365,6 @@ fn text_event(event: &Event, decision: Option<&Decision>) {
     }
 }
 
-/// A tool call's output as the CLI shows it: text content, the paths of diffs.
-fn tool_content(content: &ToolCallContent) {
-    match content {
-        ToolCallContent::Content(c) => note!("[tool output] {}", text_of(&c.content)),
-        ToolCallContent::Diff(d) => note!("[tool diff] {}", term::line(&d.path.display().to_string())),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -426,19 +385,31 @@ mod tests {
     ];
 
     /// A session update's line, straight from its type, is byte for byte the line made through
-    /// a `serde_json::Value` (how every event was printed before).
+    /// a `serde_json::Value`, and the line of the SDK's own update (how it was printed before
+    /// Porthole's model came between).
     #[test]
     fn session_update_lines_are_the_same_as_through_a_value() {
         for raw in UPDATES {
-            let update: SessionUpdate = serde_json::from_str(raw).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            let update: porthole_core::acp::v1::schema::SessionUpdate =
+                serde_json::from_str(raw).unwrap_or_else(|e| panic!("{raw}: {e}"));
             let event = Event::SessionUpdate {
                 session_id: "s\u{2029}1".into(),
-                update: Box::new(update),
+                update: Box::new(update.clone().into()),
+            };
+            let Event::SessionUpdate {
+                session_id,
+                update: model,
+            } = &event
+            else {
+                unreachable!()
             };
             let mut straight = Vec::new();
-            crate::json_line::append(&mut straight, &event);
+            crate::json_line::append(&mut straight, &UpdateLine::of(session_id, model));
             let through_value = crate::json_line::to_line(&json_event(&event, None));
-            assert_eq!(String::from_utf8(straight).unwrap(), through_value, "{raw}");
+            let straight = String::from_utf8(straight).unwrap();
+            assert_eq!(straight, through_value, "{raw}");
+            let sdk = json!({"type": "session_update", "sessionId": "s\u{2029}1", "update": update});
+            assert_eq!(straight, crate::json_line::to_line(&sdk), "{raw}");
         }
     }
 }

@@ -11,20 +11,6 @@ use crate::sign_in::{self, SignedIn};
 use crate::term::{self, note};
 use crate::{output, policy};
 
-/// A session update that is the turn's own content (what `--cancel-after-updates` counts):
-/// not commands, mode or config notices, session info, usage, or the user's message echoed.
-fn is_turn_content(update: &porthole_core::acp::v1::schema::SessionUpdate) -> bool {
-    use porthole_core::acp::v1::schema::SessionUpdate as U;
-    matches!(
-        update,
-        U::AgentMessageChunk(_)
-            | U::AgentThoughtChunk(_)
-            | U::ToolCall(_)
-            | U::ToolCallUpdate(_)
-            | U::Plan(_)
-    )
-}
-
 /// How long the CLI goes on reading a replay that never falls quiet.
 const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -94,7 +80,7 @@ impl Reader<'_> {
     pub(crate) fn apps(
         &self,
         session_id: &str,
-        update: Option<&porthole_core::acp::v1::schema::SessionUpdate>,
+        update: Option<&porthole_core::transcript::TranscriptUpdate>,
         all: bool,
     ) {
         let Some((apps, matcher)) = &self.apps else { return };
@@ -205,7 +191,9 @@ pub(crate) async fn run_prompts(
                         update,
                     } = &event
                         && *s == session_id
-                        && is_turn_content(update)
+                        // The turn's own content: not commands, mode or config notices, session
+                        // info, usage, or the user's message echoed.
+                        && update.is_agent_output()
                     {
                         updates_seen += 1;
                         if args.cancel_after_updates == Some(updates_seen)

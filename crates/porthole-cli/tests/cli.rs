@@ -212,7 +212,32 @@ fn human_output_streams_text() {
     let out = cli(&["--agent", &test_agent(), "noise"]);
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("still alive"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not JSON"));
+    // An update of a kind Porthole does not know is shown by its name; a malformed one is
+    // refused, and said so.
+    assert!(
+        stderr.contains("[update] an update Porthole does not know: _future_kind"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("[malformed update]"), "{stderr}");
+}
+
+/// `--json` gives an update of a kind Porthole does not know exactly as the agent sent it; a
+/// malformed one is a `malformed_update` line.
+#[test]
+fn json_output_keeps_an_unknown_update_as_it_came() {
+    let out = cli(&["--agent", &test_agent(), "--json", "noise"]);
+    assert!(out.status.success());
+    let l = lines(&out);
+    let updates = of_type(&l, "session_update");
+    assert!(
+        updates
+            .iter()
+            .any(|u| u["update"] == json!({"sessionUpdate": "_future_kind", "x": 1})),
+        "{updates:?}"
+    );
+    assert_eq!(of_type(&l, "malformed_update").len(), 1);
 }
 
 #[test]

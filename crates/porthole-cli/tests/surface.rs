@@ -157,7 +157,7 @@ fn the_xss_corpus_scenario_is_well_formed_acp() {
     let out = cli_env(&["xss"], &[("PORTHOLE_TEST_AGENT_HOSTILE", "1")]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let l = lines(&out);
-    assert!(!l.iter().any(|l| l["type"] == "unknown_update"));
+    assert!(!l.iter().any(|l| l["type"] == "malformed_update"));
     let elicitations: Vec<&Value> = l.iter().filter(|l| l["type"] == "elicitation").collect();
     assert_eq!(elicitations.len(), 2);
     assert!(

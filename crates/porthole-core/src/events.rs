@@ -2,9 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use agent_client_protocol::v1::schema::{
-    PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate,
-};
+use agent_client_protocol::v1::schema::{PermissionOption, PermissionOptionKind, StopReason, ToolCallUpdate};
 
 use crate::form::FormSchema;
 use crate::url_safety::UrlAnalysis;
@@ -285,16 +283,17 @@ pub struct ExitInfo {
 #[serde(tag = "type", rename_all = "snake_case")]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "CoreEvent"))]
 pub enum Event {
-    /// A `session/update` the SDK's schema understands.
+    /// A `session/update`, as Porthole models it (`crate::transcript`): one of its kinds, or
+    /// one it does not know (a newer or private kind), kept as it came.
     #[serde(rename_all = "camelCase")]
     SessionUpdate {
         session_id: String,
-        #[cfg_attr(feature = "ts", ts(type = "SessionUpdate"))]
-        update: Box<SessionUpdate>,
+        update: Box<crate::transcript::TranscriptUpdate>,
     },
-    /// A `session/update` we could not type (a newer or private kind): logged, not fatal.
+    /// A `session/update` that is malformed: a kind ACP knows whose fields do not parse, no
+    /// kind, no session. Refused: logged, not fatal, not shown.
     #[serde(rename_all = "camelCase")]
-    UnknownUpdate {
+    MalformedUpdate {
         session_id: Option<String>,
         #[cfg_attr(feature = "ts", ts(type = "unknown"))]
         raw: serde_json::Value,

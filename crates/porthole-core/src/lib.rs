@@ -31,6 +31,7 @@ pub mod permission_rules;
 pub mod process;
 pub mod sessions;
 pub mod terminal;
+pub mod transcript;
 pub mod transport;
 
 pub use agent_client_protocol as acp;

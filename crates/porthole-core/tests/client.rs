@@ -5,7 +5,6 @@ mod common;
 use std::time::Duration;
 
 use common::{decline, start, start_with, test_agent};
-use porthole_core::acp::v1::schema::SessionUpdate;
 use porthole_core::events::{DialogAnswer, DialogPrompt, DismissReason, ElicitationKind, Event};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientError, ClientOptions, Modes, RespondError};
 use serde_json::{Value, json};
@@ -304,10 +303,9 @@ async fn concurrent_answers_are_exactly_once() {
     let (_, report) = loop {
         let e = h.next().await;
         if let Event::SessionUpdate { update, .. } = &e
-            && let SessionUpdate::AgentMessageChunk(c) = update.as_ref()
-            && let porthole_core::acp::v1::schema::ContentBlock::Text(t) = &c.content
+            && let Some(text) = update.agent_text()
         {
-            break ((), serde_json::from_str::<Value>(&t.text).unwrap());
+            break ((), serde_json::from_str::<Value>(text).unwrap());
         }
     };
     assert_eq!(report["results"].as_array().unwrap().len(), 50);
@@ -567,7 +565,21 @@ async fn noise_unknown_methods_and_unknown_updates_are_not_fatal() {
             .iter()
             .any(|e| matches!(e, Event::StdoutNoise { line } if line.contains("banner")))
     );
-    assert!(events.iter().any(|e| matches!(e, Event::UnknownUpdate { .. })));
+    // A kind the SDK does not know is kept, by its name and as it came; a known kind that
+    // does not parse is refused as malformed.
+    let unknown = events.iter().find_map(|e| match e {
+        Event::SessionUpdate { update, .. } => match update.as_ref() {
+            porthole_core::transcript::TranscriptUpdate::Item(
+                porthole_core::transcript::ItemUpdate::Unknown(u),
+            ) => Some(u),
+            _ => None,
+        },
+        _ => None,
+    });
+    let unknown = unknown.expect("the unknown kind is kept");
+    assert_eq!(unknown.session_update, "_future_kind");
+    assert_eq!(unknown.update, json!({"sessionUpdate": "_future_kind", "x": 1}));
+    assert!(events.iter().any(|e| matches!(e, Event::MalformedUpdate { .. })));
     assert!(matches!(
         events.last(),
         Some(Event::TurnEnded { error: None, .. })
@@ -627,13 +639,7 @@ async fn a_burst_of_updates_arrives_complete_and_in_order() {
     let numbers: Vec<usize> = events
         .iter()
         .filter_map(|e| match e {
-            Event::SessionUpdate { update, .. } => match update.as_ref() {
-                SessionUpdate::AgentMessageChunk(c) => match &c.content {
-                    porthole_core::acp::v1::schema::ContentBlock::Text(t) => t.text.trim().parse().ok(),
-                    _ => None,
-                },
-                _ => None,
-            },
+            Event::SessionUpdate { update, .. } => update.agent_text().and_then(|t| t.trim().parse().ok()),
             _ => None,
         })
         .collect();
@@ -767,11 +773,10 @@ async fn a_request_right_after_session_new_finds_the_session() {
     .await;
     let report = loop {
         if let Event::SessionUpdate { update, .. } = h.next().await
-            && let SessionUpdate::AgentMessageChunk(chunk) = *update
-            && let porthole_core::acp::v1::schema::ContentBlock::Text(t) = chunk.content
-            && t.text.contains("fsAtOpen")
+            && let Some(text) = update.agent_text()
+            && text.contains("fsAtOpen")
         {
-            break serde_json::from_str::<Value>(&t.text).unwrap();
+            break serde_json::from_str::<Value>(text).unwrap();
         }
     };
     assert!(

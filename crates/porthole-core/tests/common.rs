@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use porthole_core::acp::v1::schema::SessionUpdate;
 use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::transport::{Direction, TransportNote, WireTap};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientOptions};
@@ -270,15 +269,9 @@ impl Harness {
             .iter()
             .rev()
             .find_map(|e| match e {
-                Event::SessionUpdate { update, .. } => match update.as_ref() {
-                    SessionUpdate::AgentMessageChunk(c) => match &c.content {
-                        porthole_core::acp::v1::schema::ContentBlock::Text(t) => {
-                            serde_json::from_str(&t.text).ok()
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                },
+                Event::SessionUpdate { update, .. } => {
+                    update.agent_text().and_then(|t| serde_json::from_str(t).ok())
+                }
                 _ => None,
             })
             .unwrap_or(Value::Null);

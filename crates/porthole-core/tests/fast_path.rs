@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate};
 use porthole_core::client::{AgentClient, ClientOptions};
 use porthole_core::events::{DialogPrompt, Event};
+use porthole_core::transcript::{ItemUpdate, MessageEdit, MessageRole, TranscriptUpdate};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -24,13 +24,15 @@ fn updates(range: std::ops::Range<u64>) -> Vec<String> {
 fn label(event: &Event) -> Option<String> {
     match event {
         Event::SessionUpdate { update, .. } => match &**update {
-            SessionUpdate::AgentMessageChunk(chunk) => match &chunk.content {
-                ContentBlock::Text(t) => Some(t.text.clone()),
-                _ => Some("other-chunk".into()),
-            },
+            TranscriptUpdate::Item(ItemUpdate::Message(m))
+                if m.role == MessageRole::Agent && matches!(m.edit, MessageEdit::Append { .. }) =>
+            {
+                Some(update.agent_text().unwrap_or("other-chunk").to_string())
+            }
+            TranscriptUpdate::Item(ItemUpdate::Unknown(_)) => Some("unknown-update".into()),
             _ => Some("other-update".into()),
         },
-        Event::UnknownUpdate { .. } => Some("unknown-update".into()),
+        Event::MalformedUpdate { .. } => Some("malformed-update".into()),
         Event::Dialog(DialogPrompt::Elicitation(_)) => Some("elicitation".into()),
         Event::ElicitationComplete { .. } => Some("elicitation-complete".into()),
         Event::TurnEnded { .. } => Some("turn-ended".into()),

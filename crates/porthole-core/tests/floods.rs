@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::test_agent;
-use porthole_core::acp::v1::schema::SessionUpdate;
 use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::transport::{Direction, TransportNote, WireTap};
 use porthole_core::{AgentClient, AgentCommand, Answer, ClientOptions};
@@ -154,13 +153,7 @@ impl Agent {
 /// The text of an agent message chunk.
 fn chunk_text(event: &Event) -> Option<&str> {
     match event {
-        Event::SessionUpdate { update, .. } => match update.as_ref() {
-            SessionUpdate::AgentMessageChunk(c) => match &c.content {
-                porthole_core::acp::v1::schema::ContentBlock::Text(t) => Some(&t.text),
-                _ => None,
-            },
-            _ => None,
-        },
+        Event::SessionUpdate { update, .. } => update.agent_text(),
         _ => None,
     }
 }

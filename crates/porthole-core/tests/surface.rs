@@ -6,9 +6,10 @@ mod common;
 use std::time::Duration;
 
 use common::{start, start_with};
-use porthole_core::acp::v1::schema::{SessionConfigKind, SessionUpdate};
+use porthole_core::acp::v1::schema::SessionConfigKind;
 use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::sessions::ConfigValue;
+use porthole_core::transcript::{ItemUpdate, MessageRole, SessionState, TranscriptUpdate};
 use porthole_core::{AgentClient, AgentCommand, ClientError, ClientOptions};
 use serde_json::json;
 
@@ -73,25 +74,24 @@ async fn every_stable_update_kind_arrives_typed() {
     let mut h = start().await;
     let (events, _) = h.turn("updates", |_, _| {}).await;
     assert!(
-        !events.iter().any(|e| matches!(e, Event::UnknownUpdate { .. })),
+        !events.iter().any(|e| matches!(e, Event::MalformedUpdate { .. })
+            || matches!(e, Event::SessionUpdate { update, .. } if update.kind() == "unknown")),
         "all kinds typed"
     );
     let kinds: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
             Event::SessionUpdate { update, .. } => Some(match update.as_ref() {
-                SessionUpdate::UserMessageChunk(_) => "user",
-                SessionUpdate::AgentMessageChunk(_) => "agent",
-                SessionUpdate::AgentThoughtChunk(_) => "thought",
-                SessionUpdate::ToolCall(_) => "tool_call",
-                SessionUpdate::ToolCallUpdate(_) => "tool_call_update",
-                SessionUpdate::Plan(_) => "plan",
-                SessionUpdate::AvailableCommandsUpdate(_) => "commands",
-                SessionUpdate::CurrentModeUpdate(_) => "mode",
-                SessionUpdate::ConfigOptionUpdate(_) => "config",
-                SessionUpdate::SessionInfoUpdate(_) => "info",
-                SessionUpdate::UsageUpdate(_) => "usage",
-                _ => "other",
+                TranscriptUpdate::Item(ItemUpdate::Message(m)) => m.role.name(),
+                TranscriptUpdate::Item(ItemUpdate::ToolCall(c)) if c.opened => "tool_call",
+                TranscriptUpdate::Item(ItemUpdate::ToolCall(_)) => "tool_call_update",
+                TranscriptUpdate::Item(ItemUpdate::Plan(_)) => "plan",
+                TranscriptUpdate::Session(SessionState::AvailableCommands(_)) => "commands",
+                TranscriptUpdate::Session(SessionState::CurrentMode(_)) => "mode",
+                TranscriptUpdate::Session(SessionState::ConfigOptions(_)) => "config",
+                TranscriptUpdate::Session(SessionState::SessionInfo(_)) => "info",
+                TranscriptUpdate::Session(SessionState::Usage(_)) => "usage",
+                other => other.kind(),
             }),
             _ => None,
         })
@@ -114,10 +114,10 @@ async fn every_stable_update_kind_arrives_typed() {
     let ids: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            Event::SessionUpdate { update, .. } => match update.as_ref() {
-                SessionUpdate::AgentMessageChunk(c) => c.message_id.as_ref().map(|m| m.0.to_string()),
-                _ => None,
-            },
+            Event::SessionUpdate { update, .. } => update
+                .message()
+                .filter(|m| m.role == MessageRole::Agent)
+                .and_then(|m| m.message_id.as_ref().map(|m| m.0.to_string())),
             _ => None,
         })
         .collect();
@@ -205,10 +205,10 @@ async fn sessions_list_load_resume_close_delete_and_settings() {
             replay.push(update);
         }
     }
-    assert!(matches!(
-        replay.first().map(|u| u.as_ref()),
-        Some(SessionUpdate::UserMessageChunk(_))
-    ));
+    assert_eq!(
+        replay.first().and_then(|u| u.message()).map(|m| m.role),
+        Some(MessageRole::User)
+    );
     assert_eq!(replay.len(), 3);
     // The loaded session is live: prompts and modes work in it.
     h.client.set_mode("old-1", "ask").await.unwrap();

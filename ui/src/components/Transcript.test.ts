@@ -9,7 +9,7 @@ const prompt = (text: string): UiEvent => ({ type: "user_prompt", sessionId: "de
 const reply = (text: string): UiEvent => ({
   type: "session_update",
   sessionId: "demo-1",
-  update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } as never,
+  update: { kind: "message", role: "agent", messageId: null, op: "append", content: { type: "text", text } },
 });
 
 describe("transcript", () => {
@@ -35,5 +35,19 @@ describe("transcript", () => {
     expect(container.querySelectorAll(".vrow").length).toBe(2);
     expect(container.textContent).toContain("second answer");
     expect(container.textContent).not.toContain("first answer");
+  });
+
+  it("shows an update of a kind Porthole does not know by its name, with what it carried", () => {
+    const raw = { sessionUpdate: "_vendor_progress\u202e", percent: 40 };
+    const store = storeWith([
+      prompt("go"),
+      { type: "session_update", sessionId: "demo-1", update: { kind: "unknown", sessionUpdate: raw.sessionUpdate, update: raw } },
+    ]);
+    const { container } = render(Transcript, { props: { store, backend: new FakeBackend() } });
+    flushSync();
+    const row = container.querySelector(".unknown-update")!;
+    // Its name as the agent wrote it, hidden characters shown.
+    expect(row.querySelector("summary")!.textContent).toBe("An update Porthole does not know: _vendor_progress⟨U+202E⟩");
+    expect(row.querySelector("pre")!.textContent).toContain('"percent": 40');
   });
 });

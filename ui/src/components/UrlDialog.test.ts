@@ -161,7 +161,7 @@ describe("a question an MCP server asked through Porthole's gateway", () => {
     const toolCall: UiEvent = {
       type: "session_update",
       sessionId: "demo-1",
-      update: { sessionUpdate: "tool_call", toolCallId: "call-7", title: "pay: third-party-auth" } as never,
+      update: { kind: "tool_call", toolCallId: "call-7", opened: true, fields: { title: "pay: third-party-auth" } },
     };
     const store = storeWith([toolCall, d]);
     render(DialogHost, { props: { backend, store } });

@@ -7,8 +7,8 @@ import type {
   SessionConfigOption, SessionConfigSelectGroup, SessionConfigSelectOption, UsageUpdate,
 } from "@agentclientprotocol/sdk";
 export type {
-  AvailableCommand, ContentBlock, PermissionOption, PermissionOptionKind, PlanEntry, SessionMode, SessionModeState, SessionUpdate, StopReason,
-  ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
+  AvailableCommand, CompactionStatus, ContentBlock, PermissionOption, PermissionOptionKind, PlanEntry, SessionMode, SessionModeState,
+  StopReason, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
 // `session/set_model`'s models are not in the SDK (2.4 has no types for that unstable method):
 // generated from core's Rust type instead.

@@ -48,7 +48,7 @@ const RECORDED_IN: Record<UiEvent["type"], Run> = {
   terminal_exited: "app-model",
   terminal_output: "app-model",
   terminal_released: "app-model",
-  unknown_update: "app-model",
+  malformed_update: "app-model",
   url_view: "app-model",
 };
 
@@ -95,6 +95,20 @@ describe("the app model's recorded streams", () => {
     expect(s.dialogs).toEqual([]);
     // The run ends with the app stopping: the agent's exit reached the window.
     expect(s.connected).toBe(false);
+  });
+
+  it("app-model's v1 stream gives the rows it gave before Porthole's own model, and the unknown kind's", () => {
+    const s = new AppStore((cb) => cb());
+    for (const e of stream) s.apply([e]);
+    const rows = s.items.map((i) => (i.kind === "message" ? i.role : i.kind === "notice" ? `notice ${i.tone}` : i.kind));
+    // Recorded from the window before the change (main 97abfd0, which dropped `_future_kind`),
+    // with the row of the unknown kind in its place.
+    const errors = (n: number) => Array<string>(n).fill("notice error");
+    expect(rows).toEqual([
+      "user", "agent", "user", "agent", "user", "unknown", "agent", "user", "tool", "agent", "user", "notice info", "agent",
+      "user", "tool", "notice info", "agent", "user", ...errors(10), "agent", "user", "agent", "user", "notice error", "agent",
+      "user", "agent",
+    ]);
   });
 
   it.each(Object.keys(streams))("%s ends in the same state whatever the batching", (run) => {

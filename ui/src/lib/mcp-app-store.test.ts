@@ -22,7 +22,7 @@ function app(patch: Partial<McpAppView> = {}): UiEvent {
 const toolCall = (id: string): UiEvent => ({
   type: "session_update",
   sessionId: "s",
-  update: { sessionUpdate: "tool_call", toolCallId: id, title: "charts: show_chart" } as never,
+  update: { kind: "tool_call", toolCallId: id, opened: true, fields: { title: "charts: show_chart" } },
 });
 
 describe("MCP Apps in the transcript", () => {

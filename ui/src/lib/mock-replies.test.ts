@@ -33,7 +33,12 @@ describe("the mock's recorded replies", () => {
     mock.onEvents((batch) => seen.push(...batch));
     expect(await mock.invoke("connect_agent", { agentId: "demo" })).toBeUndefined();
     expect(seen.map((e) => e.type)).toEqual(turn.map((e) => e.type));
-    const texts = (events: UiEvent[]) => events.flatMap((e) => (e.type === "session_update" && e.update.sessionUpdate === "agent_message_chunk" && e.update.content.type === "text" ? [e.update.content.text] : []));
+    const texts = (events: UiEvent[]) =>
+      events.flatMap((e) =>
+        e.type === "session_update" && e.update.kind === "message" && e.update.role === "agent" && e.update.op === "append" && e.update.content.type === "text"
+          ? [e.update.content.text]
+          : [],
+      );
     expect(texts(seen)).toEqual(texts(turn));
     const snapshots = seen.flatMap((e) => (e.type === "connection" ? [e.snapshot] : []));
     expect(snapshots.length).toBeGreaterThan(0);
@@ -47,8 +52,8 @@ describe("the mock's recorded replies", () => {
     const types = events.map((e) => e.type);
     expect(types[0]).toBe("user_prompt");
     expect(types).toContain("turn_ended");
-    const updates = events.flatMap((e) => (e.type === "session_update" ? [e.update.sessionUpdate] : []));
-    expect(updates).toEqual(expect.arrayContaining(["agent_thought_chunk", "plan", "agent_message_chunk"]));
+    const updates = events.flatMap((e) => (e.type === "session_update" ? [e.update.kind === "message" ? `${e.update.role} message` : e.update.kind] : []));
+    expect(updates).toEqual(expect.arrayContaining(["thought message", "plan", "agent message"]));
     expect(events.every((e) => !("sessionId" in e) || e.sessionId === "demo-1")).toBe(true);
   });
 

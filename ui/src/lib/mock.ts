@@ -7,11 +7,21 @@
 import type { Backend, CommandArgs, CommandName, CommandResult } from "./backend";
 import type {
   AgentIdentity, AnswerAction, AppSettings, AppSnapshot, Commands, ConfigOption, ConnectionState, Dialog, DialogOrigin, DomainMark, Elicitation, Field, FieldError,
-  FormContent, FormElicitation, HistoryEntry, McpConnectionView, McpTool, PermissionRequest, UiEvent, UrlElicitation, Validation,
+  FormContent, FormElicitation, HistoryEntry, McpConnectionView, McpTool, MessageRole, PermissionRequest, ToolCallFields, TranscriptUpdate,
+  UiEvent, UrlElicitation, Validation,
 } from "./protocol";
 import made from "./generated/mock-dialogs.json";
 import { validateFromCases } from "./mock-validation";
 import { recorded, recordingOf, replyOf, type Recording } from "./recorded";
+
+/** Text appended to a message, as core's transcript model gives it. */
+const said = (role: MessageRole, messageId: string, text: string): TranscriptUpdate => ({
+  kind: "message", role, messageId, op: "append", content: { type: "text", text },
+});
+/** A tool call's update (`opened`: the agent announced the call with it). */
+const toolCall = (toolCallId: string, fields: ToolCallFields, opened = false): TranscriptUpdate => ({
+  kind: "tool_call", toolCallId, opened, fields,
+});
 
 const AGENT: AgentIdentity = { name: "demo-agent", title: "Demo Agent", version: "0.4.2" };
 /** The app model's snapshot once the demo agent connected (recorded): what the agent advertised
@@ -225,7 +235,7 @@ export class MockBackend implements Backend {
     this.#record(d, optionId ?? "cancelled", d.options.find((o) => o.optionId === optionId)?.name ?? null);
     const allowed = optionId !== null && optionId.startsWith("allow");
     const tc = d.toolCall.toolCallId;
-    this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: allowed ? "completed" : "failed" } }]);
+    this.emit([{ type: "session_update", sessionId: SESSION, update: toolCall(tc, { status: allowed ? "completed" : "failed" }) }]);
     this.#later(120, () => this.#stream(allowed ? "Edit applied. `src/config.ts` now reads the timeout from the environment." : "Okay, I left the file untouched.", true));
   }
 
@@ -312,7 +322,7 @@ export class MockBackend implements Backend {
       this.#later(700, () => {
         this.emit([
           this.#setSnapshot({ connection: "connected", agent: AGENT, sessionOpen: true, commands: COMMANDS }),
-          { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } },
+          { type: "session_update", sessionId: SESSION, update: { kind: "available_commands", availableCommands: COMMANDS } },
         ]);
       });
     },
@@ -512,7 +522,7 @@ export class MockBackend implements Backend {
     const tc = `tc-${this.#nextTool++}`;
     const diff = { type: "diff" as const, path: "src/config.ts", oldText: OLD_FILE, newText: NEW_FILE };
     this.emit([
-      { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call", toolCallId: tc, title: "Edit src/config.ts", kind: "edit", status: "pending", content: [diff] } },
+      { type: "session_update", sessionId: SESSION, update: toolCall(tc, { title: "Edit src/config.ts", kind: "edit", status: "pending", content: [diff] }, true) },
     ]);
     this.#later(250, () => {
       if (token !== this.#turnToken) return;
@@ -540,16 +550,16 @@ export class MockBackend implements Backend {
     const tc = `tc-${this.#nextTool++}`;
     const steps: (() => void)[] = [];
     const thought = "The user wants an overview. I should read the README first, then summarize the layout and suggest next steps.";
-    for (const w of words(thought)) steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "agent_thought_chunk", messageId: thoughtId, content: { type: "text", text: w } } }]));
-    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "plan", entries: [
+    for (const w of words(thought)) steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: said("thought", thoughtId, w) }]));
+    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { kind: "plan", entries: [
       { content: "Read the project README", priority: "high", status: "in_progress" },
       { content: "Summarize the crate layout", priority: "medium", status: "pending" },
       { content: "Suggest next steps", priority: "low", status: "pending" },
     ] } }]));
-    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call", toolCallId: tc, title: "Read README.md", kind: "read", status: "in_progress", locations: [{ path: "README.md", line: 1 }] } }]));
+    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: toolCall(tc, { title: "Read README.md", kind: "read", status: "in_progress", locations: [{ path: "README.md", line: 1 }] }, true) }]));
     steps.push(() => this.emit([
-      { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "tool_call_update", toolCallId: tc, status: "completed", content: [{ type: "content", content: { type: "text", text: "# Porthole\nA desktop client for the Agent Client Protocol.\n(142 lines)" } }] } },
-      { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "plan", entries: [
+      { type: "session_update", sessionId: SESSION, update: toolCall(tc, { status: "completed", content: [{ type: "content", content: { type: "text", text: "# Porthole\nA desktop client for the Agent Client Protocol.\n(142 lines)" } }] }) },
+      { type: "session_update", sessionId: SESSION, update: { kind: "plan", entries: [
         { content: "Read the project README", priority: "high", status: "completed" },
         { content: "Summarize the crate layout", priority: "medium", status: "in_progress" },
         { content: "Suggest next steps", priority: "low", status: "pending" },
@@ -557,8 +567,8 @@ export class MockBackend implements Backend {
     ]));
     const msgId = `m-${this.#nextMsg++}`;
     const reply = demoMarkdown(prompt);
-    for (const w of words(reply)) steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "agent_message_chunk", messageId: msgId, content: { type: "text", text: w } } }]));
-    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "plan", entries: [
+    for (const w of words(reply)) steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: said("agent", msgId, w) }]));
+    steps.push(() => this.emit([{ type: "session_update", sessionId: SESSION, update: { kind: "plan", entries: [
       { content: "Read the project README", priority: "high", status: "completed" },
       { content: "Summarize the crate layout", priority: "medium", status: "completed" },
       { content: "Suggest next steps", priority: "low", status: "completed" },
@@ -584,7 +594,7 @@ export class MockBackend implements Backend {
   #stream(text: string, endTurn: boolean) {
     const id = `m-${this.#nextMsg++}`;
     const steps: (() => void)[] = words(text).map((w) => () =>
-      this.emit([{ type: "session_update", sessionId: SESSION, update: { sessionUpdate: "agent_message_chunk", messageId: id, content: { type: "text", text: w } } }]),
+      this.emit([{ type: "session_update", sessionId: SESSION, update: said("agent", id, w) }]),
     );
     if (endTurn) steps.push(() => this.#endTurn());
     this.#run(steps, this.#turnToken);
@@ -598,7 +608,7 @@ export class MockBackend implements Backend {
   start() {
     this.#later(50, () =>
       this.emit([
-        { type: "session_update", sessionId: SESSION, update: { sessionUpdate: "available_commands_update", availableCommands: COMMANDS } },
+        { type: "session_update", sessionId: SESSION, update: { kind: "available_commands", availableCommands: COMMANDS } },
         this.#setSnapshot({ commands: COMMANDS }),
       ]),
     );

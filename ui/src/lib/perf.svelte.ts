@@ -41,7 +41,7 @@ export function installPerfHooks(store: AppStore) {
     itemCount: () => store.items.length,
     agentText: (prefix = "") =>
       store.items
-        .filter((i): i is TextItem => i instanceof TextItem && i.kind === "agent" && (i.messageId ?? "").startsWith(prefix))
+        .filter((i): i is TextItem => i instanceof TextItem && i.role === "agent" && (i.messageId ?? "").startsWith(prefix))
         .map((i) => i.text)
         .join(""),
     lastText: (max?: number) => {
@@ -55,7 +55,7 @@ export function installPerfHooks(store: AppStore) {
     outline: () =>
       store.items.flatMap((i) => {
         if (i instanceof ToolItem) return [`tool:${i.toolCallId}:${i.fields.status ?? ""}`];
-        if (i instanceof TextItem && i.kind === "agent") return [`msg:${i.messageId ?? ""}`];
+        if (i instanceof TextItem && i.role === "agent") return [`msg:${i.messageId ?? ""}`];
         return [];
       }),
     sessions: () => ({

@@ -10,12 +10,12 @@
 // The ACP shapes the app passes through as they came: in acp.ts, which generated/app.ts names
 // (so the generated files never import this one back).
 import type {
-  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode, SessionModels,
-  SessionUpdate, SessionUsage, ToolCallContent,
+  AgentIdentity, CompactionStatus, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode,
+  SessionModels, SessionUsage, ToolCallContent,
 } from "./acp";
 export type {
-  AgentIdentity, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode, SessionModels,
-  SessionUpdate, SessionUsage, ToolCallContent,
+  AgentIdentity, CompactionStatus, ConfigOption, ConfigSelectGroup, ConfigSelectOption, ContentBlock, PlanEntry, SessionMode,
+  SessionModels, SessionUsage, ToolCallContent,
 };
 
 // The snapshot (agents, connections, sessions, settings): generated from porthole-app's Rust
@@ -66,6 +66,12 @@ export type Dialog = DialogView;
 
 import type { CoreEvent, DialogPrompt, DismissReason } from "./generated/core";
 export type { DismissReason };
+
+// ---------- the transcript: Porthole's model of session updates (generated/core.ts) ----------
+// Made from ACP's `SessionUpdate` in one place, core's transcript.rs; each has a `kind` tag
+// the store and the rows switch on exhaustively.
+import type { ItemUpdate, MessageChange, MessageRole, SessionState, ToolCallChange, TranscriptUpdate, UnknownUpdate } from "./generated/core";
+export type { ItemUpdate, MessageChange, MessageRole, SessionState, ToolCallChange, TranscriptUpdate, UnknownUpdate };
 
 // ---------- the event stream ----------
 // A file attached to a prompt, and the app model's own events: generated (generated/app.ts).

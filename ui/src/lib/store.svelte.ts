@@ -8,8 +8,8 @@ import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import { Lru } from "./lru";
 import type {
-  AgentIdentity, AppSnapshot, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, McpAppView, PlanEntry,
-  SessionUpdate, SessionView, ToolCallFields, UiEvent, UrlOpener, WindowState,
+  AgentIdentity, AppSnapshot, CompactionStatus, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, McpAppView,
+  MessageChange, MessageRole, PlanEntry, SessionView, ToolCallFields, TranscriptUpdate, UiEvent, UrlOpener, WindowState,
 } from "./protocol";
 
 let nextId = 1;
@@ -26,7 +26,24 @@ export const COMPACT_MAX = 2048;
 export const HTML_KEPT = 2000;
 const shortHtml = new Lru<TextItem, string>(HTML_KEPT);
 
-export class TextItem {
+/** Rough text metrics for a row's height before it is measured (the real heights replace them). */
+export const LINE_PX = 22;
+/** An MCP App frame before it says its size. */
+export const APP_PX = 240;
+
+/** What every kind of transcript item has: an id (increasing as items are added), its kind, and
+ *  a height estimate for a row of it before the row is measured (`perLine`: characters that fit
+ *  on a line; `segment`: the row's segment of an agent message, else 0), gap not included. */
+interface Entry {
+  readonly id: number;
+  readonly kind: string;
+  estimate(perLine: number, segment: number): number;
+}
+
+/** Lines `chars` characters take at `perLine` characters a line. */
+const linesOf = (chars: number, perLine: number) => Math.max(1, Math.ceil(chars / perLine));
+
+export class TextItem implements Entry {
   readonly id = uid();
   /** A user's or thought's text, or a short agent message's (appending is amortized O(1)). */
   #text = $state("");
@@ -34,8 +51,10 @@ export class TextItem {
    *  it, so a chunk costs work on the open block only, never on the whole message. It holds the
    *  message's only copy of the text (a 20 MB message is not kept twice). */
   #markdown: MarkdownBlocks | null = null;
+  readonly kind = "message" as const;
   constructor(
-    readonly kind: "user" | "agent" | "thought",
+    /** Whose text: the user's, the agent's, or the agent's thinking. */
+    readonly role: MessageRole,
     readonly messageId: string | null,
     text: string,
   ) {
@@ -50,7 +69,7 @@ export class TextItem {
   /** The whole text (an agent message's with its line ends as `\n`). */
   get text(): string {
     if (this.#markdown) return this.#markdown.source();
-    return this.kind === "agent" ? this.#text.replace(/\r\n?/g, "\n") : this.#text;
+    return this.role === "agent" ? this.#text.replace(/\r\n?/g, "\n") : this.#text;
   }
   /** Characters of a text kept whole (line ends not normalized; a long agent message's are
    *  counted per segment by its blocks): cheap, for height estimates. */
@@ -61,10 +80,17 @@ export class TextItem {
   get segmentCount(): number {
     return this.#markdown?.segmentCount ?? 1;
   }
+  /** The whole text is `s` now (a message the agent edited or cleared). */
+  replace(s: string) {
+    this.#markdown = null;
+    this.#text = "";
+    shortHtml.delete(this);
+    this.append(s);
+  }
   append(s: string) {
     if (this.#markdown) {
       this.#markdown.append(s);
-    } else if (this.kind === "agent" && this.#text.length + s.length > COMPACT_MAX) {
+    } else if (this.role === "agent" && this.#text.length + s.length > COMPACT_MAX) {
       const md = new MarkdownBlocks();
       md.append(this.#text + s);
       this.#markdown = md;
@@ -74,6 +100,17 @@ export class TextItem {
       this.#text += s;
       shortHtml.delete(this);
     }
+  }
+  estimate(perLine: number, segment: number): number {
+    const md = this.markdown;
+    if (md) {
+      const [from, to] = md.segment(segment);
+      // A paragraph's margins are about one line.
+      return linesOf(md.segmentChars(segment), perLine) * LINE_PX + (to - from) * LINE_PX;
+    }
+    if (this.role === "agent") return linesOf(this.length, perLine) * LINE_PX + LINE_PX;
+    if (this.role === "thought") return LINE_PX;
+    return linesOf(this.length, perLine) * LINE_PX + 16;
   }
   /** A short agent message's HTML (sanitized; see markdown.ts), rendered once per change while
    *  among the HTML_KEPT shown last. */
@@ -88,7 +125,7 @@ export class TextItem {
   }
 }
 
-export class ToolItem {
+export class ToolItem implements Entry {
   readonly id = uid();
   readonly kind = "tool" as const;
   fields = $state<ToolCallFields>({});
@@ -100,40 +137,89 @@ export class ToolItem {
   merge(update: ToolCallFields) {
     this.fields = pickFields(update, this.fields);
   }
+  estimate(): number {
+    return 3 * LINE_PX + this.apps.length * APP_PX;
+  }
 }
 
-export class PlanItem {
+export class PlanItem implements Entry {
   readonly id = uid();
   readonly kind = "plan" as const;
   entries = $state<PlanEntry[]>([]);
   constructor(entries: PlanEntry[]) {
     this.entries = entries;
   }
+  estimate(): number {
+    return (this.entries.length + 2) * LINE_PX;
+  }
 }
 
-export class NoticeItem {
+/** A short line in the transcript: Porthole's own (a turn that failed, a withdrawn question) or
+ *  the agent's (`notice`, with its severity). */
+export class NoticeItem implements Entry {
   readonly id = uid();
   readonly kind = "notice" as const;
   text = $state("");
   /** The withdrawn questions this note counts (0: another kind of notice). */
   withdrawn = 0;
-  constructor(text: string, readonly tone: "info" | "error" = "info") {
+  constructor(text: string, readonly tone: "info" | "warning" | "error" = "info") {
     this.text = text;
+  }
+  estimate(): number {
+    return LINE_PX;
+  }
+}
+
+/** A compaction of the context (the agent's `compaction_update`s and summary chunks of one
+ *  `compactionId`): where it stands, and the summary it kept. */
+export class CompactionItem implements Entry {
+  readonly id = uid();
+  readonly kind = "compaction" as const;
+  status = $state<CompactionStatus>("in_progress");
+  summary = $state("");
+  error = $state<string | null>(null);
+  constructor(readonly compactionId: string) {}
+  estimate(): number {
+    return LINE_PX;
+  }
+}
+
+/** An update of a kind Porthole does not know (a newer ACP, an agent's own): shown by its name,
+ *  with what it carried, never dropped. */
+export class UnknownItem implements Entry {
+  readonly id = uid();
+  readonly kind = "unknown" as const;
+  constructor(readonly name: string, readonly update: unknown) {}
+  estimate(): number {
+    return LINE_PX;
   }
 }
 
 /** An MCP App a connection's tool call brought: under its tool call, or a row of its own when
  *  no tool call of the agent matched it (shown under the turn). */
-export class McpAppItem {
+export class McpAppItem implements Entry {
   readonly id = uid();
   readonly kind = "app" as const;
   view = $state.raw<McpAppView>() as McpAppView;
   constructor(view: McpAppView) {
     this.view = view;
   }
+  estimate(): number {
+    return APP_PX;
+  }
 }
 
-export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | McpAppItem;
+/** Every kind of item a transcript holds, told apart by `kind`: the rows switch on it, so a kind
+ *  added here is a type error (svelte-check) in Transcript.svelte until it is rendered. */
+export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | CompactionItem | UnknownItem | McpAppItem;
+
+/** Fails type checking where a switch over a kind missed one; at run time (a newer backend's
+ *  kind) says what arrived. */
+export function unhandled(kind: never, what: string): string {
+  const name = String((kind as { kind?: unknown } | null)?.kind ?? "something without a kind");
+  console.error(`Porthole: ${what} this window does not know: ${name}`);
+  return name;
+}
 
 const FIELD_KEYS = ["title", "kind", "status", "content", "locations"] as const;
 /** Merge ACP ToolCallFields: absent (or null) means "unchanged"; content replaces. */
@@ -243,6 +329,7 @@ export class Transcript {
   /** Messages by kind and messageId (keyed by the id itself: no key string per message). */
   #messages = { user: new Map<string, TextItem>(), agent: new Map<string, TextItem>(), thought: new Map<string, TextItem>() };
   #plan: PlanItem | null = null;
+  #compactions = new Map<string, CompactionItem>();
   #apps = new Map<number, McpAppItem>();
   /** Items whose content changed since the window last asked (`takeChanged`). */
   #changed = new Set<TranscriptItem>();
@@ -331,25 +418,21 @@ export class Transcript {
     this.#plan = null;
   }
 
-  /** Exhaustive over ACP's `SessionUpdate` (the SDK's type): a kind added to the protocol is a
-   *  type error here until it is handled or named as not shown. */
-  apply(u: SessionUpdate) {
-    switch (u.sessionUpdate) {
-      case "user_message_chunk":
-      case "agent_message_chunk":
-      case "agent_thought_chunk": {
-        const kind = u.sessionUpdate === "user_message_chunk" ? "user" : u.sessionUpdate === "agent_message_chunk" ? "agent" : "thought";
-        this.#appendText(kind, u.messageId ?? null, blockText(u.content));
+  /** Applies Porthole's model of a session update (`TranscriptUpdate`, generated from core's
+   *  `transcript.rs`). Exhaustive over its `kind`: a kind added there is a type error here until
+   *  it is handled or named as not shown. */
+  apply(u: TranscriptUpdate) {
+    switch (u.kind) {
+      case "message":
+        this.#message(u);
         return;
-      }
-      case "tool_call":
-      case "tool_call_update": {
+      case "tool_call": {
         const existing = this.#tools.get(u.toolCallId);
         if (existing) {
-          existing.merge(u);
+          existing.merge(u.fields);
           this.#grew(existing);
         } else {
-          const t = new ToolItem(u.toolCallId, u);
+          const t = new ToolItem(u.toolCallId, u.fields);
           this.#tools.set(u.toolCallId, t);
           this.push(t);
         }
@@ -366,47 +449,84 @@ export class Transcript {
         }
         return;
       }
-      case "available_commands_update":
-      case "current_mode_update":
-      case "config_option_update":
-      case "session_info_update":
-      case "usage_update":
-        // Session-level updates live in the backend's session view and arrive with the snapshot.
+      case "notice": {
+        const tone = u.severity === "error" ? "error" : u.severity === "warning" ? "warning" : "info";
+        const text = u.description ? `${u.title}: ${u.description}` : u.title;
+        this.push(new NoticeItem(revealHidden(text), tone));
         return;
-      case "notice":
-      case "compaction_update":
-      case "compaction_summary_chunk":
-        // Sent only to a client that advertises `session.notices` / `session.compaction`, which
-        // Porthole does not: not shown.
-        return;
-      default: {
-        const unhandled: never = u;
-        return unhandled;
       }
+      case "compaction": {
+        const c = this.#compaction(u.compactionId);
+        c.status = u.status;
+        if (u.summary !== undefined) c.summary = (u.summary ?? []).map(blockText).join("");
+        if (u.error !== undefined) c.error = u.error;
+        this.#grew(c);
+        return;
+      }
+      case "compaction_summary": {
+        const c = this.#compaction(u.compactionId);
+        c.summary += blockText(u.content);
+        this.#grew(c);
+        return;
+      }
+      case "unknown":
+        this.push(new UnknownItem(u.sessionUpdate, u.update));
+        return;
+      case "available_commands":
+      case "current_mode":
+      case "config_options":
+      case "session_info":
+      case "usage":
+        // Session-level state lives in the app model's session view and arrives with the snapshot.
+        return;
+      default:
+        this.push(new UnknownItem(unhandled(u, "a session update"), u));
     }
   }
 
-  #appendText(kind: TextItem["kind"], messageId: string | null, text: string) {
-    if (messageId) {
-      const byId = this.#messages[kind];
-      const m = byId.get(messageId);
-      if (m) {
-        m.append(text);
-        this.#grew(m);
-        return;
+  /** A message's change: appended to, replaced or created. Messages are keyed by role and
+   *  messageId; without an id, text continues the last message of its role that has none. */
+  #message(u: MessageChange) {
+    const role = u.role;
+    const text = (): string => {
+      switch (u.op) {
+        case "append":
+          return blockText(u.content);
+        case "replace":
+          return u.content.map(blockText).join("");
+        case "keep":
+          return "";
+        default:
+          return unhandled(u, "a message change");
       }
-      const item = new TextItem(kind, messageId, text);
-      byId.set(messageId, item);
+    };
+    const byId = u.messageId ? this.#messages[role] : null;
+    const last = this.items[this.items.length - 1];
+    const m = byId
+      ? byId.get(u.messageId!)
+      : last instanceof TextItem && last.role === role && last.messageId === null && u.op === "append"
+        ? last
+        : undefined;
+    if (!m) {
+      const item = new TextItem(role, u.messageId, text());
+      byId?.set(u.messageId!, item);
       this.push(item);
       return;
     }
-    const last = this.items[this.items.length - 1];
-    if (last instanceof TextItem && last.kind === kind && last.messageId === null) {
-      last.append(text);
-      this.#grew(last);
-      return;
+    if (u.op === "keep") return;
+    if (u.op === "replace") m.replace(text());
+    else m.append(text());
+    this.#grew(m);
+  }
+
+  #compaction(id: string): CompactionItem {
+    let c = this.#compactions.get(id);
+    if (!c) {
+      c = new CompactionItem(id);
+      this.#compactions.set(id, c);
+      this.push(c);
     }
-    this.push(new TextItem(kind, null, text));
+    return c;
   }
 }
 
@@ -722,8 +842,9 @@ export class AppStore {
       case "mcp_app":
         this.#transcript(e.app.sessionId).app(e.app);
         return;
-      case "unknown_update":
-        // Forward-compatible: ignored in the transcript (the backend logs it).
+      case "malformed_update":
+        // Refused: a kind ACP has whose fields do not parse (the backend logs it). An update of
+        // a kind Porthole does not know is not this: it is a `session_update` of kind `unknown`.
         return;
       case "dialogs":
         this.#setDialogs(e.dialogs);

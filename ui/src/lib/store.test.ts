@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { AppStore, COMPACT_MAX, DISMISS_TEXT, ENDED_KEPT, PlanItem, TextItem, ToolItem } from "./store.svelte";
+import { AppStore, COMPACT_MAX, CompactionItem, DISMISS_TEXT, ENDED_KEPT, NoticeItem, PlanItem, TextItem, ToolItem, UnknownItem } from "./store.svelte";
 import { TranscriptRows } from "./transcript-rows";
-import type { UiEvent } from "./protocol";
+import type { TranscriptUpdate, UiEvent } from "./protocol";
 import { goodUrl } from "./mock";
 import { feed, snapshotWith } from "../test/fake";
 
@@ -22,8 +22,9 @@ function notes(s: AppStore, sessionId: string): string[] {
   return (s.transcripts.get(sessionId)?.items ?? []).flatMap((i) => (i.kind === "notice" ? [i.text] : []));
 }
 
-const chunk = (text: string, messageId: string | null = null, kind = "agent_message_chunk"): UiEvent => ({
-  type: "session_update", sessionId: "s", update: { sessionUpdate: kind, messageId, content: { type: "text", text } } as never,
+const ROLES = { agent_message_chunk: "agent", agent_thought_chunk: "thought", user_message_chunk: "user" } as const;
+const chunk = (text: string, messageId: string | null = null, kind: keyof typeof ROLES = "agent_message_chunk"): UiEvent => ({
+  type: "session_update", sessionId: "s", update: { kind: "message", role: ROLES[kind], messageId, op: "append", content: { type: "text", text } },
 });
 
 function manual() {
@@ -32,7 +33,73 @@ function manual() {
   return { s, frames };
 }
 
+/** A session update of session "s", as core's transcript model gives it. */
+const update = (u: TranscriptUpdate): UiEvent => ({ type: "session_update", sessionId: "s", update: u });
+
 describe("AppStore", () => {
+  it("keeps an update of a kind it does not know as a row naming it, with what it carried", () => {
+    const s = withSession();
+    const raw = { sessionUpdate: "_vendor_progress", percent: 40 };
+    s.apply([chunk("before"), update({ kind: "unknown", sessionUpdate: "_vendor_progress", update: raw }), chunk(" after")]);
+    const unknown = s.items[1] as UnknownItem;
+    expect(unknown).toBeInstanceOf(UnknownItem);
+    expect([unknown.name, unknown.update]).toEqual(["_vendor_progress", raw]);
+    // The message it interrupted goes on in a new row, as after any other row.
+    expect(s.items.map((i) => i.kind)).toEqual(["message", "unknown", "message"]);
+  });
+
+  it("names a kind this window's build does not know (a newer backend), never dropping it", () => {
+    const s = withSession();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    s.apply([update({ kind: "state", state: "running" } as unknown as TranscriptUpdate)]);
+    expect((s.items[0] as UnknownItem).name).toBe("state");
+    expect(logged).toHaveBeenCalled();
+    logged.mockRestore();
+  });
+
+  it("takes a message's upserts: replaced, cleared, created by an id never seen", () => {
+    const s = withSession();
+    const text = (t: string) => ({ type: "text" as const, text: t });
+    s.apply([
+      update({ kind: "message", role: "agent", messageId: "m1", op: "append", content: text("draft") }),
+      update({ kind: "message", role: "agent", messageId: "m1", op: "replace", content: [text("final "), text("answer")] }),
+      update({ kind: "message", role: "agent", messageId: "m2", op: "keep" }),
+      update({ kind: "message", role: "thought", messageId: "t1", op: "replace", content: [text("idea")] }),
+      update({ kind: "message", role: "thought", messageId: "t1", op: "replace", content: [] }),
+    ]);
+    expect(s.items.map((i) => [(i as TextItem).role, (i as TextItem).messageId, (i as TextItem).text])).toEqual([
+      ["agent", "m1", "final answer"],
+      ["agent", "m2", ""],
+      ["thought", "t1", ""],
+    ]);
+    // A long message replaced by a short one is short again.
+    const long = "word ".repeat(COMPACT_MAX);
+    s.apply([update({ kind: "message", role: "agent", messageId: "m3", op: "append", content: text(long) })]);
+    const m3 = s.items[3] as TextItem;
+    expect(m3.markdown).not.toBeNull();
+    s.apply([update({ kind: "message", role: "agent", messageId: "m3", op: "replace", content: [text("short")] })]);
+    expect([m3.markdown, m3.text]).toEqual([null, "short"]);
+  });
+
+  it("shows the agent's notices by severity and a compaction as one row that follows it", () => {
+    const s = withSession();
+    s.apply([
+      update({ kind: "notice", severity: "warning", title: "Quota", description: "80% used" }),
+      update({ kind: "compaction", compactionId: "c1", status: "in_progress" }),
+      update({ kind: "compaction_summary", compactionId: "c1", content: { type: "text", text: "We fixed the parser." } }),
+      update({ kind: "compaction", compactionId: "c1", status: "completed" }),
+    ]);
+    const [notice, compaction] = s.items as [NoticeItem, CompactionItem];
+    expect([notice.tone, notice.text]).toEqual(["warning", "Quota: 80% used"]);
+    expect([s.items.length, compaction.status, compaction.summary]).toEqual([2, "completed", "We fixed the parser."]);
+  });
+
+  it("keeps session state out of the transcript (it comes with the snapshot)", () => {
+    const s = withSession();
+    s.apply([update({ kind: "current_mode", currentModeId: "code" }), update({ kind: "usage", used: 1, size: 2 })]);
+    expect(s.items).toEqual([]);
+  });
+
   it("appends consecutive chunks in order into one message", () => {
     const s = withSession();
     s.apply([chunk("Hel"), chunk("lo "), chunk("world")]);
@@ -82,7 +149,7 @@ describe("AppStore", () => {
   it("keeps thoughts separate from the message", () => {
     const s = withSession();
     s.apply([chunk("hmm", null, "agent_thought_chunk"), chunk("answer")]);
-    expect(s.items.map((i) => (i as TextItem).kind)).toEqual(["thought", "agent"]);
+    expect(s.items.map((i) => (i as TextItem).role)).toEqual(["thought", "agent"]);
   });
 
   it("starts a new message after a user prompt", () => {
@@ -94,8 +161,8 @@ describe("AppStore", () => {
   it("merges tool_call_update into the tool call by id", () => {
     const s = withSession();
     s.apply([
-      { type: "session_update", sessionId: "s", update: { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read a", kind: "read", status: "pending" } },
-      { type: "session_update", sessionId: "s", update: { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: { type: "text", text: "ok" } }] } },
+      { type: "session_update", sessionId: "s", update: { kind: "tool_call", toolCallId: "t1", opened: true, fields: { title: "Read a", kind: "read", status: "pending" } } },
+      { type: "session_update", sessionId: "s", update: { kind: "tool_call", toolCallId: "t1", opened: false, fields: { status: "completed", content: [{ type: "content", content: { type: "text", text: "ok" } }] } } },
     ]);
     expect(s.items.length).toBe(1);
     const t = s.items[0] as ToolItem;
@@ -107,7 +174,7 @@ describe("AppStore", () => {
 
   it("replaces the plan in place within a turn", () => {
     const s = withSession();
-    const plan = (status: "pending" | "completed"): UiEvent => ({ type: "session_update", sessionId: "s", update: { sessionUpdate: "plan", entries: [{ content: "x", priority: "low", status }] } });
+    const plan = (status: "pending" | "completed"): UiEvent => ({ type: "session_update", sessionId: "s", update: { kind: "plan", entries: [{ content: "x", priority: "low", status }] } });
     s.apply([plan("pending"), plan("completed")]);
     expect(s.items.length).toBe(1);
     expect((s.items[0] as PlanItem).entries[0].status).toBe("completed");
@@ -123,7 +190,7 @@ describe("AppStore", () => {
 
   it("keeps each session's transcript apart and switches between them", () => {
     const s = withSession();
-    s.apply([chunk("for s"), { type: "session_update", sessionId: "t", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "for t" } } }]);
+    s.apply([chunk("for s"), { ...chunk("for t"), sessionId: "t" } as UiEvent]);
     expect(s.activeSessionId).toBe("s");
     expect(s.items.map((i) => (i as TextItem).text)).toEqual(["for s"]);
     s.selectSession("t");
@@ -235,7 +302,7 @@ describe("AppStore", () => {
       "3 questions were withdrawn before you answered them (the last: The agent withdrew this request.)",
     ]);
     // A withdrawal after something else was said starts a new note.
-    s.apply([{ type: "session_update", sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } }]);
+    s.apply([chunk("hi")]);
     feed(s, [goodUrl(4), { type: "dialog_dismissed", dialogId: 4, reason: "turn_cancelled" }]);
     expect(notes(s, "s")).toHaveLength(2);
     expect(notes(s, "s")[1]).toBe("Withdrawn before you answered: a sign-in page — The turn was cancelled, so this request no longer applies.");

@@ -2,11 +2,11 @@ import { describe, expect, it } from "vitest";
 import { TextItem, Transcript } from "./store.svelte";
 import { TranscriptRows } from "./transcript-rows";
 import { seededRandom } from "../test/random";
-import type { SessionUpdate } from "./protocol";
+import type { TranscriptUpdate } from "./protocol";
 
-const say = (messageId: string, text: string) =>
-  ({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } }) as unknown as SessionUpdate;
-const tool = (toolCallId: string) => ({ sessionUpdate: "tool_call", toolCallId, title: toolCallId, status: "pending" }) as unknown as SessionUpdate;
+const say = (messageId: string, text: string): TranscriptUpdate =>
+  ({ kind: "message", role: "agent", messageId, op: "append", content: { type: "text", text } });
+const tool = (toolCallId: string): TranscriptUpdate => ({ kind: "tool_call", toolCallId, opened: true, fields: { title: toolCallId, status: "pending" } });
 
 /** Each item's rows are together, in transcript order, its segments 0..n-1; keys are unique. */
 function expectRowsMatch(t: Transcript, rows: TranscriptRows) {

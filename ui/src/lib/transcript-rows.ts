@@ -2,7 +2,7 @@
 // agent message, which is one row per segment of its markdown blocks (markdown-blocks.svelte.ts):
 // a message of 20 MB is a few thousand rows of which only those in view are in the DOM.
 import { HeightCache, type RowKey } from "./height-cache";
-import { McpAppItem, NoticeItem, PlanItem, TextItem, ToolItem, type Transcript, type TranscriptItem } from "./store.svelte";
+import { TextItem, type Transcript, type TranscriptItem } from "./store.svelte";
 
 export interface Row {
   /** The item's id and the segment, as one number (ids < 2^29, segments < 2^24). */
@@ -12,10 +12,8 @@ export interface Row {
   readonly segment: number;
 }
 
-/** Rough text metrics for estimates (the real heights replace them once measured). */
-const LINE_PX = 22;
-/** An MCP App frame before it says its size. */
-const APP_PX = 240;
+/** Rough text metrics for estimates (the real heights replace them once measured; each kind of
+ *  item estimates its own rows, `estimate` in store.svelte.ts). */
 const CHAR_PX = 7.5;
 /** Space between items (the list's gap), included in every row's height. */
 const GAP_PX = 12;
@@ -98,24 +96,7 @@ export class TranscriptRows {
   /** A height for a row not measured yet. */
   estimate(r: Row): number {
     const perLine = Math.max(20, Math.floor(this.width / CHAR_PX));
-    const lines = (chars: number) => Math.max(1, Math.ceil(chars / perLine));
-    const item = r.item;
-    if (item instanceof TextItem) {
-      if (item.markdown) {
-        const md = item.markdown;
-        const [from, to] = md.segment(r.segment);
-        // A paragraph's margins are about one line.
-        return lines(md.segmentChars(r.segment)) * LINE_PX + (to - from) * LINE_PX + GAP_PX;
-      }
-      if (item.kind === "agent") return lines(item.length) * LINE_PX + LINE_PX + GAP_PX;
-      if (item.kind === "thought") return LINE_PX + GAP_PX;
-      return lines(item.length) * LINE_PX + 16 + GAP_PX;
-    }
-    if (item instanceof ToolItem) return 3 * LINE_PX + GAP_PX + item.apps.length * APP_PX;
-    if (item instanceof McpAppItem) return APP_PX + GAP_PX;
-    if (item instanceof PlanItem) return (item.entries.length + 2) * LINE_PX + GAP_PX;
-    if (item instanceof NoticeItem) return LINE_PX + GAP_PX;
-    return LINE_PX + GAP_PX;
+    return r.item.estimate(perLine, r.segment) + GAP_PX;
   }
 }
 

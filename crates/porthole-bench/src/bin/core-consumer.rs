@@ -1,4 +1,4 @@
-//! Counts the flood through porthole-core: N typed `SessionUpdate` events, each checked for
+//! Counts the flood through porthole-core: N typed session updates (Porthole's model), each checked for
 //! its sequence number, ended by `TurnEnded`. Prints one JSON report line.
 //!
 //! Usage: `core-consumer <flood-agent> [N]`.
@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use porthole_bench::{DEFAULT_N, Report, parse_seq, proc_status_kb};
-use porthole_core::acp::v1::schema::{ContentBlock, SessionUpdate};
 use porthole_core::inspector::Inspector;
 use porthole_core::transport::WireTap;
 use porthole_core::{AgentClient, AgentCommand, ClientOptions, Event};
@@ -54,10 +53,8 @@ async fn run() {
     loop {
         match events.recv().await.expect("event stream ended early") {
             Event::SessionUpdate { update, .. } => {
-                if let SessionUpdate::AgentMessageChunk(chunk) = *update
-                    && let ContentBlock::Text(text) = chunk.content
-                {
-                    in_order &= parse_seq(&text.text) == Some(count);
+                if let Some(text) = update.agent_text() {
+                    in_order &= parse_seq(text) == Some(count);
                     count += 1;
                 }
             }

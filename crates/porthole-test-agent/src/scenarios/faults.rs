@@ -9,6 +9,10 @@ pub(crate) fn noise(agent: &mut Agent, _arg: Option<u64>, results: &mut Vec<Valu
     send(
         json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":agent.session,"update":{"sessionUpdate":"_future_kind","x":1}}}),
     );
+    // A kind ACP has, malformed (a chunk without its content): refused, never shown.
+    send(
+        json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":agent.session,"update":{"sessionUpdate":"agent_message_chunk"}}}),
+    );
     send(json!({"jsonrpc":"2.0","method":"_vendor/notice","params":{}}));
     results.push(agent.call("_vendor/unknown_method", json!({})));
     agent.say("still alive");

@@ -1,6 +1,8 @@
 // Generated from porthole-core's events, dialog prompts and answers (ts-rs) by
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
-import type { PermissionOption, PermissionOptionKind, SessionUpdate, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
+import type { PermissionOption, PermissionOptionKind, StopReason, ToolCallUpdate } from "@agentclientprotocol/sdk";
+// The ACP payloads of the transcript model (porthole-core's transcript.rs), named `Acp.X` there.
+import type * as Acp from "@agentclientprotocol/sdk/unstable";
 import type { FormSchema, UrlAnalysis } from "./elicitation";
 /** A form's values by field name, as the agent receives them. */
 export type FormContent = Record<string, string | number | boolean | Array<string>>;
@@ -97,9 +99,36 @@ status: string, stderrTail: string,
  */
 requested: boolean, };
 
+export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Acp.Plan | { "kind": "notice" } & Acp.Notice | { "kind": "compaction" } & Acp.CompactionUpdate | { "kind": "compaction_summary" } & Acp.CompactionSummaryChunk | { "kind": "unknown" } & UnknownUpdate;
+
+export type MessageChange = { role: MessageRole, messageId: string | null, _meta?: { [key: string]: unknown }, } & ({ "op": "append", content: Acp.ContentBlock, } | { "op": "replace", content: Array<Acp.ContentBlock>, } | { "op": "keep" });
+
+export type MessageRole = "user" | "agent" | "thought";
+
 export type RpcError = { code: number, message: string, };
 
-export type CoreEvent = { "type": "session_update", sessionId: string, update: SessionUpdate, } | { "type": "unknown_update", sessionId: string | null, raw: unknown, error: string, } | { "type": "elicitation_rejected", mode: string | null, message: string | null, url: string | null, elicitationId: string | null, sessionId: string | null, toolCallId: string | null, error: RpcError, } | { "type": "elicitation_complete", elicitationId: string, known: boolean, dialogId: number | null, } | { "type": "turn_ended", sessionId: string, stopReason: StopReason | null, error: RpcError | null, } | { "type": "stdout_noise", line: string, } | { "type": "stdout_not_shown", lines: number, } | { "type": "line_too_long", bytes: number, limit: number, } | { "type": "agent_exited" } & ExitInfo | { "type": "terminal_created", terminalId: string, sessionId: string | null, command: string, args: Array<string>, cwd: string | null, } | { "type": "terminal_output", terminalId: string, data: string, truncated: boolean, } | { "type": "terminal_exited", terminalId: string, exitCode: number | null, signal: string | null, } | { "type": "terminal_released", terminalId: string, } | { "type": "dialog_dismissed", dialogId: number, reason: DismissReason, } | { "type": "permission_auto", sessionId: string, toolCall: ToolCallUpdate, optionId: string, optionName: string, 
+export type SessionState = { "kind": "available_commands" } & Acp.AvailableCommandsUpdate | { "kind": "current_mode" } & Acp.CurrentModeUpdate | { "kind": "config_options" } & Acp.ConfigOptionUpdate | { "kind": "session_info" } & Acp.SessionInfoUpdate | { "kind": "usage" } & Acp.UsageUpdate;
+
+export type ToolCallChange = { toolCallId: string, 
+/**
+ * The agent announced the call with this update (v1's `tool_call`): its fields are the
+ * whole call (a title at least). False for a patch, which may still be the first update.
+ */
+opened: boolean, fields: Omit<Acp.ToolCallUpdate, "toolCallId" | "_meta">, _meta?: { [key: string]: unknown }, };
+
+export type TranscriptUpdate = ItemUpdate | SessionState;
+
+export type UnknownUpdate = { 
+/**
+ * Its kind as the agent named it (`sessionUpdate`).
+ */
+sessionUpdate: string, 
+/**
+ * The update as it came (the SDK's JSON of it, when the SDK read it).
+ */
+update: unknown, };
+
+export type CoreEvent = { "type": "session_update", sessionId: string, update: TranscriptUpdate, } | { "type": "malformed_update", sessionId: string | null, raw: unknown, error: string, } | { "type": "elicitation_rejected", mode: string | null, message: string | null, url: string | null, elicitationId: string | null, sessionId: string | null, toolCallId: string | null, error: RpcError, } | { "type": "elicitation_complete", elicitationId: string, known: boolean, dialogId: number | null, } | { "type": "turn_ended", sessionId: string, stopReason: StopReason | null, error: RpcError | null, } | { "type": "stdout_noise", line: string, } | { "type": "stdout_not_shown", lines: number, } | { "type": "line_too_long", bytes: number, limit: number, } | { "type": "agent_exited" } & ExitInfo | { "type": "terminal_created", terminalId: string, sessionId: string | null, command: string, args: Array<string>, cwd: string | null, } | { "type": "terminal_output", terminalId: string, data: string, truncated: boolean, } | { "type": "terminal_exited", terminalId: string, exitCode: number | null, signal: string | null, } | { "type": "terminal_released", terminalId: string, } | { "type": "dialog_dismissed", dialogId: number, reason: DismissReason, } | { "type": "permission_auto", sessionId: string, toolCall: ToolCallUpdate, optionId: string, optionName: string, 
 /**
  * `allow_once`, `allow_always`, `reject_once` or `reject_always`.
  */

@@ -1,11 +1,13 @@
 //! `session/update` notifications: typed and delivered in wire order, from the SDK's path here
 //! or from the transport's fast path (`hot_path`), which calls [`deliver_update`] directly.
+//! Both end in Porthole's own model (`crate::transcript`), converted in one place.
 
 use agent_client_protocol::v1::schema::{SessionNotification, SessionUpdate, ToolKind};
 use serde_json::Value;
 
 use crate::client::state::{KnownToolCall, Shared};
 use crate::events::Event;
+use crate::transcript::{TranscriptUpdate, V1_KINDS};
 
 pub(crate) async fn handle(shared: &Shared, params: Value) {
     let session_id = params
@@ -14,51 +16,69 @@ pub(crate) async fn handle(shared: &Shared, params: Value) {
         .map(str::to_string);
     match serde_json::from_value::<SessionNotification>(params.clone()) {
         Ok(n) => deliver_update(shared, n.session_id.0.to_string(), Box::new(n.update)).await,
-        Err(e) => {
-            tracing::warn!("unrecognised session/update: {e}");
-            shared
-                .emit(Event::UnknownUpdate {
-                    session_id,
-                    raw: params,
-                    error: e.to_string(),
-                })
-                .await
-        }
+        Err(e) => match (session_id, newer_kind(&params)) {
+            // A kind the SDK does not know (a newer or private one): valid ACP, kept and shown
+            // by its name.
+            (Some(session_id), Some(kind)) => {
+                tracing::info!("a session/update of a kind Porthole does not know: {kind}");
+                let update = params.get("update").cloned().unwrap_or(Value::Null);
+                let update = Box::new(TranscriptUpdate::unknown(kind, update));
+                shared.emit(Event::SessionUpdate { session_id, update }).await
+            }
+            (session_id, _) => {
+                tracing::warn!("malformed session/update: {e}");
+                shared
+                    .emit(Event::MalformedUpdate {
+                        session_id,
+                        raw: params,
+                        error: e.to_string(),
+                    })
+                    .await
+            }
+        },
     }
 }
 
-/// A typed `session/update`. Tool calls' kinds and titles are remembered for permission
-/// requests that omit them.
+/// The update's kind, when it is one ACP v1 (as the SDK reads it) does not have.
+fn newer_kind(params: &Value) -> Option<String> {
+    let kind = params
+        .get("update")?
+        .as_object()?
+        .get("sessionUpdate")?
+        .as_str()?;
+    (!V1_KINDS.contains(&kind)).then(|| kind.to_string())
+}
+
+/// A typed `session/update`, delivered as Porthole's model of it. Tool calls' kinds and titles
+/// are remembered for permission requests that omit them.
 pub(crate) async fn deliver_update(shared: &Shared, session_id: String, update: Box<SessionUpdate>) {
-    match &*update {
-        SessionUpdate::ToolCall(call) => {
-            let mut state = shared.lock();
-            if let Some(session) = state.sessions.get_mut(&session_id) {
-                session.tool_calls.insert(
-                    call.tool_call_id.0.to_string(),
-                    KnownToolCall {
-                        kind: call.kind,
-                        title: call.title.clone(),
-                    },
-                );
+    let update = Box::new(TranscriptUpdate::from(*update));
+    if let Some(call) = update.tool_call() {
+        let mut state = shared.lock();
+        if let Some(session) = state.sessions.get_mut(&session_id) {
+            let id = call.tool_call_id.0.as_ref();
+            match session.tool_calls.get_mut(id) {
+                Some(known) if !call.opened => {
+                    if let Some(kind) = &call.fields.kind {
+                        known.kind = *kind;
+                    }
+                    if let Some(title) = &call.fields.title {
+                        known.title = title.clone();
+                    }
+                }
+                // A patch of a call never announced is not remembered (as before).
+                None if !call.opened => {}
+                _ => {
+                    session.tool_calls.insert(
+                        id.to_string(),
+                        KnownToolCall {
+                            kind: call.fields.kind.unwrap_or_default(),
+                            title: call.fields.title.clone().unwrap_or_default(),
+                        },
+                    );
+                }
             }
         }
-        SessionUpdate::ToolCallUpdate(call) => {
-            let mut state = shared.lock();
-            if let Some(known) = state
-                .sessions
-                .get_mut(&session_id)
-                .and_then(|s| s.tool_calls.get_mut(call.tool_call_id.0.as_ref()))
-            {
-                if let Some(kind) = &call.fields.kind {
-                    known.kind = *kind;
-                }
-                if let Some(title) = &call.fields.title {
-                    known.title = title.clone();
-                }
-            }
-        }
-        _ => {}
     }
     shared.emit(Event::SessionUpdate { session_id, update }).await
 }
