@@ -8,8 +8,9 @@
 //! server forgot the session (404). Each request is sent as forwarding sends the agent's (the
 //! connection's headers and token from the `TokenSource`, a refresh and one retry on 401), so
 //! the token never leaves the gateway. Answers may be JSON or an event stream; they are capped
-//! in size ([`ANSWER_CAP`]) and time ([`TIMEOUT`]). Stdio connections are not served yet: the
-//! server the gateway starts for a bridge belongs to that bridge's pipe.
+//! in size ([`ANSWER_CAP`]) and time ([`TIMEOUT`]). A served stdio server (`stdio_http`) is
+//! reached the same way, on the process the agent's session uses; one piped to a bridge is not:
+//! that process belongs to the bridge's pipe.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,8 +4,10 @@
 //! served (`http://127.0.0.1:PORT/<pass>/<connection>`). The address is useless outside this
 //! machine and dies with the pass (dropped when the session or its agent ends). No token is in
 //! it: the gateway adds each connection's `Authorization` itself (`forward`), refreshing it as
-//! needed, and starts stdio servers whose environment holds secrets itself (`stdio_host`), so
-//! an agent never holds a credential, only the address.
+//! needed, and starts stdio servers itself: served as Streamable HTTP (`stdio_http`), so their
+//! traffic is read as a remote server's, or piped to a bridge as bytes (`stdio_host`); either way
+//! a secret in a server's environment never passes through the agent, which holds only the
+//! address.
 //!
 //! MCP passes through as it comes: request and response bodies are streamed (Server-Sent
 //! Events included), so server requests (sampling, roots), progress and cancellation reach the
@@ -153,7 +155,7 @@ pub enum GatewayEvent {
     /// A request failed because sign-in expired and refresh did not help: ask the person to
     /// sign in to this connection again.
     SignInNeeded { connection: String, reason: String },
-    /// A stdio server could not be started for a bridge.
+    /// A stdio server could not be started (for a bridge, or to be served).
     StdioFailed { connection: String, reason: String },
 }
 
@@ -284,8 +286,8 @@ impl Drop for Pass {
 }
 
 impl Pass {
-    /// The address a connection is reached at: streamable HTTP for a remote connection; for
-    /// a hosted stdio server, the address a bridge connects its pipe to.
+    /// The address a connection is reached at: streamable HTTP for a remote connection and a
+    /// served stdio server; for a piped one, the address a bridge connects its pipe to.
     pub fn url(&self, connection: &str) -> Option<Url> {
         self.names.iter().any(|n| n == connection).then(|| {
             self.base
@@ -365,8 +367,9 @@ impl Gateway {
     /// `tools/call` (anything else is refused), sent while the pass is open, in an MCP session
     /// of the gateway's own with that server (never the agent's), with the connection's headers
     /// and token as forwarding sends them. Returns the JSON-RPC result; the server's JSON-RPC
-    /// error is [`AppRequestError::Rpc`]. Remote (streamable HTTP) connections only: a stdio
-    /// connection is [`AppRequestError::Stdio`] for now. See `app_request`.
+    /// error is [`AppRequestError::Rpc`]. Remote connections and served stdio servers (the same
+    /// process as the agent's session); a stdio server piped to a bridge is
+    /// [`AppRequestError::Stdio`]. See `app_request`.
     pub async fn app_request(
         &self,
         pass: u64,

@@ -207,7 +207,7 @@ impl Shared {
     }
 
     /// One line of the server's stdout.
-    fn from_server(&self, line: &str) {
+    fn server_line(&self, line: &str) {
         let message: Value = match serde_json::from_str(line) {
             Ok(m @ Value::Object(_)) => m,
             _ => {
@@ -387,7 +387,7 @@ async fn read_stdout(shared: Arc<Shared>, mut stdout: tokio::process::ChildStdou
             true => codec.decode_eof(&mut buf),
         };
         match decoded {
-            Ok(Some(line)) => shared.from_server(&line),
+            Ok(Some(line)) => shared.server_line(&line),
             Ok(None) if eof => break,
             Ok(None) => match stdout.read_buf(&mut buf).await {
                 Ok(0) | Err(_) => eof = true,
@@ -462,7 +462,7 @@ async fn handle(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
     }
     let session = match known(shared, session.as_deref()) {
         Ok(s) => s,
-        Err(refused) => return refused,
+        Err((status, why)) => return plain(status, why),
     };
     if method == Method::DELETE {
         let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
@@ -474,15 +474,15 @@ async fn handle(shared: &Shared, req: Request<Incoming>) -> Response<Body> {
 
 /// The request's session, or the answer the transport gives for a missing (400) or unknown
 /// (404) one.
-fn known(shared: &Shared, session: Option<&str>) -> Result<String, Response<Body>> {
+fn known(shared: &Shared, session: Option<&str>) -> Result<String, (StatusCode, &'static str)> {
     let Some(session) = session else {
-        return Err(plain(
+        return Err((
             StatusCode::BAD_REQUEST,
             "Bad Request: Mcp-Session-Id header is required",
         ));
     };
     if !shared.has_session(session) {
-        return Err(plain(StatusCode::NOT_FOUND, "Session not found"));
+        return Err((StatusCode::NOT_FOUND, "Session not found"));
     }
     Ok(session.to_string())
 }
@@ -514,7 +514,7 @@ async fn post(shared: &Shared, session: Option<String>, body: Incoming) -> Respo
     }
     let session = match known(shared, session.as_deref()) {
         Ok(s) => s,
-        Err(refused) => return refused,
+        Err((status, why)) => return plain(status, why),
     };
     match (method.as_deref(), id) {
         (Some(_), Some(id)) => match shared.request(&session, message).await {
