@@ -86,6 +86,7 @@ impl Agent {
             .post(self.url.clone())
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
+            .timeout(std::time::Duration::from_secs(30))
             .body(message.to_string());
         if let Some(s) = &self.session {
             req = req.header("mcp-session-id", s);
@@ -342,5 +343,51 @@ async fn the_connector_serves_stdio_connections_when_the_owner_answers_questions
         tools.unwrap()["result"]["tools"]
             .as_array()
             .is_some_and(|t| !t.is_empty())
+    );
+}
+
+/// Records every token lookup: a served stdio server must cause none.
+#[derive(Default)]
+struct CountingTokens(Mutex<Vec<String>>);
+
+impl porthole_connections::gateway::TokenSource for CountingTokens {
+    fn token<'a>(
+        &'a self,
+        connection: &'a str,
+        _: &'a Url,
+    ) -> BoxFuture<'a, Result<Option<String>, porthole_connections::gateway::SignInLost>> {
+        self.0.lock().unwrap().push(connection.to_string());
+        Box::pin(async { Ok(Some("a-token-for-remote-servers".into())) })
+    }
+    fn refreshed<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a Url,
+        _: &'a str,
+    ) -> BoxFuture<'a, Result<String, porthole_connections::gateway::SignInLost>> {
+        Box::pin(async { Err(porthole_connections::gateway::SignInLost("none".into())) })
+    }
+}
+
+#[tokio::test]
+async fn no_token_is_looked_up_for_a_stdio_server() {
+    let tokens = Arc::new(CountingTokens::default());
+    let gateway = Gateway::start(tokens.clone()).await.unwrap();
+    let owner = Arc::new(Owner::default());
+    let pass = gateway.open(
+        vec![("scripted".into(), Upstream::Served(scripted()))],
+        PassOwner {
+            questions: Some(owner.clone()),
+            apps: Some(owner),
+            ..PassOwner::default()
+        },
+    );
+    let mut agent = Agent::new(pass.url("scripted").unwrap());
+    agent.open().await;
+    assert!(text(&agent.call(1, "echo", json!({"text": "hi"})).await).starts_with("echo: hi"));
+    assert!(
+        tokens.0.lock().unwrap().is_empty(),
+        "{:?}",
+        tokens.0.lock().unwrap()
     );
 }

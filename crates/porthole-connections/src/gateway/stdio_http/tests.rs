@@ -56,7 +56,12 @@ impl Client {
     }
 
     async fn post(&self, body: Value) -> (u16, Option<Value>, reqwest::header::HeaderMap) {
-        let mut req = self.http.post(self.url.clone()).json_body(&body);
+        // A request the adapter loses fails the test rather than hanging it.
+        let mut req = self
+            .http
+            .post(self.url.clone())
+            .json_body(&body)
+            .timeout(Duration::from_secs(15));
         if let Some(s) = &self.session {
             req = req.header("mcp-session-id", s);
         }
