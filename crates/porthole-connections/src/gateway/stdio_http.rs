@@ -20,8 +20,8 @@
 //! The process is a process group (`porthole-process`), killed whole when the [`Served`] is
 //! dropped; its environment may hold secrets and is never logged, and its stderr goes nowhere
 //! (a server may echo its environment there). Lines are capped at [`LINE_CAP`]; a line over it
-//! or one that is not JSON is logged and skipped. When the process exits, what waits for it
-//! fails with an error naming the connection, and every stream ends.
+//! or one that is not JSON is skipped, its size logged (never its text). When the process
+//! exits, what waits for it fails with an error naming the connection, and every stream ends.
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -211,10 +211,11 @@ impl Shared {
         let message: Value = match serde_json::from_str(line) {
             Ok(m @ Value::Object(_)) => m,
             _ => {
-                let shown: String = line.chars().take(200).flat_map(char::escape_debug).collect();
+                // Its text is not logged: a server may print its environment, secrets included.
                 tracing::warn!(
                     connection = self.name,
-                    "ignoring a line of the stdio server that is not a JSON-RPC message: {shown}"
+                    bytes = line.len(),
+                    "ignoring a line of the stdio server that is not a JSON-RPC message"
                 );
                 return;
             }
