@@ -164,12 +164,14 @@ impl Backend {
         })
     }
 
-    /// The connections `agent_id` gets, for a session it is about to open, and who asks their
-    /// servers' questions in the window (told the session once it is open).
+    /// The connections `agent_id` gets, for a session it is about to open in `cwd` (where the
+    /// stdio servers the gateway starts for it run), and who asks their servers' questions in
+    /// the window (told the session once it is open).
     pub(crate) async fn hand_connections(
         &self,
         agent_id: &str,
         caps: AgentMcp,
+        cwd: &std::path::Path,
     ) -> (Handed, Option<Arc<WindowQuestions>>) {
         let empty = Handed {
             servers: Vec::new(),
@@ -204,6 +206,7 @@ impl Backend {
                 .mcp_apps
                 .then(|| questions.clone() as Arc<dyn porthole_connections::gateway::Apps>),
             over_agent: settings.mcp_questions != "agent",
+            cwd: Some(cwd.to_path_buf()),
             ..PassOwner::default()
         };
         let handed = self.connector().hand(&chosen, Some(caps), owner).await;

@@ -118,7 +118,7 @@ impl Backend {
             http: offered.http,
             sse: offered.sse,
         };
-        let (mut handed, questions) = self.hand_connections(agent_id, caps).await;
+        let (mut handed, questions) = self.hand_connections(agent_id, caps, &workspace.cwd).await;
         let servers = std::mem::take(&mut handed.servers);
         let names = servers.iter().filter_map(crate::mcp::server_name).collect();
         let handing = Handing {

@@ -1,6 +1,7 @@
 //! The person's MCP connections reach the window's sessions: the demo agent (an MCP client
 //! that takes only stdio servers) lists the tools of a remote connection through the gateway
-//! and the bridge, and of a stdio connection directly. A connection that wants sign-in is said
+//! and the bridge, and of a stdio connection (served by the gateway, as the window answers its
+//! questions). A connection that wants sign-in is said
 //! in the session, with how to sign in.
 
 mod common;

@@ -1,6 +1,6 @@
 //! The Connections view's commands against a running app model: the list with each
 //! connection's sign-in and the open sessions that have it (a remote one through the gateway, a
-//! stdio one handed directly), its tools through the gateway, switching, signing out, removing.
+//! stdio one served by it), its tools through the gateway, switching, signing out, removing.
 //! No keyring here (the session bus points nowhere): open and stdio connections need none.
 
 mod common;
@@ -51,7 +51,7 @@ async fn the_connections_view_lists_lists_tools_switches_and_removes() {
     let local = by_name("local");
     assert_eq!(local["server"]["kind"], "stdio");
     assert_eq!(local["signIn"], serde_json::json!({"state": "notNeeded"}));
-    // The demo agent takes stdio servers itself: handed directly, still in its session.
+    // A stdio connection goes through the gateway too (the window answers its questions).
     assert_eq!(local["sessions"], serde_json::json!([session]));
     let off = by_name("off");
     assert_eq!(off["enabled"], false);

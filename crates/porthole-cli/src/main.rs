@@ -110,6 +110,7 @@ async fn hand_connections(
     client: &AgentClient,
     questions: Arc<mcp_questions::CliQuestions>,
     apps: Option<mcp_apps::Shared>,
+    cwd: &std::path::Path,
 ) -> Result<Option<mcp_live::Session>, String> {
     if args.mcp.is_empty() && !args.mcp_all {
         return Ok(None);
@@ -132,6 +133,8 @@ async fn hand_connections(
         url_wait: std::time::Duration::from_secs(args.url_wait),
         over_agent: args.mcp_questions == args::McpQuestions::Porthole,
         apps: apps.map(|a| a as Arc<dyn porthole_connections::gateway::Apps>),
+        // The session's directory: the stdio servers the gateway starts run there.
+        cwd: Some(cwd.to_path_buf()),
     };
     let session = mcp_live::Session::open(&chosen, Some(caps), owner).await?;
     for (name, why) in &session.handed.skipped {
@@ -188,6 +191,7 @@ async fn run(
         &client,
         questions.clone(),
         apps.clone(),
+        &cwd,
     )
     .await
     {

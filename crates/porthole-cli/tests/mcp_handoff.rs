@@ -1,6 +1,7 @@
 //! Connections handed to an agent (`--mcp`, `--mcp-all`): the demo agent (an MCP client that
 //! takes only stdio servers) reaches a remote server through Porthole's gateway and bridge,
-//! and a stdio server directly; `mcp tools` lists tools the same way. No keyring here: these
+//! and a stdio server too (served by the gateway, as the CLI answers connections' questions);
+//! `mcp tools` lists tools the same way. No keyring here: these
 //! servers need no sign-in (tests/keyring.rs signs in).
 
 mod support;

@@ -34,7 +34,7 @@ pub struct Handed {
     pub servers: Vec<McpServer>,
     pub pass: Option<Pass>,
     pub skipped: Vec<(String, String)>,
-    /// The connections reached through the gateway's stdio host (a probe pipes to them).
+    /// The connections piped to the gateway's stdio host (a probe pipes to them).
     pub piped: Vec<String>,
 }
 
@@ -106,7 +106,20 @@ impl Connector {
         let secrets = keys.as_ref().map(|k| k.secrets.as_ref());
         let tokens = keys.as_ref().map(|k| k.tokens.as_ref());
         let plan = match caps {
-            Some(caps) => Plan::new(connections, secrets, tokens, caps).await,
+            Some(caps) => {
+                // Reading a stdio server's traffic is worth it when someone answers its
+                // questions or shows its apps.
+                let serve_stdio = owner.questions.is_some() || owner.apps.is_some();
+                Plan::new(
+                    connections,
+                    secrets,
+                    tokens,
+                    caps,
+                    serve_stdio,
+                    owner.cwd.as_deref(),
+                )
+                .await
+            }
             None => Plan::for_porthole(connections, secrets, tokens).await,
         };
         skipped.extend(plan.skipped.iter().cloned());

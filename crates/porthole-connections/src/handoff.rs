@@ -4,9 +4,16 @@
 //! | connection | agent takes http | agent takes only stdio |
 //! |---|---|---|
 //! | remote (streamable HTTP) | the gateway's address | the bridge, to that address |
-//! | stdio, no secret in its environment | the server itself | the server itself |
-//! | stdio with secret values | the bridge, piped to the server the gateway starts | same |
+//! | stdio, the owner answers questions or shows apps | the gateway's address (the server served as HTTP) | the bridge, to that address |
+//! | stdio, no secret in its environment, the owner takes neither | the server itself | the server itself |
+//! | stdio with secret values, the owner takes neither | the bridge, piped to the server the gateway starts | same |
 //! | remote legacy SSE, no secret, not signed in | the server itself (`sse`, when offered) | skipped |
+//!
+//! A stdio server the gateway serves as Streamable HTTP (`gateway::Upstream::Served`) starts in
+//! the session's working directory ([`PassOwner::cwd`](crate::gateway::PassOwner)), where the
+//! agent would have started it. The raw pipe is kept only for an owner that takes neither
+//! questions nor apps: reading the traffic would gain nothing there, and the bytes pass as the
+//! server wrote them.
 //!
 //! No secret value is ever put in what the agent receives: secret headers and tokens are
 //! added by the gateway, secret variables are set by the gateway on the server it starts.
@@ -58,21 +65,28 @@ pub struct Plan {
     upstreams: Vec<(String, Upstream)>,
     pub skipped: Vec<(String, String)>,
     caps: AgentMcp,
-    /// Every stdio server through the gateway (for Porthole's own probe of a connection).
-    host_stdio: bool,
+    /// Every stdio server served by the gateway as Streamable HTTP: for Porthole's own probe
+    /// of a connection, and where the pass's owner answers questions or shows MCP Apps.
+    serve_stdio: bool,
+    /// Where served stdio servers start (the session's working directory).
+    cwd: Option<PathBuf>,
 }
 
 impl Plan {
     /// Decide for `connections` (already filtered to the enabled ones this agent gets).
     /// `secrets` is needed only when a connection has secret values; `tokens` to know which
-    /// remote connections are signed in.
+    /// remote connections are signed in. With `serve_stdio` (the pass's owner answers
+    /// questions or shows apps) every stdio server goes through the gateway, started in `cwd`.
     pub async fn new(
         connections: &[Connection],
         secrets: Option<&SecretStore>,
         tokens: Option<&Tokens>,
         caps: AgentMcp,
+        serve_stdio: bool,
+        cwd: Option<&Path>,
     ) -> Plan {
-        Self::decide_all(connections, secrets, tokens, caps, false).await
+        let cwd = cwd.map(Path::to_path_buf);
+        Self::decide_all(connections, secrets, tokens, caps, serve_stdio, cwd).await
     }
 
     /// The plan Porthole itself uses to reach connections (`mcp tools`, the window's tool
@@ -86,7 +100,7 @@ impl Plan {
             http: true,
             sse: false,
         };
-        Self::decide_all(connections, secrets, tokens, caps, true).await
+        Self::decide_all(connections, secrets, tokens, caps, true, None).await
     }
 
     async fn decide_all(
@@ -94,14 +108,16 @@ impl Plan {
         secrets: Option<&SecretStore>,
         tokens: Option<&Tokens>,
         caps: AgentMcp,
-        host_stdio: bool,
+        serve_stdio: bool,
+        cwd: Option<PathBuf>,
     ) -> Plan {
         let mut plan = Plan {
             routes: Vec::new(),
             upstreams: Vec::new(),
             skipped: Vec::new(),
             caps,
-            host_stdio,
+            serve_stdio,
+            cwd,
         };
         for c in connections {
             match plan.decide(c, secrets, tokens).await {
@@ -125,7 +141,7 @@ impl Plan {
     ) -> Result<(Route, Option<Upstream>), String> {
         match &c.server {
             Server::Stdio { command, args, env } => {
-                if !self.host_stdio && !env.values().any(EnvValue::is_secret) {
+                if !self.serve_stdio && !env.values().any(EnvValue::is_secret) {
                     let env = env
                         .iter()
                         .filter_map(|(k, v)| match v {
@@ -143,9 +159,12 @@ impl Plan {
                     command: command.clone(),
                     args: args.clone(),
                     env,
-                    cwd: None,
+                    cwd: self.cwd.clone(),
                 };
-                Ok((Route::Gateway(Via::Pipe), Some(Upstream::Stdio(server))))
+                match self.serve_stdio {
+                    true => Ok((Route::Gateway(Via::Http), Some(Upstream::Served(server)))),
+                    false => Ok((Route::Gateway(Via::Pipe), Some(Upstream::Stdio(server)))),
+                }
             }
             Server::Remote {
                 url,

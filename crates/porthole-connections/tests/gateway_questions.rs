@@ -335,6 +335,7 @@ async fn setup_owner(
             url_wait,
             over_agent,
             apps: None,
+            cwd: None,
         },
     );
     (seen, questions, gateway, pass)

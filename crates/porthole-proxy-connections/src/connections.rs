@@ -53,7 +53,9 @@ impl ProxyConnections {
         }
     }
 
-    async fn handed(&self, agent_init: Option<&Value>) -> &Handed {
+    /// `cwd`: the first session request's working directory, where the stdio servers the
+    /// gateway starts run (the pass, and so its servers, serve every later session too).
+    async fn handed(&self, agent_init: Option<&Value>, cwd: Option<PathBuf>) -> &Handed {
         let caps = AgentMcp {
             http: agent_init
                 .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/http"))
@@ -97,6 +99,7 @@ impl ProxyConnections {
                     agent,
                     questions: Some(questions),
                     over_agent: self.over_agent,
+                    cwd,
                     ..PassOwner::default()
                 };
                 let handed = self.connector.hand(&chosen, Some(caps), owner).await;
@@ -111,11 +114,16 @@ impl ProxyConnections {
     /// `line` (a session request of the editor) with the connections added to its
     /// `mcpServers`; `None` when there is nothing to add or it is not a JSON object.
     pub async fn add_to(&self, line: &[u8], agent_init: Option<&Value>) -> Option<Vec<u8>> {
-        let handed = self.handed(agent_init).await;
+        let mut request: Value = serde_json::from_slice(line).ok()?;
+        let cwd = request
+            .pointer("/params/cwd")
+            .and_then(Value::as_str)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute());
+        let handed = self.handed(agent_init, cwd).await;
         if handed.servers.is_empty() {
             return None;
         }
-        let mut request: Value = serde_json::from_slice(line).ok()?;
         let params = request.get_mut("params")?.as_object_mut()?;
         let servers = params
             .entry("mcpServers")

@@ -96,7 +96,7 @@ describe("the Connections view", () => {
     expect(screen.getByRole("status").textContent).toContain("`github` is off for the sessions opened from now on");
   });
 
-  it("shows a remote connection's apps or not, and says what that does", async () => {
+  it("shows a connection's apps or not, and says what that does", async () => {
     const { backend, store } = await boot();
     const github = await row("github");
     const apps = within(github).getByRole("switch", { name: /Show its apps/ }) as HTMLInputElement;
@@ -106,8 +106,9 @@ describe("the Connections view", () => {
     await waitFor(() => expect(store.snapshot?.appSettings.mcpAppsOff).toEqual(["github"]));
     expect(screen.getByRole("status").textContent).toContain("`github`'s apps are not shown");
     await waitFor(async () => expect((within(await row("github")).getByRole("switch", { name: /Show its apps/ }) as HTMLInputElement).checked).toBe(false));
-    // A stdio connection has no apps switch: its server never passes the gateway's apps.
-    expect(within(await row("files")).queryByRole("switch", { name: /Show its apps/ })).toBeNull();
+    // A stdio connection has one too: where apps are shown, its server is served by the gateway.
+    const files = within(await row("files")).getByRole("switch", { name: /Show its apps/ }) as HTMLInputElement;
+    expect(files.checked).toBe(true);
   });
 
   it("signs out and says what the backend did", async () => {

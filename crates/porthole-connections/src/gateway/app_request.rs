@@ -8,8 +8,9 @@
 //! server forgot the session (404). Each request is sent as forwarding sends the agent's (the
 //! connection's headers and token from the `TokenSource`, a refresh and one retry on 401), so
 //! the token never leaves the gateway. Answers may be JSON or an event stream; they are capped
-//! in size ([`ANSWER_CAP`]) and time ([`TIMEOUT`]). Stdio connections are not served yet: the
-//! server the gateway starts for a bridge belongs to that bridge's pipe.
+//! in size ([`ANSWER_CAP`]) and time ([`TIMEOUT`]). A served stdio server (`stdio_http`) is
+//! reached the same way, on the process the agent's session uses; one piped to a bridge is not:
+//! that process belongs to the bridge's pipe.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,12 +20,11 @@ use bytes::{Bytes, BytesMut};
 use futures::StreamExt;
 use hyper::{Method, StatusCode};
 use serde_json::{Value, json};
-use url::Url;
 
 use super::forward::{self, Failure};
 use super::questions::{ConnState, SessionHeaders};
 use super::sse::{SseFilter, Taken};
-use super::{Inner, Upstream};
+use super::{Endpoint, Inner, Upstream};
 
 /// The methods an app's requests may use.
 pub const ALLOWED: [&str; 2] = ["resources/read", "tools/call"];
@@ -42,7 +42,7 @@ pub enum AppRequestError {
     PassClosed,
     #[error("the session has no MCP connection `{0}`")]
     NoSuchConnection(String),
-    #[error("requests for MCP Apps are not supported for stdio connections yet (`{0}`)")]
+    #[error("requests for MCP Apps are not supported for stdio connections piped to a bridge (`{0}`)")]
     Stdio(String),
     /// The server could not be reached (the words of the forwarding's error).
     #[error("{0}")]
@@ -100,18 +100,19 @@ pub(crate) async fn request(
         .find(|p| p.id == pass)
         .cloned()
         .ok_or(AppRequestError::PassClosed)?;
-    let (url, headers) = match state.upstreams.get(connection) {
-        Some(Upstream::Remote { url, headers }) => (url.clone(), headers.clone()),
+    let endpoint = match state.upstreams.get(connection) {
         Some(Upstream::Stdio(_)) => return Err(AppRequestError::Stdio(connection.to_string())),
         None => return Err(AppRequestError::NoSuchConnection(connection.to_string())),
+        Some(Upstream::Remote { .. } | Upstream::Served(_)) => {
+            state.endpoint(connection).map_err(AppRequestError::Unreachable)?
+        }
     };
     let mut closed = state.closed();
     let server = Server {
         inner,
         conn: state.conn(connection),
         name: connection,
-        url: &url,
-        headers: &headers,
+        endpoint: &endpoint,
     };
     let work = tokio::time::timeout(TIMEOUT, server.call(method, params));
     tokio::select! {
@@ -125,8 +126,7 @@ struct Server<'a> {
     inner: &'a Inner,
     conn: Arc<ConnState>,
     name: &'a str,
-    url: &'a Url,
-    headers: &'a [(String, String)],
+    endpoint: &'a Endpoint,
 }
 
 /// An answer that did not come.
@@ -225,8 +225,7 @@ impl Server<'_> {
         forward::send(
             self.inner,
             self.name,
-            self.url,
-            self.headers,
+            self.endpoint,
             Method::POST,
             &headers.headers(),
             Bytes::from(message.to_string()),

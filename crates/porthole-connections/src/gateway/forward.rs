@@ -9,7 +9,6 @@ use futures::{StreamExt, TryStreamExt};
 use http_body_util::{BodyExt, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
-use url::Url;
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,7 +17,7 @@ use super::apps;
 use super::questions::{self, Answering, ConnState, SessionHeaders};
 use super::sse::SseFilter;
 use super::url_required::{self, Retry};
-use super::{Body, GatewayEvent, Inner, PassState, plain, standalone};
+use super::{Body, Endpoint, GatewayEvent, Inner, PassState, plain, standalone};
 
 /// An MCP client message is small; a paste of a whole file as a tool argument still fits.
 const REQUEST_CAP: usize = 8 * 1024 * 1024;
@@ -48,8 +47,7 @@ pub(super) async fn forward(
     inner: &Arc<Inner>,
     pass: &Arc<PassState>,
     name: &str,
-    url: &Url,
-    headers: &[(String, String)],
+    endpoint: &Endpoint,
     req: Request<Incoming>,
 ) -> Response<Body> {
     let method = req.method().clone();
@@ -132,17 +130,7 @@ pub(super) async fn forward(
             .iter()
             .filter_map(|h| Some((*h, agent_header(h)?)))
             .collect();
-        let answer = match send(
-            inner,
-            name,
-            url,
-            headers,
-            method.clone(),
-            &pass_headers,
-            body.clone(),
-        )
-        .await
-        {
+        let answer = match send(inner, name, endpoint, method.clone(), &pass_headers, body.clone()).await {
             Ok(a) => a,
             Err(Failure::Unreachable(e)) => return fail(e, StatusCode::BAD_GATEWAY),
             Err(Failure::Refused(e)) => return fail(e, StatusCode::FORBIDDEN),
@@ -165,7 +153,7 @@ pub(super) async fn forward(
             call: in_flight.as_ref().and_then(questions::InFlight::call),
         };
         let retry = match method == Method::POST && answer.status().is_success() {
-            true => Retry::of(&body, url, headers, &pass_headers),
+            true => Retry::of(&body, endpoint, &pass_headers),
             false => None,
         };
         if answer.status().is_success() {
@@ -238,15 +226,19 @@ pub(super) enum Failure {
 pub(super) async fn send(
     inner: &Inner,
     name: &str,
-    url: &Url,
-    headers: &[(String, String)],
+    endpoint: &Endpoint,
     method: Method,
     pass_headers: &[(&'static str, String)],
     body: Bytes,
 ) -> Result<reqwest::Response, Failure> {
-    let token = match inner.tokens.token(name, url).await {
-        Ok(t) => t,
-        Err(lost) => return Err(lost_sign_in(inner, name, lost.0)),
+    let Endpoint { url, headers, .. } = endpoint;
+    // A stdio server served on loopback has no sign-in: no token is looked up for it.
+    let token = match endpoint.signs_in {
+        true => match inner.tokens.token(name, url).await {
+            Ok(t) => t,
+            Err(lost) => return Err(lost_sign_in(inner, name, lost.0)),
+        },
+        false => None,
     };
     let send = |token: Option<String>| {
         let mut upstream = inner

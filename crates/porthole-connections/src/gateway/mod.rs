@@ -4,8 +4,10 @@
 //! served (`http://127.0.0.1:PORT/<pass>/<connection>`). The address is useless outside this
 //! machine and dies with the pass (dropped when the session or its agent ends). No token is in
 //! it: the gateway adds each connection's `Authorization` itself (`forward`), refreshing it as
-//! needed, and starts stdio servers whose environment holds secrets itself (`stdio_host`), so
-//! an agent never holds a credential, only the address.
+//! needed, and starts stdio servers itself: served as Streamable HTTP (`stdio_http`), so their
+//! traffic is read as a remote server's, or piped to a bridge as bytes (`stdio_host`); either way
+//! a secret in a server's environment never passes through the agent, which holds only the
+//! address.
 //!
 //! MCP passes through as it comes: request and response bodies are streamed (Server-Sent
 //! Events included), so server requests (sampling, roots), progress and cancellation reach the
@@ -24,6 +26,7 @@ mod questions;
 mod sse;
 mod standalone;
 mod stdio_host;
+mod stdio_http;
 mod url_required;
 
 use std::collections::HashMap;
@@ -64,9 +67,26 @@ pub enum Upstream {
         /// Header values the person configured (secret ones read from the keyring by the caller).
         headers: Vec<(String, String)>,
     },
-    /// A stdio server the gateway starts for each bridge that connects (its environment may
-    /// hold secrets, which must not pass through the agent).
+    /// A stdio server the gateway starts for each bridge that connects, piped to it as raw
+    /// bytes (its environment may hold secrets, which must not pass through the agent). The
+    /// gateway cannot read that traffic: kept only where nothing else works (see `handoff`).
     Stdio(StdioServer),
+    /// A stdio server the gateway starts on the pass's first request to it (one process per
+    /// pass and connection, shared by the agent's session and the gateway's own) and serves as
+    /// Streamable HTTP on loopback (`stdio_http`), so it is forwarded to as a remote server is:
+    /// its questions and MCP Apps reach the owner. Never with a token. Killed when the pass
+    /// closes.
+    Served(StdioServer),
+}
+
+/// Where the gateway sends a connection's requests.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    url: Url,
+    /// Header values the person configured (secret ones included).
+    headers: Vec<(String, String)>,
+    /// Whether a bearer token is looked up for it: never for a served stdio server.
+    signs_in: bool,
 }
 
 /// Why a connection's token could not be had: the person must sign in again.
@@ -135,7 +155,7 @@ pub enum GatewayEvent {
     /// A request failed because sign-in expired and refresh did not help: ask the person to
     /// sign in to this connection again.
     SignInNeeded { connection: String, reason: String },
-    /// A stdio server could not be started for a bridge.
+    /// A stdio server could not be started (for a bridge, or to be served).
     StdioFailed { connection: String, reason: String },
 }
 
@@ -165,6 +185,8 @@ struct PassState {
     upstreams: HashMap<String, Upstream>,
     owner: PassOwner,
     conns: Mutex<HashMap<String, Arc<questions::ConnState>>>,
+    /// The stdio servers of `Upstream::Served` started so far (killed when dropped).
+    served: Mutex<HashMap<String, Arc<stdio_http::Served>>>,
     /// Set when the pass is dropped: the gateway's own streams for it end.
     closed: watch::Sender<bool>,
 }
@@ -179,11 +201,51 @@ impl PassState {
             .clone()
     }
 
-    fn remote(&self, name: &str) -> Option<(Url, Vec<(String, String)>)> {
-        match self.upstreams.get(name)? {
-            Upstream::Remote { url, headers } => Some((url.clone(), headers.clone())),
-            Upstream::Stdio(_) => None,
+    /// Where `name`'s requests go over HTTP, its stdio server started when it is served and
+    /// not running (first use, or it exited: a new process, whose sessions the clients open
+    /// again after the 404 to their old one). `Err` says why there is none.
+    fn endpoint(&self, name: &str) -> Result<Endpoint, String> {
+        match self.upstreams.get(name) {
+            Some(Upstream::Remote { url, headers }) => Ok(Endpoint {
+                url: url.clone(),
+                headers: headers.clone(),
+                signs_in: true,
+            }),
+            Some(Upstream::Served(server)) => {
+                let mut served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+                if *self.closed.borrow() {
+                    return Err("the session's pass is closed".into());
+                }
+                let running = served.get(name).filter(|s| s.exited().is_none()).cloned();
+                let running = match running {
+                    Some(s) => s,
+                    None => {
+                        let s = Arc::new(stdio_http::Served::start(name, server).map_err(|e| e.to_string())?);
+                        served.insert(name.to_string(), s.clone());
+                        s
+                    }
+                };
+                Ok(Endpoint {
+                    url: running.url().clone(),
+                    headers: Vec::new(),
+                    signs_in: false,
+                })
+            }
+            Some(Upstream::Stdio(_)) => Err(format!("`{name}` is piped to a bridge")),
+            None => Err(format!("no connection `{name}`")),
         }
+    }
+
+    /// The endpoint of a connection already in use (for the gateway's answers and streams).
+    fn remote(&self, name: &str) -> Option<Endpoint> {
+        self.endpoint(name).ok()
+    }
+
+    /// The pass closed: its stdio servers are killed.
+    fn close(&self) {
+        self.closed.send_replace(true);
+        let served = std::mem::take(&mut *self.served.lock().unwrap_or_else(|p| p.into_inner()));
+        drop(served);
     }
 
     fn closed(&self) -> watch::Receiver<bool> {
@@ -218,14 +280,14 @@ impl Drop for Pass {
         if let Some(inner) = self.inner.upgrade()
             && let Some(pass) = inner.passes.lock().expect("gateway passes").remove(&self.key)
         {
-            pass.closed.send_replace(true);
+            pass.close();
         }
     }
 }
 
 impl Pass {
-    /// The address a connection is reached at: streamable HTTP for a remote connection; for
-    /// a hosted stdio server, the address a bridge connects its pipe to.
+    /// The address a connection is reached at: streamable HTTP for a remote connection and a
+    /// served stdio server; for a piped one, the address a bridge connects its pipe to.
     pub fn url(&self, connection: &str) -> Option<Url> {
         self.names.iter().any(|n| n == connection).then(|| {
             self.base
@@ -282,6 +344,7 @@ impl Gateway {
             upstreams: upstreams.into_iter().collect(),
             owner,
             conns: Mutex::new(HashMap::new()),
+            served: Mutex::new(HashMap::new()),
             closed: watch::channel(false).0,
         };
         self.inner
@@ -304,8 +367,9 @@ impl Gateway {
     /// `tools/call` (anything else is refused), sent while the pass is open, in an MCP session
     /// of the gateway's own with that server (never the agent's), with the connection's headers
     /// and token as forwarding sends them. Returns the JSON-RPC result; the server's JSON-RPC
-    /// error is [`AppRequestError::Rpc`]. Remote (streamable HTTP) connections only: a stdio
-    /// connection is [`AppRequestError::Stdio`] for now. See `app_request`.
+    /// error is [`AppRequestError::Rpc`]. Remote connections and served stdio servers (the same
+    /// process as the agent's session); a stdio server piped to a bridge is
+    /// [`AppRequestError::Stdio`]. See `app_request`.
     pub async fn app_request(
         &self,
         pass: u64,
@@ -371,10 +435,18 @@ async fn route(inner: Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
         return plain(StatusCode::NOT_FOUND, "no such connection");
     };
     match upstream {
-        Upstream::Remote { url, headers } => {
-            forward::forward(&inner, &pass, &name, &url, &headers, req).await
-        }
         Upstream::Stdio(server) => stdio_host::attach(&inner, &name, server, req),
+        Upstream::Remote { .. } | Upstream::Served(_) => match pass.endpoint(&name) {
+            Ok(endpoint) => forward::forward(&inner, &pass, &name, &endpoint, req).await,
+            Err(reason) => {
+                tracing::warn!(connection = name, %reason, "MCP stdio server");
+                let _ = inner.events.send(GatewayEvent::StdioFailed {
+                    connection: name.to_string(),
+                    reason: reason.clone(),
+                });
+                plain(StatusCode::BAD_GATEWAY, &reason)
+            }
+        },
     }
 }
 

@@ -95,6 +95,10 @@ pub struct PassOwner {
     /// server itself (the dialog then names the server, which the agent's forwarded question
     /// cannot do truthfully). `false`: such an agent answers its servers' questions itself.
     pub over_agent: bool,
+    /// The session's working directory: the stdio servers the gateway starts for it run there,
+    /// as they would have under the agent (`server-filesystem .` depends on it). `None`: the
+    /// current directory of Porthole.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 impl Default for PassOwner {
@@ -105,6 +109,7 @@ impl Default for PassOwner {
             apps: None,
             url_wait: Duration::from_secs(120),
             over_agent: true,
+            cwd: None,
         }
     }
 }
@@ -436,14 +441,13 @@ impl Answering {
                 }
             }
         };
-        let Some((url, headers)) = self.pass.remote(&self.connection) else {
+        let Some(endpoint) = self.pass.remote(&self.connection) else {
             return;
         };
         let post = super::forward::send(
             &self.inner,
             &self.connection,
-            &url,
-            &headers,
+            &endpoint,
             hyper::Method::POST,
             &self.session.headers(),
             Bytes::from(result.to_string()),

@@ -85,15 +85,14 @@ pub(crate) fn open(answering: Answering) {
 async fn opening(answering: &Answering) -> Option<(Arc<OwnGet>, reqwest::Response)> {
     let conn = answering.pass.conn(&answering.connection);
     let session = answering.session.id.clone()?;
-    let (url, headers) = answering.pass.remote(&answering.connection)?;
+    let endpoint = answering.pass.remote(&answering.connection)?;
     let mut session_headers = answering.session.headers();
     session_headers.retain(|(h, _)| *h != "content-type" && *h != "accept");
     session_headers.push(("accept", "text/event-stream".into()));
     let send = super::forward::send(
         &answering.inner,
         &answering.connection,
-        &url,
-        &headers,
+        &endpoint,
         Method::GET,
         &session_headers,
         Bytes::new(),

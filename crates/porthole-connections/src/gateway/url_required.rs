@@ -14,7 +14,6 @@ use hyper::body::Frame;
 use hyper::{Method, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use url::Url;
 
 use super::Body;
 use super::input_required;
@@ -28,8 +27,7 @@ pub(crate) struct Retry {
     pub id: Value,
     /// The call as it is sent next (the agent's, or the last round's with its answers).
     pub body: Bytes,
-    pub url: Url,
-    pub headers: Vec<(String, String)>,
+    pub endpoint: super::Endpoint,
     pub pass_headers: Vec<(&'static str, String)>,
     /// A -32042 may still be retried (once per call: a second goes to the agent as it came).
     pub url_retry: bool,
@@ -41,8 +39,7 @@ impl Retry {
     /// `body` when it is a `tools/call` request.
     pub(crate) fn of(
         body: &Bytes,
-        url: &Url,
-        headers: &[(String, String)],
+        endpoint: &super::Endpoint,
         pass_headers: &[(&'static str, String)],
     ) -> Option<Retry> {
         let message: Value = serde_json::from_slice(body).ok()?;
@@ -52,8 +49,7 @@ impl Retry {
         Some(Retry {
             id: message.get("id").filter(|id| !id.is_null())?.clone(),
             body: body.clone(),
-            url: url.clone(),
-            headers: headers.to_vec(),
+            endpoint: endpoint.clone(),
             pass_headers: pass_headers.to_vec(),
             url_retry: true,
             rounds: input_required::ROUNDS,
@@ -296,8 +292,7 @@ async fn send_again(answering: &Answering, retry: &Retry) -> Option<reqwest::Res
     super::forward::send(
         &answering.inner,
         &answering.connection,
-        &retry.url,
-        &retry.headers,
+        &retry.endpoint,
         Method::POST,
         &retry.pass_headers,
         retry.body.clone(),
