@@ -499,16 +499,8 @@ impl AddForm {
                 bad.replace('\0', "")
             ));
         }
-        let mut shown: Vec<String> = env
-            .iter()
-            .map(|(k, v)| match v {
-                EnvValue::Plain(s) => format!("{k}={}", quote(s)),
-                EnvValue::Secret => format!("{k}=<in the OS keyring>"),
-            })
-            .collect();
-        shown.push(quote(&command));
-        shown.extend(args.iter().map(|a| quote(a)));
-        Ok((Server::Stdio { command, args, env }, shown.join(" ")))
+        let shown = shown_command(&env, &command, &args);
+        Ok((Server::Stdio { command, args, env }, shown))
     }
 
     fn package_server(
@@ -574,16 +566,8 @@ impl AddForm {
             Runtime::Mcpb => return Err("a bundle's command comes from its manifest".into()),
         }
         let command = p.runtime.program().to_string();
-        let mut shown: Vec<String> = env
-            .iter()
-            .map(|(k, v)| match v {
-                EnvValue::Plain(s) => format!("{k}={}", quote(s)),
-                EnvValue::Secret => format!("{k}=<in the OS keyring>"),
-            })
-            .collect();
-        shown.push(quote(&command));
-        shown.extend(args.iter().map(|a| quote(a)));
-        Ok((Server::Stdio { command, args, env }, shown.join(" ")))
+        let shown = shown_command(&env, &command, &args);
+        Ok((Server::Stdio { command, args, env }, shown))
     }
 
     fn remote_server(
@@ -716,6 +700,21 @@ fn arguments(
         }
     }
     Ok(out)
+}
+
+/// A stdio connection as the person reads it before it is saved: its variables (secret ones as
+/// `<in the OS keyring>`), then its command line, each word quoted as a shell would need.
+fn shown_command(env: &BTreeMap<String, EnvValue>, command: &str, args: &[String]) -> String {
+    let mut shown: Vec<String> = env
+        .iter()
+        .map(|(k, v)| match v {
+            EnvValue::Plain(s) => format!("{k}={}", quote(s)),
+            EnvValue::Secret => format!("{k}=<in the OS keyring>"),
+        })
+        .collect();
+    shown.push(quote(command));
+    shown.extend(args.iter().map(|a| quote(a)));
+    shown.join(" ")
 }
 
 /// A word as a POSIX shell would need it to read it back as one argument.

@@ -80,9 +80,9 @@ fn program() -> Vec<u8> {
     std::fs::read(porthole_test_bins::package_bin("porthole-test-mcp")).unwrap()
 }
 
-/// `initialize`, then `tools/call` of `tool`, piped to the hosted server at `url`: the text of
-/// the answer.
-async fn call_tool(url: &url::Url, tool: &str) -> String {
+/// `initialize`, then `tools/call` of `tool`, through the bridge to the hosted server at `url`
+/// (`piped`: the raw pipe, else Streamable HTTP): the text of the answer.
+async fn call_tool(url: &url::Url, piped: bool, tool: &str) -> String {
     use tokio::io::AsyncReadExt;
     let input = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
@@ -94,7 +94,12 @@ async fn call_tool(url: &url::Url, tool: &str) -> String {
     .collect::<String>();
     let (w, mut r) = tokio::io::duplex(1 << 16);
     let url = url.clone();
-    tokio::spawn(async move { porthole_connections::bridge::pipe_with(&url, input.as_bytes(), w).await });
+    tokio::spawn(async move {
+        match piped {
+            true => porthole_connections::bridge::pipe_with(&url, input.as_bytes(), w).await,
+            false => porthole_connections::bridge::http_with(&url, input.as_bytes(), w).await,
+        }
+    });
     let mut got = Vec::new();
     let mut buf = vec![0u8; 4096];
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
@@ -221,12 +226,14 @@ async fn a_binary_bundle_is_checked_asked_unpacked_and_reached_through_the_gatew
     let handed = connector.hand(&[connection], None, PassOwner::default()).await;
     assert!(handed.skipped.is_empty(), "{:?}", handed.skipped);
     let url = handed.pass.as_ref().unwrap().url("bundled").unwrap();
-    let tools = porthole_connections::probe::tools(&url, true, Duration::from_secs(20))
+    // Porthole's own use serves a stdio server as Streamable HTTP (gateway/stdio_http.rs).
+    let piped = handed.piped.iter().any(|n| n == "bundled");
+    let tools = porthole_connections::probe::tools(&url, piped, Duration::from_secs(20))
         .await
         .unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["echo", "whoami", "env"]);
-    assert_eq!(call_tool(&url, "env").await, "TEST_MCP_SECRET is set");
+    assert_eq!(call_tool(&url, piped, "env").await, "TEST_MCP_SECRET is set");
 
     // A second connection from the same bundle uses the folder already there.
     let again = form.plan("bundled-2", &values(&[])).unwrap();

@@ -30,6 +30,24 @@ pub struct StdioServer {
     pub cwd: Option<PathBuf>,
 }
 
+impl StdioServer {
+    /// Its command, piped both ways, in its working directory, with every value of its
+    /// environment; its stderr goes nowhere (a server's stderr may echo its environment).
+    pub(super) fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(&self.command);
+        command
+            .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(cwd) = &self.cwd {
+            command.current_dir(cwd);
+        }
+        command
+    }
+}
+
 impl std::fmt::Debug for StdioServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let names: Vec<&str> = self.env.iter().map(|(n, _)| n.as_str()).collect();
@@ -58,17 +76,7 @@ pub(super) fn attach(
             "this connection is a stdio server: connect with Porthole's MCP bridge",
         );
     }
-    let mut command = tokio::process::Command::new(&server.command);
-    command
-        .args(&server.args)
-        .envs(server.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        // A server's stderr may echo its environment; it goes nowhere.
-        .stderr(Stdio::null());
-    if let Some(cwd) = &server.cwd {
-        command.current_dir(cwd);
-    }
+    let command = server.command();
     // No parent-death signal: it fires when the spawning *thread* ends, and this runs on any
     // worker of the gateway's runtime. A dropped group is killed whole (the gateway's end).
     let mut group = match porthole_process::spawn(command, None) {

@@ -25,7 +25,6 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -76,17 +75,7 @@ impl Served {
     /// Start `server` (for the connection `name`) and serve it. Must be called in a tokio
     /// runtime.
     pub fn start(name: &str, server: &StdioServer) -> std::io::Result<Served> {
-        let mut command = tokio::process::Command::new(&server.command);
-        command
-            .args(&server.args)
-            .envs(server.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        if let Some(cwd) = &server.cwd {
-            command.current_dir(cwd);
-        }
-        let mut group = porthole_process::spawn(command, None)
+        let mut group = porthole_process::spawn(server.command(), None)
             .map_err(|e| std::io::Error::new(e.kind(), format!("cannot start `{}`: {e}", server.command)))?;
         let child = group.child_mut();
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
