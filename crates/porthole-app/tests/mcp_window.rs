@@ -42,7 +42,7 @@ async fn the_connections_view_lists_lists_tools_switches_and_removes() {
     let tracker = by_name("tracker");
     assert_eq!(
         tracker["server"],
-        serde_json::json!({"kind": "remote", "url": tracker_url, "sse": false})
+        serde_json::json!({"kind": "remote", "url": tracker_url, "transport": "http"})
     );
     assert_eq!(tracker["sessions"], serde_json::json!([session]));
     assert_eq!(tracker["agents"], serde_json::Value::Null);
