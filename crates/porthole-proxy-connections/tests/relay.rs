@@ -10,8 +10,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 const EDITOR_INIT: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#;
 
 /// `--connections`: the editor's `session/new` reaches the agent with the person's
-/// connections beside the editor's own servers (the editor's name wins), a remote one at
-/// the proxy's gateway on loopback.
+/// connections beside the editor's own servers (the editor's name wins), a remote one and a
+/// stdio one at the proxy's gateway on loopback.
 #[tokio::test]
 async fn connections_join_the_editors_session_requests() {
     let dir = tempfile::tempdir().unwrap();
@@ -64,5 +64,14 @@ async fn connections_join_the_editors_session_requests() {
         servers[1]["url"], "http://127.0.0.1:9/mcp",
         "the remote server goes through the gateway"
     );
-    assert_eq!(servers[2]["command"], "/bin/cat");
+    // A stdio connection is started by the proxy's gateway and served to the agent over HTTP
+    // (so its questions and apps reach the window): the agent gets an address, not the command.
+    assert_eq!(servers[2]["type"], "http");
+    assert!(
+        servers[2]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://127.0.0.1:")
+    );
+    assert!(servers[2].get("command").is_none(), "{servers:?}");
 }
