@@ -224,14 +224,20 @@ async function mcpFromRegistry(agent) {
     ok(r);
     const newSession = r.acp.find((m) => m.dir === "to-agent" && m.msg.method === "session/new");
     const handed = (newSession?.msg.params?.mcpServers ?? []).find((s) => s.name === "everything");
-    expect(/(^|\/)npx$/.test(handed?.command ?? "") && handed.args?.join(" ") === "-y @modelcontextprotocol/server-everything@2026.8.31 stdio", `handed: ${JSON.stringify(handed ?? null).slice(0, 200)}`);
+    // Porthole's gateway starts the stdio server itself and serves it over HTTP (so its
+    // questions and apps reach Porthole): the agent gets the gateway's address, or the bridge
+    // in HTTP mode when it takes only stdio; never the command.
+    const viaGateway =
+      (handed?.type === "http" && /^http:\/\/127\.0\.0\.1:\d+\//.test(handed.url ?? "")) ||
+      (handed?.args?.slice(0, 2).join(" ") === "mcp bridge" && !handed.args.includes("--pipe"));
+    expect(viaGateway && !JSON.stringify(handed).includes("server-everything"), `handed: ${JSON.stringify(handed ?? null).slice(0, 200)}`);
     if (agent.sessionMcpIgnored) {
       expect(text(r.events).includes("no mcp tool offered"), `the server's tool was offered after all: ${text(r.events).slice(-160)}`);
       return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
     }
     const results = server.toolResults.slice(before).join("\n");
     expect(results.includes(`Echo: ${marker}`), `server-everything's answer did not reach the model: ${results.slice(-200) || text(r.events).slice(-200)}`);
-    return "added from the registry (npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio), its tool called in a turn";
+    return `added from the registry (npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio, started by Porthole's gateway, handed as ${handed.type === "http" ? "its address" : "the bridge"}), its tool called in a turn`;
   } finally {
     registry.stop();
   }
