@@ -165,9 +165,19 @@ where
     let client = crate::http::gateway_client();
     let session = Arc::new(Mutex::new(Session::default()));
     let (lines, mut to_write) = mpsc::channel::<String>(256);
+    // Set once the client closed its stdin: from then on only answers to its requests are
+    // written. A client that closed is done reading the server's notifications and requests,
+    // and one more line can break it (the Python SDK's stdio client fails its whole session
+    // with `BrokenResourceError` on a line read after it closed: Mistral Vibe did, with
+    // server-everything's log notifications).
+    let closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let writer_closed = closed.clone();
     let writer = tokio::spawn(async move {
         let mut output = output;
         while let Some(line) = to_write.recv().await {
+            if writer_closed.load(std::sync::atomic::Ordering::SeqCst) && !is_answer(&line) {
+                continue;
+            }
             if output.write_all(line.as_bytes()).await.is_err() || output.write_all(b"\n").await.is_err() {
                 break;
             }
@@ -184,6 +194,7 @@ where
             .read_until(b'\n', &mut line)
             .await?;
         if n == 0 {
+            closed.store(true, std::sync::atomic::Ordering::SeqCst);
             break;
         }
         if line.len() > LINE_CAP {
@@ -229,6 +240,16 @@ where
 /// How long the next line waits for the one before it to reach the server (after the
 /// handshake, which always waits).
 const ORDER_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A JSON-RPC answer (an id and a result or an error, no method): what the client still waits
+/// for after it closed its stdin.
+fn is_answer(line: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(line).is_ok_and(|m| {
+        m.get("method").is_none()
+            && m.get("id").is_some()
+            && (m.get("result").is_some() || m.get("error").is_some())
+    })
+}
 
 /// `initialize` or `notifications/initialized`: the session's handshake.
 fn is_handshake(line: &str) -> bool {
@@ -497,6 +518,22 @@ impl Resumption {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// After the client closed its stdin, only answers to its requests are still written.
+    #[test]
+    fn answers_are_told_from_the_servers_own_messages() {
+        assert!(is_answer(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#));
+        assert!(is_answer(
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"no"}}"#
+        ));
+        assert!(!is_answer(
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#
+        ));
+        assert!(!is_answer(
+            r#"{"jsonrpc":"2.0","id":9,"method":"elicitation/create","params":{}}"#
+        ));
+        assert!(!is_answer("not json"));
+    }
 
     /// The data of each event of `chunks` (as they came off the wire), and what was noted.
     async fn read(chunks: &[&'static [u8]], resumption: &mut Resumption) -> Vec<String> {
