@@ -188,6 +188,8 @@ test("a remote that asks for OAuth goes straight on to its sign-in when saved", 
   await app.click("Open in isolated window");
   await app.waitText("[role=dialog]", "Completed", 30000);
   await app.waitText("[data-connection=oauth-remote]", "Signed in", 20000);
+  await app.click("Close window");
+  await app.noDialog();
 });
 
 test("an MCP bundle: picked, checked and shown, its secret to the keyring, unpacked when saved, its tools listed", async () => {
