@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 
 use super::apps;
 use super::questions::{self, Answering, ConnState, SessionHeaders};
+use super::resume;
 use super::sse::SseFilter;
 use super::url_required::{self, Retry};
 use super::{Body, Endpoint, GatewayEvent, Inner, PassState, plain, standalone};
@@ -104,6 +105,7 @@ pub(super) async fn forward(
     }
     let we_answer = conn.we_answer.load(Ordering::SeqCst) || answering_this;
     let initialized = method == Method::POST && is_initialized(&body);
+    let resuming = method == Method::GET && agent_header("last-event-id").is_some();
     // From before it is sent until its answer has been passed on, the server may ask while it
     // works on this request; a question when no request is left is declined.
     let in_flight = (method == Method::POST && request_id.is_some())
@@ -113,7 +115,7 @@ pub(super) async fn forward(
         // A GET with `Last-Event-ID` resumes a stream of the server's (a request's answer
         // that ended early): it goes upstream, read for questions like any stream.
         if method == Method::GET
-            && agent_header("last-event-id").is_none()
+            && !resuming
             && let Some(served) = serve_from_own(&conn, session.id.as_deref())
         {
             return served;
@@ -166,18 +168,22 @@ pub(super) async fn forward(
                 conn.opening.send_replace(true);
             }
         }
-        let response = match retry {
-            Some(retry) => url_required::answer(answer, answering, retry).await,
-            None => stream_back(answer, Some(answering)),
-        };
-        kept_while_passed_on(response, in_flight)
+        match retry {
+            Some(retry) => url_required::answer(answer, answering, retry, in_flight).await,
+            // The agent came back to a stream with `Last-Event-ID`: the server's replay.
+            None if resuming && is_event_stream(&answer) => resume::replayed(answer, answering),
+            None => kept_while_passed_on(stream_back(answer, Some(answering)), in_flight),
+        }
     }
     .await;
     apps::tap(response, note)
 }
 
 /// `response`, keeping `in_flight` until its body has been passed on (or dropped).
-fn kept_while_passed_on(response: Response<Body>, in_flight: Option<questions::InFlight>) -> Response<Body> {
+pub(super) fn kept_while_passed_on(
+    response: Response<Body>,
+    in_flight: Option<questions::InFlight>,
+) -> Response<Body> {
     let (parts, body) = response.into_parts();
     let body = body.map_frame(move |frame| {
         let _kept = &in_flight;
@@ -325,6 +331,10 @@ async fn step_up(inner: &Inner, name: &str, challenge: &crate::oauth::Challenge)
     }
 }
 
+fn is_event_stream(answer: &reqwest::Response) -> bool {
+    header(answer, "content-type").is_some_and(|t| t.starts_with("text/event-stream"))
+}
+
 fn header(answer: &reqwest::Response, name: &str) -> Option<String> {
     answer.headers().get(name)?.to_str().ok().map(str::to_string)
 }
@@ -344,7 +354,7 @@ pub(super) fn stream_back(answer: reqwest::Response, answering: Option<Answering
             response = response.header(h, v);
         }
     }
-    let is_sse = header(&answer, "content-type").is_some_and(|t| t.starts_with("text/event-stream"));
+    let is_sse = is_event_stream(&answer);
     let chunks = answer
         .bytes_stream()
         .ready_chunks(READY_CHUNKS)

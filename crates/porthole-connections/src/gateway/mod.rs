@@ -23,6 +23,7 @@ mod apps;
 mod forward;
 mod input_required;
 mod questions;
+mod resume;
 mod sse;
 mod standalone;
 mod stdio_host;

@@ -155,6 +155,8 @@ pub(crate) struct ConnState {
     pub apps: super::apps::Noted,
     /// MCP Apps: Porthole's own MCP session with the server ([`super::Gateway::app_request`]).
     pub own_session: tokio::sync::Mutex<Option<super::app_request::OwnSession>>,
+    /// What was taken out of streams, so that a replay (`Last-Event-ID`) asks nothing twice.
+    pub replays: super::resume::Replays,
 }
 
 /// One of the agent's requests in flight on a connection, until its answer has been passed on;
@@ -420,6 +422,15 @@ impl Answering {
     async fn question(&self, request: Value) {
         let id = request["id"].clone();
         let conn = self.pass.conn(&self.connection);
+        // Asked already: a replay of the stream it came on (the agent reconnected with
+        // `Last-Event-ID`), whose answer went upstream then.
+        if !conn.replays.first_ask(self.session.id.as_deref(), &id) {
+            tracing::debug!(
+                connection = self.connection,
+                "a question asked before, replayed: not asked again"
+            );
+            return;
+        }
         // The call that asked has ended: its own (the question came on its stream), or, when
         // the stream does not tell, every request of the agent's is answered.
         let ended = match &self.call {

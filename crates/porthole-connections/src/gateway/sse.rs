@@ -28,7 +28,8 @@ pub(crate) enum Taken {
     /// elicitation required) or an `input_required` result (MCP 2026-07-28). The message and
     /// the event as it came, to pass on when the gateway does not retry.
     Held(Value, Bytes),
-    /// The answer to the watched request ([`SseFilter::watching`]), read for MCP Apps.
+    /// The answer to the watched request ([`SseFilter::watching`]), read for MCP Apps; or the
+    /// held request's answer, passed on too ([`SseFilter::holding_reporting`]).
     Answer(Value),
 }
 
@@ -51,6 +52,10 @@ pub(crate) struct SseFilter {
     passing: bool,
     /// The id of a request whose -32042 or `input_required` answer is taken too ([`Taken::Held`]).
     hold: Option<Value>,
+    /// Such an answer to any request is taken (a replay, `resume.rs`).
+    hold_any: bool,
+    /// Any other answer to the `hold` request is passed on and reported too ([`Taken::Answer`]).
+    report_answer: bool,
     /// The id of a request whose answer is read ([`Taken::Answer`]); such a filter looks for
     /// nothing else.
     watch: Option<Value>,
@@ -65,6 +70,23 @@ impl SseFilter {
     pub(crate) fn holding(id: Value) -> Self {
         Self {
             hold: Some(id),
+            ..Self::default()
+        }
+    }
+
+    /// [`Self::holding`], reporting the request's other answer as it passes
+    /// ([`Taken::Answer`]): the gateway remembers what the agent got (`resume.rs`).
+    pub(crate) fn holding_reporting(id: Value) -> Self {
+        Self {
+            report_answer: true,
+            ..Self::holding(id)
+        }
+    }
+
+    /// A filter that takes a -32042 or `input_required` answer to any request (a replay).
+    pub(crate) fn holding_any() -> Self {
+        Self {
+            hold_any: true,
             ..Self::default()
         }
     }
@@ -117,9 +139,16 @@ impl SseFilter {
                 self.overflowed |= over;
                 out.extend_from_slice(&event);
             } else {
-                match take(&event, self.hold.as_ref(), self.watch.as_ref()) {
+                match take(&event, self.hold.as_ref(), self.hold_any, self.watch.as_ref()) {
                     Some(t) => taken.push(t),
-                    None => out.extend_from_slice(&event),
+                    None => {
+                        if self.report_answer
+                            && let Some(answer) = self.hold.as_ref().and_then(|id| answer_to(&event, id))
+                        {
+                            taken.push(Taken::Answer(answer));
+                        }
+                        out.extend_from_slice(&event);
+                    }
                 }
             }
         }
@@ -140,18 +169,23 @@ impl SseFilter {
 
 /// The event's message if it is one the gateway answers itself (or, with `watch`, the answer
 /// to that request).
-fn take(event: &Bytes, hold: Option<&Value>, watch: Option<&Value>) -> Option<Taken> {
+fn take(event: &Bytes, hold: Option<&Value>, hold_any: bool, watch: Option<&Value>) -> Option<Taken> {
     if let Some(id) = watch {
         return answer_to(event, id).map(Taken::Answer);
     }
     // Most events are results and notifications: skip them without parsing (a -32042 error
     // lists its `elicitations`; an `input_required` result says so).
-    let held_kind = hold.is_some() && contains(event, INPUT_REQUIRED.as_bytes());
+    let holding = hold.is_some() || hold_any;
+    let held_kind = holding && contains(event, INPUT_REQUIRED.as_bytes());
     if !(contains(event, b"elicitation") || held_kind) {
         return None;
     }
     let message: Value = serde_json::from_str(&data(event)?).ok()?;
-    if hold.is_some_and(|id| message.get("id") == Some(id))
+    let held_id = match hold {
+        Some(id) => message.get("id") == Some(id),
+        None => hold_any && message.get("id").is_some_and(|id| !id.is_null()),
+    };
+    if held_id
         && (message["error"]["code"].as_i64() == Some(URL_REQUIRED)
             || message["result"]["resultType"] == INPUT_REQUIRED)
     {
@@ -174,6 +208,22 @@ pub(crate) fn answer_to(event: &[u8], id: &Value) -> Option<Value> {
     let message: Value = serde_json::from_str(&data(event)?).ok()?;
     (message.get("id") == Some(id) && (message.get("result").is_some() || message.get("error").is_some()))
         .then_some(message)
+}
+
+/// The event's `id` field (its last `id` line), if it has one.
+pub(crate) fn event_id(event: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(event).ok()?;
+    let mut id = None;
+    for line in text.split(['\n', '\r']) {
+        if let Some(rest) = line.strip_prefix("id") {
+            match rest.strip_prefix(':') {
+                Some(v) => id = Some(v.strip_prefix(' ').unwrap_or(v).to_string()),
+                None if rest.is_empty() => id = Some(String::new()),
+                None => {}
+            }
+        }
+    }
+    id.filter(|id| !id.is_empty())
 }
 
 /// The event's `data` lines joined with LF, as an SSE reader dispatches them; `None` when it

@@ -17,7 +17,8 @@ use tokio::sync::mpsc;
 
 use super::Body;
 use super::input_required;
-use super::questions::Answering;
+use super::questions::{Answering, InFlight};
+use super::resume::HeldAnswer;
 use super::sse::{SseFilter, Taken, URL_REQUIRED};
 
 /// A tool call the gateway may send again: once after a -32042, and up to
@@ -58,7 +59,12 @@ impl Retry {
 }
 
 /// The answer to a tool call the gateway may retry, as the agent gets it.
-pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retry: Retry) -> Response<Body> {
+pub(crate) async fn answer(
+    answer: reqwest::Response,
+    answering: Answering,
+    retry: Retry,
+    in_flight: Option<InFlight>,
+) -> Response<Body> {
     let status = answer.status();
     let content_type = answer
         .headers()
@@ -67,10 +73,11 @@ pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retr
         .unwrap_or_default()
         .to_string();
     if content_type.starts_with("text/event-stream") {
-        return event_stream(answer, answering, retry);
+        return event_stream(answer, answering, retry, in_flight);
     }
     if !content_type.starts_with("application/json") {
-        return super::forward::stream_back(answer, Some(answering));
+        let response = super::forward::stream_back(answer, Some(answering));
+        return super::forward::kept_while_passed_on(response, in_flight);
     }
     // A JSON answer is one message: read whole to see whether it is -32042 (an error is small;
     // past `JSON_CAP` it is a result, passed on as it streams).
@@ -93,7 +100,7 @@ pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retr
         && let Some(message) = serde_json::from_slice::<Value>(&read).ok()
         && let Some((again, next)) = next_call(&answering, &retry, &message).await
     {
-        return Box::pin(self::answer(again, answering, next)).await;
+        return Box::pin(self::answer(again, answering, next, in_flight)).await;
     }
     let mut response = Response::builder().status(status.as_u16());
     for (name, value) in headers.iter() {
@@ -107,9 +114,10 @@ pub(crate) async fn answer(answer: reqwest::Response, answering: Answering, retr
         None => first.right_stream(),
     }
     .map(|chunk| chunk.map(Frame::data).map_err(std::io::Error::other));
-    response
+    let response = response
         .body(BodyExt::boxed(StreamBody::new(frames)))
-        .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"))
+        .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"));
+    super::forward::kept_while_passed_on(response, in_flight)
 }
 
 /// The most of a JSON answer read before deciding it is no -32042.
@@ -147,8 +155,15 @@ async fn next_call(
 }
 
 /// An event stream read by a task of its own: the gateway may have to wait for the person and
-/// the server in the middle of it.
-fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -> Response<Body> {
+/// the server in the middle of it. The task reads the server's stream to its end even when the
+/// agent dropped its side (it may come back with `Last-Event-ID`, `resume.rs`), and keeps the
+/// request `in_flight` meanwhile: a question on it is still its call's.
+fn event_stream(
+    answer: reqwest::Response,
+    answering: Answering,
+    retry: Retry,
+    in_flight: Option<InFlight>,
+) -> Response<Body> {
     let mut response = Response::builder().status(answer.status().as_u16());
     for h in super::forward::RESPONSE_HEADERS {
         if let Some(v) = answer.headers().get(h) {
@@ -157,19 +172,41 @@ fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -
     }
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     tokio::spawn(async move {
+        let _in_flight = in_flight;
+        let mut agent = Agent { tx, gone: false };
         let mut retry = retry;
-        let mut held = pump(answer, &mut SseFilter::holding(retry.id.clone()), &answering, &tx).await;
+        let Some((message, raw)) = pump(
+            answer,
+            &mut SseFilter::holding(retry.id.clone()),
+            &answering,
+            &mut agent,
+            None,
+        )
+        .await
+        else {
+            return;
+        };
+        // From here the agent's answer is the gateway's to give, once (a replay asks for it).
+        let conn = answering.pass.conn(&answering.connection);
+        let outcome = conn
+            .replays
+            .hold(answering.session.id.as_deref(), &retry.id, &raw);
+        let original = raw.clone();
+        let mut held = Some((message, raw));
         while let Some((message, raw)) = held.take() {
             match next_call(&answering, &retry, &message).await {
                 Some((again, next)) => {
                     retry = next;
-                    held = again_as_events(again, &answering, &retry.id, &tx).await;
+                    held = again_as_events(again, &answering, &retry.id, &mut agent, &outcome).await;
                 }
                 None => {
-                    let _ = tx.send(Ok(raw)).await;
+                    outcome.settle_event(raw.clone());
+                    agent.send(raw).await;
                 }
             }
         }
+        // A retry that broke off gave no whole answer: a replay gets the original one.
+        outcome.settle_event(original);
     });
     let frames = futures::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (b.map(Frame::data), rx))
@@ -179,13 +216,36 @@ fn event_stream(answer: reqwest::Response, answering: Answering, retry: Retry) -
         .unwrap_or_else(|_| super::plain(StatusCode::BAD_GATEWAY, "the answer could not be passed on"))
 }
 
+/// The agent's side of a tool call's event stream; it may have gone.
+struct Agent {
+    tx: mpsc::Sender<Result<Bytes, std::io::Error>>,
+    gone: bool,
+}
+
+impl Agent {
+    async fn send(&mut self, bytes: Bytes) {
+        if !self.gone && self.tx.send(Ok(bytes)).await.is_err() {
+            self.gone = true;
+        }
+    }
+
+    async fn fail(&mut self, e: reqwest::Error) {
+        if !self.gone {
+            let _ = self.tx.send(Err(std::io::Error::other(e))).await;
+            self.gone = true;
+        }
+    }
+}
+
 /// Pass `answer`'s events on through `filter` until it ends; the held answer taken (a -32042 or
-/// an `input_required` result), if any, is returned instead of passed on.
+/// an `input_required` result), if any, is returned instead of passed on. With `outcome`, the
+/// request's other answer is remembered as what the agent got.
 async fn pump(
     answer: reqwest::Response,
     filter: &mut SseFilter,
     answering: &Answering,
-    tx: &mpsc::Sender<Result<Bytes, std::io::Error>>,
+    agent: &mut Agent,
+    outcome: Option<&HeldAnswer>,
 ) -> Option<(Value, Bytes)> {
     let mut body = answer.bytes_stream();
     let mut held = None;
@@ -193,36 +253,43 @@ async fn pump(
         let chunk = match chunk {
             Ok(c) => c,
             Err(e) => {
-                let _ = tx.send(Err(std::io::Error::other(e))).await;
+                agent.fail(e).await;
                 return None;
             }
         };
         let (out, taken) = filter.push(&chunk);
+        if !out.is_empty() {
+            agent.send(out).await;
+        }
         for t in taken {
             match t {
                 Taken::Held(message, raw) => held = Some((message, raw)),
+                Taken::Answer(message) => {
+                    if let Some(outcome) = outcome {
+                        outcome.settle(&message);
+                    }
+                }
                 other => answering.spawn(other),
             }
-        }
-        if !out.is_empty() && tx.send(Ok(out)).await.is_err() {
-            return None;
         }
     }
     let tail = filter.finish();
     if !tail.is_empty() {
-        let _ = tx.send(Ok(tail)).await;
+        agent.send(tail).await;
     }
     held
 }
 
 /// The retry's answer on the first answer's event stream: its events read for questions, or its
 /// JSON message as one event. An answer the gateway may act on again (a -32042, an
-/// `input_required` result) is returned instead of passed on.
+/// `input_required` result) is returned instead of passed on; any other is remembered in
+/// `outcome`.
 async fn again_as_events(
     again: reqwest::Response,
     answering: &Answering,
     id: &Value,
-    tx: &mpsc::Sender<Result<Bytes, std::io::Error>>,
+    agent: &mut Agent,
+    outcome: &HeldAnswer,
 ) -> Option<(Value, Bytes)> {
     let is_sse = again
         .headers()
@@ -230,20 +297,22 @@ async fn again_as_events(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.starts_with("text/event-stream"));
     if is_sse {
-        return pump(again, &mut SseFilter::holding(id.clone()), answering, tx).await;
+        let mut filter = SseFilter::holding_reporting(id.clone());
+        return pump(again, &mut filter, answering, agent, Some(outcome)).await;
     }
     let message = match again.bytes().await {
         Ok(b) => serde_json::from_slice::<Value>(&b).ok()?,
         Err(e) => {
-            let _ = tx.send(Err(std::io::Error::other(e))).await;
+            agent.fail(e).await;
             return None;
         }
     };
-    let event = Bytes::from(format!("event: message\ndata: {message}\n\n"));
     if is_url_required(&message, id) || input_required::is_input_required(&message, id) {
+        let event = Bytes::from(format!("event: message\ndata: {message}\n\n"));
         return Some((message, event));
     }
-    let _ = tx.send(Ok(event)).await;
+    // In the held event's place, under its id.
+    agent.send(outcome.settle(&message)).await;
     None
 }
 
