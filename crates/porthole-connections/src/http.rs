@@ -5,33 +5,21 @@
 //! Every body read here has a cap: a server that answers with an endless or oversized
 //! response gets an error, never Porthole's memory.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
 use url::Url;
+
+use porthole_http::builder as base_builder;
+pub(crate) use porthole_http::transport;
+/// The one client stack's pieces (`porthole-http`): sign-in and the gateway build on them.
+pub use porthole_http::{HttpError, install_crypto_provider, read_capped};
 
 /// Metadata documents, registration and token answers are a few KiB; this is generous.
 pub const METADATA_CAP: usize = 256 * 1024;
 /// How long one sign-in request may take, start to end.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(20);
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Redirects followed while fetching metadata (same origin only); a loop ends here.
 const MAX_REDIRECTS: usize = 3;
-
-#[derive(Debug, thiserror::Error)]
-pub enum HttpError {
-    #[error("{0}")]
-    Refused(String),
-    #[error("{url}: {message}")]
-    Transport { url: String, message: String },
-    #[error("{url}: the answer is larger than {cap} bytes")]
-    TooLarge { url: String, cap: usize },
-    #[error("{url} answered HTTP {status}")]
-    Status { url: String, status: u16 },
-    #[error("{url}: the answer is not the JSON expected ({message})")]
-    BadJson { url: String, message: String },
-}
 
 /// True for `localhost` and addresses in 127.0.0.0/8 or `::1`: the one rule of
 /// `porthole_elicitation::loopback`, which the URL dialog's warnings follow too.
@@ -67,18 +55,6 @@ pub fn check_endpoint(what: &str, url: &Url) -> Result<(), HttpError> {
     Ok(())
 }
 
-/// The TLS set-up: rustls with ring and the Mozilla roots (webpki-roots), so behaviour does
-/// not depend on what the machine's certificate store holds.
-fn tls_config() -> rustls::ClientConfig {
-    let mut roots = rustls::RootCertStore::empty();
-    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-    rustls::ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default protocol versions")
-        .with_root_certificates(roots)
-        .with_no_client_auth()
-}
-
 /// A client for sign-in: follows at most [`MAX_REDIRECTS`] redirects, each to the same origin
 /// and under [`check_endpoint`]'s rule.
 pub fn sign_in_client() -> reqwest::Client {
@@ -110,42 +86,6 @@ pub fn gateway_client() -> reqwest::Client {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .expect("the gateway's HTTP client builds")
-}
-
-/// rustls's process-wide provider (ring), for any reqwest client built in this process; ours
-/// pass their own configuration, but a provider must still be installed (`rustls-no-provider`).
-pub fn install_crypto_provider() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        // Another part of the process may have installed one first; either does.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
-fn base_builder() -> reqwest::ClientBuilder {
-    install_crypto_provider();
-    reqwest::Client::builder()
-        .tls_backend_preconfigured(tls_config())
-        .connect_timeout(CONNECT_TIMEOUT)
-        .no_proxy()
-        .user_agent(concat!("Porthole/", env!("CARGO_PKG_VERSION")))
-}
-
-/// The body of `response`, at most `cap` bytes.
-pub async fn read_capped(response: reqwest::Response, cap: usize) -> Result<Bytes, HttpError> {
-    let url = response.url().to_string();
-    if response.content_length().is_some_and(|n| n > cap as u64) {
-        return Err(HttpError::TooLarge { url, cap });
-    }
-    let mut response = response;
-    let mut body = BytesMut::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| transport(&url, e))? {
-        if body.len() + chunk.len() > cap {
-            return Err(HttpError::TooLarge { url, cap });
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(body.freeze())
 }
 
 /// GET `url` (checked first) as JSON, capped at [`METADATA_CAP`]. `None` for a 404, so
@@ -180,20 +120,6 @@ pub async fn get_json(
             url: url.to_string(),
             message: e.to_string(),
         })
-}
-
-pub(crate) fn transport(url: &str, e: reqwest::Error) -> HttpError {
-    // reqwest's text names the URL already for most errors; keep ours, and the chain's cause.
-    let mut message = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        message = format!("{message}: {s}");
-        source = s.source();
-    }
-    HttpError::Transport {
-        url: url.to_string(),
-        message,
-    }
 }
 
 /// oauth2's HTTP hook: one request through `client`, its answer capped.

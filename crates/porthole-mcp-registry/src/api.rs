@@ -1,5 +1,5 @@
-//! The registry's HTTP API (v0.1), read through the ACP registry's capped GET (one HTTP client,
-//! ureq, for both registries): at most [`MAX_ANSWER_BYTES`] an answer, 60 s in all, 20 s
+//! The registry's HTTP API (v0.1), read through the ACP registry's capped GET (Porthole's one
+//! HTTP client, `porthole-http`, for both registries): at most [`MAX_ANSWER_BYTES`] an answer, 60 s in all, 20 s
 //! without a byte, 1 KiB/s at least, and at most [`MAX_PAGES`] pages for one listing.
 
 use serde_json::Value;

@@ -5,11 +5,15 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use porthole_http::blocking::{Get, GetError, Limits, Next};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::cancel::Cancel;
 use super::{Registry, RegistryError, format};
+
+/// How often a download waiting for bytes looks whether it was cancelled.
+const CANCEL_CHECK: Duration = Duration::from_millis(100);
 
 /// A registry is a few hundred KiB; anything far larger is not one.
 const MAX_REGISTRY_BYTES: u64 = 16 << 20;
@@ -222,28 +226,21 @@ fn download_as(
         url: url.to_string(),
         why,
     };
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_connect(Some(timeouts.connect))
-        .timeout_recv_response(Some(timeouts.response))
-        .timeout_global(Some(timeouts.total))
-        // The idle timeout: every read of the socket waits at most this long.
-        .timeout_per_read(Some(timeouts.idle))
-        .user_agent(concat!("porthole/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .into();
-    let mut request = agent.get(url);
-    if let Some(token) = bearer {
-        request = request.header("Authorization", format!("Bearer {token}"));
-    }
-    let response = request.call().map_err(|e| RegistryError::Fetch {
-        from: url.to_string(),
-        error: e.to_string(),
-    })?;
-    let total = response
-        .headers()
-        .get("content-length")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let limits = Limits {
+        connect: timeouts.connect,
+        response: timeouts.response,
+        total: timeouts.total,
+        idle: timeouts.idle,
+    };
+    let failed = |e: GetError| match e {
+        GetError::Idle(_) => refused(e.to_string()),
+        other => RegistryError::Fetch {
+            from: url.to_string(),
+            error: other.to_string(),
+        },
+    };
+    let get = Get::start(url, bearer, &limits).map_err(failed)?;
+    let total = get.declared_length;
     if let Some(total) = total
         && total > max_bytes
     {
@@ -251,10 +248,8 @@ fn download_as(
             "it is {total} bytes, more than the limit of {max_bytes}"
         )));
     }
-    let mut reader = response.into_body().into_reader();
     let mut hasher = Sha256::new();
     let mut done = 0u64;
-    let mut buf = vec![0u8; 64 * 1024];
     progress(0, total);
     let mut window_start = std::time::Instant::now();
     let mut window_bytes = 0u64;
@@ -262,29 +257,18 @@ fn download_as(
         if cancel.is_cancelled() {
             return Err(RegistryError::Cancelled);
         }
-        let read = reader.read(&mut buf);
+        // A short wait, so that a cancel is seen at once; the reader keeps the idle limit.
+        let next = get.next(CANCEL_CHECK);
         // Cancelled while the read waited: that is the answer, whatever the read says.
         if cancel.is_cancelled() {
             return Err(RegistryError::Cancelled);
         }
-        let n = match read {
-            Ok(n) => n,
-            Err(e) if is_idle_timeout(&e) => {
-                return Err(refused(format!(
-                    "nothing arrived for {} s",
-                    timeouts.idle.as_secs_f32()
-                )));
-            }
-            Err(e) => {
-                return Err(RegistryError::Fetch {
-                    from: url.to_string(),
-                    error: e.to_string(),
-                });
-            }
+        let chunk = match next.map_err(failed)? {
+            Next::Chunk(chunk) => chunk,
+            Next::End => break,
+            Next::Waiting => continue,
         };
-        if n == 0 {
-            break;
-        }
+        let n = chunk.len();
         done += n as u64;
         // Content-Length may be absent or lie; the cap holds either way.
         if done > max_bytes {
@@ -312,8 +296,8 @@ fn download_as(
             window_start = std::time::Instant::now();
             window_bytes = 0;
         }
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n])
+        hasher.update(&chunk);
+        out.write_all(&chunk)
             .map_err(RegistryError::io("cannot write the download"))?;
         progress(done, total);
     }
@@ -323,13 +307,6 @@ fn download_as(
         return Err(refused(format!("it ended after {done} of {total} bytes")));
     }
     Ok((done, hasher.finalize().into()))
-}
-
-/// Whether a read failed because no byte came within the idle timeout (ureq's per-read timeout).
-fn is_idle_timeout(e: &std::io::Error) -> bool {
-    e.get_ref()
-        .and_then(|inner| inner.downcast_ref::<ureq::Error>())
-        .is_some_and(|u| matches!(u, ureq::Error::Timeout(ureq::Timeout::PerRead)))
 }
 
 /// Write `bytes` to `path` so a reader sees the old file or the new one, never half of one.
