@@ -654,6 +654,62 @@ fn alive(pid: u32) -> bool {
     true
 }
 
+/// With two of the editor's sessions open, a connection's question is asked in the session
+/// whose tool call asked (each session request gets a pass of its own), not in the editor's last
+/// opened one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the official TypeScript SDK: run via scripts/test"]
+async fn a_connections_question_through_the_proxy_is_asked_in_its_own_session() {
+    let example =
+        tokio::task::spawn_blocking(|| porthole_test_mcp::ts_sdk::start("elicitationFormExample.js"))
+            .await
+            .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    common::set_home(home.path());
+    let run_dir = home.path().join("run");
+    let (backend, shell) = start_app(home.path(), &run_dir).await;
+    let file = home.path().join("connections.json");
+    std::fs::write(
+        &file,
+        json!({"connections": {"forms": {"url": example.url}}}).to_string(),
+    )
+    .unwrap();
+    let demo = workspace_bin("porthole-demo-agent", "porthole-demo-agent");
+    let log = home.path().join("agent.log");
+    let file_env = file.display().to_string();
+    let env = [
+        ("PORTHOLE_CONNECTIONS_FILE", file_env.as_str()),
+        (
+            "DBUS_SESSION_BUS_ADDRESS",
+            "unix:path=/nonexistent/porthole-test-bus",
+        ),
+    ];
+    let mut editor = Editor::start_with(&run_dir, &log, &env, &["--connections"], &demo);
+    let first = editor.open_session(home.path()).await;
+    let new = editor
+        .request("session/new", json!({"cwd": home.path(), "mcpServers": []}))
+        .await;
+    let second = editor.answer(new).await["result"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(first, second);
+    let turn = editor.prompt(&first, "/tools forms create_event {}").await;
+
+    let asked = shell
+        .wait_for_dialog("the server's first question", |d| {
+            d["message"] == "Step 1: Enter basic event information"
+        })
+        .await;
+    assert_eq!(asked["scope"]["sessionId"], first.as_str(), "{asked}");
+    backend
+        .answer_elicitation(asked["dialogId"].as_u64().unwrap(), "decline", None)
+        .unwrap();
+    let end = editor.answer(turn).await;
+    assert_eq!(end["result"]["stopReason"], "end_turn", "{end}");
+    backend.stop().await;
+}
+
 /// `porthole proxy --connections`: a question of one of the person's MCP connections (the
 /// official TypeScript SDK's form example, a server nobody here wrote) reaches the app over the
 /// link, whatever the editor can do, and is asked in the window naming the server; the answer

@@ -3,7 +3,7 @@
 //! proxy an editor starts for every agent does not link: it lives in `porthole-proxy-connections`
 //! (the helper `porthole-proxy` execs for `--connections`, see `helper.rs`, and what the app's
 //! `porthole proxy` runs in its own process). The relay knows the connections only through
-//! [`McpConnections`]: four calls, and the link to the app they ask their questions over.
+//! [`McpConnections`]: a few calls, and the link to the app they ask their questions over.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -18,10 +18,16 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The person's MCP connections, as the relay uses them.
 pub trait McpConnections: Send + Sync {
-    /// `line` (the editor's `session/new`, `load`, `resume` or `fork`) with the connections
-    /// added to its `mcpServers`; `None`: the line goes as it came. `agent_init` is the agent's
-    /// `initialize` answer (its MCP transports, its name).
-    fn add_to<'a>(&'a self, line: &'a [u8], agent_init: Option<&'a Value>) -> BoxFuture<'a, Option<Vec<u8>>>;
+    /// `line` (the editor's `session/new`, `load`, `resume` or `fork`, whose id is
+    /// `request_id` as JSON text) with the connections added to its `mcpServers`; `None`: the
+    /// line goes as it came. `agent_init` is the agent's `initialize` answer (its MCP
+    /// transports, its name).
+    fn add_to<'a>(
+        &'a self,
+        line: &'a [u8],
+        request_id: &'a str,
+        agent_init: Option<&'a Value>,
+    ) -> BoxFuture<'a, Option<Vec<u8>>>;
     /// The relay's link to the app, for the connections' questions (held weakly: the relay
     /// owns the connections).
     fn attach(&self, link: Weak<dyn AppLink>);
@@ -29,6 +35,11 @@ pub trait McpConnections: Send + Sync {
     fn answered(&self, id: u64, answer: Result<Value, String>);
     /// The link to the app went: every waiting question ends without an answer.
     fn link_lost(&self);
+    /// The agent answered the session request `request_id` (whose line went through
+    /// [`Self::add_to`]): the session it opened, or `None` when it failed.
+    fn session_answered(&self, request_id: &str, session_id: Option<&str>);
+    /// The editor's session `session_id` was closed or deleted.
+    fn session_closed(&self, session_id: &str);
 }
 
 /// What the connections' questions need of the relay: the link to the app, and the session to
@@ -39,7 +50,8 @@ pub trait AppLink: Send + Sync {
     fn reach(&self) -> BoxFuture<'_, Result<mpsc::Sender<Vec<u8>>, String>>;
     /// The link to the app when it is up now.
     fn current(&self) -> Option<mpsc::Sender<Vec<u8>>>;
-    /// The editor's session a question is asked in: the last one opened.
+    /// The editor's last opened session: where a question is asked when its own session is not
+    /// known (yet).
     fn session(&self) -> Option<String>;
 }
 

@@ -3,16 +3,21 @@
 //! agent (those limited to named agents stay out: the proxy cannot know the agent's id), beside
 //! the editor's own servers (a name the editor already uses is the editor's). They go through
 //! this process's gateway, as in the window: the agent never holds a token.
+//!
+//! Each session request gets a pass of its own, as each session in the window does: its stdio
+//! servers run in that session's working directory, and a question that comes through it is
+//! asked in that session (`mcp_questions.rs` learns which once the agent answers the request);
+//! the pass closes with its session.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use porthole_companion::mcp_hook::{AppLink, BoxFuture, McpConnections};
 use porthole_connections::connector::{Connector, Handed};
 use porthole_connections::gateway::{GatewayEvent, PassOwner};
 use porthole_connections::handoff::{AgentMcp, BridgeCommand};
-use porthole_connections::list::{AgentScope, Connections};
+use porthole_connections::list::{AgentScope, Connection, Connections};
 use serde_json::Value;
 
 use crate::mcp_questions::ProxyQuestions;
@@ -23,8 +28,12 @@ pub struct ProxyConnections {
     /// The connections' questions, asked in the app over the link (`mcp_questions.rs`).
     questions: Arc<ProxyQuestions>,
     over_agent: bool,
-    /// Decided at the first session request; the pass lives as long as the proxy.
-    handed: tokio::sync::OnceCell<Handed>,
+    /// The connections for every agent, read at the first session request.
+    chosen: tokio::sync::OnceCell<Vec<Connection>>,
+    /// The passes of session requests not answered yet, by request id (JSON text).
+    opening: Mutex<HashMap<String, Handed>>,
+    /// The passes of open sessions, by session id.
+    open: Mutex<HashMap<String, Handed>>,
 }
 
 impl ProxyConnections {
@@ -49,24 +58,15 @@ impl ProxyConnections {
             connector: Connector::new(bridge, on_event),
             questions: Arc::default(),
             over_agent,
-            handed: tokio::sync::OnceCell::new(),
+            chosen: tokio::sync::OnceCell::new(),
+            opening: Mutex::default(),
+            open: Mutex::default(),
         }
     }
 
-    /// `cwd`: the first session request's working directory, where the stdio servers the
-    /// gateway starts run (the pass, and so its servers, serve every later session too).
-    async fn handed(&self, agent_init: Option<&Value>, cwd: Option<PathBuf>) -> &Handed {
-        let caps = AgentMcp {
-            http: agent_init
-                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/http"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            sse: agent_init
-                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/sse"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        };
-        self.handed
+    /// The connections made for every agent (those limited to named agents stay out).
+    async fn chosen(&self) -> &[Connection] {
+        self.chosen
             .get_or_init(|| async {
                 let path = self
                     .file
@@ -86,44 +86,83 @@ impl ProxyConnections {
                     .cloned()
                     .collect();
                 self.questions.connections(&chosen);
-                let agent = agent_init
-                    .and_then(|i| {
-                        i.pointer("/agentInfo/title")
-                            .or_else(|| i.pointer("/agentInfo/name"))
-                    })
-                    .and_then(Value::as_str)
-                    .unwrap_or("the agent")
-                    .to_string();
-                let questions: Arc<dyn porthole_connections::gateway::Questions> = self.questions.clone();
-                let owner = PassOwner {
-                    agent,
-                    questions: Some(questions),
-                    over_agent: self.over_agent,
-                    cwd,
-                    ..PassOwner::default()
-                };
-                let handed = self.connector.hand(&chosen, Some(caps), owner).await;
-                for (name, why) in &handed.skipped {
-                    eprintln!("porthole proxy: MCP connection `{name}` is not added: {why}");
-                }
-                handed
+                chosen
             })
             .await
     }
 
+    /// A pass for one session request: its stdio servers run in `cwd`, the request's working
+    /// directory; `session` when the request names it (load, resume).
+    async fn hand(&self, agent_init: Option<&Value>, cwd: Option<PathBuf>, session: Option<&str>) -> Handed {
+        let caps = AgentMcp {
+            http: agent_init
+                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/http"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            sse: agent_init
+                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/sse"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        };
+        let chosen = self.chosen().await;
+        let agent = agent_init
+            .and_then(|i| {
+                i.pointer("/agentInfo/title")
+                    .or_else(|| i.pointer("/agentInfo/name"))
+            })
+            .and_then(Value::as_str)
+            .unwrap_or("the agent")
+            .to_string();
+        let questions: Arc<dyn porthole_connections::gateway::Questions> = self.questions.clone();
+        let owner = PassOwner {
+            agent,
+            questions: Some(questions),
+            over_agent: self.over_agent,
+            cwd,
+            ..PassOwner::default()
+        };
+        let handed = self.connector.hand(chosen, Some(caps), owner).await;
+        // Said once, at the first session, rather than for every session.
+        if self.opening.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+            && self.open.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+        {
+            for (name, why) in &handed.skipped {
+                eprintln!("porthole proxy: MCP connection `{name}` is not added: {why}");
+            }
+        }
+        if let (Some(pass), Some(session)) = (&handed.pass, session) {
+            self.questions.session_of(pass.id(), session);
+        }
+        handed
+    }
+
     /// `line` (a session request of the editor) with the connections added to its
     /// `mcpServers`; `None` when there is nothing to add or it is not a JSON object.
-    pub async fn add_to(&self, line: &[u8], agent_init: Option<&Value>) -> Option<Vec<u8>> {
+    pub async fn add_to(&self, line: &[u8], request_id: &str, agent_init: Option<&Value>) -> Option<Vec<u8>> {
         let mut request: Value = serde_json::from_slice(line).ok()?;
         let cwd = request
             .pointer("/params/cwd")
             .and_then(Value::as_str)
             .map(PathBuf::from)
             .filter(|p| p.is_absolute());
-        let handed = self.handed(agent_init, cwd).await;
+        // `session/load` and `session/resume` name their session; `new` and `fork` learn it
+        // from the agent's answer (`session_answered`).
+        let named = match request.get("method").and_then(Value::as_str) {
+            Some("session/load" | "session/resume") => request
+                .pointer("/params/sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            _ => None,
+        };
+        let handed = self.hand(agent_init, cwd, named.as_deref()).await;
         if handed.servers.is_empty() {
             return None;
         }
+        let servers_of_pass = handed.servers.clone();
+        self.opening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(request_id.to_string(), handed);
         let params = request.get_mut("params")?.as_object_mut()?;
         let servers = params
             .entry("mcpServers")
@@ -133,7 +172,7 @@ impl ProxyConnections {
             .iter()
             .filter_map(|s| s.get("name").and_then(Value::as_str).map(str::to_string))
             .collect();
-        for server in &handed.servers {
+        for server in &servers_of_pass {
             let value = serde_json::to_value(server).ok()?;
             let name = value.get("name").and_then(Value::as_str).unwrap_or_default();
             if !taken.contains(name) {
@@ -146,9 +185,57 @@ impl ProxyConnections {
     }
 }
 
+impl ProxyConnections {
+    /// The agent answered session request `request_id`: its pass now serves `session_id`
+    /// (or, when the request failed, closes).
+    pub fn session_answered(&self, request_id: &str, session_id: Option<&str>) {
+        let handed = self
+            .opening
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(request_id);
+        let (Some(handed), Some(session_id)) = (handed, session_id) else {
+            return;
+        };
+        if let Some(pass) = &handed.pass {
+            self.questions.session_of(pass.id(), session_id);
+        }
+        // A session opened again (load after load) keeps the newest pass; the old one closes.
+        self.open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(session_id.to_string(), handed);
+    }
+
+    /// The session closed: its pass closes (its stdio servers stop).
+    pub fn session_closed(&self, session_id: &str) {
+        let handed = self
+            .open
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(session_id);
+        if let Some(pass) = handed.as_ref().and_then(|h| h.pass.as_ref()) {
+            self.questions.forget(pass.id());
+        }
+    }
+}
+
 impl McpConnections for ProxyConnections {
-    fn add_to<'a>(&'a self, line: &'a [u8], agent_init: Option<&'a Value>) -> BoxFuture<'a, Option<Vec<u8>>> {
-        Box::pin(ProxyConnections::add_to(self, line, agent_init))
+    fn add_to<'a>(
+        &'a self,
+        line: &'a [u8],
+        request_id: &'a str,
+        agent_init: Option<&'a Value>,
+    ) -> BoxFuture<'a, Option<Vec<u8>>> {
+        Box::pin(ProxyConnections::add_to(self, line, request_id, agent_init))
+    }
+
+    fn session_answered(&self, request_id: &str, session_id: Option<&str>) {
+        ProxyConnections::session_answered(self, request_id, session_id);
+    }
+
+    fn session_closed(&self, session_id: &str) {
+        ProxyConnections::session_closed(self, session_id);
     }
 
     fn attach(&self, link: Weak<dyn AppLink>) {

@@ -22,6 +22,8 @@ use tokio::sync::{mpsc, oneshot};
 pub struct ProxyQuestions {
     link: OnceLock<Weak<dyn AppLink>>,
     hosts: Mutex<HashMap<String, Option<String>>>,
+    /// The editor's session each pass serves (by pass id), once known.
+    sessions: Mutex<HashMap<u64, String>>,
     waiting: Mutex<HashMap<u64, oneshot::Sender<Result<Value, String>>>>,
     next: AtomicU64,
 }
@@ -41,6 +43,20 @@ impl ProxyQuestions {
             };
             hosts.insert(c.name.clone(), host);
         }
+    }
+
+    /// Pass `pass` serves the editor's session `session`: its questions are asked there.
+    pub(crate) fn session_of(&self, pass: u64, session: &str) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        sessions.insert(pass, session.to_string());
+    }
+
+    /// Pass `pass` closed.
+    pub(crate) fn forget(&self, pass: u64) {
+        self.sessions
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&pass);
     }
 
     /// The app's answer to question `id`.
@@ -103,8 +119,16 @@ impl Questions for ProxyQuestions {
     fn ask<'a>(&'a self, who: &'a Asker, request: Value) -> BoxFuture<'a, Result<Value, Unanswered>> {
         Box::pin(async move {
             let app = self.app()?;
-            let session = app
-                .session()
+            // The session whose pass the question came through; before the agent answered
+            // that session's request, the editor's last opened one.
+            let own = self
+                .sessions
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&who.pass)
+                .cloned();
+            let session = own
+                .or_else(|| app.session())
                 .ok_or_else(|| Unanswered("the editor has no session open to ask in".into()))?;
             let link = app.reach().await.map_err(|why| {
                 eprintln!(

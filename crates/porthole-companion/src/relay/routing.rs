@@ -36,7 +36,7 @@ impl Relay {
                 )
             {
                 let agent_init = self.state().agent_init.clone();
-                rewritten = mcp.add_to(line, agent_init.as_ref()).await;
+                rewritten = mcp.add_to(line, &id, agent_init.as_ref()).await;
             }
             let params = method
                 .starts_with("session/")
@@ -185,10 +185,24 @@ impl Relay {
             "session/close" | "session/delete" if ok => {
                 if let Some(session_id) = text(&params, "sessionId") {
                     self.state().sessions.retain(|(s, _)| *s != session_id);
+                    if let Some(mcp) = &self.mcp {
+                        mcp.session_closed(&session_id);
+                    }
                     messages.push(Control::SessionClosed { session_id });
                 }
             }
             _ => {}
+        }
+        // The connections made for this session request know their session from now on.
+        if let Some(mcp) = &self.mcp {
+            let opened = match request.method.as_str() {
+                "session/new" | "session/fork" => Some(text(&result, "sessionId")),
+                "session/load" | "session/resume" => Some(text(&params, "sessionId")),
+                _ => None,
+            };
+            if let Some(opened) = opened {
+                mcp.session_answered(id, opened.filter(|_| ok).as_deref());
+            }
         }
         messages.push(Control::RequestDone { id: id.to_string() });
         for message in messages {
