@@ -6,6 +6,10 @@
 //! Porthole adds `elicitation` (`form` and `url`, beside whatever else the editor's own object
 //! holds) and Gemini CLI's host input, `_meta["geminiCli.hostInput"]` (porthole-elicitation's
 //! `form::gemini::capability`, one key with a dot, as Gemini reads it).
+//!
+//! An ACP v2 editor's `initialize` (`protocolVersion` 2) carries `capabilities` instead: the
+//! same `elicitation` object goes there (v2's shape is v1's). Host input is Gemini CLI's, a v1
+//! agent, which an editor that falls back to v1 offers in its second, v1-shaped `initialize`.
 
 use porthole_elicitation::form::gemini;
 use serde_json::{Map, Value, json};
@@ -13,8 +17,18 @@ use serde_json::{Map, Value, json};
 /// Whether the editor's `initialize` params advertise elicitation of its own.
 pub fn editor_elicits(params: &Value) -> bool {
     params
-        .pointer("/clientCapabilities/elicitation")
+        .get(capabilities_key(params))
+        .and_then(|caps| caps.get("elicitation"))
         .is_some_and(Value::is_object)
+}
+
+/// Where an `initialize`'s capabilities are: `capabilities` in ACP v2, `clientCapabilities` in v1.
+fn capabilities_key(params: &Value) -> &'static str {
+    let v2 = params
+        .get("protocolVersion")
+        .and_then(Value::as_u64)
+        .is_some_and(|v| v >= 2);
+    if v2 { "capabilities" } else { "clientCapabilities" }
 }
 
 /// The editor's `initialize` line with Porthole's capabilities merged in; `None` when it is
@@ -23,10 +37,9 @@ pub fn editor_elicits(params: &Value) -> bool {
 pub fn merge_into_initialize(line: &[u8]) -> Option<Vec<u8>> {
     let mut message: Value = serde_json::from_slice(line).ok()?;
     let params = message.get_mut("params")?.as_object_mut()?;
-    let caps = params
-        .entry("clientCapabilities")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()?;
+    let key = capabilities_key(&Value::Object(params.clone()));
+    let v2 = key == "capabilities";
+    let caps = params.entry(key).or_insert_with(|| json!({})).as_object_mut()?;
     let before = caps.clone();
     // Porthole answers: an `elicitation` that is not an object (not the schema's) becomes ours.
     let elicitation = caps.entry("elicitation").or_insert_with(|| json!({}));
@@ -38,7 +51,7 @@ pub fn merge_into_initialize(line: &[u8]) -> Option<Vec<u8>> {
         elicitation.entry(mode).or_insert_with(|| json!({}));
     }
     // A `_meta` that is not an object is the editor's business: host input is then not offered.
-    if let Some(meta) = object_entry(caps, "_meta") {
+    if !v2 && let Some(meta) = object_entry(caps, "_meta") {
         meta.insert(gemini::CAPABILITY_KEY.into(), gemini::capability());
     }
     if *caps == before {
@@ -78,6 +91,30 @@ mod tests {
         assert_eq!(out["params"]["clientInfo"], json!({"name": "acpx"}));
         assert_eq!(out["params"]["_meta"], json!({"x": 1}));
         assert_eq!(out["id"], json!(0));
+    }
+
+    #[test]
+    fn a_v2_initialize_gets_elicitation_in_its_capabilities() {
+        let out = merged(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,
+            "info":{"name":"zed","version":"1"},"capabilities":{"auth":{"terminal":{}}}}}"#,
+        );
+        let params = &out["params"];
+        assert_eq!(
+            params["capabilities"],
+            json!({"auth": {"terminal": {}}, "elicitation": {"form": {}, "url": {}}})
+        );
+        assert!(params.get("clientCapabilities").is_none(), "{params}");
+        assert!(!editor_elicits(
+            &json!({"protocolVersion": 2, "capabilities": {}})
+        ));
+        assert!(editor_elicits(
+            &json!({"protocolVersion": 2, "capabilities": {"elicitation": {"form": {}}}})
+        ));
+        // A v1 editor's capabilities are where v1 has them, whatever else it sends.
+        assert!(!editor_elicits(
+            &json!({"protocolVersion": 1, "capabilities": {"elicitation": {}}})
+        ));
     }
 
     #[test]

@@ -94,25 +94,9 @@ impl ProxyConnections {
     /// A pass for one session request: its stdio servers run in `cwd`, the request's working
     /// directory; `session` when the request names it (load, resume).
     async fn hand(&self, agent_init: Option<&Value>, cwd: Option<PathBuf>, session: Option<&str>) -> Handed {
-        let caps = AgentMcp {
-            http: agent_init
-                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/http"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            sse: agent_init
-                .and_then(|i| i.pointer("/agentCapabilities/mcpCapabilities/sse"))
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        };
+        let caps = agent_mcp(agent_init);
         let chosen = self.chosen().await;
-        let agent = agent_init
-            .and_then(|i| {
-                i.pointer("/agentInfo/title")
-                    .or_else(|| i.pointer("/agentInfo/name"))
-            })
-            .and_then(Value::as_str)
-            .unwrap_or("the agent")
-            .to_string();
+        let agent = agent_name(agent_init);
         let questions: Arc<dyn porthole_connections::gateway::Questions> = self.questions.clone();
         let owner = PassOwner {
             agent,
@@ -185,6 +169,33 @@ impl ProxyConnections {
     }
 }
 
+/// The MCP transports the agent's `initialize` answer declares: v1's `agentCapabilities.
+/// mcpCapabilities` booleans, or v2's `capabilities.session.mcp` markers (v2 has no SSE).
+fn agent_mcp(agent_init: Option<&Value>) -> AgentMcp {
+    let v1 = |key: &str| {
+        agent_init
+            .and_then(|i| i.pointer(&format!("/agentCapabilities/mcpCapabilities/{key}")))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    };
+    let v2_http = agent_init
+        .and_then(|i| i.pointer("/capabilities/session/mcp/http"))
+        .is_some_and(Value::is_object);
+    AgentMcp {
+        http: v1("http") || v2_http,
+        sse: v1("sse"),
+    }
+}
+
+/// The agent's name for the dialogs (`agentInfo` in v1, `info` in v2).
+fn agent_name(agent_init: Option<&Value>) -> String {
+    ["/agentInfo/title", "/agentInfo/name", "/info/title", "/info/name"]
+        .iter()
+        .find_map(|p| agent_init.and_then(|i| i.pointer(p)).and_then(Value::as_str))
+        .unwrap_or("the agent")
+        .to_string()
+}
+
 impl ProxyConnections {
     /// The agent answered session request `request_id`: its pass now serves `session_id`
     /// (or, when the request failed, closes).
@@ -248,5 +259,28 @@ impl McpConnections for ProxyConnections {
 
     fn link_lost(&self) {
         self.questions.link_lost();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_agents_transports_and_name_are_read_from_a_v1_or_a_v2_answer() {
+        let v1 = json!({"protocolVersion": 1, "agentInfo": {"name": "a", "title": "Agent A"},
+            "agentCapabilities": {"mcpCapabilities": {"http": true, "sse": true}}});
+        let mcp = agent_mcp(Some(&v1));
+        assert!(mcp.http && mcp.sse);
+        assert_eq!(agent_name(Some(&v1)), "Agent A");
+        let v2 = json!({"protocolVersion": 2, "info": {"name": "b"},
+            "capabilities": {"session": {"mcp": {"http": {}, "stdio": {}}}}});
+        let mcp = agent_mcp(Some(&v2));
+        assert!(mcp.http && !mcp.sse);
+        assert_eq!(agent_name(Some(&v2)), "b");
+        let none = agent_mcp(Some(&json!({"protocolVersion": 2, "capabilities": {}})));
+        assert!(!none.http && !none.sse);
+        assert_eq!(agent_name(None), "the agent");
     }
 }
