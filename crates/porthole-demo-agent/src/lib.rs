@@ -1,8 +1,10 @@
-//! Porthole demo agent: a deterministic ACP v1 agent (no model) that
+//! Porthole demo agent: a deterministic ACP agent (no model) that
 //! exercises streaming, plans, slash commands, tool calls, permissions,
-//! `fs/write_text_file`, form and URL elicitation, and cancellation.
+//! `fs/write_text_file`, form and URL elicitation, and cancellation; in v2
+//! ([`v2`]) also subagents, background work, compaction, notices and cost.
 //!
-//! [`run_stdio`] serves one ACP connection over this process's stdin/stdout;
+//! [`run_stdio`] serves one ACP connection over this process's stdin/stdout,
+//! in the version the client's `initialize` asks for (v1 or v2);
 //! the desktop app links this crate and re-executes itself in agent mode.
 //! Only protocol messages go to stdout; diagnostics go to stderr.
 
@@ -12,6 +14,7 @@ pub mod mcp;
 pub mod signin;
 pub mod state;
 pub mod turn;
+pub mod v2;
 
 use std::sync::Arc;
 
@@ -21,7 +24,7 @@ use agent_client_protocol::v1::schema::{
     InitializeResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
     PromptResponse, StopReason,
 };
-use agent_client_protocol::{Agent, Error, Stdio};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error, Stdio};
 
 use crate::commands::Stop;
 use crate::state::{AgentState, Caps};
@@ -39,8 +42,20 @@ pub fn prompt_text(prompt: &[ContentBlock]) -> String {
         .join("\n")
 }
 
-/// Serves ACP v1 over stdin/stdout until the client disconnects.
+/// Serves ACP over stdin/stdout until the client disconnects: the SDK's protocol router hands a
+/// v2 `initialize` to the v2 agent and anything else, unchanged, to the v1 agent.
 pub async fn run_stdio() -> anyhow::Result<()> {
+    Agent
+        .protocol_router()
+        .with_v1(v1_agent())
+        .with_v2(v2::agent())
+        .connect_to(Stdio::new())
+        .await
+        .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}"))
+}
+
+/// The v1 agent.
+pub fn v1_agent() -> impl ConnectTo<Client> {
     let state = Arc::new(AgentState::default());
     let (s_init, s_new, s_prompt, s_cancel) = (state.clone(), state.clone(), state.clone(), state);
 
@@ -123,7 +138,4 @@ pub async fn run_stdio() -> anyhow::Result<()> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
-        .await
-        .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}"))
 }

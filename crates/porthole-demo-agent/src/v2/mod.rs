@@ -1,0 +1,371 @@
+//! The demo agent in ACP v2 (Preview; SDK 5.2's `unstable_protocol_v2`). `lib.rs` serves it
+//! beside v1 with the SDK's protocol router: a v2 `initialize` reaches this agent, a v1 one
+//! reaches exactly the v1 agent of before.
+//!
+//! The same scenarios as in v1 where v2 has them ([`scenarios`]), and what v2 adds
+//! ([`showcase`]). Updates are written as JSON and sent only once they parse as the SDK's v2
+//! types unchanged ([`typed`]), so a wrong field is an error here, never a silent drop.
+
+pub mod scenarios;
+pub mod session;
+pub mod showcase;
+pub mod turn;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v2::{ConnectionTo, Responder, schema};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::commands::Stop;
+use crate::state::{AgentState, Caps};
+use crate::v2::session::{Mode, V2Session};
+use crate::v2::turn::{Turn, send_state, send_update};
+
+/// `value` as the v2 type `T`, refused unless it comes back unchanged from `T`: a field `T`
+/// does not know, or one of the wrong shape, is a bug of this agent, not something to drop.
+pub fn typed<T: DeserializeOwned + Serialize>(value: Value) -> Result<T, Error> {
+    let parsed: T = serde_json::from_value(value.clone()).map_err(|e| {
+        Error::internal_error().data(format!("not a v2 {}: {e}: {value}", std::any::type_name::<T>()))
+    })?;
+    let back = serde_json::to_value(&parsed).map_err(Error::into_internal_error)?;
+    if back != value {
+        return Err(Error::internal_error().data(format!(
+            "{} does not keep {value} (it reads {back})",
+            std::any::type_name::<T>()
+        )));
+    }
+    Ok(parsed)
+}
+
+/// The text blocks of a prompt, joined.
+pub fn prompt_text(prompt: &[schema::ContentBlock]) -> String {
+    prompt
+        .iter()
+        .filter_map(|block| match block {
+            schema::ContentBlock::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The connection's v2 state: v1's (capabilities, ids, sign-in service) plus the v2 sessions.
+#[derive(Default)]
+pub struct V2Agent {
+    pub state: AgentState,
+    sessions: Mutex<HashMap<String, Arc<V2Session>>>,
+    next_message: AtomicU64,
+}
+
+impl V2Agent {
+    pub fn message_id(&self, prefix: &str) -> String {
+        let n = self.next_message.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{prefix}-{n}")
+    }
+
+    pub fn session(&self, id: &str) -> Option<Arc<V2Session>> {
+        self.sessions.lock().unwrap().get(id).cloned()
+    }
+
+    /// A new session (a child of `parent` for `/subagent`).
+    pub fn new_session(
+        &self,
+        cwd: PathBuf,
+        mcp: Vec<agent_client_protocol::v1::schema::McpServer>,
+        parent: Option<String>,
+    ) -> Arc<V2Session> {
+        let session = Arc::new(V2Session::new(self.state.new_session(cwd, mcp), parent));
+        self.sessions
+            .lock()
+            .unwrap()
+            .insert(session.id().to_owned(), session.clone());
+        session
+    }
+
+    fn listed(&self, cwd: Option<&schema::AbsolutePath>) -> Vec<schema::SessionInfo> {
+        let sessions = self.sessions.lock().unwrap();
+        let mut listed: Vec<_> = sessions
+            .values()
+            .filter(|s| s.parent.is_none())
+            .filter(|s| cwd.is_none_or(|cwd| AsRef::<std::path::Path>::as_ref(cwd) == s.base.cwd))
+            .map(|s| {
+                schema::SessionInfo::new(s.id().to_owned(), s.base.cwd.clone())
+                    .title(s.title.lock().unwrap().clone())
+            })
+            .collect();
+        listed.sort_by_key(|s| s.session_id.to_string());
+        listed
+    }
+}
+
+fn session_not_found(id: &schema::SessionId) -> Error {
+    schema::Error::session_not_found(id.clone()).into()
+}
+
+fn invalid_params(message: impl ToString) -> Error {
+    Error::invalid_params().data(message.to_string())
+}
+
+/// The session's MCP servers in v1's shape, which `mcp.rs` speaks (the same JSON but for
+/// stdio's `type`, which v1 leaves out).
+fn mcp_servers(
+    servers: &[schema::McpServer],
+) -> Result<Vec<agent_client_protocol::v1::schema::McpServer>, Error> {
+    servers
+        .iter()
+        .map(|server| {
+            let mut value = serde_json::to_value(server).map_err(Error::into_internal_error)?;
+            if value["type"] == "stdio" {
+                value.as_object_mut().map(|o| o.remove("type"));
+            }
+            serde_json::from_value(value.clone())
+                .map_err(|e| invalid_params(format!("the demo agent cannot use the MCP server {value}: {e}")))
+        })
+        .collect()
+}
+
+fn require_absolute(cwd: &schema::AbsolutePath) -> Result<PathBuf, Error> {
+    let path: &std::path::Path = cwd.as_ref();
+    if path.is_absolute() {
+        Ok(path.to_path_buf())
+    } else {
+        Err(invalid_params("`cwd` must be an absolute path"))
+    }
+}
+
+/// The v2 agent, for `Agent.protocol_router().with_v2(...)`.
+pub fn agent() -> impl ConnectTo<Client> {
+    let agent = Arc::new(V2Agent::default());
+    let (a_init, a_new, a_list, a_resume, a_close, a_prompt, a_cancel, a_config, a_tool) = (
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent.clone(),
+        agent,
+    );
+    Agent
+        .v2()
+        .name("porthole-demo-agent")
+        .on_receive_request(
+            async move |request: schema::InitializeRequest,
+                        responder: Responder<schema::InitializeResponse>,
+                        _cx: ConnectionTo<Client>| {
+                a_init.state.set_caps(Caps::from_v2(&request.capabilities));
+                eprintln!(
+                    "porthole-demo-agent: v2 client capabilities {:?}",
+                    a_init.state.caps()
+                );
+                let capabilities: schema::AgentCapabilities = typed(serde_json::json!({
+                    "session": { "mcp": { "stdio": {}, "http": {} } }
+                }))?;
+                responder.respond(
+                    schema::InitializeResponse::new(
+                        ProtocolVersion::V2,
+                        schema::Implementation::new("porthole-demo-agent", env!("CARGO_PKG_VERSION"))
+                            .title("Porthole Demo Agent"),
+                    )
+                    .capabilities(capabilities),
+                )
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::NewSessionRequest,
+                        responder: Responder<schema::NewSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let (cwd, mcp) = match require_absolute(&request.cwd)
+                    .and_then(|cwd| Ok((cwd, mcp_servers(&request.mcp_servers)?)))
+                {
+                    Ok(v) => v,
+                    Err(e) => return responder.respond_with_error(e),
+                };
+                let session = a_new.new_session(cwd, mcp, None);
+                responder.respond(
+                    schema::NewSessionResponse::new(session.id().to_owned())
+                        .config_options(session.config_options()?),
+                )?;
+                send_update(&cx, &session, typed(scenarios::available_commands_update())?)?;
+                send_state(&cx, &session, "idle", None)
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::ListSessionsRequest,
+                        responder: Responder<schema::ListSessionsResponse>,
+                        _cx: ConnectionTo<Client>| {
+                // Every session fits in one page: no cursor is ever issued, so any is invalid.
+                if let Some(cursor) = &request.cursor {
+                    return responder.respond_with_error(invalid_params(format!(
+                        "invalid session/list cursor `{cursor}`"
+                    )));
+                }
+                responder.respond(schema::ListSessionsResponse::new(
+                    a_list.listed(request.cwd.as_ref()),
+                ))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::ResumeSessionRequest,
+                        responder: Responder<schema::ResumeSessionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let Some(session) = a_resume.session(&request.session_id.0) else {
+                    return responder.respond_with_error(session_not_found(&request.session_id));
+                };
+                let history = match &request.replay_from {
+                    None => Vec::new(),
+                    Some(schema::ReplayFrom::Start(_)) => session.history.lock().unwrap().clone(),
+                    Some(_) => return responder.respond_with_error(invalid_params("unsupported replayFrom")),
+                };
+                session.set_open(true);
+                for update in history {
+                    // Sent as they were, not recorded a second time.
+                    cx.send_notification(schema::UpdateSessionNotification::new(
+                        session.id().to_owned(),
+                        update,
+                    ))?;
+                }
+                send_state(&cx, &session, "idle", None)?;
+                responder
+                    .respond(schema::ResumeSessionResponse::new().config_options(session.config_options()?))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::CloseSessionRequest,
+                        responder: Responder<schema::CloseSessionResponse>,
+                        _cx: ConnectionTo<Client>| {
+                let Some(session) = a_close.session(&request.session_id.0) else {
+                    return responder.respond_with_error(session_not_found(&request.session_id));
+                };
+                // Closing ends the running turn and the background work, as a cancel does.
+                session.set_open(false);
+                a_close.state.cancel(session.id());
+                for stop in session.background.lock().unwrap().values() {
+                    let _ = stop.send(true);
+                }
+                responder.respond(schema::CloseSessionResponse::new())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::SetSessionConfigOptionRequest,
+                        responder: Responder<schema::SetSessionConfigOptionResponse>,
+                        cx: ConnectionTo<Client>| {
+                let Some(session) = a_config.session(&request.session_id.0) else {
+                    return responder.respond_with_error(session_not_found(&request.session_id));
+                };
+                let mode = match (&*request.config_id.0, &request.value) {
+                    ("mode", schema::SessionConfigOptionValue::Id { value }) => Mode::from_id(&value.0),
+                    _ => None,
+                };
+                let Some(mode) = mode else {
+                    return responder.respond_with_error(invalid_params(format!(
+                        "the demo agent has one option, `mode` (`ask` or `auto`), not {}",
+                        serde_json::to_string(&request).unwrap_or_default()
+                    )));
+                };
+                *session.mode.lock().unwrap() = mode;
+                let options = session.config_options()?;
+                send_update(
+                    &cx,
+                    &session,
+                    schema::SessionUpdate::ConfigOptionUpdate(schema::ConfigOptionUpdate::new(
+                        options.clone(),
+                    )),
+                )?;
+                responder.respond(schema::SetSessionConfigOptionResponse::new(options))
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::CancelToolCallRequest,
+                        responder: Responder<schema::CancelToolCallResponse>,
+                        _cx: ConnectionTo<Client>| {
+                let stop = a_tool.session(&request.session_id.0).and_then(|s| {
+                    s.background
+                        .lock()
+                        .unwrap()
+                        .get(&*request.tool_call_id.0)
+                        .cloned()
+                });
+                match stop {
+                    Some(stop) => {
+                        let _ = stop.send(true);
+                        responder.respond(schema::CancelToolCallResponse::new())
+                    }
+                    // The spec's answer for an unknown or non-cancellable tool call.
+                    None => responder.respond_with_error(invalid_params(format!(
+                        "no cancellable tool call `{}` in session `{}`",
+                        request.tool_call_id.0, request.session_id.0
+                    ))),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: schema::PromptRequest,
+                        responder: Responder<schema::PromptResponse>,
+                        cx: ConnectionTo<Client>| {
+                let Some(session) = a_prompt.session(&request.session_id.0).filter(|s| s.is_open()) else {
+                    return responder.respond_with_error(session_not_found(&request.session_id));
+                };
+                if request.prompt.is_empty() {
+                    return responder.respond_with_error(invalid_params("prompt must not be empty"));
+                }
+                let agent = a_prompt.clone();
+                let turn_cx = cx.clone();
+                cx.spawn(async move {
+                    // A prompt sent while a turn runs is held until it ends (v2 never refuses it).
+                    let held = session.clone();
+                    let _running = held.turn.lock().await;
+                    if !session.is_open() {
+                        return responder.respond_with_error(Error::request_cancelled());
+                    }
+                    let user_message = agent.message_id("user");
+                    responder.respond(schema::PromptResponse::new(user_message.clone()))?;
+                    let mut turn = Turn::new(turn_cx, agent, session);
+                    turn.send(schema::SessionUpdate::UserMessage(
+                        schema::UserMessage::new(user_message).content(request.prompt.clone()),
+                    ))?;
+                    turn.state("running")?;
+                    let stop = match scenarios::run(&mut turn, &prompt_text(&request.prompt)).await {
+                        Ok(Stop::EndTurn) if !turn.is_cancelled() => "end_turn",
+                        Ok(_) => "cancelled",
+                        Err(_) if turn.is_cancelled() => "cancelled",
+                        Err(e) => {
+                            eprintln!("porthole-demo-agent: v2 turn failed: {e}");
+                            turn.new_message();
+                            turn.say(format!("The demo agent failed: {e}"))?;
+                            "end_turn"
+                        }
+                    };
+                    send_state(&turn.cx, &turn.session, "idle", Some(stop))
+                })
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_notification(
+            async move |notification: schema::CancelSessionNotification, _cx: ConnectionTo<Client>| {
+                if !a_cancel.state.cancel(&notification.session_id.0) {
+                    eprintln!(
+                        "porthole-demo-agent: session/cancel for unknown session {}",
+                        notification.session_id.0
+                    );
+                }
+                Ok(())
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+}
