@@ -42,13 +42,41 @@ pub fn prompt_text(prompt: &[ContentBlock]) -> String {
         .join("\n")
 }
 
+/// The environment variable that limits the versions served: `1`, `2`, or `1,2` (the default).
+/// A client's fallback can be tried against a v1-only agent (answers `1` to a v2 `initialize`)
+/// and a v2-only one (refuses a v1 `initialize` with -32022).
+pub const PROTOCOLS_ENV: &str = "PORTHOLE_DEMO_AGENT_PROTOCOLS";
+
+/// Which versions `value` (of [`PROTOCOLS_ENV`]) asks for: (v1, v2).
+pub fn protocols(value: Option<&str>) -> anyhow::Result<(bool, bool)> {
+    let Some(value) = value else {
+        return Ok((true, true));
+    };
+    let mut wanted = (false, false);
+    for version in value.split(',').map(str::trim) {
+        match version {
+            "1" => wanted.0 = true,
+            "2" => wanted.1 = true,
+            other => anyhow::bail!(
+                "{PROTOCOLS_ENV}={value:?}: {other:?} is not an ACP version this agent speaks (1 or 2)"
+            ),
+        }
+    }
+    Ok(wanted)
+}
+
 /// Serves ACP over stdin/stdout until the client disconnects: the SDK's protocol router hands a
 /// v2 `initialize` to the v2 agent and anything else, unchanged, to the v1 agent.
 pub async fn run_stdio() -> anyhow::Result<()> {
-    Agent
-        .protocol_router()
-        .with_v1(v1_agent())
-        .with_v2(v2::agent())
+    let (v1, v2) = protocols(std::env::var(PROTOCOLS_ENV).ok().as_deref())?;
+    let mut router = Agent.protocol_router();
+    if v1 {
+        router = router.with_v1(v1_agent());
+    }
+    if v2 {
+        router = router.with_v2(v2::agent());
+    }
+    router
         .connect_to(Stdio::new())
         .await
         .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}"))
@@ -138,4 +166,19 @@ pub fn v1_agent() -> impl ConnectTo<Client> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocols_are_both_unless_limited() {
+        assert_eq!(protocols(None).unwrap(), (true, true));
+        assert_eq!(protocols(Some("1")).unwrap(), (true, false));
+        assert_eq!(protocols(Some("2")).unwrap(), (false, true));
+        assert_eq!(protocols(Some("1, 2")).unwrap(), (true, true));
+        let refused = protocols(Some("3")).unwrap_err().to_string();
+        assert!(refused.contains("\"3\" is not an ACP version"), "{refused}");
+    }
 }
