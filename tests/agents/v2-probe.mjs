@@ -24,7 +24,9 @@ const outDir = join(here, "v2-transcripts");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The longest string kept whole in a fixture (system prompts, tool schemas, diffs are cut). */
-const KEEP_CHARS = 400;
+const KEEP_CHARS = 300;
+/** The most items of a list kept (Claude lists dozens of commands and skills). */
+const KEEP_ITEMS = 12;
 
 /** A v2 client's initialize: `capabilities` and `info` (v1 says clientCapabilities, clientInfo). */
 const INITIALIZE = {
@@ -71,10 +73,10 @@ class Wire {
   /** The message as a fixture keeps it: throwaway paths named, long strings cut. */
   clean(value) {
     if (typeof value === "string") {
-      const named = value.replaceAll(this.ws, "$WS").replaceAll(this.home, "$HOME");
+      const named = value.replaceAll(this.ws, "$WS").replaceAll(this.home, "$HOME").replaceAll(here, "$SUITE").replaceAll(process.execPath, "node");
       return named.length > KEEP_CHARS ? `${named.slice(0, KEEP_CHARS)}…[${named.length} chars]` : named;
     }
-    if (Array.isArray(value)) return value.length > 40 ? [...value.slice(0, 40).map((v) => this.clean(v)), `…[${value.length} items]`] : value.map((v) => this.clean(v));
+    if (Array.isArray(value)) return value.length > KEEP_ITEMS ? [...value.slice(0, KEEP_ITEMS).map((v) => this.clean(v)), `…[${value.length} items]`] : value.map((v) => this.clean(v));
     if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.clean(v)]));
     return value;
   }
@@ -171,21 +173,27 @@ class Wire {
 }
 
 /** A fresh agent: HOME, workspace, initialize and (unless `bare`) a session in the suite's mode. */
-async function start(agent, baseUrl, { bare = false, home: givenHome, initialize = INITIALIZE } = {}) {
+async function start(agent, baseUrl, { bare = false, home: givenHome, initialize = INITIALIZE, signedIn = true, mcpServers = [], login = null } = {}) {
   const home = givenHome ?? mkdtempSync(join(root, `${agent.id}-home-`));
   const ws = mkdtempSync(join(root, `${agent.id}-ws-`));
-  const env = { PATH: process.env.PATH, LANG: "C.UTF-8", ...agent.env({ baseUrl, home, signedIn: true }) };
+  const env = { PATH: process.env.PATH, LANG: "C.UTF-8", ...agent.env({ baseUrl, home, signedIn, connections: mcpServers.length > 0 }) };
   const wire = new Wire(agent, home, ws, env);
   const init = await wire.request("initialize", initialize);
   if (bare || init.error || init.timeout) return { wire, init };
-  const created = await wire.request("session/new", { cwd: ws, mcpServers: [] });
+  let created = await wire.request("session/new", { cwd: ws, mcpServers });
+  // Signed out: what the agent answers, then v2's sign-in (`auth/login`), then the session again.
+  let loggedIn = null;
+  if (login && created.error) {
+    loggedIn = await wire.request("auth/login", login);
+    created = await wire.request("session/new", { cwd: ws, mcpServers });
+  }
   const sessionId = created.result?.sessionId;
   // Modes are config options in v2: the suite's mode (the one that asks before edits) by its option.
   const mode = (created.result?.configOptions ?? []).find((o) => o.category === "mode");
   if (sessionId && mode && agent.mode && mode.currentValue !== agent.mode) {
     await wire.request("session/set_config_option", { sessionId, configId: mode.configId, type: "id", value: agent.mode });
   }
-  return { wire, init, created, sessionId, home, ws };
+  return { wire, init, created, sessionId, home, ws, loggedIn };
 }
 
 /** The flows: each returns a one-line summary; the transcript is what matters. */
@@ -252,6 +260,32 @@ const FLOWS = {
     const asked = s.wire.lines.find((l) => l.msg.method === "elicitation/create");
     return { wire: s.wire, summary: `${asked ? `asked (${JSON.stringify(asked.msg.params).slice(0, 160)})` : "no elicitation/create"}; turn ended ${JSON.stringify(t.end.params?.update?.stopReason ?? t.end)}` };
   },
+  /** Signed out: session/new's error, `auth/login` with the API-key method (the key in
+   * `_meta["api-key"].apiKey`, as v1's `authenticate` took it), then a turn that must reach the
+   * model with that key. */
+  async signin(agent, baseUrl, server) {
+    if (!agent.apiKeyMethod) return { wire: null, summary: "skipped: no API-key method" };
+    const key = "sk-porthole-fake-v2-login-key";
+    const s = await start(agent, baseUrl, { signedIn: false, login: { methodId: agent.apiKeyMethod, _meta: { "api-key": { apiKey: key } } } });
+    const t = s.sessionId ? await s.wire.turn(s.sessionId, "hello after auth/login") : null;
+    await s.wire.close();
+    const first = s.wire.lines.find((l) => l.msg.error);
+    return { wire: s.wire, summary: `first session/new: ${first ? `error ${first.msg.error.code} ${first.msg.error.message}` : "no error"}; auth/login ${s.loggedIn?.error ? `error ${s.loggedIn.error.message}` : s.loggedIn ? "ok" : "not sent"}; turn ${t ? JSON.stringify(t.end.params?.update?.stopReason ?? t.end) : "-"}; the model API ${server.keysSeen.has(key) ? "got" : "did NOT get"} the key` };
+  },
+  /** An MCP stdio server handed in session/new (v2: `type: "stdio"`), whose tool asks a form
+   * question through MCP elicitation. */
+  async mcp(agent, baseUrl) {
+    const server = { type: "stdio", name: "porthole-elicit", command: process.execPath, args: [join(here, "elicit-mcp-server.mjs")], env: [] };
+    const s = await start(agent, baseUrl, { mcpServers: [server] });
+    if (agent.mcpWarmup) await sleep(3000);
+    const t = s.sessionId ? await s.wire.turn(s.sessionId, "[[mcp pick_color]]") : null;
+    await s.wire.close();
+    const asked = s.wire.lines.find((l) => l.msg.method === "elicitation/create");
+    const said = s.wire.lines.map((l) => (l.msg.params?.update?.sessionUpdate === "agent_message_chunk" ? l.msg.params.update.content?.text ?? "" : "")).join("");
+    const finished = /Tool finished: (.*)/.exec(said);
+    if (process.env.V2_PROBE_STDERR) console.log(s.wire.stderr);
+    return { wire: s.wire, summary: `session/new ${s.created.error ? `error ${s.created.error.message}` : "ok"}; ${asked ? "elicitation/create reached the client" : "no elicitation/create"}; ${finished ? `the model got ${JSON.stringify(finished[1])}` : "no tool result"}; turn ${t ? JSON.stringify(t.end.params?.update?.stopReason ?? t.end) : "-"}` };
+  },
   async sessions(agent, baseUrl) {
     const s = await start(agent, baseUrl);
     await s.wire.turn(s.sessionId, "remember the word porthole");
@@ -291,6 +325,8 @@ const FLOWS = {
 const args = process.argv.slice(2);
 const flowArg = args.indexOf("--flow");
 const flows = flowArg >= 0 ? args.slice(flowArg + 1) : Object.keys(FLOWS);
+const unknown = flows.filter((f) => !FLOWS[f]);
+if (unknown.length) throw new Error(`no flow ${unknown.join(", ")} (flows: ${Object.keys(FLOWS).join(", ")})`);
 const ids = (flowArg >= 0 ? args.slice(0, flowArg) : args).filter(Boolean);
 const agents = AGENTS.filter((a) => (ids.length ? ids.includes(a.id) : ["claude", "codex"].includes(a.id)));
 // Every HOME and workspace of this run, removed at the end (agents keep writing for a moment
@@ -302,7 +338,11 @@ mkdirSync(outDir, { recursive: true });
 for (const agent of agents) {
   for (const flow of flows) {
     const started = Date.now();
-    const { wire, summary } = await FLOWS[flow](agent, baseUrl);
+    const { wire, summary } = await FLOWS[flow](agent, baseUrl, server);
+    if (!wire) {
+      console.log(`${agent.id} ${flow}: ${summary}`);
+      continue;
+    }
     const file = join(outDir, `${agent.id}-${flow}.jsonl`);
     writeFileSync(file, wire.lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
     console.log(`${agent.id} ${flow}: ${summary} (${wire.lines.length} lines, ${Date.now() - started} ms)`);
