@@ -903,3 +903,34 @@ async fn limited_to_v2_it_refuses_a_v1_client() {
         .unwrap_err();
     assert_eq!(i32::from(refused.code), -32022, "{refused:?}");
 }
+
+#[tokio::test]
+async fn a_prompt_with_an_image_is_refused_with_a_clear_error() {
+    let ws = workspace();
+    let refused = Client
+        .v2()
+        .connect_with(agent(), async |cx: ConnectionTo<Agent>| {
+            cx.send_initialize(schema::InitializeRequest::new(
+                ProtocolVersion::V2,
+                schema::Implementation::new("test", "1"),
+            ))
+            .block_task()
+            .await?;
+            let session = cx
+                .send_request(schema::NewSessionRequest::new(ws.clone()))
+                .block_task()
+                .await?
+                .session_id;
+            let image = schema::ContentBlock::Image(schema::ImageContent::new("aGk=", "image/png"));
+            Ok(cx
+                .send_request(schema::PromptRequest::new(session, vec![image]))
+                .block_task()
+                .await
+                .unwrap_err())
+        })
+        .await
+        .unwrap();
+    assert_eq!(i32::from(refused.code), -32602);
+    let said = format!("{refused:?}");
+    assert!(said.contains("not") && said.contains("image"), "{said}");
+}

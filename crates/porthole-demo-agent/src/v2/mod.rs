@@ -143,228 +143,261 @@ fn require_absolute(cwd: &schema::AbsolutePath) -> Result<PathBuf, Error> {
 /// The v2 agent, for `Agent.protocol_router().with_v2(...)`.
 pub fn agent() -> impl ConnectTo<Client> {
     let agent = Arc::new(V2Agent::default());
-    let (a_init, a_new, a_list, a_resume, a_close, a_prompt, a_cancel, a_config, a_tool) = (
-        agent.clone(),
-        agent.clone(),
-        agent.clone(),
-        agent.clone(),
-        agent.clone(),
-        agent.clone(),
-        agent.clone(),
-        agent.clone(),
-        agent,
-    );
     Agent
         .v2()
         .name("porthole-demo-agent")
         .on_receive_request(
-            async move |request: schema::InitializeRequest,
-                        responder: Responder<schema::InitializeResponse>,
-                        _cx: ConnectionTo<Client>| {
-                a_init.state.set_caps(Caps::from_v2(&request.capabilities));
-                eprintln!(
-                    "porthole-demo-agent: v2 client capabilities {:?}",
-                    a_init.state.caps()
-                );
-                let capabilities: schema::AgentCapabilities = typed(serde_json::json!({
-                    "session": { "mcp": { "stdio": {}, "http": {} } }
-                }))?;
-                responder.respond(
-                    schema::InitializeResponse::new(
-                        ProtocolVersion::V2,
-                        schema::Implementation::new("porthole-demo-agent", env!("CARGO_PKG_VERSION"))
-                            .title("Porthole Demo Agent"),
+            {
+                let agent = agent.clone();
+                async move |request: schema::InitializeRequest,
+                            responder: Responder<schema::InitializeResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    agent.state.set_caps(Caps::from_v2(&request.capabilities));
+                    eprintln!(
+                        "porthole-demo-agent: v2 client capabilities {:?}",
+                        agent.state.caps()
+                    );
+                    let capabilities: schema::AgentCapabilities = typed(serde_json::json!({
+                        "session": { "mcp": { "stdio": {}, "http": {} } }
+                    }))?;
+                    responder.respond(
+                        schema::InitializeResponse::new(
+                            ProtocolVersion::V2,
+                            schema::Implementation::new("porthole-demo-agent", env!("CARGO_PKG_VERSION"))
+                                .title("Porthole Demo Agent"),
+                        )
+                        .capabilities(capabilities),
                     )
-                    .capabilities(capabilities),
-                )
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: schema::NewSessionRequest,
-                        responder: Responder<schema::NewSessionResponse>,
-                        cx: ConnectionTo<Client>| {
-                let (cwd, mcp) = match require_absolute(&request.cwd)
-                    .and_then(|cwd| Ok((cwd, mcp_servers(&request.mcp_servers)?)))
-                {
-                    Ok(v) => v,
-                    Err(e) => return responder.respond_with_error(e),
-                };
-                let session = a_new.new_session(cwd, mcp, None);
-                responder.respond(
-                    schema::NewSessionResponse::new(session.id().to_owned())
-                        .config_options(session.config_options()?),
-                )?;
-                send_update(&cx, &session, typed(scenarios::available_commands_update())?)?;
-                send_state(&cx, &session, "idle", None)
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: schema::ListSessionsRequest,
-                        responder: Responder<schema::ListSessionsResponse>,
-                        _cx: ConnectionTo<Client>| {
-                // Every session fits in one page: no cursor is ever issued, so any is invalid.
-                if let Some(cursor) = &request.cursor {
-                    return responder.respond_with_error(invalid_params(format!(
-                        "invalid session/list cursor `{cursor}`"
-                    )));
                 }
-                responder.respond(schema::ListSessionsResponse::new(
-                    a_list.listed(request.cwd.as_ref()),
-                ))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: schema::ResumeSessionRequest,
-                        responder: Responder<schema::ResumeSessionResponse>,
-                        cx: ConnectionTo<Client>| {
-                let Some(session) = a_resume.session(&request.session_id.0) else {
-                    return responder.respond_with_error(session_not_found(&request.session_id));
-                };
-                let history = match &request.replay_from {
-                    None => Vec::new(),
-                    Some(schema::ReplayFrom::Start(_)) => session.history.lock().unwrap().clone(),
-                    Some(_) => return responder.respond_with_error(invalid_params("unsupported replayFrom")),
-                };
-                session.set_open(true);
-                for update in history {
-                    // Sent as they were, not recorded a second time.
-                    cx.send_notification(schema::UpdateSessionNotification::new(
-                        session.id().to_owned(),
-                        update,
-                    ))?;
+            {
+                let agent = agent.clone();
+                async move |request: schema::NewSessionRequest,
+                            responder: Responder<schema::NewSessionResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let (cwd, mcp) = match require_absolute(&request.cwd)
+                        .and_then(|cwd| Ok((cwd, mcp_servers(&request.mcp_servers)?)))
+                    {
+                        Ok(v) => v,
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    let session = agent.new_session(cwd, mcp, None);
+                    responder.respond(
+                        schema::NewSessionResponse::new(session.id().to_owned())
+                            .config_options(session.config_options()?),
+                    )?;
+                    send_update(&cx, &session, typed(scenarios::available_commands_update())?)?;
+                    send_state(&cx, &session, "idle", None)
                 }
-                send_state(&cx, &session, "idle", None)?;
-                responder
-                    .respond(schema::ResumeSessionResponse::new().config_options(session.config_options()?))
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: schema::CloseSessionRequest,
-                        responder: Responder<schema::CloseSessionResponse>,
-                        _cx: ConnectionTo<Client>| {
-                let Some(session) = a_close.session(&request.session_id.0) else {
-                    return responder.respond_with_error(session_not_found(&request.session_id));
-                };
-                // Closing ends the running turn and the background work, as a cancel does.
-                session.set_open(false);
-                a_close.state.cancel(session.id());
-                for stop in session.background.lock().unwrap().values() {
-                    let _ = stop.send(true);
-                }
-                responder.respond(schema::CloseSessionResponse::new())
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: schema::SetSessionConfigOptionRequest,
-                        responder: Responder<schema::SetSessionConfigOptionResponse>,
-                        cx: ConnectionTo<Client>| {
-                let Some(session) = a_config.session(&request.session_id.0) else {
-                    return responder.respond_with_error(session_not_found(&request.session_id));
-                };
-                let mode = match (&*request.config_id.0, &request.value) {
-                    ("mode", schema::SessionConfigOptionValue::Id { value }) => Mode::from_id(&value.0),
-                    _ => None,
-                };
-                let Some(mode) = mode else {
-                    return responder.respond_with_error(invalid_params(format!(
-                        "the demo agent has one option, `mode` (`ask` or `auto`), not {}",
-                        serde_json::to_string(&request).unwrap_or_default()
-                    )));
-                };
-                *session.mode.lock().unwrap() = mode;
-                let options = session.config_options()?;
-                send_update(
-                    &cx,
-                    &session,
-                    schema::SessionUpdate::ConfigOptionUpdate(schema::ConfigOptionUpdate::new(
-                        options.clone(),
-                    )),
-                )?;
-                responder.respond(schema::SetSessionConfigOptionResponse::new(options))
-            },
-            agent_client_protocol::on_receive_request!(),
-        )
-        .on_receive_request(
-            async move |request: schema::CancelToolCallRequest,
-                        responder: Responder<schema::CancelToolCallResponse>,
-                        _cx: ConnectionTo<Client>| {
-                let stop = a_tool.session(&request.session_id.0).and_then(|s| {
-                    s.background
-                        .lock()
-                        .unwrap()
-                        .get(&*request.tool_call_id.0)
-                        .cloned()
-                });
-                match stop {
-                    Some(stop) => {
-                        let _ = stop.send(true);
-                        responder.respond(schema::CancelToolCallResponse::new())
+            {
+                let agent = agent.clone();
+                async move |request: schema::ListSessionsRequest,
+                            responder: Responder<schema::ListSessionsResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    // Every session fits in one page: no cursor is ever issued, so any is invalid.
+                    if let Some(cursor) = &request.cursor {
+                        return responder.respond_with_error(invalid_params(format!(
+                            "invalid session/list cursor `{cursor}`"
+                        )));
                     }
-                    // The spec's answer for an unknown or non-cancellable tool call.
-                    None => responder.respond_with_error(invalid_params(format!(
-                        "no cancellable tool call `{}` in session `{}`",
-                        request.tool_call_id.0, request.session_id.0
-                    ))),
+                    responder.respond(schema::ListSessionsResponse::new(
+                        agent.listed(request.cwd.as_ref()),
+                    ))
                 }
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: schema::PromptRequest,
-                        responder: Responder<schema::PromptResponse>,
-                        cx: ConnectionTo<Client>| {
-                let Some(session) = a_prompt.session(&request.session_id.0).filter(|s| s.is_open()) else {
-                    return responder.respond_with_error(session_not_found(&request.session_id));
-                };
-                if request.prompt.is_empty() {
-                    return responder.respond_with_error(invalid_params("prompt must not be empty"));
-                }
-                let agent = a_prompt.clone();
-                let turn_cx = cx.clone();
-                cx.spawn(async move {
-                    // A prompt sent while a turn runs is held until it ends (v2 never refuses it).
-                    let held = session.clone();
-                    let _running = held.turn.lock().await;
-                    if !session.is_open() {
-                        return responder.respond_with_error(Error::request_cancelled());
-                    }
-                    let user_message = agent.message_id("user");
-                    responder.respond(schema::PromptResponse::new(user_message.clone()))?;
-                    let mut turn = Turn::new(turn_cx, agent, session);
-                    turn.send(schema::SessionUpdate::UserMessage(
-                        schema::UserMessage::new(user_message).content(request.prompt.clone()),
-                    ))?;
-                    turn.state("running")?;
-                    let stop = match scenarios::run(&mut turn, &prompt_text(&request.prompt)).await {
-                        Ok(Stop::EndTurn) if !turn.is_cancelled() => "end_turn",
-                        Ok(_) => "cancelled",
-                        Err(_) if turn.is_cancelled() => "cancelled",
-                        Err(e) => {
-                            eprintln!("porthole-demo-agent: v2 turn failed: {e}");
-                            turn.new_message();
-                            turn.say(format!("The demo agent failed: {e}"))?;
-                            "end_turn"
+            {
+                let agent = agent.clone();
+                async move |request: schema::ResumeSessionRequest,
+                            responder: Responder<schema::ResumeSessionResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let Some(session) = agent.session(&request.session_id.0) else {
+                        return responder.respond_with_error(session_not_found(&request.session_id));
+                    };
+                    let history = match &request.replay_from {
+                        None => Vec::new(),
+                        Some(schema::ReplayFrom::Start(_)) => session.history.lock().unwrap().clone(),
+                        Some(_) => {
+                            return responder.respond_with_error(invalid_params("unsupported replayFrom"));
                         }
                     };
-                    send_state(&turn.cx, &turn.session, "idle", Some(stop))
-                })
+                    session.set_open(true);
+                    for update in history {
+                        // Sent as they were, not recorded a second time.
+                        cx.send_notification(schema::UpdateSessionNotification::new(
+                            session.id().to_owned(),
+                            update,
+                        ))?;
+                    }
+                    send_state(&cx, &session, "idle", None)?;
+                    responder.respond(
+                        schema::ResumeSessionResponse::new().config_options(session.config_options()?),
+                    )
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
+                async move |request: schema::CloseSessionRequest,
+                            responder: Responder<schema::CloseSessionResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    let Some(session) = agent.session(&request.session_id.0) else {
+                        return responder.respond_with_error(session_not_found(&request.session_id));
+                    };
+                    // Closing ends the running turn and the background work, as a cancel does.
+                    session.set_open(false);
+                    agent.state.cancel(session.id());
+                    for stop in session.background.lock().unwrap().values() {
+                        let _ = stop.send(true);
+                    }
+                    responder.respond(schema::CloseSessionResponse::new())
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
+                async move |request: schema::SetSessionConfigOptionRequest,
+                            responder: Responder<schema::SetSessionConfigOptionResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let Some(session) = agent.session(&request.session_id.0) else {
+                        return responder.respond_with_error(session_not_found(&request.session_id));
+                    };
+                    let mode = match (&*request.config_id.0, &request.value) {
+                        ("mode", schema::SessionConfigOptionValue::Id { value }) => Mode::from_id(&value.0),
+                        _ => None,
+                    };
+                    let Some(mode) = mode else {
+                        return responder.respond_with_error(invalid_params(format!(
+                            "the demo agent has one option, `mode` (`ask` or `auto`), not {}",
+                            serde_json::to_string(&request).unwrap_or_default()
+                        )));
+                    };
+                    *session.mode.lock().unwrap() = mode;
+                    let options = session.config_options()?;
+                    send_update(
+                        &cx,
+                        &session,
+                        schema::SessionUpdate::ConfigOptionUpdate(schema::ConfigOptionUpdate::new(
+                            options.clone(),
+                        )),
+                    )?;
+                    responder.respond(schema::SetSessionConfigOptionResponse::new(options))
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
+                async move |request: schema::CancelToolCallRequest,
+                            responder: Responder<schema::CancelToolCallResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    let stop = agent.session(&request.session_id.0).and_then(|s| {
+                        s.background
+                            .lock()
+                            .unwrap()
+                            .get(&*request.tool_call_id.0)
+                            .cloned()
+                    });
+                    match stop {
+                        Some(stop) => {
+                            let _ = stop.send(true);
+                            responder.respond(schema::CancelToolCallResponse::new())
+                        }
+                        // The spec's answer for an unknown or non-cancellable tool call.
+                        None => responder.respond_with_error(invalid_params(format!(
+                            "no cancellable tool call `{}` in session `{}`",
+                            request.tool_call_id.0, request.session_id.0
+                        ))),
+                    }
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
+                async move |request: schema::PromptRequest,
+                            responder: Responder<schema::PromptResponse>,
+                            cx: ConnectionTo<Client>| {
+                    let Some(session) = agent.session(&request.session_id.0).filter(|s| s.is_open()) else {
+                        return responder.respond_with_error(session_not_found(&request.session_id));
+                    };
+                    if request.prompt.is_empty() {
+                        return responder.respond_with_error(invalid_params("prompt must not be empty"));
+                    }
+                    // No prompt capability is advertised: only v2's baseline blocks are taken.
+                    if let Some(block) = request.prompt.iter().find(|b| {
+                        !matches!(
+                            b,
+                            schema::ContentBlock::Text(_) | schema::ContentBlock::ResourceLink(_)
+                        )
+                    }) {
+                        return responder.respond_with_error(invalid_params(format!(
+                            "the demo agent takes text and resource links in a prompt, not {}",
+                            serde_json::to_value(block)
+                                .map(|b| b["type"].to_string())
+                                .unwrap_or_default()
+                        )));
+                    }
+                    let agent = agent.clone();
+                    let turn_cx = cx.clone();
+                    cx.spawn(async move {
+                        // A prompt sent while a turn runs is held until it ends (v2 never refuses it).
+                        let held = session.clone();
+                        let _running = held.turn.lock().await;
+                        if !session.is_open() {
+                            return responder.respond_with_error(Error::request_cancelled());
+                        }
+                        let user_message = agent.message_id("user");
+                        responder.respond(schema::PromptResponse::new(user_message.clone()))?;
+                        let mut turn = Turn::new(turn_cx, agent, session);
+                        turn.send(schema::SessionUpdate::UserMessage(
+                            schema::UserMessage::new(user_message).content(request.prompt.clone()),
+                        ))?;
+                        turn.state("running")?;
+                        let stop = match scenarios::run(&mut turn, &prompt_text(&request.prompt)).await {
+                            Ok(Stop::EndTurn) if !turn.is_cancelled() => "end_turn",
+                            Ok(_) => "cancelled",
+                            Err(_) if turn.is_cancelled() => "cancelled",
+                            Err(e) => {
+                                eprintln!("porthole-demo-agent: v2 turn failed: {e}");
+                                turn.new_message();
+                                turn.say(format!("The demo agent failed: {e}"))?;
+                                "end_turn"
+                            }
+                        };
+                        send_state(&turn.cx, &turn.session, "idle", Some(stop))
+                    })
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_notification(
-            async move |notification: schema::CancelSessionNotification, _cx: ConnectionTo<Client>| {
-                if !a_cancel.state.cancel(&notification.session_id.0) {
-                    eprintln!(
-                        "porthole-demo-agent: session/cancel for unknown session {}",
-                        notification.session_id.0
-                    );
+            {
+                let agent = agent.clone();
+                async move |notification: schema::CancelSessionNotification, _cx: ConnectionTo<Client>| {
+                    if !agent.state.cancel(&notification.session_id.0) {
+                        eprintln!(
+                            "porthole-demo-agent: session/cancel for unknown session {}",
+                            notification.session_id.0
+                        );
+                    }
+                    Ok(())
                 }
-                Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
         )
