@@ -122,8 +122,19 @@ fn mcp_servers(
         .iter()
         .map(|server| {
             let mut value = serde_json::to_value(server).map_err(Error::into_internal_error)?;
-            if value["type"] == "stdio" {
-                value.as_object_mut().map(|o| o.remove("type"));
+            // v2 leaves out empty lists, which v1 requires.
+            if let Some(fields) = value.as_object_mut() {
+                let lists: &[&str] = match fields.get("type").and_then(Value::as_str) {
+                    Some("stdio") => &["args", "env"],
+                    Some("http") => &["headers"],
+                    _ => &[],
+                };
+                for list in lists {
+                    fields.entry(*list).or_insert_with(|| Value::Array(Vec::new()));
+                }
+                if fields.get("type").and_then(Value::as_str) == Some("stdio") {
+                    fields.remove("type");
+                }
             }
             serde_json::from_value(value.clone())
                 .map_err(|e| invalid_params(format!("the demo agent cannot use the MCP server {value}: {e}")))
@@ -401,4 +412,39 @@ pub fn agent() -> impl ConnectTo<Client> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn mcp_servers_keep_their_fields_in_v1s_shape() {
+        let v2: Vec<schema::McpServer> = serde_json::from_value(json!([
+            { "type": "stdio", "name": "files", "command": "/bin/mcp", "args": ["-v"], "env": [{ "name": "A", "value": "1" }] },
+            { "type": "stdio", "name": "bare", "command": "/bin/bare" },
+            { "type": "http", "name": "web", "url": "http://127.0.0.1:9/mcp", "headers": [] }
+        ]))
+        .unwrap();
+        let v1 = serde_json::to_value(mcp_servers(&v2).unwrap()).unwrap();
+        assert_eq!(
+            v1,
+            json!([
+                { "name": "files", "command": "/bin/mcp", "args": ["-v"], "env": [{ "name": "A", "value": "1" }] },
+                { "name": "bare", "command": "/bin/bare", "args": [], "env": [] },
+                { "type": "http", "name": "web", "url": "http://127.0.0.1:9/mcp", "headers": [] }
+            ])
+        );
+    }
+
+    #[test]
+    fn typed_refuses_what_the_type_would_drop() {
+        let unknown_field =
+            json!({ "sessionUpdate": "notice", "severity": "info", "title": "t", "titel": "typo" });
+        let error = typed::<schema::SessionUpdate>(unknown_field).unwrap_err();
+        assert!(format!("{error:?}").contains("does not keep"), "{error:?}");
+        let wrong_shape = json!({ "sessionUpdate": "usage_update", "used": "many", "size": 1 });
+        assert!(typed::<schema::SessionUpdate>(wrong_shape).is_err());
+    }
 }
