@@ -260,6 +260,28 @@ const FLOWS = {
     const asked = s.wire.lines.find((l) => l.msg.method === "elicitation/create");
     return { wire: s.wire, summary: `${asked ? `asked (${JSON.stringify(asked.msg.params).slice(0, 160)})` : "no elicitation/create"}; turn ended ${JSON.stringify(t.end.params?.update?.stopReason ?? t.end)}` };
   },
+  /** A second prompt while the first turn streams: is it held (queued), steered into the running
+   * turn, or refused? (Claude's initialize says `_meta.claudeCode.promptQueueing`, Codex's
+   * `_meta.steering.supported`.) */
+  async followup(agent, baseUrl) {
+    const s = await start(agent, baseUrl);
+    let second = null;
+    const t = await s.wire.turn(s.sessionId, "[[slow 10]]", {
+      onUpdate: (m) => {
+        const u = m.params?.update;
+        if (!second && (u?.sessionUpdate === "agent_message_chunk" || u?.sessionUpdate === "agent_message") && JSON.stringify(u).includes("step-")) {
+          second = s.wire.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "a follow-up while you run" }] }, 90_000);
+        }
+        return false;
+      },
+    });
+    const answer = second ? await second : null;
+    // The follow-up's own turn, if it got one after the first.
+    const more = await s.wire.waitFor((m) => m.params?.update?.state === "idle" && m.params.update.stopReason, 20_000, "a second idle");
+    await s.wire.close();
+    const idles = s.wire.lines.filter((l) => l.msg.params?.update?.state === "idle" && l.msg.params.update.stopReason).length;
+    return { wire: s.wire, summary: `follow-up answered ${answer ? JSON.stringify(answer.result ?? answer.error ?? answer.timeout) : "never sent"}; first turn ended ${JSON.stringify(t.end.params?.update?.stopReason ?? t.end)}; ${idles} idle(s) with a stop reason${more.timeout ? "" : " (a second turn ran)"}` };
+  },
   /** Signed out: session/new's error, `auth/login` with the API-key method (the key in
    * `_meta["api-key"].apiKey`, as v1's `authenticate` took it), then a turn that must reach the
    * model with that key. */
