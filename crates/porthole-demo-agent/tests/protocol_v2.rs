@@ -934,3 +934,58 @@ async fn a_prompt_with_an_image_is_refused_with_a_clear_error() {
     let said = format!("{refused:?}");
     assert!(said.contains("not") && said.contains("image"), "{said}");
 }
+
+#[tokio::test]
+async fn a_prompt_sent_during_a_turn_is_held_and_cancelled_with_it() {
+    let ws = workspace();
+    let (tx, mut rx) = unbounded_channel::<Value>();
+    Client
+        .v2()
+        .on_receive_notification(
+            async move |n: schema::UpdateSessionNotification, _cx: ConnectionTo<Agent>| {
+                tx.send(to_json(&n)).map_err(Error::into_internal_error)
+            },
+            agent_client_protocol::on_receive_notification!(),
+        )
+        .connect_with(agent(), async |cx: ConnectionTo<Agent>| {
+            cx.send_initialize(schema::InitializeRequest::new(
+                ProtocolVersion::V2,
+                schema::Implementation::new("test", "1"),
+            ))
+            .block_task()
+            .await?;
+            let seen = Mutex::new(Seen::default());
+            let session = cx
+                .send_request(schema::NewSessionRequest::new(ws.clone()))
+                .block_task()
+                .await?
+                .session_id;
+            let id = session.to_string();
+            cx.send_request(schema::PromptRequest::new(session.clone(), vec!["/slow".into()]))
+                .block_task()
+                .await?;
+            until(&mut rx, &seen, |n| {
+                n["update"]["sessionUpdate"] == "agent_message_chunk"
+            })
+            .await?;
+            // Held: not answered while /slow runs.
+            let held = cx.send_request(schema::PromptRequest::new(session.clone(), vec!["held".into()]));
+            let held = tokio::spawn(held.block_task());
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            assert!(!held.is_finished(), "a prompt during a turn waits for it");
+            cx.send_notification(schema::CancelSessionNotification::new(session.clone()))?;
+            let idle = until(&mut rx, &seen, idle_with_stop(&id)).await?;
+            assert_eq!(idle["update"]["stopReason"], "cancelled");
+            let refused = held.await.unwrap().unwrap_err();
+            assert_eq!(i32::from(refused.code), -32800, "{refused:?}");
+            // The session goes on: the next prompt runs.
+            cx.send_request(schema::PromptRequest::new(session.clone(), vec!["after".into()]))
+                .block_task()
+                .await?;
+            let idle = until(&mut rx, &seen, idle_with_stop(&id)).await?;
+            assert_eq!(idle["update"]["stopReason"], "end_turn");
+            Ok(())
+        })
+        .await
+        .unwrap();
+}

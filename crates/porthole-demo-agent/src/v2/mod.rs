@@ -366,11 +366,14 @@ pub fn agent() -> impl ConnectTo<Client> {
                     }
                     let agent = agent.clone();
                     let turn_cx = cx.clone();
+                    // A `session/cancel` (or `session/close`) from now on also cancels this
+                    // prompt while it is held.
+                    let cancels = *session.base.cancel.borrow();
                     cx.spawn(async move {
                         // A prompt sent while a turn runs is held until it ends (v2 never refuses it).
                         let held = session.clone();
                         let _running = held.turn.lock().await;
-                        if !session.is_open() {
+                        if !session.is_open() || *session.base.cancel.borrow() != cancels {
                             return responder.respond_with_error(Error::request_cancelled());
                         }
                         let user_message = agent.message_id("user");
