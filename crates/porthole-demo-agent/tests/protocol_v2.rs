@@ -2,9 +2,7 @@
 //! `v2_one_shot_client` example does) against the agent's binary: version negotiation, and each
 //! v2 scenario's update kinds in order, ending with the state `idle`.
 
-use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,17 +16,12 @@ fn agent() -> AcpAgent {
     AcpAgent::from_str(env!("CARGO_BIN_EXE_porthole-demo-agent")).expect("the agent's command")
 }
 
-/// A fresh empty workspace.
-fn workspace() -> PathBuf {
-    static N: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "porthole-demo-v2-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh empty workspace, removed when dropped.
+fn workspace() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("porthole-demo-v2-")
+        .tempdir()
+        .unwrap()
 }
 
 /// How the test's person answers: elicitations with `elicit` (`null`: decline), permissions
@@ -325,7 +318,12 @@ async fn initialize_answers_1_to_a_v1_client() {
 
 #[tokio::test]
 async fn free_text_streams_one_message_with_a_thought_and_a_plan() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("hello v2")]).await;
+    let seen = converse(
+        Person::default(),
+        workspace().path(),
+        vec![Step::Prompt("hello v2")],
+    )
+    .await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&[
@@ -359,7 +357,7 @@ async fn free_text_streams_one_message_with_a_thought_and_a_plan() {
 async fn slow_is_cancelled_mid_turn() {
     let seen = converse(
         Person::default(),
-        &workspace(),
+        workspace().path(),
         vec![Step::CancelMidTurn("/slow")],
     )
     .await;
@@ -380,7 +378,7 @@ async fn configure_asks_a_form_scoped_to_the_session_and_its_tool_call() {
         elicit: json!({ "projectName": "demo" }),
         ..Person::default()
     };
-    let seen = converse(person, &workspace(), vec![Step::Prompt("/configure")]).await;
+    let seen = converse(person, workspace().path(), vec![Step::Prompt("/configure")]).await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&[
@@ -405,7 +403,12 @@ async fn configure_asks_a_form_scoped_to_the_session_and_its_tool_call() {
 
 #[tokio::test]
 async fn connect_asks_a_url_in_the_session_scope() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/connect")]).await;
+    let seen = converse(
+        Person::default(),
+        workspace().path(),
+        vec![Step::Prompt("/connect")],
+    )
+    .await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&[
@@ -433,7 +436,7 @@ async fn ask_asks_twice_in_the_session_scope() {
         elicit: json!({ "workspaceName": "porthole" }),
         ..Person::default()
     };
-    let seen = converse(person, &workspace(), vec![Step::Prompt("/ask")]).await;
+    let seen = converse(person, workspace().path(), vec![Step::Prompt("/ask")]).await;
     let ask = [
         "state_update:requires_action",
         "state_update:running",
@@ -462,7 +465,8 @@ async fn ask_asks_twice_in_the_session_scope() {
 
 #[tokio::test]
 async fn edit_asks_permission_for_the_tool_call_then_writes_itself() {
-    let ws = workspace();
+    let dir = workspace();
+    let ws = dir.path().to_path_buf();
     let seen = converse(Person::default(), &ws, vec![Step::Prompt("/edit")]).await;
     assert_eq!(
         seen.kinds(&seen.session),
@@ -486,7 +490,8 @@ async fn edit_asks_permission_for_the_tool_call_then_writes_itself() {
 
 #[tokio::test]
 async fn edit_rejected_leaves_the_file_alone() {
-    let ws = workspace();
+    let dir = workspace();
+    let ws = dir.path().to_path_buf();
     let person = Person {
         permission: "reject_once",
         ..Person::default()
@@ -499,7 +504,7 @@ async fn edit_rejected_leaves_the_file_alone() {
 
 #[tokio::test]
 async fn test_asks_for_the_command_and_runs_it_in_its_own_terminal() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/test")]).await;
+    let seen = converse(Person::default(), workspace().path(), vec![Step::Prompt("/test")]).await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&[
@@ -540,7 +545,12 @@ async fn test_asks_for_the_command_and_runs_it_in_its_own_terminal() {
 
 #[tokio::test]
 async fn subagent_runs_in_a_child_session_under_the_tool_call() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/subagent")]).await;
+    let seen = converse(
+        Person::default(),
+        workspace().path(),
+        vec![Step::Prompt("/subagent")],
+    )
+    .await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&[
@@ -594,7 +604,7 @@ async fn subagent_runs_in_a_child_session_under_the_tool_call() {
 async fn background_work_outlives_the_turn_and_is_listed_until_it_ends() {
     let seen = converse(
         Person::default(),
-        &workspace(),
+        workspace().path(),
         vec![Step::Prompt("/background"), Step::AwaitNoBackground],
     )
     .await;
@@ -616,7 +626,7 @@ async fn background_work_outlives_the_turn_and_is_listed_until_it_ends() {
 async fn background_work_is_cancelled_with_tool_call_cancel() {
     let seen = converse(
         Person::default(),
-        &workspace(),
+        workspace().path(),
         vec![Step::Prompt("/background"), Step::CancelBackground],
     )
     .await;
@@ -627,7 +637,12 @@ async fn background_work_is_cancelled_with_tool_call_cancel() {
 
 #[tokio::test]
 async fn compact_reports_progress_then_a_summary() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/compact")]).await;
+    let seen = converse(
+        Person::default(),
+        workspace().path(),
+        vec![Step::Prompt("/compact")],
+    )
+    .await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&[
@@ -648,7 +663,12 @@ async fn compact_reports_progress_then_a_summary() {
 
 #[tokio::test]
 async fn notices_come_in_each_severity() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/notices")]).await;
+    let seen = converse(
+        Person::default(),
+        workspace().path(),
+        vec![Step::Prompt("/notices")],
+    )
+    .await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&["notice", "agent_message_chunk"]))
@@ -659,7 +679,7 @@ async fn notices_come_in_each_severity() {
 
 #[tokio::test]
 async fn cost_reports_usage_and_cost() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/cost")]).await;
+    let seen = converse(Person::default(), workspace().path(), vec![Step::Prompt("/cost")]).await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&["usage_update", "agent_message_chunk"]))
@@ -672,7 +692,12 @@ async fn cost_reports_usage_and_cost() {
 
 #[tokio::test]
 async fn retract_replaces_a_message_then_clears_it() {
-    let seen = converse(Person::default(), &workspace(), vec![Step::Prompt("/retract")]).await;
+    let seen = converse(
+        Person::default(),
+        workspace().path(),
+        vec![Step::Prompt("/retract")],
+    )
+    .await;
     assert_eq!(
         seen.kinds(&seen.session),
         with_opening(turn(&["agent_message", "agent_message_chunk"]))
@@ -690,7 +715,8 @@ async fn retract_replaces_a_message_then_clears_it() {
 
 #[tokio::test]
 async fn sessions_are_listed_resumed_with_their_history_and_closed() {
-    let ws = workspace();
+    let dir = workspace();
+    let ws = dir.path().to_path_buf();
     let (tx, mut rx) = unbounded_channel::<Value>();
     Client
         .v2()
@@ -775,7 +801,8 @@ async fn sessions_are_listed_resumed_with_their_history_and_closed() {
 
 #[tokio::test]
 async fn mode_auto_is_a_config_option_that_skips_the_permission() {
-    let ws = workspace();
+    let dir = workspace();
+    let ws = dir.path().to_path_buf();
     let (tx, mut rx) = unbounded_channel::<Value>();
     let asked = Arc::new(Mutex::new(0));
     let counter = asked.clone();
@@ -906,7 +933,8 @@ async fn limited_to_v2_it_refuses_a_v1_client() {
 
 #[tokio::test]
 async fn a_prompt_with_an_image_is_refused_with_a_clear_error() {
-    let ws = workspace();
+    let dir = workspace();
+    let ws = dir.path().to_path_buf();
     let refused = Client
         .v2()
         .connect_with(agent(), async |cx: ConnectionTo<Agent>| {
@@ -937,7 +965,8 @@ async fn a_prompt_with_an_image_is_refused_with_a_clear_error() {
 
 #[tokio::test]
 async fn a_prompt_sent_during_a_turn_is_held_and_cancelled_with_it() {
-    let ws = workspace();
+    let dir = workspace();
+    let ws = dir.path().to_path_buf();
     let (tx, mut rx) = unbounded_channel::<Value>();
     Client
         .v2()
