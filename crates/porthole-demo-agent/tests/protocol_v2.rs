@@ -51,6 +51,8 @@ enum Step {
     CancelBackground,
     /// Waits until a state lists no background work.
     AwaitNoBackground,
+    /// A prompt whose terminal is stopped (`terminal/cancel`) at its first output.
+    CancelTerminal(&'static str),
 }
 
 /// What a conversation produced: every update of the connection and every request from the
@@ -225,6 +227,20 @@ async fn converse(person: Person, ws: &std::path::Path, steps: Vec<Step>) -> See
                                 .block_task()
                                 .await?;
                             until(&mut rx, &seen, |n| n["update"]["background"] == json!([])).await?;
+                        }
+                        Step::CancelTerminal(text) => {
+                            cx.send_request(schema::PromptRequest::new(session.clone(), vec![text.into()]))
+                                .block_task()
+                                .await?;
+                            let output = until(&mut rx, &seen, |n| {
+                                n["update"]["sessionUpdate"] == "terminal_output_chunk"
+                            })
+                            .await?;
+                            let terminal = output["update"]["terminalId"].as_str().unwrap().to_owned();
+                            cx.send_request(schema::CancelTerminalRequest::new(session.clone(), terminal))
+                                .block_task()
+                                .await?;
+                            until(&mut rx, &seen, idle_with_stop(&session)).await?;
                         }
                         Step::AwaitNoBackground => {
                             until(&mut rx, &seen, |n| n["update"]["background"] == json!([])).await?;
@@ -1017,4 +1033,20 @@ async fn a_prompt_sent_during_a_turn_is_held_and_cancelled_with_it() {
         })
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn test_is_stopped_with_terminal_cancel() {
+    let dir = workspace();
+    let seen = converse(Person::default(), dir.path(), vec![Step::CancelTerminal("/test")]).await;
+    let outputs = seen.of("terminal_output_chunk").len();
+    assert!(outputs < 4, "stopped before the last line ({outputs} chunks)");
+    assert_eq!(
+        seen.of("terminal_update").last().unwrap()["exitStatus"],
+        json!({ "signal": "SIGKILL" })
+    );
+    assert_eq!(seen.of("tool_call_update").last().unwrap()["status"], "failed");
+    let said = seen.of("agent_message_chunk").last().unwrap()["content"]["text"].clone();
+    assert_eq!(said, "You stopped the tests (`terminal/cancel`).\n");
+    assert_eq!(last_stop(&seen), "end_turn", "the turn itself went on");
 }

@@ -341,6 +341,29 @@ pub fn agent() -> impl ConnectTo<Client> {
         .on_receive_request(
             {
                 let agent = agent.clone();
+                async move |request: schema::CancelTerminalRequest,
+                            responder: Responder<schema::CancelTerminalResponse>,
+                            _cx: ConnectionTo<Client>| {
+                    let stop = agent
+                        .session(&request.session_id.0)
+                        .and_then(|s| s.terminals.lock().unwrap().get(&*request.terminal_id.0).cloned());
+                    match stop {
+                        Some(stop) => {
+                            let _ = stop.send(true);
+                            responder.respond(schema::CancelTerminalResponse::new())
+                        }
+                        None => responder.respond_with_error(invalid_params(format!(
+                            "no running terminal `{}` in session `{}`",
+                            request.terminal_id.0, request.session_id.0
+                        ))),
+                    }
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let agent = agent.clone();
                 async move |request: schema::PromptRequest,
                             responder: Responder<schema::PromptResponse>,
                             cx: ConnectionTo<Client>| {

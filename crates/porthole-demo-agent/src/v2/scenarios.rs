@@ -545,11 +545,25 @@ async fn test(turn: &mut Turn) -> Result<Stop, Error> {
         }
     };
     let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+    // `terminal/cancel` stops the command; the turn goes on and says so.
+    let (stop_tx, mut stop) = tokio::sync::watch::channel(false);
+    turn.session
+        .terminals
+        .lock()
+        .unwrap()
+        .insert(terminal.clone(), stop_tx);
+    let mut stopped = false;
     loop {
         let line = tokio::select! {
             line = lines.next_line() => line,
+            _ = stop.changed(), if !stopped => {
+                stopped = true;
+                let _ = child.kill().await;
+                continue;
+            }
             _ = turn.cancelled() => {
                 let _ = child.kill().await;
+                turn.session.terminals.lock().unwrap().remove(&terminal);
                 turn.tool_status(&id, "failed")?;
                 return Ok(Stop::Cancelled);
             }
@@ -568,11 +582,20 @@ async fn test(turn: &mut Turn) -> Result<Stop, Error> {
             }
         }
     }
+    turn.session.terminals.lock().unwrap().remove(&terminal);
     let status = child.wait().await.map_err(Error::into_internal_error)?;
     let exit = status.code();
-    turn.update(json!({ "sessionUpdate": "terminal_update", "terminalId": terminal, "exitStatus": { "exitCode": exit } }))?;
+    let exit_status = match (exit, stopped) {
+        (Some(code), _) => json!({ "exitCode": code }),
+        (None, true) => json!({ "signal": "SIGKILL" }),
+        (None, false) => json!({}),
+    };
+    turn.update(
+        json!({ "sessionUpdate": "terminal_update", "terminalId": terminal, "exitStatus": exit_status }),
+    )?;
     turn.tool_status(&id, if exit == Some(0) { "completed" } else { "failed" })?;
     turn.say(match exit {
+        _ if stopped => "You stopped the tests (`terminal/cancel`).\n".to_string(),
         Some(0) => "All 3 tests passed.\n".to_string(),
         Some(c) => format!("The tests failed with exit code {c}.\n"),
         None => "The test run ended without an exit code.\n".to_string(),

@@ -53,6 +53,9 @@ pub struct V2Session {
     /// Held by the running turn: a prompt sent meanwhile waits for it (v2 holds, never refuses).
     pub turn: tokio::sync::Mutex<()>,
     pub background: Mutex<Background>,
+    /// The terminals the agent runs (`/test`), by terminal id: sending `true` stops one
+    /// (`terminal/cancel`).
+    pub terminals: Mutex<Background>,
 }
 
 impl V2Session {
@@ -66,6 +69,7 @@ impl V2Session {
             open: AtomicBool::new(true),
             turn: tokio::sync::Mutex::new(()),
             background: Mutex::new(Background::new()),
+            terminals: Mutex::new(Background::new()),
         }
     }
 
