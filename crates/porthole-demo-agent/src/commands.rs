@@ -87,7 +87,7 @@ pub async fn run(turn: &mut Turn, text: &str) -> Result<Stop, Error> {
 }
 
 /// Formats a JSON value as an inline code span, whatever it contains.
-fn code(value: &str) -> String {
+pub(crate) fn code(value: &str) -> String {
     if value.contains('`') {
         format!("`` {value} ``")
     } else {
@@ -95,7 +95,7 @@ fn code(value: &str) -> String {
     }
 }
 
-fn error_text(e: &Error) -> String {
+pub(crate) fn error_text(e: &Error) -> String {
     format!(
         "JSON-RPC error {}: {}",
         i32::from(e.code),
@@ -161,6 +161,29 @@ async fn tools(turn: &mut Turn, args: &str) -> Result<Stop, Error> {
     Ok(Stop::EndTurn)
 }
 
+/// The streamed reply to free text (v1 and v2 say the same).
+pub(crate) fn chat_chunks(text: &str) -> Vec<String> {
+    let quoted: String = if text.trim().is_empty() {
+        "> (empty prompt)\n".to_owned()
+    } else {
+        text.trim().lines().map(|l| format!("> {l}\n")).collect()
+    };
+    vec![
+        "## Porthole demo reply\n\n".to_owned(),
+        format!("You said:\n\n{quoted}\n"),
+        "This deterministic demo agent can show you:\n\n".to_owned(),
+        "- streaming **markdown** in several chunks\n".to_owned(),
+        "- a *plan* with three entries and a thought\n".to_owned(),
+        "- slash commands such as `/configure`, `/connect` and `/edit`\n\n".to_owned(),
+        "A fenced code block:\n\n```rust\nfn main() {\n    println!(\"Hello from Porthole!\");\n}\n```\n\n"
+            .to_owned(),
+        format!(
+            "Your message has {} character(s). Type `/` to see the commands.\n",
+            text.trim().chars().count()
+        ),
+    ]
+}
+
 /// Free text: streamed markdown, a thought and a plan.
 async fn chat(turn: &mut Turn, text: &str) -> Result<Stop, Error> {
     let words = text.split_whitespace().count();
@@ -175,25 +198,7 @@ async fn chat(turn: &mut Turn, text: &str) -> Result<Stop, Error> {
             { "content": "Suggest slash commands to try", "priority": "low", "status": "pending" }
         ]
     }))?;
-    let quoted: String = if text.trim().is_empty() {
-        "> (empty prompt)\n".to_owned()
-    } else {
-        text.trim().lines().map(|l| format!("> {l}\n")).collect()
-    };
-    let chunks = [
-        "## Porthole demo reply\n\n".to_owned(),
-        format!("You said:\n\n{quoted}\n"),
-        "This deterministic demo agent can show you:\n\n".to_owned(),
-        "- streaming **markdown** in several chunks\n".to_owned(),
-        "- a *plan* with three entries and a thought\n".to_owned(),
-        "- slash commands such as `/configure`, `/connect` and `/edit`\n\n".to_owned(),
-        "A fenced code block:\n\n```rust\nfn main() {\n    println!(\"Hello from Porthole!\");\n}\n```\n\n"
-            .to_owned(),
-        format!(
-            "Your message has {} character(s). Type `/` to see the commands.\n",
-            text.trim().chars().count()
-        ),
-    ];
+    let chunks = chat_chunks(text);
     for chunk in chunks {
         if !turn.sleep(30).await {
             return Ok(Stop::Cancelled);
@@ -216,7 +221,7 @@ async fn slow(turn: &mut Turn) -> Result<Stop, Error> {
     Ok(Stop::EndTurn)
 }
 
-fn action_of(response: &Value) -> (&str, Option<&Map<String, Value>>) {
+pub(crate) fn action_of(response: &Value) -> (&str, Option<&Map<String, Value>>) {
     let action = response
         .get("action")
         .and_then(Value::as_str)
@@ -684,7 +689,7 @@ async fn edit(turn: &mut Turn) -> Result<Stop, Error> {
 }
 
 /// What `/test` runs: a few seconds of output, like a test runner.
-const TEST_SCRIPT: &str =
+pub(crate) const TEST_SCRIPT: &str =
     "for t in parser lexer printer; do echo \"test $t ... ok\"; sleep 0.3; done; echo '3 passed'";
 
 /// `/test`: an `execute` tool call that asks permission, then runs in a client terminal

@@ -1,8 +1,10 @@
-//! Porthole demo agent: a deterministic ACP v1 agent (no model) that
+//! Porthole demo agent: a deterministic ACP agent (no model) that
 //! exercises streaming, plans, slash commands, tool calls, permissions,
-//! `fs/write_text_file`, form and URL elicitation, and cancellation.
+//! `fs/write_text_file`, form and URL elicitation, and cancellation; in v2
+//! ([`v2`]) also subagents, background work, compaction, notices and cost.
 //!
-//! [`run_stdio`] serves one ACP connection over this process's stdin/stdout;
+//! [`run_stdio`] serves one ACP connection over this process's stdin/stdout,
+//! in the version the client's `initialize` asks for (v1 or v2);
 //! the desktop app links this crate and re-executes itself in agent mode.
 //! Only protocol messages go to stdout; diagnostics go to stderr.
 
@@ -12,6 +14,7 @@ pub mod mcp;
 pub mod signin;
 pub mod state;
 pub mod turn;
+pub mod v2;
 
 use std::sync::Arc;
 
@@ -21,7 +24,7 @@ use agent_client_protocol::v1::schema::{
     InitializeResponse, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
     PromptResponse, StopReason,
 };
-use agent_client_protocol::{Agent, Error, Stdio};
+use agent_client_protocol::{Agent, Client, ConnectTo, Error, Stdio};
 
 use crate::commands::Stop;
 use crate::state::{AgentState, Caps};
@@ -39,8 +42,48 @@ pub fn prompt_text(prompt: &[ContentBlock]) -> String {
         .join("\n")
 }
 
-/// Serves ACP v1 over stdin/stdout until the client disconnects.
+/// The environment variable that limits the versions served: `1`, `2`, or `1,2` (the default).
+/// A client's fallback can be tried against a v1-only agent (answers `1` to a v2 `initialize`)
+/// and a v2-only one (refuses a v1 `initialize` with -32022).
+pub const PROTOCOLS_ENV: &str = "PORTHOLE_DEMO_AGENT_PROTOCOLS";
+
+/// Which versions `value` (of [`PROTOCOLS_ENV`]) asks for: (v1, v2).
+pub fn protocols(value: Option<&str>) -> anyhow::Result<(bool, bool)> {
+    let Some(value) = value else {
+        return Ok((true, true));
+    };
+    let mut wanted = (false, false);
+    for version in value.split(',').map(str::trim) {
+        match version {
+            "1" => wanted.0 = true,
+            "2" => wanted.1 = true,
+            other => anyhow::bail!(
+                "{PROTOCOLS_ENV}={value:?}: {other:?} is not an ACP version this agent speaks (1 or 2)"
+            ),
+        }
+    }
+    Ok(wanted)
+}
+
+/// Serves ACP over stdin/stdout until the client disconnects: the SDK's protocol router hands a
+/// v2 `initialize` to the v2 agent and anything else, unchanged, to the v1 agent.
 pub async fn run_stdio() -> anyhow::Result<()> {
+    let (v1, v2) = protocols(std::env::var(PROTOCOLS_ENV).ok().as_deref())?;
+    let mut router = Agent.protocol_router();
+    if v1 {
+        router = router.with_v1(v1_agent());
+    }
+    if v2 {
+        router = router.with_v2(v2::agent());
+    }
+    router
+        .connect_to(Stdio::new())
+        .await
+        .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}"))
+}
+
+/// The v1 agent.
+pub fn v1_agent() -> impl ConnectTo<Client> {
     let state = Arc::new(AgentState::default());
     let (s_init, s_new, s_prompt, s_cancel) = (state.clone(), state.clone(), state.clone(), state);
 
@@ -123,7 +166,19 @@ pub async fn run_stdio() -> anyhow::Result<()> {
             },
             agent_client_protocol::on_receive_notification!(),
         )
-        .connect_to(Stdio::new())
-        .await
-        .map_err(|e| anyhow::anyhow!("ACP connection failed: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocols_are_both_unless_limited() {
+        assert_eq!(protocols(None).unwrap(), (true, true));
+        assert_eq!(protocols(Some("1")).unwrap(), (true, false));
+        assert_eq!(protocols(Some("2")).unwrap(), (false, true));
+        assert_eq!(protocols(Some("1, 2")).unwrap(), (true, true));
+        let refused = protocols(Some("3")).unwrap_err().to_string();
+        assert!(refused.contains("\"3\" is not an ACP version"), "{refused}");
+    }
 }

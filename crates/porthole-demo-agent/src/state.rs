@@ -23,6 +23,18 @@ pub struct Caps {
 }
 
 impl Caps {
+    /// What a v2 client offers: elicitation only. v2 has no `fs/*` or `terminal/*` requests:
+    /// the agent writes and runs itself.
+    pub fn from_v2(caps: &agent_client_protocol::v2::schema::ClientCapabilities) -> Self {
+        let elicitation = caps.elicitation.as_ref();
+        Self {
+            form: elicitation.is_some_and(|e| e.form.is_some()),
+            url: elicitation.is_some_and(|e| e.url.is_some()),
+            write_text_file: false,
+            terminal: false,
+        }
+    }
+
     pub fn from_client(caps: &ClientCapabilities) -> Self {
         let elicitation = caps.elicitation.as_ref();
         Self {
