@@ -273,7 +273,7 @@ impl AgentClient {
             stop: None,
             fault: Arc::default(),
         };
-        let client = Self::open(shared, exit_rx, io, true).await?;
+        let client = Self::observe(shared, exit_rx, io, true).await?;
         let client = AgentClient {
             init: Arc::new(init),
             ..client
@@ -365,7 +365,7 @@ impl AgentClient {
     }
 
     /// Run a v1 SDK connection over `io` with no `initialize` of its own (`observe_streams`).
-    async fn open(
+    async fn observe(
         shared: Arc<Shared>,
         exit_rx: watch::Receiver<Option<ExitInfo>>,
         io: Io,

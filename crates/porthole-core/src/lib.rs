@@ -49,4 +49,4 @@ pub use events::Event;
 /// so core and its front ends name them as before.
 pub use porthole_elicitation::{form, hidden_chars, url_safety};
 pub use process::AgentCommand;
-pub use sessions::{OpenedSession, SessionListing, Workspace};
+pub use sessions::{Open, OpenedSession, SessionListing, Workspace};

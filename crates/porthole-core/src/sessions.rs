@@ -20,6 +20,8 @@ use crate::models::{
     ForkSession, LoadSession, NewSession, ResumeSession, SessionModels, SetModelRequest, WithModels,
 };
 
+mod v2;
+
 /// Where a session works: `cwd`, the primary folder and the base of relative paths, and the
 /// additional folders (`additionalDirectories`) the agent may also work in. fs requests are
 /// confined to all of them. A `PathBuf` is a workspace of one folder. `mcp_servers` are the
@@ -64,6 +66,20 @@ impl From<&Path> for Workspace {
     fn from(cwd: &Path) -> Self {
         Self::new(cwd.to_path_buf(), Vec::new())
     }
+}
+
+/// How a session is opened ([`AgentClient::open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open<'a> {
+    /// `session/new`.
+    New,
+    /// A stored session with its history replayed: v1's `session/load`, v2's `session/resume`
+    /// with `replayFrom: start` (v2 has no `session/load`).
+    Load(&'a str),
+    /// A stored session, without its history: `session/resume`.
+    Resume(&'a str),
+    /// A new session from another's history: `session/fork` (v1, when advertised).
+    Fork(&'a str),
 }
 
 /// What the agent told us about a session it opened, loaded or resumed.
@@ -267,7 +283,26 @@ impl AgentClient {
 
     /// `session/new`, with the modes, config options and models the agent offers.
     pub async fn open_session(&self, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
+        self.open(Open::New, workspace).await
+    }
+
+    /// Open a session, by the version the connection speaks (v1's requests here, v2's in
+    /// `sessions/v2.rs`). The one way sessions open; `open_session`, `load_session`,
+    /// `resume_session` and `fork_session` are its shorthands.
+    pub async fn open(&self, how: Open<'_>, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
         let workspace = workspace.into();
+        if self.speaks_v2() {
+            return v2::open(self, how, workspace).await;
+        }
+        match how {
+            Open::New => self.new_v1(workspace).await,
+            Open::Load(id) => self.load_v1(id, workspace).await,
+            Open::Resume(id) => self.resume_v1(id, workspace).await,
+            Open::Fork(id) => self.fork_v1(id, workspace).await,
+        }
+    }
+
+    async fn new_v1(&self, workspace: Workspace) -> Result<OpenedSession, ClientError> {
         let request = NewSessionRequest::new(workspace.cwd.clone())
             .additional_directories(self.additional(&workspace)?)
             .mcp_servers(workspace.mcp_servers.clone());
@@ -296,7 +331,10 @@ impl AgentClient {
         session_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<OpenedSession, ClientError> {
-        let workspace = workspace.into();
+        self.open(Open::Load(session_id), workspace).await
+    }
+
+    async fn load_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
         self.require(self.agent_capabilities().load_session, "session/load")?;
         let additional = self.additional(&workspace)?;
         // Registered first: the replay and any requests during it name this session.
@@ -325,7 +363,10 @@ impl AgentClient {
         session_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<OpenedSession, ClientError> {
-        let workspace = workspace.into();
+        self.open(Open::Resume(session_id), workspace).await
+    }
+
+    async fn resume_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
         let supported = self.agent_capabilities().session_capabilities.resume.is_some();
         self.require(supported, "session/resume")?;
         let additional = self.additional(&workspace)?;
@@ -357,7 +398,11 @@ impl AgentClient {
         session_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<OpenedSession, ClientError> {
-        let Workspace { cwd, mcp_servers, .. } = workspace.into();
+        self.open(Open::Fork(session_id), workspace).await
+    }
+
+    async fn fork_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
+        let Workspace { cwd, mcp_servers, .. } = workspace;
         let supported = self.agent_capabilities().session_capabilities.fork.is_some();
         self.require(supported, "session/fork")?;
         let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone())
