@@ -329,3 +329,20 @@ async fn malformed_updates_are_refused_without_a_crash() {
     assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
     h.client.shutdown().await;
 }
+
+/// A v2 turn of many updates: every one of them arrives, in order, and the turn ends (all of
+/// them take the SDK's path, paced by the fast path's barrier).
+#[tokio::test]
+async fn a_flood_of_v2_updates_arrives_whole() {
+    let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
+    let (events, _) = h.turn("v2-flood", |_, _| {}).await;
+    let text: String = updates(&events)
+        .into_iter()
+        .filter(|u| u.message().and_then(|m| m.message_id.as_ref()).is_some_and(|id| &*id.0 == "flood"))
+        .filter_map(|u| u.agent_text())
+        .collect();
+    let expected: String = (0..500).map(|i| format!("{i} ")).collect();
+    assert_eq!(text, expected);
+    assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
+    h.client.shutdown().await;
+}

@@ -173,6 +173,14 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
             chunk(agent, "m1", "still here");
             "end_turn"
         }
+        // More lines than the client lets its SDK connection fall behind by (its barrier).
+        "v2-flood" => {
+            running(agent);
+            for i in 0..500 {
+                chunk(agent, "flood", &format!("{i} "));
+            }
+            "end_turn"
+        }
         // Background work listed with the state.
         "v2-background" => {
             state(agent, json!({"state": "running", "background": [
