@@ -313,7 +313,7 @@ impl AgentClient {
             let v2_cx = run.v2.clone().expect("a v2 run has its v2 connection");
             let sent = v2_cx.send_initialize(negotiate::request(&shared.opts)).block_task();
             let outcome = settle_init(&shared, &exit_rx, sent).await;
-            let lower = match outcome {
+            let refused = match outcome {
                 Ok(InitializeOutcome::Initialized(response)) => {
                     let _ = shared.wire.set(Wire::V2);
                     let (init, raw_auth_methods) = negotiate::v1_view(&response);
@@ -326,21 +326,24 @@ impl AgentClient {
                     };
                     return Ok((client, events_rx));
                 }
-                Ok(InitializeOutcome::LowerVersion(lower)) => lower,
+                Ok(InitializeOutcome::LowerVersion(lower)) => match lower.selected().as_u16() {
+                    1 if choice == ProtocolChoice::Auto => "it answered version 1".to_string(),
+                    selected => return Err(ends.fail(run, ClientError::NotV2 { selected }).await),
+                },
+                // An agent that refuses the v2 offer with an error (an unsupported version, say)
+                // may still speak v1: auto asks it that next.
+                Err(ClientError::Rpc { error, .. }) if choice == ProtocolChoice::Auto => {
+                    format!("it refused version 2 ({}: {})", error.code, error.message)
+                }
                 Ok(other) => {
                     let error = ClientError::Start(format!("unexpected initialize outcome: {other:?}"));
                     return Err(ends.fail(run, error).await);
                 }
                 Err(e) => return Err(ends.fail(run, e).await),
             };
-            let selected = lower.selected().as_u16();
-            if choice == ProtocolChoice::V2 || selected != 1 {
-                let error = ClientError::NotV2 { selected };
-                return Err(ends.fail(run, error).await);
-            }
             // A v1 agent: end the v2 attempt (it reads nothing more) and speak v1 on the same
             // process, with the v1-shaped `initialize` that turns on fs and terminals.
-            tracing::info!("the agent answered ACP v1 to v2: speaking v1");
+            tracing::info!("offered ACP v2, {refused}: speaking v1");
             retire.send_replace(true);
             drop(run);
         }

@@ -460,6 +460,9 @@ impl AgentClient {
         cwd: Option<PathBuf>,
         cursor: Option<String>,
     ) -> Result<SessionListing, ClientError> {
+        if self.speaks_v2() {
+            return v2::list(self, cwd, cursor).await;
+        }
         let supported = self.agent_capabilities().session_capabilities.list.is_some();
         self.require(supported, "session/list")?;
         let response = self
@@ -474,7 +477,9 @@ impl AgentClient {
     /// Close a session: `session/close` when the agent supports it, and in any case forget it
     /// here (pending dialogs are cancelled, terminals released).
     pub async fn close_session(&self, session_id: &str) -> Result<(), ClientError> {
-        let result = if self.agent_capabilities().session_capabilities.close.is_some() {
+        let result = if self.speaks_v2() {
+            v2::close(self, session_id).await
+        } else if self.agent_capabilities().session_capabilities.close.is_some() {
             self.call(
                 "session/close",
                 CloseSessionRequest::new(SessionId::new(session_id.to_string())),
@@ -504,6 +509,8 @@ impl AgentClient {
     /// `session/set_mode`. The agent confirms with a `current_mode_update`.
     pub async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), ClientError> {
         self.known(session_id)?;
+        // v2 has no modes (they are config options there).
+        self.require(!self.speaks_v2(), "session/set_mode")?;
         self.call(
             "session/set_mode",
             SetSessionModeRequest::new(SessionId::new(session_id.to_string()), mode_id.to_string()),
@@ -520,6 +527,9 @@ impl AgentClient {
         value: ConfigValue,
     ) -> Result<Vec<SessionConfigOption>, ClientError> {
         self.known(session_id)?;
+        if self.speaks_v2() {
+            return v2::set_config_option(self, session_id, config_id, value).await;
+        }
         let value = match value {
             ConfigValue::Select(v) => SessionConfigOptionValue::value_id(v),
             ConfigValue::Boolean(b) => SessionConfigOptionValue::boolean(b),
@@ -540,6 +550,9 @@ impl AgentClient {
         let advertised = self.auth_methods().iter().any(|m| m.id().0.as_ref() == method_id);
         if !advertised {
             return Err(ClientError::UnknownAuthMethod(method_id.to_string()));
+        }
+        if self.speaks_v2() {
+            return v2::login(self, method_id, None).await;
         }
         self.call("authenticate", AuthenticateRequest::new(method_id.to_string()))
             .await
@@ -562,6 +575,9 @@ impl AgentClient {
         let shape = self
             .api_key_method(method_id)
             .ok_or_else(|| ClientError::UnknownAuthMethod(method_id.to_string()))?;
+        if self.speaks_v2() {
+            return v2::login(self, method_id, Some(crate::api_key::authenticate_meta(shape, key))).await;
+        }
         let request = AuthenticateRequest::new(method_id.to_string())
             .meta(crate::api_key::authenticate_meta(shape, key));
         self.call("authenticate", request).await.map(|_| ())

@@ -346,3 +346,53 @@ async fn a_flood_of_v2_updates_arrives_whole() {
     assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
     h.client.shutdown().await;
 }
+
+/// Auto with an agent that refuses the v2 offer with an error: asked again in v1, on the same
+/// process.
+#[tokio::test]
+async fn auto_falls_back_when_the_v2_offer_is_refused_with_an_error() {
+    let env = vec![("PORTHOLE_TEST_AGENT_REFUSE_V2".into(), "1".into())];
+    let h = start_with(with(ProtocolChoice::Auto), env).await;
+    assert_eq!(h.client.protocol_version(), ProtocolVersion::V1);
+    assert_eq!(sent(&h, "initialize").len(), 2);
+    h.client.shutdown().await;
+}
+
+/// The session methods on the v2 wire: list, load (resume with replay), config options,
+/// close, and sign-in (`auth/login`); v2 has no modes.
+#[tokio::test]
+async fn session_methods_speak_v2() {
+    let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
+    let listing = h.client.list_sessions(None, None).await.expect("session/list");
+    assert_eq!(&*listing.sessions[0].session_id.0, "v2-old");
+    let options = h
+        .client
+        .set_config_option(&h.session, "model", porthole_core::sessions::ConfigValue::Select("deep".into()))
+        .await
+        .expect("session/set_config_option");
+    assert_eq!(serde_json::to_value(&options).unwrap()[0]["currentValue"], "deep");
+    assert_eq!(sent(&h, "session/set_config_option")[0]["params"]["type"], "id");
+    assert!(matches!(
+        h.client.set_mode(&h.session, "code").await,
+        Err(ClientError::Unsupported("session/set_mode"))
+    ));
+    h.client.authenticate("agent-login").await.expect("auth/login");
+    assert_eq!(sent(&h, "auth/login").len(), 1);
+    assert!(sent(&h, "authenticate").is_empty());
+    h.client.close_session(&h.session).await.expect("session/close");
+    // A load is v2's resume with the history replayed first.
+    let opened = h
+        .client
+        .load_session("v2-old", h.dir.path().canonicalize().unwrap())
+        .await
+        .expect("session/resume");
+    assert_eq!(opened.config_options.len(), 1);
+    assert_eq!(sent(&h, "session/resume")[0]["params"]["replayFrom"], json!({"type": "start"}));
+    let replayed = h.next().await;
+    assert!(
+        matches!(&replayed, Event::SessionUpdate { session_id, update }
+            if session_id == "v2-old" && update.message().is_some_and(|m| m.role == MessageRole::User)),
+        "{replayed:?}"
+    );
+    h.client.shutdown().await;
+}

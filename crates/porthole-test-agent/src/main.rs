@@ -370,6 +370,7 @@ fn main() {
             continue;
         }
         match (method, id) {
+            ("initialize", Some(id)) if v2::refused(&id, &params) => {}
             ("initialize", Some(id)) if v2::offered(&params) => {
                 agent.v2 = true;
                 v2::initialize(id);

@@ -16,14 +16,31 @@ pub(crate) fn offered(params: &Value) -> bool {
     std::env::var_os("PORTHOLE_TEST_AGENT_V2").is_some() && params["protocolVersion"] == json!(2)
 }
 
+/// With `PORTHOLE_TEST_AGENT_REFUSE_V2` set, an offer of 2 is refused with an error (as an
+/// agent that checks the version strictly may), and a v1 `initialize` answered as usual.
+pub(crate) fn refused(id: &Value, params: &Value) -> bool {
+    let refuse = std::env::var_os("PORTHOLE_TEST_AGENT_REFUSE_V2").is_some() && params["protocolVersion"] == json!(2);
+    if refuse {
+        reply_error(id.clone(), -32022, "Unsupported protocol version");
+    }
+    refuse
+}
+
 /// The v2 answer to `initialize`: `info` and `capabilities` (v2's names).
 pub(crate) fn initialize(id: Value) {
     reply(
         id,
         json!({"protocolVersion": 2,
             "info": {"name": "porthole-test-agent", "title": "Test Agent", "version": "0.0.1"},
-            "capabilities": {"session": {"prompt": {"image": true}}}}),
+            "capabilities": {"session": {"prompt": {"image": true}}},
+            "authMethods": [{"type": "agent", "methodId": "agent-login", "name": "Agent login"}]}),
     );
+}
+
+/// v2's config options: one select (v2 names its id `configId`, v1 `id`).
+fn config(model: &str) -> Value {
+    json!([{"configId": "model", "name": "Model", "type": "select", "currentValue": model,
+        "options": [{"value": "fast", "name": "Fast"}, {"value": "deep", "name": "Deep"}]}])
 }
 
 /// One message of a v2 connection; false when it is not one of v2's (answered by the caller).
@@ -44,6 +61,26 @@ pub(crate) fn handle(agent: &mut Agent, method: &str, id: Option<Value>, params:
             state(agent, json!({"state": "idle", "stopReason": stop}));
         }
         ("session/cancel", None) => {}
+        ("session/list", Some(id)) => reply(
+            id,
+            json!({"sessions": [{"sessionId": "v2-old", "cwd": "/w", "title": "Earlier"}]}),
+        ),
+        ("session/resume", Some(id)) => {
+            agent.session = params["sessionId"].as_str().unwrap_or("").to_string();
+            // With `replayFrom`, the history first (v2's load).
+            if params["replayFrom"]["type"] == "start" {
+                agent.update(json!({"sessionUpdate": "user_message", "messageId": "old-u",
+                    "content": [{"type": "text", "text": "earlier question"}]}));
+            }
+            reply(id, json!({"configOptions": config("fast")}));
+        }
+        ("session/close", Some(id)) => reply(id, json!({})),
+        ("session/set_config_option", Some(id)) => match (&params["type"], params["value"].as_str()) {
+            (t, Some(v @ ("fast" | "deep"))) if t == "id" => reply(id, json!({"configOptions": config(v)})),
+            _ => reply_error(id, -32602, "bad config option"),
+        },
+        ("auth/login", Some(id)) if params["methodId"] == "agent-login" => reply(id, json!({})),
+        ("auth/login", Some(id)) => reply_error(id, -32602, "unknown auth method"),
         ("session/load" | "fs/read_text_file", Some(id)) => reply_error(id, -32601, "method not found"),
         _ => return false,
     }

@@ -36,7 +36,8 @@ pub(super) fn request(opts: &ClientOptions) -> v2::InitializeRequest {
 }
 
 /// The agent's v2 answer as v1's `InitializeResponse` with `protocolVersion` 2: its name,
-/// prompt and MCP capabilities and sign-in methods. Session capabilities are left out: the
+/// prompt and MCP capabilities and sign-in methods (with v1's `id` for v2's `methodId`, in the
+/// raw list too, which front ends read `env_var` methods from). Session capabilities are left out: the
 /// session methods Porthole sends on the v2 wire so far are `session/new`, `session/prompt` and
 /// `session/cancel` (docs/acp-v2.md), so the others answer "unsupported" without a send.
 pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse, Value) {
@@ -57,13 +58,26 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
         tracing::warn!("the agent's v2 initialize answer did not fit v1's view of it: {e}");
         InitializeResponse::new(ProtocolVersion::V2)
     });
-    let auth_methods = raw.get("authMethods").cloned().unwrap_or(Value::Null);
-    // Methods v1 cannot read (v2's own kinds) stay in the raw list only.
-    typed.auth_methods = auth_methods
+    // v2 names a method's id `methodId` (v1 `id`); the rest of a method reads the same.
+    let auth_methods: Vec<Value> = raw["authMethods"]
         .as_array()
         .into_iter()
         .flatten()
+        .map(|m| {
+            let mut m = m.clone();
+            if let Some(fields) = m.as_object_mut()
+                && let Some(id) = fields.remove("methodId")
+            {
+                fields.insert("id".into(), id);
+            }
+            m
+        })
+        .collect();
+    // Methods v1 cannot read (v2's own kinds) stay in the raw list only.
+    typed.auth_methods = auth_methods
+        .iter()
         .filter_map(|m| serde_json::from_value(m.clone()).ok())
         .collect();
+    let auth_methods = Value::Array(auth_methods);
     (typed, auth_methods)
 }

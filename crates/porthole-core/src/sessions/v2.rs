@@ -82,18 +82,8 @@ async fn commands(client: &AgentClient, session_id: &str, commands: &[v2::Availa
         .await;
 }
 
-/// The config options v1's shape holds (one it cannot is left out, and logged).
 fn config(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
-    options
-        .iter()
-        .filter_map(|o| {
-            let v1 = as_v1(o);
-            if v1.is_none() {
-                tracing::warn!("a v2 config option v1's shape cannot hold: {o:?}");
-            }
-            v1
-        })
-        .collect()
+    crate::transcript::v2::config_options(options)
 }
 
 fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
@@ -102,4 +92,58 @@ fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
 
 fn as_v2<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
     as_v1(value)
+}
+
+/// `session/list`, one page (v2 requires it of every agent with sessions).
+pub(super) async fn list(
+    client: &AgentClient,
+    cwd: Option<std::path::PathBuf>,
+    cursor: Option<String>,
+) -> Result<super::SessionListing, ClientError> {
+    let request: v2::ListSessionsRequest = from_json(serde_json::json!({"cwd": cwd, "cursor": cursor}))?;
+    let r = client.call("session/list", request).await?;
+    Ok(super::SessionListing {
+        sessions: r.sessions.iter().filter_map(as_v1).collect(),
+        next_cursor: r.next_cursor.map(|c| c.to_string()),
+    })
+}
+
+/// `session/close` (required in v2).
+pub(super) async fn close(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
+    client
+        .call("session/close", v2::CloseSessionRequest::new(session_id.to_string()))
+        .await
+        .map(|_| ())
+}
+
+/// `session/set_config_option`; v2 names the value's type (`id` or `boolean`).
+pub(super) async fn set_config_option(
+    client: &AgentClient,
+    session_id: &str,
+    config_id: &str,
+    value: super::ConfigValue,
+) -> Result<Vec<SessionConfigOption>, ClientError> {
+    let value = match value {
+        super::ConfigValue::Select(v) => serde_json::json!({"type": "id", "value": v}),
+        super::ConfigValue::Boolean(b) => serde_json::json!({"type": "boolean", "value": b}),
+    };
+    let mut request = serde_json::json!({"sessionId": session_id, "configId": config_id});
+    request.as_object_mut().expect("an object").extend(value.as_object().expect("an object").clone());
+    let request: v2::SetSessionConfigOptionRequest = from_json(request)?;
+    let r = client.call("session/set_config_option", request).await?;
+    Ok(config(&r.config_options))
+}
+
+/// `auth/login` (v2's `authenticate`), with `_meta` (an API key's, see `api_key`).
+pub(super) async fn login(
+    client: &AgentClient,
+    method_id: &str,
+    meta: Option<serde_json::Map<String, serde_json::Value>>,
+) -> Result<(), ClientError> {
+    let request = v2::LoginAuthRequest::new(method_id.to_string()).meta(meta);
+    client.call("auth/login", request).await.map(|_| ())
+}
+
+fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ClientError> {
+    serde_json::from_value(value).map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
 }

@@ -14,7 +14,9 @@
 //!   types cannot hold) is [`ItemUpdate::Unknown`], kept as it came and shown by its name.
 
 use agent_client_protocol::schema::MaybeUndefined;
-use agent_client_protocol::v1::schema::{ContentBlock, ToolCallContent, ToolCallId, ToolCallUpdateFields};
+use agent_client_protocol::v1::schema::{
+    ConfigOptionUpdate, ContentBlock, SessionConfigOption, ToolCallContent, ToolCallId, ToolCallUpdateFields,
+};
 use agent_client_protocol::v2::schema as v2;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -50,7 +52,9 @@ pub(crate) fn convert(update: v2::SessionUpdate, known_call: impl Fn(&str) -> bo
         v2::SessionUpdate::AvailableCommandsUpdate(u) => {
             as_v1(&u).map(|u| Session(SessionState::AvailableCommands(u)))
         }
-        v2::SessionUpdate::ConfigOptionUpdate(u) => as_v1(&u).map(|u| Session(SessionState::ConfigOptions(u))),
+        v2::SessionUpdate::ConfigOptionUpdate(u) => Some(Session(SessionState::ConfigOptions(
+            ConfigOptionUpdate::new(config_options(&u.config_options)),
+        ))),
         v2::SessionUpdate::SessionInfoUpdate(u) => as_v1(&u).map(|u| Session(SessionState::SessionInfo(u))),
         // Terminals (display-only in v2), subagents, extensions and kinds newer than the
         // schema: shown generically until Porthole models them.
@@ -168,6 +172,26 @@ fn plan(raw: &Value) -> Option<TranscriptUpdate> {
         v1.as_object_mut()?.remove("_meta");
     }
     serde_json::from_value(v1).ok().map(|p| TranscriptUpdate::Item(ItemUpdate::Plan(p)))
+}
+
+/// v2's config options in v1's shape (v2 names an option's id `configId`, v1 `id`). One v1
+/// cannot hold is left out, and logged.
+pub(crate) fn config_options(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
+    options
+        .iter()
+        .filter_map(|o| {
+            let mut raw = serde_json::to_value(o).ok()?;
+            let fields = raw.as_object_mut()?;
+            if let Some(id) = fields.remove("configId") {
+                fields.insert("id".into(), id);
+            }
+            let v1 = serde_json::from_value(raw).ok();
+            if v1.is_none() {
+                tracing::warn!("a v2 config option v1's shape cannot hold: {o:?}");
+            }
+            v1
+        })
+        .collect()
 }
 
 /// A v2 value in v1's type of the same shape.
