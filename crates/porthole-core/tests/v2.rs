@@ -396,3 +396,27 @@ async fn session_methods_speak_v2() {
     );
     h.client.shutdown().await;
 }
+
+/// `session/cancel` in v2: the agent goes idle with `cancelled`, the turn's end.
+#[tokio::test]
+async fn cancel_ends_the_turn_with_the_agents_idle() {
+    let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
+    let session = h.session.clone();
+    let (events, _) = h
+        .turn("v2-cancel", |c, e| {
+            if let Event::SessionUpdate { update, .. } = e
+                && update.agent_text() == Some("waiting for a cancel")
+            {
+                c.cancel(&session).unwrap();
+            }
+        })
+        .await;
+    assert!(
+        matches!(events.last(), Some(Event::TurnEnded { stop_reason: Some(r), .. })
+            if serde_json::to_value(r).unwrap() == "cancelled"),
+        "{:?}",
+        events.last()
+    );
+    assert_eq!(sent(&h, "session/cancel")[0]["params"], json!({"sessionId": session}));
+    h.client.shutdown().await;
+}

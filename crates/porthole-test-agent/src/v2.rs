@@ -210,6 +210,16 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
             chunk(agent, "m1", "still here");
             "end_turn"
         }
+        // Work until the client cancels: then idle with `cancelled`.
+        "v2-cancel" => {
+            running(agent);
+            chunk(agent, "m1", "waiting for a cancel");
+            if agent.wait_for_cancel(std::time::Duration::from_secs(10)) {
+                "cancelled"
+            } else {
+                "end_turn"
+            }
+        }
         // More lines than the client lets its SDK connection fall behind by (its barrier).
         "v2-flood" => {
             running(agent);
