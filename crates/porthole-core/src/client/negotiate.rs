@@ -44,9 +44,14 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
     let raw = serde_json::to_value(response).unwrap_or(Value::Null);
     let session = &raw["capabilities"]["session"];
     let mut capabilities = json!({"loadSession": false});
+    // v2's capabilities are `{}` markers where v1's are booleans (v1 reads a marker as false).
     for (v2_name, v1_name) in [("prompt", "promptCapabilities"), ("mcp", "mcpCapabilities")] {
-        if session[v2_name].is_object() {
-            capabilities[v1_name] = session[v2_name].clone();
+        if let Some(markers) = session[v2_name].as_object() {
+            let flags: serde_json::Map<String, Value> = markers
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::Bool(v.is_object() || v == &Value::Bool(true))))
+                .collect();
+            capabilities[v1_name] = Value::Object(flags);
         }
     }
     let view = json!({
@@ -80,4 +85,24 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
         .collect();
     let auth_methods = Value::Array(auth_methods);
     (typed, auth_methods)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v2_capability_markers_read_as_v1_booleans() {
+        let response: v2::InitializeResponse = serde_json::from_value(json!({
+            "protocolVersion": 2, "info": {"name": "a", "version": "1"}, "authMethods": [],
+            "capabilities": {"session": {"mcp": {"http": {}, "stdio": {}}, "prompt": {"image": {}}}}
+        }))
+        .unwrap();
+        let (view, _) = v1_view(&response);
+        let caps = &view.agent_capabilities;
+        assert!(caps.mcp_capabilities.http);
+        assert!(!caps.mcp_capabilities.sse);
+        assert!(caps.prompt_capabilities.image);
+        assert!(!caps.prompt_capabilities.audio);
+    }
 }

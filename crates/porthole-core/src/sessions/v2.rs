@@ -2,17 +2,21 @@
 //! `replayFrom: start` for a load: v2 has no `session/load`). The answers' config options and
 //! commands come out in v1's shapes, as the front ends read them.
 
-use agent_client_protocol::v1::schema::{AvailableCommandsUpdate, SessionConfigOption};
+use agent_client_protocol::v1::schema::{AvailableCommandsUpdate, McpServer, SessionConfigOption};
 use agent_client_protocol::v2::schema as v2;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{OpenedSession, Open, Workspace};
+use super::{Open, OpenedSession, Workspace};
 use crate::client::{AgentClient, ClientError};
 use crate::events::Event;
 use crate::transcript::{SessionState, TranscriptUpdate};
 
-pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspace) -> Result<OpenedSession, ClientError> {
+pub(super) async fn open(
+    client: &AgentClient,
+    how: Open<'_>,
+    workspace: Workspace,
+) -> Result<OpenedSession, ClientError> {
     let additional: Vec<v2::AbsolutePath> = client
         .additional(&workspace)?
         .into_iter()
@@ -21,9 +25,7 @@ pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspa
     let mcp_servers: Vec<v2::McpServer> = workspace
         .mcp_servers
         .iter()
-        .map(|s| {
-            as_v2(s).ok_or_else(|| ClientError::Start("an MCP server v2 cannot carry (v2 has no SSE servers)".into()))
-        })
+        .map(mcp_server)
         .collect::<Result<_, _>>()?;
     let cwd = v2::AbsolutePath::new(workspace.cwd.clone());
     match how {
@@ -31,13 +33,18 @@ pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspa
             let request = v2::NewSessionRequest::new(cwd)
                 .additional_directories(additional)
                 .mcp_servers(mcp_servers);
-            let register = client.register_on_answer(&workspace, |r: &v2::NewSessionResponse| {
-                (&*r.session_id.0, None)
-            });
+            let register =
+                client.register_on_answer(&workspace, |r: &v2::NewSessionResponse| (&*r.session_id.0, None));
             let r = client.call_ordered("session/new", request, register).await?;
             let session_id = r.session_id.to_string();
             commands(client, &session_id, &r.available_commands).await;
-            Ok(client.opened(&session_id, workspace, None, Some(config(&r.config_options)), None))
+            Ok(client.opened(
+                &session_id,
+                workspace,
+                None,
+                Some(config(&r.config_options)),
+                None,
+            ))
         }
         Open::Load(session_id) | Open::Resume(session_id) => {
             // Registered first: the replay and any requests during it name this session.
@@ -72,7 +79,9 @@ async fn commands(client: &AgentClient, session_id: &str, commands: &[v2::Availa
         tracing::warn!("the agent's v2 commands did not fit v1's shape");
         return;
     };
-    let update = TranscriptUpdate::Session(SessionState::AvailableCommands(AvailableCommandsUpdate::new(commands)));
+    let update = TranscriptUpdate::Session(SessionState::AvailableCommands(AvailableCommandsUpdate::new(
+        commands,
+    )));
     client
         .shared
         .emit(Event::SessionUpdate {
@@ -87,7 +96,36 @@ fn config(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
 }
 
 fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
-    serde_json::to_value(value).ok().and_then(|v| serde_json::from_value(v).ok())
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
+}
+
+/// A v1 MCP server in v2's shape: v2 tags every server with its `type`, stdio included (v1
+/// writes a stdio server untagged); v2 has no SSE servers.
+fn mcp_server(server: &McpServer) -> Result<v2::McpServer, ClientError> {
+    let refused = |why: &str| {
+        ClientError::Start(format!(
+            "the MCP server `{}` cannot be handed over in ACP v2: {why}",
+            server_name(server)
+        ))
+    };
+    let mut value = serde_json::to_value(server).map_err(|e| refused(&e.to_string()))?;
+    match server {
+        McpServer::Stdio(_) => value["type"] = "stdio".into(),
+        McpServer::Sse(_) => return Err(refused("v2 has no SSE servers")),
+        _ => {}
+    }
+    serde_json::from_value(value).map_err(|e| refused(&e.to_string()))
+}
+
+fn server_name(server: &McpServer) -> &str {
+    match server {
+        McpServer::Stdio(s) => &s.name,
+        McpServer::Http(s) => &s.name,
+        McpServer::Sse(s) => &s.name,
+        _ => "?",
+    }
 }
 
 fn as_v2<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
@@ -111,7 +149,10 @@ pub(super) async fn list(
 /// `session/close` (required in v2).
 pub(super) async fn close(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
     client
-        .call("session/close", v2::CloseSessionRequest::new(session_id.to_string()))
+        .call(
+            "session/close",
+            v2::CloseSessionRequest::new(session_id.to_string()),
+        )
         .await
         .map(|_| ())
 }
@@ -128,7 +169,10 @@ pub(super) async fn set_config_option(
         super::ConfigValue::Boolean(b) => serde_json::json!({"type": "boolean", "value": b}),
     };
     let mut request = serde_json::json!({"sessionId": session_id, "configId": config_id});
-    request.as_object_mut().expect("an object").extend(value.as_object().expect("an object").clone());
+    request
+        .as_object_mut()
+        .expect("an object")
+        .extend(value.as_object().expect("an object").clone());
     let request: v2::SetSessionConfigOptionRequest = from_json(request)?;
     let r = client.call("session/set_config_option", request).await?;
     Ok(config(&r.config_options))
@@ -145,5 +189,28 @@ pub(super) async fn login(
 }
 
 fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ClientError> {
-    serde_json::from_value(value).map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
+    serde_json::from_value(value)
+        .map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::{McpServerHttp, McpServerSse, McpServerStdio};
+
+    #[test]
+    fn each_v1_server_is_written_in_v2s_tagged_shape_and_sse_is_refused() {
+        let stdio = McpServer::Stdio(McpServerStdio::new("files", "/bin/bridge").args(vec!["--pipe".into()]));
+        let v2 = serde_json::to_value(mcp_server(&stdio).unwrap()).unwrap();
+        assert_eq!(v2["type"], "stdio");
+        assert_eq!(v2["command"], "/bin/bridge");
+        let http = McpServer::Http(McpServerHttp::new("tracker", "http://127.0.0.1:9/mcp"));
+        assert_eq!(
+            serde_json::to_value(mcp_server(&http).unwrap()).unwrap()["type"],
+            "http"
+        );
+        let sse = McpServer::Sse(McpServerSse::new("old", "http://127.0.0.1:9/sse"));
+        let e = mcp_server(&sse).unwrap_err().to_string();
+        assert!(e.contains("`old`") && e.contains("no SSE"), "{e}");
+    }
 }
