@@ -29,15 +29,27 @@ fn lines(out: &Output) -> Vec<Value> {
 }
 
 fn protocol_of(lines: &[Value]) -> Value {
-    let init = lines.iter().find(|l| l["type"] == "initialized").expect("an initialized line");
+    let init = lines
+        .iter()
+        .find(|l| l["type"] == "initialized")
+        .expect("an initialized line");
     init["protocolVersion"].clone()
 }
 
 #[test]
 fn the_negotiated_version_is_in_the_initialized_line() {
-    for (flag, v2_agent, expected) in [("auto", true, 2), ("auto", false, 1), ("1", true, 1), ("2", true, 2)] {
+    for (flag, v2_agent, expected) in [
+        ("auto", true, 2),
+        ("auto", false, 1),
+        ("1", true, 1),
+        ("2", true, 2),
+    ] {
         let out = cli(&["--json", "--protocol", flag], v2_agent);
-        assert!(out.status.success(), "{flag}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         assert_eq!(protocol_of(&lines(&out)), expected, "--protocol {flag}");
     }
 }
@@ -47,7 +59,10 @@ fn protocol_2_with_a_v1_agent_fails_clearly() {
     let out = cli(&["--json", "--protocol", "2"], false);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("protocol version 1") && stderr.contains("version 2 was required"), "{stderr}");
+    assert!(
+        stderr.contains("protocol version 1") && stderr.contains("version 2 was required"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -61,7 +76,16 @@ fn the_text_mode_names_the_version() {
 #[test]
 fn v2_updates_are_json_lines_and_idle_ends_the_turn() {
     let out = cli(
-        &["--json", "--protocol", "2", "--permission", "allow-once", "v2-upserts", "v2-background", "v2-permission"],
+        &[
+            "--json",
+            "--protocol",
+            "2",
+            "--permission",
+            "allow-once",
+            "v2-upserts",
+            "v2-background",
+            "v2-permission",
+        ],
         true,
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -71,8 +95,17 @@ fn v2_updates_are_json_lines_and_idle_ends_the_turn() {
         .filter(|l| l["type"] == "session_update")
         .map(|l| &l["update"])
         .collect();
-    let kinds: Vec<&str> = updates.iter().filter_map(|u| u["sessionUpdate"].as_str()).collect();
-    for kind in ["state_update", "agent_message_chunk", "agent_message", "agent_thought", "tool_call_update"] {
+    let kinds: Vec<&str> = updates
+        .iter()
+        .filter_map(|u| u["sessionUpdate"].as_str())
+        .collect();
+    for kind in [
+        "state_update",
+        "agent_message_chunk",
+        "agent_message",
+        "agent_thought",
+        "tool_call_update",
+    ] {
         assert!(kinds.contains(&kind), "{kind} in {kinds:?}");
     }
     // An upsert's content as it came: replaced, kept (left out), cleared (null).
@@ -82,8 +115,14 @@ fn v2_updates_are_json_lines_and_idle_ends_the_turn() {
         .collect();
     assert_eq!(m1[0]["content"][0]["text"], "Hello, edited");
     assert!(m1[1].get("content").is_none(), "{}", m1[1]);
-    let thought = updates.iter().find(|u| u["sessionUpdate"] == "agent_thought").unwrap();
-    assert!(thought["content"].is_null() && thought.get("content").is_some(), "{thought}");
+    let thought = updates
+        .iter()
+        .find(|u| u["sessionUpdate"] == "agent_thought")
+        .unwrap();
+    assert!(
+        thought["content"].is_null() && thought.get("content").is_some(),
+        "{thought}"
+    );
     // The running state, with its background work as it came.
     let background = updates
         .iter()
@@ -100,6 +139,9 @@ fn v2_updates_are_json_lines_and_idle_ends_the_turn() {
     let ends: Vec<&Value> = l.iter().filter(|l| l["type"] == "turn_end").collect();
     assert_eq!(ends.len(), 3, "{l:?}");
     assert!(ends.iter().all(|e| e["stopReason"] == "end_turn"), "{ends:?}");
-    let permission = l.iter().find(|l| l["type"] == "permission").expect("a permission line");
+    let permission = l
+        .iter()
+        .find(|l| l["type"] == "permission")
+        .expect("a permission line");
     assert_eq!(permission["selected"], "allow", "{permission}");
 }

@@ -26,8 +26,8 @@ mod notices;
 mod options;
 mod pipes;
 mod sdk;
-mod turns_v2;
 pub(crate) mod state;
+mod turns_v2;
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -46,8 +46,8 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use self::dialogs::dismiss_where;
-pub(crate) use self::state::SessionState;
 use self::sdk::{Ends, settle_init};
+pub(crate) use self::state::SessionState;
 use self::state::{Shared, Wire};
 use crate::events::*;
 use crate::process::{self, AgentCommand, StderrTail};
@@ -309,9 +309,13 @@ impl AgentClient {
             // Offer v2 on a connection that may be retired; see `pipes`.
             let (retire, retired) = watch::channel(false);
             let (outgoing, incoming) = pipes.for_attempt(retired.clone());
-            let run = ends.run(Wire::V2, Lines::new(outgoing, incoming), Some(retired)).await?;
+            let run = ends
+                .run(Wire::V2, Lines::new(outgoing, incoming), Some(retired))
+                .await?;
             let v2_cx = run.v2.clone().expect("a v2 run has its v2 connection");
-            let sent = v2_cx.send_initialize(negotiate::request(&shared.opts)).block_task();
+            let sent = v2_cx
+                .send_initialize(negotiate::request(&shared.opts))
+                .block_task();
             let outcome = settle_init(&shared, &exit_rx, sent).await;
             let refused = match outcome {
                 Ok(InitializeOutcome::Initialized(response)) => {

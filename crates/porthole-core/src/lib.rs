@@ -43,7 +43,9 @@ pub mod app_permission {
     pub use crate::client::handlers::permission::{APP_ALLOW_ALWAYS, APP_ALLOW_ONCE, APP_REJECT};
 }
 pub use broker::Modes;
-pub use client::{AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, ProtocolChoice, RespondError};
+pub use client::{
+    AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, ProtocolChoice, RespondError,
+};
 pub use events::Event;
 /// The elicitation rules live in their own crate (usable by any ACP client); re-exported here
 /// so core and its front ends name them as before.

@@ -289,7 +289,11 @@ impl AgentClient {
     /// Open a session, by the version the connection speaks (v1's requests here, v2's in
     /// `sessions/v2.rs`). The one way sessions open; `open_session`, `load_session`,
     /// `resume_session` and `fork_session` are its shorthands.
-    pub async fn open(&self, how: Open<'_>, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
+    pub async fn open(
+        &self,
+        how: Open<'_>,
+        workspace: impl Into<Workspace>,
+    ) -> Result<OpenedSession, ClientError> {
         let workspace = workspace.into();
         if self.speaks_v2() {
             return v2::open(self, how, workspace).await;
@@ -576,7 +580,12 @@ impl AgentClient {
             .api_key_method(method_id)
             .ok_or_else(|| ClientError::UnknownAuthMethod(method_id.to_string()))?;
         if self.speaks_v2() {
-            return v2::login(self, method_id, Some(crate::api_key::authenticate_meta(shape, key))).await;
+            return v2::login(
+                self,
+                method_id,
+                Some(crate::api_key::authenticate_meta(shape, key)),
+            )
+            .await;
         }
         let request = AuthenticateRequest::new(method_id.to_string())
             .meta(crate::api_key::authenticate_meta(shape, key));

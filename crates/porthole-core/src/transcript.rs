@@ -460,7 +460,11 @@ impl TranscriptUpdate {
                     )));
                 }
                 SessionState::State(r) => {
-                    let reason = r.stop_reason.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                    let reason = r
+                        .stop_reason
+                        .as_deref()
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default();
                     let background = r
                         .background
                         .as_ref()

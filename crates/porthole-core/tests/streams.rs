@@ -86,7 +86,8 @@ fn bare_agent() -> (
         while let Ok(Some(line)) = lines.next_line().await {
             let msg: serde_json::Value = serde_json::from_str(&line).unwrap();
             if msg["method"] == "initialize" {
-                let reply = serde_json::json!({"jsonrpc":"2.0","id":msg["id"],"result":{"protocolVersion":1}});
+                let reply =
+                    serde_json::json!({"jsonrpc":"2.0","id":msg["id"],"result":{"protocolVersion":1}});
                 agent_write
                     .write_all(format!("{reply}\n").as_bytes())
                     .await

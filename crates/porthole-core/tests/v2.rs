@@ -4,9 +4,9 @@
 mod common;
 
 use common::*;
+use porthole_core::acp::schema::ProtocolVersion;
 use porthole_core::client::ClientError;
 use porthole_core::events::{DialogPrompt, ElicitationKind, Event};
-use porthole_core::acp::schema::ProtocolVersion;
 use porthole_core::transcript::{ItemUpdate, MessageEdit, MessageRole, SessionState, TranscriptUpdate};
 use porthole_core::transport::Direction;
 use porthole_core::{AgentClient, Answer, ClientOptions, ProtocolChoice};
@@ -67,7 +67,10 @@ async fn auto_speaks_v2_with_an_agent_that_takes_it() {
     assert_eq!(inits.len(), 1, "{inits:?}");
     let params = &inits[0]["params"];
     assert_eq!(params["protocolVersion"], 2);
-    assert_eq!(params["capabilities"]["elicitation"], json!({"form": {}, "url": {}}));
+    assert_eq!(
+        params["capabilities"]["elicitation"],
+        json!({"form": {}, "url": {}})
+    );
     assert_eq!(params["info"]["name"], "porthole");
     assert!(params.get("clientCapabilities").is_none(), "{params}");
     // The session was opened with v2's session/new.
@@ -86,11 +89,17 @@ async fn auto_falls_back_to_v1_on_the_same_process() {
     assert_eq!(inits[0]["params"]["protocolVersion"], 2);
     let v1 = &inits[1]["params"];
     assert_eq!(v1["protocolVersion"], 1);
-    assert_eq!(v1["clientCapabilities"]["fs"], json!({"readTextFile": true, "writeTextFile": true}));
+    assert_eq!(
+        v1["clientCapabilities"]["fs"],
+        json!({"readTextFile": true, "writeTextFile": true})
+    );
     assert_eq!(v1["clientCapabilities"]["terminal"], true);
     // The v1 wire works on: a turn with its v1 stop.
     let (events, _) = h.turn("form", decline).await;
-    assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })), "{events:?}");
+    assert!(
+        matches!(events.last(), Some(Event::TurnEnded { error: None, .. })),
+        "{events:?}"
+    );
     h.client.shutdown().await;
 }
 
@@ -146,7 +155,8 @@ async fn message_upserts_map_to_the_models_edits() {
         ),
         MessageEdit::Keep => "keep".into(),
     };
-    let got: Vec<(MessageRole, String, String)> = edits.iter().map(|(r, id, e)| (*r, id.clone(), text(e))).collect();
+    let got: Vec<(MessageRole, String, String)> =
+        edits.iter().map(|(r, id, e)| (*r, id.clone(), text(e))).collect();
     assert_eq!(
         got,
         vec![
@@ -165,7 +175,10 @@ async fn message_upserts_map_to_the_models_edits() {
         "{:?}",
         events.last()
     );
-    assert_eq!(states(&events), vec![("running".into(), true), ("idle".into(), false)]);
+    assert_eq!(
+        states(&events),
+        vec![("running".into(), true), ("idle".into(), false)]
+    );
     h.client.shutdown().await;
 }
 
@@ -199,7 +212,10 @@ async fn a_permission_waits_and_idle_ends_the_turn() {
         ]
     );
     // The first tool_call_update created the call; the chunks gave its content whole each time.
-    let calls: Vec<_> = updates(&events).into_iter().filter_map(|u| u.tool_call()).collect();
+    let calls: Vec<_> = updates(&events)
+        .into_iter()
+        .filter_map(|u| u.tool_call())
+        .collect();
     assert!(calls[0].opened);
     let texts: Vec<Vec<String>> = calls
         .iter()
@@ -207,12 +223,23 @@ async fn a_permission_waits_and_idle_ends_the_turn() {
         .map(|content| {
             content
                 .iter()
-                .map(|c| serde_json::to_value(c).unwrap()["content"]["text"].as_str().unwrap().to_string())
+                .map(|c| {
+                    serde_json::to_value(c).unwrap()["content"]["text"]
+                        .as_str()
+                        .unwrap()
+                        .to_string()
+                })
                 .collect()
         })
         .collect();
-    assert_eq!(texts, vec![vec!["one ".to_string()], vec!["one ".into(), "two".into()]]);
-    assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
+    assert_eq!(
+        texts,
+        vec![vec!["one ".to_string()], vec!["one ".into(), "two".into()]]
+    );
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnEnded { error: None, .. })
+    ));
     h.client.shutdown().await;
 }
 
@@ -245,7 +272,8 @@ async fn form_and_url_questions_use_the_elicitation_dialogs() {
             if let Event::Dialog(DialogPrompt::Elicitation(p)) = e {
                 assert!(matches!(p.kind, ElicitationKind::Form { .. }));
                 let content = json!({"name": "bob", "port": 80}).as_object().unwrap().clone();
-                c.respond_elicitation(p.dialog_id, Answer::Accept(content)).unwrap();
+                c.respond_elicitation(p.dialog_id, Answer::Accept(content))
+                    .unwrap();
             }
         })
         .await;
@@ -262,7 +290,10 @@ async fn form_and_url_questions_use_the_elicitation_dialogs() {
         })
         .await;
     assert_eq!(report["results"][0]["result"], json!({"action": "decline"}));
-    assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnEnded { error: None, .. })
+    ));
     // Two scopes at once are refused by the broker's rule, as in v1.
     let (_, report) = h.turn("v2-two-scopes", |_, _| {}).await;
     assert_eq!(report["results"][0]["error"]["code"], -32602, "{report}");
@@ -275,13 +306,26 @@ async fn form_and_url_questions_use_the_elicitation_dialogs() {
 async fn unknown_states_are_busy_and_a_stale_idle_is_not_the_end() {
     let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
     let (events, report) = h.turn("v2-unknown-state", |_, _| {}).await;
-    assert_eq!(report["scenario"], "v2-unknown-state", "the turn went on to the report");
-    assert_eq!(states(&events), vec![("_compacting".into(), true), ("idle".into(), false)]);
-    let (events, report) = h.turn("v2-stale-idle", |_, _| {}).await;
-    assert_eq!(report["scenario"], "v2-stale-idle", "the stale idle did not end the turn");
+    assert_eq!(
+        report["scenario"], "v2-unknown-state",
+        "the turn went on to the report"
+    );
     assert_eq!(
         states(&events),
-        vec![("idle".into(), false), ("running".into(), true), ("idle".into(), false)]
+        vec![("_compacting".into(), true), ("idle".into(), false)]
+    );
+    let (events, report) = h.turn("v2-stale-idle", |_, _| {}).await;
+    assert_eq!(
+        report["scenario"], "v2-stale-idle",
+        "the stale idle did not end the turn"
+    );
+    assert_eq!(
+        states(&events),
+        vec![
+            ("idle".into(), false),
+            ("running".into(), true),
+            ("idle".into(), false)
+        ]
     );
     h.client.shutdown().await;
 }
@@ -299,7 +343,12 @@ async fn unknown_kinds_are_kept_and_known_ones_keep_their_kinds() {
             other => other.kind().to_string(),
         })
         .collect();
-    for expected in ["unknown:_porthole_test", "unknown:subagent_update", "plan", "notice"] {
+    for expected in [
+        "unknown:_porthole_test",
+        "unknown:subagent_update",
+        "plan",
+        "notice",
+    ] {
         assert!(kinds.iter().any(|k| k == expected), "{expected} in {kinds:?}");
     }
     let (events, _) = h.turn("v2-background", |_, _| {}).await;
@@ -326,7 +375,10 @@ async fn malformed_updates_are_refused_without_a_crash() {
         .count();
     assert_eq!(malformed, 3, "{events:?}");
     assert_eq!(report["scenario"], "v2-malformed");
-    assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnEnded { error: None, .. })
+    ));
     h.client.shutdown().await;
 }
 
@@ -338,12 +390,19 @@ async fn a_flood_of_v2_updates_arrives_whole() {
     let (events, _) = h.turn("v2-flood", |_, _| {}).await;
     let text: String = updates(&events)
         .into_iter()
-        .filter(|u| u.message().and_then(|m| m.message_id.as_ref()).is_some_and(|id| &*id.0 == "flood"))
+        .filter(|u| {
+            u.message()
+                .and_then(|m| m.message_id.as_ref())
+                .is_some_and(|id| &*id.0 == "flood")
+        })
         .filter_map(|u| u.agent_text())
         .collect();
     let expected: String = (0..500).map(|i| format!("{i} ")).collect();
     assert_eq!(text, expected);
-    assert!(matches!(events.last(), Some(Event::TurnEnded { error: None, .. })));
+    assert!(matches!(
+        events.last(),
+        Some(Event::TurnEnded { error: None, .. })
+    ));
     h.client.shutdown().await;
 }
 
@@ -367,7 +426,11 @@ async fn session_methods_speak_v2() {
     assert_eq!(&*listing.sessions[0].session_id.0, "v2-old");
     let options = h
         .client
-        .set_config_option(&h.session, "model", porthole_core::sessions::ConfigValue::Select("deep".into()))
+        .set_config_option(
+            &h.session,
+            "model",
+            porthole_core::sessions::ConfigValue::Select("deep".into()),
+        )
         .await
         .expect("session/set_config_option");
     assert_eq!(serde_json::to_value(&options).unwrap()[0]["currentValue"], "deep");
@@ -387,7 +450,10 @@ async fn session_methods_speak_v2() {
         .await
         .expect("session/resume");
     assert_eq!(opened.config_options.len(), 1);
-    assert_eq!(sent(&h, "session/resume")[0]["params"]["replayFrom"], json!({"type": "start"}));
+    assert_eq!(
+        sent(&h, "session/resume")[0]["params"]["replayFrom"],
+        json!({"type": "start"})
+    );
     let replayed = h.next().await;
     assert!(
         matches!(&replayed, Event::SessionUpdate { session_id, update }
@@ -417,6 +483,9 @@ async fn cancel_ends_the_turn_with_the_agents_idle() {
         "{:?}",
         events.last()
     );
-    assert_eq!(sent(&h, "session/cancel")[0]["params"], json!({"sessionId": session}));
+    assert_eq!(
+        sent(&h, "session/cancel")[0]["params"],
+        json!({"sessionId": session})
+    );
     h.client.shutdown().await;
 }

@@ -18,7 +18,11 @@ fn update(cx: &ConnectionTo<Client>, session: &schema::SessionId, update: schema
 
 /// The agent's turn: running, a streamed message edited by an upsert, a permission, idle.
 async fn turn(cx: ConnectionTo<Client>, session: schema::SessionId) -> agent_client_protocol::Result<()> {
-    update(&cx, &session, schema::SessionUpdate::StateUpdate(schema::StateUpdate::Running(schema::RunningStateUpdate::new())));
+    update(
+        &cx,
+        &session,
+        schema::SessionUpdate::StateUpdate(schema::StateUpdate::Running(schema::RunningStateUpdate::new())),
+    );
     update(
         &cx,
         &session,
@@ -37,7 +41,9 @@ async fn turn(cx: ConnectionTo<Client>, session: schema::SessionId) -> agent_cli
     update(
         &cx,
         &session,
-        schema::SessionUpdate::StateUpdate(schema::StateUpdate::RequiresAction(schema::RequiresActionStateUpdate::new())),
+        schema::SessionUpdate::StateUpdate(schema::StateUpdate::RequiresAction(
+            schema::RequiresActionStateUpdate::new(),
+        )),
     );
     let request = schema::RequestPermissionRequest::new(
         session.clone(),
@@ -47,7 +53,9 @@ async fn turn(cx: ConnectionTo<Client>, session: schema::SessionId) -> agent_cli
             schema::PermissionOption::new("no", "Reject", schema::PermissionOptionKind::RejectOnce),
         ],
     )
-    .subject(schema::RequestPermissionSubject::from(schema::ToolCallUpdate::new("tc-1")));
+    .subject(schema::RequestPermissionSubject::from(
+        schema::ToolCallUpdate::new("tc-1"),
+    ));
     let answer = cx.send_request(request).block_task().await?;
     let chosen = match answer.outcome {
         schema::RequestPermissionOutcome::Selected(s) => s.option_id.to_string(),
@@ -56,7 +64,10 @@ async fn turn(cx: ConnectionTo<Client>, session: schema::SessionId) -> agent_cli
     update(
         &cx,
         &session,
-        schema::SessionUpdate::AgentMessageChunk(schema::ContentChunk::new(format!("chose {chosen}").into(), "a-2")),
+        schema::SessionUpdate::AgentMessageChunk(schema::ContentChunk::new(
+            format!("chose {chosen}").into(),
+            "a-2",
+        )),
     );
     update(
         &cx,
@@ -100,7 +111,9 @@ fn sdk_agent() -> (
                             request.protocol_version,
                             schema::Implementation::new("sdk-v2-test-agent", "1.0.0"),
                         )
-                        .capabilities(schema::AgentCapabilities::new().session(schema::SessionCapabilities::new())),
+                        .capabilities(
+                            schema::AgentCapabilities::new().session(schema::SessionCapabilities::new()),
+                        ),
                     )
                 },
                 agent_client_protocol::on_receive_request!(),
@@ -138,7 +151,10 @@ async fn an_sdk_v2_agent_runs_a_turn_through_the_same_model() {
         .expect("initialized");
     assert_eq!(client.protocol_version(), ProtocolVersion::V2);
     assert_eq!(client.agent().name, "sdk-v2-test-agent");
-    let session = client.new_session(std::env::temp_dir()).await.expect("session/new");
+    let session = client
+        .new_session(std::env::temp_dir())
+        .await
+        .expect("session/new");
     assert_eq!(session, "sdk-session");
     client.prompt_text(&session, "hello").unwrap();
     let mut seen = Vec::new();
@@ -153,7 +169,9 @@ async fn an_sdk_v2_agent_runs_a_turn_through_the_same_model() {
                 client.respond_permission(p.dialog_id, Some("ok".into())).unwrap();
             }
             Event::SessionUpdate { update, .. } => seen.push(*update),
-            Event::TurnEnded { stop_reason, error, .. } => break (stop_reason, error),
+            Event::TurnEnded {
+                stop_reason, error, ..
+            } => break (stop_reason, error),
             Event::MalformedUpdate { raw, error, .. } => panic!("malformed: {error}: {raw}"),
             _ => {}
         }
@@ -165,7 +183,10 @@ async fn an_sdk_v2_agent_runs_a_turn_through_the_same_model() {
             if serde_json::to_value(content).unwrap()[0]["text"] == "final")
     });
     assert!(replaced, "{seen:?}");
-    assert!(seen.iter().any(|u| u.agent_text() == Some("chose ok")), "{seen:?}");
+    assert!(
+        seen.iter().any(|u| u.agent_text() == Some("chose ok")),
+        "{seen:?}"
+    );
     let states: Vec<String> = seen
         .iter()
         .filter_map(|u| match u {

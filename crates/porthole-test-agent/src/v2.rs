@@ -19,7 +19,8 @@ pub(crate) fn offered(params: &Value) -> bool {
 /// With `PORTHOLE_TEST_AGENT_REFUSE_V2` set, an offer of 2 is refused with an error (as an
 /// agent that checks the version strictly may), and a v1 `initialize` answered as usual.
 pub(crate) fn refused(id: &Value, params: &Value) -> bool {
-    let refuse = std::env::var_os("PORTHOLE_TEST_AGENT_REFUSE_V2").is_some() && params["protocolVersion"] == json!(2);
+    let refuse =
+        std::env::var_os("PORTHOLE_TEST_AGENT_REFUSE_V2").is_some() && params["protocolVersion"] == json!(2);
     if refuse {
         reply_error(id.clone(), -32022, "Unsupported protocol version");
     }
@@ -57,7 +58,11 @@ pub(crate) fn handle(agent: &mut Agent, method: &str, id: Option<Value>, params:
             let text = params["prompt"][0]["text"].as_str().unwrap_or("").to_string();
             let mut results = Vec::new();
             let stop = run(agent, &text, &mut results);
-            chunk(agent, "report", &json!({"scenario": text, "results": results}).to_string());
+            chunk(
+                agent,
+                "report",
+                &json!({"scenario": text, "results": results}).to_string(),
+            );
             state(agent, json!({"state": "idle", "stopReason": stop}));
         }
         ("session/cancel", None) => {}
@@ -94,8 +99,10 @@ fn state(agent: &Agent, state: Value) {
 }
 
 fn chunk(agent: &Agent, message_id: &str, text: &str) {
-    agent.update(json!({"sessionUpdate": "agent_message_chunk", "messageId": message_id,
-        "content": {"type": "text", "text": text}}));
+    agent.update(
+        json!({"sessionUpdate": "agent_message_chunk", "messageId": message_id,
+        "content": {"type": "text", "text": text}}),
+    );
 }
 
 fn running(agent: &Agent) {
@@ -135,11 +142,17 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
             );
             results.push(answer);
             running(agent);
-            agent.update(json!({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "tc1",
-                "content": {"type": "content", "content": {"type": "text", "text": "one "}}}));
-            agent.update(json!({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "tc1",
-                "content": {"type": "content", "content": {"type": "text", "text": "two"}}}));
-            agent.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "tc1", "status": "completed"}));
+            agent.update(
+                json!({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "tc1",
+                "content": {"type": "content", "content": {"type": "text", "text": "one "}}}),
+            );
+            agent.update(
+                json!({"sessionUpdate": "tool_call_content_chunk", "toolCallId": "tc1",
+                "content": {"type": "content", "content": {"type": "text", "text": "two"}}}),
+            );
+            agent.update(
+                json!({"sessionUpdate": "tool_call_update", "toolCallId": "tc1", "status": "completed"}),
+            );
             "end_turn"
         }
         // A permission about a command (v2's other subject).
@@ -196,8 +209,10 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
             running(agent);
             agent.update(json!({"sessionUpdate": "_porthole_test", "payload": 1}));
             agent.update(json!({"sessionUpdate": "subagent_update", "childSessionId": "child-1"}));
-            agent.update(json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1",
-                "entries": [{"content": "Write the test", "priority": "high", "status": "in_progress"}]}}));
+            agent.update(
+                json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1",
+                "entries": [{"content": "Write the test", "priority": "high", "status": "in_progress"}]}}),
+            );
             agent.update(json!({"sessionUpdate": "notice", "severity": "warning", "title": "Heads up"}));
             "end_turn"
         }
@@ -230,9 +245,12 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
         }
         // Background work listed with the state.
         "v2-background" => {
-            state(agent, json!({"state": "running", "background": [
+            state(
+                agent,
+                json!({"state": "running", "background": [
                 {"type": "tool_call", "toolCallId": "bg-1"},
-                {"type": "_indexing", "title": "Indexing the workspace"}]}));
+                {"type": "_indexing", "title": "Indexing the workspace"}]}),
+            );
             "end_turn"
         }
         other => {

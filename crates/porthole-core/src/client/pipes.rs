@@ -36,7 +36,11 @@ impl Pipes {
         fault: Arc<Fault>,
     ) -> Pipes {
         let opts = &shared.opts;
-        let framed = Box::pin(transport::incoming_lines(reader, opts.max_line_bytes, tap.clone()));
+        let framed = Box::pin(transport::incoming_lines(
+            reader,
+            opts.max_line_bytes,
+            tap.clone(),
+        ));
         let lines = hot_path::split(framed, shared.clone());
         // One line ahead: the fast path's barrier already bounds what the SDK is behind.
         let (tx, rx) = mpsc::channel::<Line>(1);

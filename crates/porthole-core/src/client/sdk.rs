@@ -262,7 +262,8 @@ pub(super) async fn settle_init(
         Err(e) => {
             // As v1's: the exit usually follows the closed pipe at once; name it.
             let mut exit = exit_rx.clone();
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), exit.wait_for(|e| e.is_some())).await;
+            let _ =
+                tokio::time::timeout(std::time::Duration::from_secs(2), exit.wait_for(|e| e.is_some())).await;
             Err(rpc_error_with(exit_rx, "initialize", &e))
         }
     }

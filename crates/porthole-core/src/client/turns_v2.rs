@@ -34,7 +34,10 @@ impl AgentClient {
                 shared.lock().in_flight.remove(&key);
                 let ended = {
                     let mut state = shared.lock();
-                    let turn = state.sessions.get_mut(&session_id).and_then(|s| s.v2_turn.as_mut());
+                    let turn = state
+                        .sessions
+                        .get_mut(&session_id)
+                        .and_then(|s| s.v2_turn.as_mut());
                     match (&result, turn) {
                         (Ok(_), Some(turn)) => {
                             turn.acknowledged = true;

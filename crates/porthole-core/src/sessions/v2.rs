@@ -7,12 +7,16 @@ use agent_client_protocol::v2::schema as v2;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::{OpenedSession, Open, Workspace};
+use super::{Open, OpenedSession, Workspace};
 use crate::client::{AgentClient, ClientError};
 use crate::events::Event;
 use crate::transcript::{SessionState, TranscriptUpdate};
 
-pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspace) -> Result<OpenedSession, ClientError> {
+pub(super) async fn open(
+    client: &AgentClient,
+    how: Open<'_>,
+    workspace: Workspace,
+) -> Result<OpenedSession, ClientError> {
     let additional: Vec<v2::AbsolutePath> = client
         .additional(&workspace)?
         .into_iter()
@@ -22,7 +26,9 @@ pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspa
         .mcp_servers
         .iter()
         .map(|s| {
-            as_v2(s).ok_or_else(|| ClientError::Start("an MCP server v2 cannot carry (v2 has no SSE servers)".into()))
+            as_v2(s).ok_or_else(|| {
+                ClientError::Start("an MCP server v2 cannot carry (v2 has no SSE servers)".into())
+            })
         })
         .collect::<Result<_, _>>()?;
     let cwd = v2::AbsolutePath::new(workspace.cwd.clone());
@@ -31,13 +37,18 @@ pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspa
             let request = v2::NewSessionRequest::new(cwd)
                 .additional_directories(additional)
                 .mcp_servers(mcp_servers);
-            let register = client.register_on_answer(&workspace, |r: &v2::NewSessionResponse| {
-                (&*r.session_id.0, None)
-            });
+            let register =
+                client.register_on_answer(&workspace, |r: &v2::NewSessionResponse| (&*r.session_id.0, None));
             let r = client.call_ordered("session/new", request, register).await?;
             let session_id = r.session_id.to_string();
             commands(client, &session_id, &r.available_commands).await;
-            Ok(client.opened(&session_id, workspace, None, Some(config(&r.config_options)), None))
+            Ok(client.opened(
+                &session_id,
+                workspace,
+                None,
+                Some(config(&r.config_options)),
+                None,
+            ))
         }
         Open::Load(session_id) | Open::Resume(session_id) => {
             // Registered first: the replay and any requests during it name this session.
@@ -72,7 +83,9 @@ async fn commands(client: &AgentClient, session_id: &str, commands: &[v2::Availa
         tracing::warn!("the agent's v2 commands did not fit v1's shape");
         return;
     };
-    let update = TranscriptUpdate::Session(SessionState::AvailableCommands(AvailableCommandsUpdate::new(commands)));
+    let update = TranscriptUpdate::Session(SessionState::AvailableCommands(AvailableCommandsUpdate::new(
+        commands,
+    )));
     client
         .shared
         .emit(Event::SessionUpdate {
@@ -87,7 +100,9 @@ fn config(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
 }
 
 fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
-    serde_json::to_value(value).ok().and_then(|v| serde_json::from_value(v).ok())
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
 }
 
 fn as_v2<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
@@ -111,7 +126,10 @@ pub(super) async fn list(
 /// `session/close` (required in v2).
 pub(super) async fn close(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
     client
-        .call("session/close", v2::CloseSessionRequest::new(session_id.to_string()))
+        .call(
+            "session/close",
+            v2::CloseSessionRequest::new(session_id.to_string()),
+        )
         .await
         .map(|_| ())
 }
@@ -128,7 +146,10 @@ pub(super) async fn set_config_option(
         super::ConfigValue::Boolean(b) => serde_json::json!({"type": "boolean", "value": b}),
     };
     let mut request = serde_json::json!({"sessionId": session_id, "configId": config_id});
-    request.as_object_mut().expect("an object").extend(value.as_object().expect("an object").clone());
+    request
+        .as_object_mut()
+        .expect("an object")
+        .extend(value.as_object().expect("an object").clone());
     let request: v2::SetSessionConfigOptionRequest = from_json(request)?;
     let r = client.call("session/set_config_option", request).await?;
     Ok(config(&r.config_options))
@@ -145,5 +166,6 @@ pub(super) async fn login(
 }
 
 fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ClientError> {
-    serde_json::from_value(value).map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
+    serde_json::from_value(value)
+        .map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
 }

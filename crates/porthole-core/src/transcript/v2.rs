@@ -82,7 +82,12 @@ pub(crate) fn tool_content(
 
 fn chunk(role: MessageRole, c: v2::ContentChunk) -> Option<TranscriptUpdate> {
     let content: ContentBlock = as_v1(&c.content)?;
-    Some(message(role, c.message_id, MessageEdit::Append { content }, c.meta))
+    Some(message(
+        role,
+        c.message_id,
+        MessageEdit::Append { content },
+        c.meta,
+    ))
 }
 
 fn upsert(
@@ -129,9 +134,11 @@ fn run_state(state: &v2::StateUpdate) -> RunState {
         stop_reason: idle
             .then(|| raw["stopReason"].as_str().map(str::to_string))
             .flatten(),
-        background: state
-            .background()
-            .map(|b| b.iter().map(|w| serde_json::to_value(w).unwrap_or(Value::Null)).collect()),
+        background: state.background().map(|b| {
+            b.iter()
+                .map(|w| serde_json::to_value(w).unwrap_or(Value::Null))
+                .collect()
+        }),
     }
 }
 
@@ -140,7 +147,10 @@ fn run_state(state: &v2::StateUpdate) -> RunState {
 fn tool_call(raw: &Value, known_call: &impl Fn(&str) -> bool) -> Option<TranscriptUpdate> {
     let mut fields = raw.as_object()?.clone();
     fields.remove("sessionUpdate");
-    for (key, cleared) in [("content", Value::Array(Vec::new())), ("locations", Value::Array(Vec::new()))] {
+    for (key, cleared) in [
+        ("content", Value::Array(Vec::new())),
+        ("locations", Value::Array(Vec::new())),
+    ] {
         if fields.get(key) == Some(&Value::Null) {
             fields.insert(key.into(), cleared);
         }
@@ -171,7 +181,9 @@ fn plan(raw: &Value) -> Option<TranscriptUpdate> {
     if v1["_meta"].is_null() {
         v1.as_object_mut()?.remove("_meta");
     }
-    serde_json::from_value(v1).ok().map(|p| TranscriptUpdate::Item(ItemUpdate::Plan(p)))
+    serde_json::from_value(v1)
+        .ok()
+        .map(|p| TranscriptUpdate::Item(ItemUpdate::Plan(p)))
 }
 
 /// v2's config options in v1's shape (v2 names an option's id `configId`, v1 `id`). One v1
@@ -196,5 +208,7 @@ pub(crate) fn config_options(options: &[v2::SessionConfigOption]) -> Vec<Session
 
 /// A v2 value in v1's type of the same shape.
 fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
-    serde_json::to_value(value).ok().and_then(|v| serde_json::from_value(v).ok())
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
 }

@@ -35,8 +35,9 @@ pub(crate) async fn handle_request(shared: &Arc<Shared>, req: UntypedMessage, re
         crate::transport::OVERSIZED_METHOD => super::refuse_oversized(&params, responder),
         _ => reply_error(
             responder,
-            agent_client_protocol::Error::method_not_found()
-                .data(Value::String(format!("porthole does not implement `{method}` in ACP v2"))),
+            agent_client_protocol::Error::method_not_found().data(Value::String(format!(
+                "porthole does not implement `{method}` in ACP v2"
+            ))),
         ),
     }
 }
@@ -93,7 +94,10 @@ async fn update(shared: &Shared, params: Value) {
         Ok(n) => n,
         Err(e) => {
             tracing::warn!("malformed v2 session/update: {e}");
-            let session_id = params.get("sessionId").and_then(Value::as_str).map(str::to_string);
+            let session_id = params
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .map(str::to_string);
             return shared
                 .emit(Event::MalformedUpdate {
                     session_id,
@@ -105,7 +109,9 @@ async fn update(shared: &Shared, params: Value) {
     };
     let session_id = notification.session_id.to_string();
     let turn_end = match &notification.update {
-        v2::SessionUpdate::StateUpdate(state) => crate::client::turns_v2::turn_end(shared, &session_id, state),
+        v2::SessionUpdate::StateUpdate(state) => {
+            crate::client::turns_v2::turn_end(shared, &session_id, state)
+        }
         _ => None,
     };
     let update = match notification.update {
