@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use porthole_core::events::{DialogPrompt, Event};
-use porthole_core::{AgentClient, Answer, ClientOptions};
+use porthole_core::{AgentClient, Answer, ClientOptions, ProtocolChoice};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
 
@@ -46,6 +46,9 @@ fn options() -> ClientOptions {
         max_pending_per_session: 8,
         event_capacity: 16,
         max_line_bytes: 3000,
+        // The fake agent is a v1 agent answering the first two lines (docs/acp-v2.md: auto
+        // would offer v2 first); the corpus is v1 wire.
+        protocol: ProtocolChoice::V1,
         ..ClientOptions::default()
     }
 }

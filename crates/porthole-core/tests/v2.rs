@@ -422,6 +422,11 @@ async fn auto_falls_back_when_the_v2_offer_is_refused_with_an_error() {
 #[tokio::test]
 async fn session_methods_speak_v2() {
     let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
+    // v2's required session methods are advertised in the v1 view front ends check.
+    let caps = h.client.agent_capabilities();
+    assert!(caps.load_session);
+    assert!(caps.session_capabilities.list.is_some() && caps.session_capabilities.close.is_some());
+    assert!(caps.session_capabilities.delete.is_none() && caps.session_capabilities.fork.is_none());
     let listing = h.client.list_sessions(None, None).await.expect("session/list");
     assert_eq!(&*listing.sessions[0].session_id.0, "v2-old");
     let options = h

@@ -35,15 +35,25 @@ pub(super) fn request(opts: &ClientOptions) -> v2::InitializeRequest {
     .capabilities(capabilities)
 }
 
-/// The agent's v2 answer as v1's `InitializeResponse` with `protocolVersion` 2: its name,
-/// prompt and MCP capabilities and sign-in methods (with v1's `id` for v2's `methodId`, in the
-/// raw list too, which front ends read `env_var` methods from). Session capabilities are left out: the
-/// session methods Porthole sends on the v2 wire so far are `session/new`, `session/prompt` and
-/// `session/cancel` (docs/acp-v2.md), so the others answer "unsupported" without a send.
+/// The agent's v2 answer as v1's `InitializeResponse` with `protocolVersion` 2: its name, the
+/// session methods Porthole sends on the v2 wire, prompt and MCP capabilities, and sign-in
+/// methods (with v1's `id` for v2's `methodId`, in the raw list too, which front ends read
+/// `env_var` methods from). What is not sent on v2 (delete, fork, logout) is not advertised,
+/// so it answers "unsupported" without a send.
 pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse, Value) {
     let raw = serde_json::to_value(response).unwrap_or(Value::Null);
     let session = &raw["capabilities"]["session"];
-    let mut capabilities = json!({"loadSession": false});
+    // v2 requires list, resume and close of an agent with sessions; a load is a resume with
+    // the history replayed (`sessions/v2.rs`). Porthole does not send v2's delete or fork yet.
+    let sessions = session.is_object();
+    let mut capabilities = json!({"loadSession": sessions});
+    if sessions {
+        let mut v1_sessions = json!({"list": {}, "resume": {}, "close": {}});
+        if session["additionalDirectories"].is_object() {
+            v1_sessions["additionalDirectories"] = json!({});
+        }
+        capabilities["sessionCapabilities"] = v1_sessions;
+    }
     // v2's capabilities are `{}` markers where v1's are booleans (v1 reads a marker as false).
     for (v2_name, v1_name) in [("prompt", "promptCapabilities"), ("mcp", "mcpCapabilities")] {
         if let Some(markers) = session[v2_name].as_object() {

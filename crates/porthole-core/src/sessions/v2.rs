@@ -128,10 +128,6 @@ fn server_name(server: &McpServer) -> &str {
     }
 }
 
-fn as_v2<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
-    as_v1(value)
-}
-
 /// `session/list`, one page (v2 requires it of every agent with sessions).
 pub(super) async fn list(
     client: &AgentClient,
