@@ -6,9 +6,9 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use porthole_core::acp::schema::MaybeUndefined;
 use porthole_core::events::{DialogPrompt, DismissReason, Event, ExitInfo, RpcError};
 use porthole_core::transcript::{SessionState, TranscriptUpdate};
-use serde_json::{Value, json};
 
 use super::snapshot::ConnectionState;
 use super::tool_calls;
@@ -136,7 +136,7 @@ pub(super) fn session_opened(
 ) -> SessionView {
     if let Some(earlier) = state.sessions.get(&view.session_id).filter(|_| replayed) {
         view.title = view.title.take().or_else(|| earlier.title.clone());
-        if view.available_commands.as_array().is_none_or(Vec::is_empty) {
+        if view.available_commands.is_empty() {
             view.available_commands = earlier.available_commands.clone();
         }
         view.usage = view.usage.take().or_else(|| earlier.usage.clone());
@@ -204,33 +204,33 @@ fn line_too_long(state: &mut AppState, agent_id: &str, bytes: u64, limit: u64) {
     }
 }
 
-/// Fold a session-level update into the session view (which keeps ACP's shapes as JSON).
-/// True when the snapshot changed.
+/// Fold a session-level update into the session view: the SDK's typed values, moved in as they
+/// are. True when the snapshot changed.
 fn session_update(session: &mut SessionView, update: &SessionState) -> bool {
-    fn json(v: &impl serde::Serialize) -> Value {
-        serde_json::to_value(v).unwrap_or(Value::Null)
-    }
     match update {
         SessionState::CurrentMode(m) => {
             if let Some(modes) = session.modes.as_mut() {
-                modes["currentModeId"] = json!(m.current_mode_id.0);
+                modes.current_mode_id = m.current_mode_id.clone();
             }
         }
-        SessionState::ConfigOptions(u) => session.config_options = json(&u.config_options),
-        SessionState::SessionInfo(u) => {
-            if let Some(title) = json(u).get("title") {
-                session.title = title.as_str().map(str::to_string);
-            }
-        }
-        SessionState::AvailableCommands(u) => session.available_commands = json(&u.available_commands),
-        SessionState::Usage(u) => session.usage = Some(json(u)),
+        SessionState::ConfigOptions(u) => session.config_options = u.config_options.clone(),
+        SessionState::SessionInfo(u) => match &u.title {
+            // Left out: unchanged; `null` clears it.
+            MaybeUndefined::Undefined => {}
+            MaybeUndefined::Null => session.title = None,
+            MaybeUndefined::Value(title) => session.title = Some(title.clone()),
+        },
+        SessionState::AvailableCommands(u) => session.available_commands = u.available_commands.clone(),
+        SessionState::Usage(u) => session.usage = Some(u.clone()),
     }
     true
 }
 
 #[cfg(test)]
 mod tests {
+    use porthole_core::acp::v1::schema::SessionModeState;
     use porthole_core::events::{AgentIdentity, FileAccessPrompt, FileOperation};
+    use serde_json::{Value, json};
 
     use super::*;
     use crate::Conn;
@@ -264,10 +264,10 @@ mod tests {
                 cwd: "/w".into(),
                 additional_directories: Vec::new(),
                 title: None,
-                modes: Some(json!({"currentModeId": "ask", "availableModes": []})),
+                modes: Some(SessionModeState::new("ask", Vec::new())),
                 models: None,
-                config_options: json!([]),
-                available_commands: json!([]),
+                config_options: Vec::new(),
+                available_commands: Vec::new(),
                 turn_running: true,
                 usage: None,
             },
@@ -328,7 +328,10 @@ mod tests {
             json!({"sessionUpdate": "current_mode_update", "currentModeId": "code"}),
         );
         assert!(apply(&mut st, "a", &mode).snapshot_changed);
-        assert_eq!(st.sessions["s"].modes.as_ref().unwrap()["currentModeId"], "code");
+        assert_eq!(
+            &*st.sessions["s"].modes.as_ref().unwrap().current_mode_id.0,
+            "code"
+        );
 
         let title = update(
             "s",
@@ -354,6 +357,72 @@ mod tests {
             )
             .snapshot_changed
         );
+    }
+
+    /// The view holds the SDK's typed values as core parsed them: what the window gets is their
+    /// own serialization, `_meta` included. A field the schema does not know is knowingly
+    /// dropped: the SDK's parse in core (the one parse of a `session/update`) has no place for
+    /// it, and the window reads its types from the same schema.
+    #[test]
+    fn the_session_view_keeps_the_sdks_values_with_their_meta() {
+        let mut st = state();
+        let commands = update(
+            "s",
+            json!({"sessionUpdate": "available_commands_update", "availableCommands": [
+                {"name": "web", "description": "d", "input": {"hint": "q"},
+                 "_meta": {"x": 1}, "notInTheSchema": true}]}),
+        );
+        apply(&mut st, "a", &commands);
+        let usage = update(
+            "s",
+            json!({"sessionUpdate": "usage_update", "used": 5, "size": 100,
+                "cost": {"amount": 0.5, "currency": "USD"}, "_meta": {"y": 2}, "notInTheSchema": 1}),
+        );
+        apply(&mut st, "a", &usage);
+        let config = update(
+            "s",
+            json!({"sessionUpdate": "config_option_update", "configOptions": [
+                {"id": "web", "name": "Web", "type": "boolean", "currentValue": true,
+                 "_meta": {"z": 3}, "notInTheSchema": 1}]}),
+        );
+        apply(&mut st, "a", &config);
+        let view = &st.sessions["s"];
+        assert_eq!(view.available_commands[0].name, "web");
+        assert_eq!(view.usage.as_ref().map(|u| u.used), Some(5));
+        let window: Value = serde_json::to_value(view).unwrap();
+        assert_eq!(
+            window["availableCommands"],
+            json!([{"name": "web", "description": "d", "input": {"hint": "q"}, "_meta": {"x": 1}}])
+        );
+        assert_eq!(
+            window["usage"],
+            json!({"used": 5, "size": 100, "cost": {"amount": 0.5, "currency": "USD"}, "_meta": {"y": 2}})
+        );
+        assert_eq!(
+            window["configOptions"],
+            json!([{"id": "web", "name": "Web", "type": "boolean", "currentValue": true, "_meta": {"z": 3}}])
+        );
+    }
+
+    #[test]
+    fn a_title_left_out_stays_and_a_null_title_clears_it() {
+        let mut st = state();
+        let info = |title: Value| {
+            update(
+                "s",
+                json!({"sessionUpdate": "session_info_update", "title": title}),
+            )
+        };
+        apply(&mut st, "a", &info(json!("Refactor")));
+        assert_eq!(st.sessions["s"].title.as_deref(), Some("Refactor"));
+        let left_out = update(
+            "s",
+            json!({"sessionUpdate": "session_info_update", "updatedAt": "2026-12-06T00:00:00Z"}),
+        );
+        apply(&mut st, "a", &left_out);
+        assert_eq!(st.sessions["s"].title.as_deref(), Some("Refactor"));
+        apply(&mut st, "a", &info(Value::Null));
+        assert_eq!(st.sessions["s"].title, None);
     }
 
     /// A view of session `id` of agent `a` as it opens, without commands.
@@ -389,9 +458,9 @@ mod tests {
         );
         apply(&mut st, "a", &chunk);
         let view = session_opened(&mut st, "a", opened_view("s2"), false);
-        assert_eq!(view.available_commands[0]["name"], "web");
+        assert_eq!(view.available_commands[0].name, "web");
         assert_eq!(view.title.as_deref(), Some("New"));
-        assert_eq!(st.sessions["s2"].available_commands[0]["name"], "web");
+        assert_eq!(st.sessions["s2"].available_commands[0].name, "web");
         opening_ended(&mut st, "a");
         assert!(
             st.opening.is_empty(),
@@ -414,7 +483,7 @@ mod tests {
         assert_eq!(st.opening["a"].early.len(), EARLY_UPDATES);
         // Another session's updates stay for its own opener.
         let view = session_opened(&mut st, "a", opened_view("s3"), false);
-        assert_eq!(view.available_commands[0]["name"], "review");
+        assert_eq!(view.available_commands[0].name, "review");
         assert_eq!(st.opening["a"].early.len(), EARLY_UPDATES - 1);
         opening_ended(&mut st, "a");
         assert!(!st.opening.is_empty(), "the other opener is still waiting");
@@ -430,10 +499,10 @@ mod tests {
         session_opened(&mut st, "a", opened_view("old"), false);
         apply(&mut st, "a", &commands("old", "web"));
         let view = session_opened(&mut st, "a", opened_view("old"), true);
-        assert_eq!(view.available_commands[0]["name"], "web");
+        assert_eq!(view.available_commands[0].name, "web");
         // A new session that happens to reuse an id starts afresh.
         let view = session_opened(&mut st, "a", opened_view("old"), false);
-        assert_eq!(view.available_commands, json!([]));
+        assert!(view.available_commands.is_empty());
     }
 
     #[test]

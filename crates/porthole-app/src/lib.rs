@@ -66,6 +66,7 @@ use dialog_view::{DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 pub use metrics::PerfStats;
+use porthole_core::acp::v1::schema::{AvailableCommand, SessionConfigOption, SessionModeState, UsageUpdate};
 use porthole_core::events::{AgentIdentity, DialogPrompt, Event};
 use porthole_core::{AgentClient, ClientError, RespondError};
 /// The window's view of the consent history (its rows, filter and domain marks) is the
@@ -187,8 +188,11 @@ struct Conn {
 }
 
 /// What the window shows about an open session; updated from the agent's updates. The ACP
-/// shapes it carries as they came (modes, models, config options, commands, usage) are named
-/// from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
+/// shapes it carries (modes, config options, commands, usage) are the SDK's own typed structs,
+/// folded from core's typed `SessionState` (`apply::session_update`) without a JSON round trip;
+/// the window names them from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
+/// What the SDK's parse keeps, they keep (`_meta` included); a field the schema does not know
+/// was already dropped by that parse in core, before any of it reached the app model.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
@@ -200,16 +204,16 @@ pub struct SessionView {
     additional_directories: Vec<String>,
     title: Option<String>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionModeState | null"))]
-    modes: Option<Value>,
+    modes: Option<SessionModeState>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
     models: Option<porthole_core::models::SessionModels>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "ConfigOption[]"))]
-    config_options: Value,
+    config_options: Vec<SessionConfigOption>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "Array<AvailableCommand>"))]
-    available_commands: Value,
+    available_commands: Vec<AvailableCommand>,
     turn_running: bool,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionUsage | null"))]
-    usage: Option<Value>,
+    usage: Option<UsageUpdate>,
 }
 
 /// What the window asks for after a (re)load (`app_state`).

@@ -15,7 +15,7 @@ use porthole_core::events::{Event, McpAsker};
 use porthole_core::framing::{LineReader, Piece};
 use porthole_core::{AgentClient, ClientOptions};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncWriteExt, DuplexStream};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
@@ -339,8 +339,8 @@ impl Backend {
                     title: None,
                     modes: None,
                     models: None,
-                    config_options: json!([]),
-                    available_commands: json!([]),
+                    config_options: Vec::new(),
+                    available_commands: Vec::new(),
                     turn_running: false,
                     usage: None,
                 };

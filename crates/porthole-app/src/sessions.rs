@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use porthole_core::acp::v1::schema::{
-    ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, ResourceLink,
+    ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, ResourceLink, SessionModeId,
     TextResourceContents,
 };
 use porthole_core::sessions::ConfigValue;
 use porthole_core::{AgentClient, OpenedSession, Workspace};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use porthole_connections::handoff::AgentMcp;
 
@@ -87,10 +87,10 @@ impl Backend {
                 .map(|d| d.display().to_string())
                 .collect(),
             title: None,
-            modes: opened.modes.as_ref().and_then(|m| serde_json::to_value(m).ok()),
+            modes: opened.modes.clone(),
             models: opened.models.clone(),
-            config_options: serde_json::to_value(&opened.config_options).unwrap_or(json!([])),
-            available_commands: json!([]),
+            config_options: opened.config_options.clone(),
+            available_commands: Vec::new(),
             turn_running: false,
             usage: None,
         };
@@ -388,7 +388,7 @@ impl Backend {
             .get_mut(session_id)
             .and_then(|s| s.modes.as_mut())
         {
-            modes["currentModeId"] = json!(mode_id);
+            modes.current_mode_id = SessionModeId::new(mode_id);
         }
         self.push_snapshot();
         Ok(())
@@ -412,7 +412,7 @@ impl Backend {
         };
         let options = client.set_config_option(session_id, config_id, value).await?;
         if let Some(s) = self.state().sessions.get_mut(session_id) {
-            s.config_options = serde_json::to_value(options).unwrap_or(json!([]));
+            s.config_options = options;
         }
         self.push_snapshot();
         Ok(())
