@@ -53,6 +53,43 @@ fn cwd_path(cwd: &str) -> Result<PathBuf, AnswerError> {
     Ok(path)
 }
 
+/// How a session opens: the four session requests, each through `Backend::open`.
+#[derive(Clone, Copy)]
+enum Open<'a> {
+    /// `session/new`.
+    New,
+    /// `session/load` of a stored session: its history replays before the answer.
+    Load(&'a str),
+    /// `session/resume`: the session again, without its history.
+    Resume(&'a str),
+    /// `session/fork`: a new session that starts from this one's history.
+    Fork(&'a str),
+}
+
+impl Open<'_> {
+    /// The request's method, as the connection's error names it.
+    fn method(self) -> &'static str {
+        match self {
+            Open::New => "session/new",
+            Open::Load(_) => "session/load",
+            Open::Resume(_) => "session/resume",
+            Open::Fork(_) => "session/fork",
+        }
+    }
+}
+
+/// What a session being loaded is until its answer: its id and folders.
+fn placeholder(session_id: &str, workspace: &Workspace) -> OpenedSession {
+    OpenedSession {
+        session_id: session_id.to_string(),
+        cwd: workspace.cwd.clone(),
+        additional_directories: workspace.additional.clone(),
+        modes: None,
+        config_options: Vec::new(),
+        models: None,
+    }
+}
+
 /// A session request of an agent in flight (`apply::Opening`): the updates that arrive for a
 /// session the model does not hold yet are kept until the session is registered.
 struct Opening<'b> {
@@ -157,16 +194,42 @@ impl Backend {
         agent_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<SessionView, AnswerError> {
+        self.open(agent_id, Open::New, workspace.into()).await
+    }
+
+    /// Open a session of `agent_id` in `workspace` by any of the four session requests: the
+    /// one place that hands it the person's MCP connections, registers it (with the updates
+    /// that came before its answer) and says why it failed (`session_failed`: the sign-in
+    /// panel on `auth_required`, the connection's error otherwise), so no kind can skip a step.
+    async fn open(
+        &self,
+        agent_id: &str,
+        kind: Open<'_>,
+        workspace: Workspace,
+    ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
-        let (workspace, handed) = self.with_connections(agent_id, &client, workspace.into()).await;
+        if let Open::Load(session_id) = kind {
+            // Registered first so the replayed updates land in a session the window knows.
+            self.register(agent_id, &placeholder(session_id, &workspace), false);
+        }
+        let (workspace, handing) = self.with_connections(agent_id, &client, workspace).await;
         let _opening = Opening::start(self, agent_id);
-        match client.open_session(workspace).await {
+        let answer = match kind {
+            Open::New => client.open_session(workspace).await,
+            Open::Load(session_id) => client.load_session(session_id, workspace).await,
+            Open::Resume(session_id) => client.resume_session(session_id, workspace).await,
+            Open::Fork(session_id) => client.fork_session(session_id, workspace).await,
+        };
+        match answer {
             Ok(opened) => {
-                self.connections_kept(agent_id, &opened.session_id, handed);
-                Ok(self.register(agent_id, &opened, false))
+                self.connections_kept(agent_id, &opened.session_id, handing);
+                Ok(self.register(agent_id, &opened, matches!(kind, Open::Load(_))))
             }
             Err(e) => {
-                self.session_failed(agent_id, "session/new", &e);
+                if let Open::Load(session_id) = kind {
+                    self.state().sessions.shift_remove(session_id);
+                }
+                self.session_failed(agent_id, kind.method(), &e);
                 Err(e.into())
             }
         }
@@ -221,30 +284,8 @@ impl Backend {
         cwd: &str,
         additional: &[String],
     ) -> Result<SessionView, AnswerError> {
-        let client = self.client_of_agent(agent_id)?;
         let workspace = workspace(cwd, additional)?;
-        // Registered first so the replayed updates land in a session the window knows.
-        let placeholder = OpenedSession {
-            session_id: session_id.to_string(),
-            cwd: workspace.cwd.clone(),
-            additional_directories: workspace.additional.clone(),
-            modes: None,
-            config_options: Vec::new(),
-            models: None,
-        };
-        self.register(agent_id, &placeholder, false);
-        let (workspace, handed) = self.with_connections(agent_id, &client, workspace).await;
-        match client.load_session(session_id, workspace).await {
-            Ok(opened) => {
-                self.connections_kept(agent_id, session_id, handed);
-                Ok(self.register(agent_id, &opened, true))
-            }
-            Err(e) => {
-                self.state().sessions.shift_remove(session_id);
-                self.session_failed(agent_id, "session/load", &e);
-                Err(e.into())
-            }
-        }
+        self.open(agent_id, Open::Load(session_id), workspace).await
     }
 
     pub async fn resume_session(
@@ -254,21 +295,8 @@ impl Backend {
         cwd: &str,
         additional: &[String],
     ) -> Result<SessionView, AnswerError> {
-        let client = self.client_of_agent(agent_id)?;
-        let (workspace, handed) = self
-            .with_connections(agent_id, &client, workspace(cwd, additional)?)
-            .await;
-        let _opening = Opening::start(self, agent_id);
-        match client.resume_session(session_id, workspace).await {
-            Ok(opened) => {
-                self.connections_kept(agent_id, session_id, handed);
-                Ok(self.register(agent_id, &opened, false))
-            }
-            Err(e) => {
-                self.session_failed(agent_id, "session/resume", &e);
-                Err(e.into())
-            }
-        }
+        let workspace = workspace(cwd, additional)?;
+        self.open(agent_id, Open::Resume(session_id), workspace).await
     }
 
     /// `session/fork` of an open session, in its folder: the fork opens as a session of its own.
@@ -281,19 +309,7 @@ impl Backend {
                 .ok_or_else(|| AnswerError::msg(format!("no open session {session_id}")))?;
             (view.agent_id.clone(), PathBuf::from(&view.cwd))
         };
-        let client = self.client_of_session(session_id)?;
-        let (workspace, handed) = self.with_connections(&agent_id, &client, cwd.into()).await;
-        let _opening = Opening::start(self, &agent_id);
-        match client.fork_session(session_id, workspace).await {
-            Ok(opened) => {
-                self.connections_kept(&agent_id, &opened.session_id, handed);
-                Ok(self.register(&agent_id, &opened, false))
-            }
-            Err(e) => {
-                self.session_failed(&agent_id, "session/fork", &e);
-                Err(e.into())
-            }
-        }
+        self.open(&agent_id, Open::Fork(session_id), cwd.into()).await
     }
 
     /// `session/set_model`; the header's model picker.
