@@ -21,27 +21,20 @@ impl Backend {
             return;
         };
         let inspector = porthole_core::inspector::Inspector::new(INSPECTOR_BYTES);
-        let (generation, old) = {
+        let (generation, old, let_go) = {
             let mut state = self.state();
             state.generations += 1;
             let generation = state.generations;
             let old = state.conns.get_mut(agent_id).and_then(|c| c.client.take());
-            state.conns.insert(
+            // A new owner: the old connection's sessions, openings, terminals and MCP passes go
+            // with it.
+            let replaced = state.conns.insert(
                 agent_id.to_string(),
-                Conn {
-                    state: ConnectionState::Starting,
-                    agent: None,
-                    error: None,
-                    client: None,
-                    generation,
-                    needs_auth: false,
-                    sign_in_problem: None,
-                    inspector: inspector.clone(),
-                    proxy: None,
-                },
+                Conn::new(ConnectionState::Starting, generation, inspector.clone()),
             );
-            (generation, old)
+            (generation, old, replaced.map(Conn::let_go))
         };
+        drop(let_go);
         self.forget_agent(agent_id);
         self.push_snapshot();
         let this = self.clone();
@@ -181,9 +174,9 @@ impl Backend {
     /// for the agent's `elicitation/complete`) are told the agent is gone.
     fn forget_agent(&self, agent_id: &str) {
         let decision = self.decisions();
-        let (dialogs, consented) = {
+        let (dialogs, consented, let_go) = {
             let mut state = self.state();
-            state.sessions.retain(|_, s| s.agent_id != agent_id);
+            let let_go = state.conns.get_mut(agent_id).map(Conn::forget_sessions);
             let ids: Vec<u64> = state
                 .pending
                 .iter()
@@ -206,9 +199,9 @@ impl Backend {
             for id in &consented {
                 state.accepted_urls.remove(id);
             }
-            state.auth_terminals.retain(|_, a| a != agent_id);
-            (dialogs, consented)
+            (dialogs, consented, let_go)
         };
+        drop(let_go);
         // Their sealed windows close with them; the history notes they went unanswered.
         let listed_changed = !dialogs.is_empty();
         for (id, pending) in dialogs {
@@ -260,7 +253,6 @@ impl Backend {
         }
         if let Event::AgentExited(_) = event {
             self.forget_agent(agent_id);
-            self.0.mcp.end_agent(agent_id);
         }
         let asked = event.dialog().is_some();
         // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;
@@ -307,13 +299,12 @@ impl Backend {
 
     /// Stop an agent and forget its connection (it is being removed).
     pub(super) async fn disconnect_quietly(&self, agent_id: &str) {
-        let client = {
-            let mut state = self.state();
-            state
-                .conns
-                .shift_remove(agent_id)
-                .and_then(|mut c| c.client.take())
-        };
+        let conn = self.state().conns.shift_remove(agent_id);
+        let client = conn.and_then(|mut c| {
+            let client = c.client.take();
+            drop(c.let_go());
+            client
+        });
         self.forget_agent(agent_id);
         self.push_snapshot();
         if let Some(client) = client {
@@ -328,9 +319,9 @@ impl Backend {
         // The restarted agent opens a fresh session where the user last worked with it.
         let cwd = self
             .state()
-            .sessions
-            .values()
-            .find(|s| s.agent_id == agent_id)
+            .conns
+            .get(agent_id)
+            .and_then(|c| c.sessions.values().next())
             .map(|s| std::path::PathBuf::from(&s.cwd))
             .unwrap_or_else(|| self.0.launch.cwd.clone());
         self.connect(agent_id, Some(cwd));
@@ -398,9 +389,9 @@ impl Backend {
             .create(spec)
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))?;
-        self.state()
-            .auth_terminals
-            .insert(id.clone(), agent_id.to_string());
+        if let Some(conn) = self.state().conns.get_mut(agent_id) {
+            conn.auth_terminals.insert(id.clone());
+        }
         Ok(id)
     }
 
@@ -408,9 +399,10 @@ impl Backend {
     pub async fn terminal_input(&self, terminal_id: &str, text: &str) -> Result<(), AnswerError> {
         let agent_id = self
             .state()
-            .auth_terminals
-            .get(terminal_id)
-            .cloned()
+            .conns
+            .iter()
+            .find(|(_, c)| c.auth_terminals.contains(terminal_id))
+            .map(|(agent_id, _)| agent_id.clone())
             .ok_or_else(|| AnswerError::msg("only sign-in terminals take input"))?;
         let client = self.client_of_agent(&agent_id)?;
         client

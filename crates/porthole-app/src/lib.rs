@@ -13,6 +13,7 @@ mod agents;
 mod app_event;
 mod apply;
 mod coalesce;
+mod conn;
 mod connections;
 mod dialog_view;
 mod dialogs;
@@ -62,12 +63,13 @@ use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
 pub use app_event::Attachment;
+use conn::Conn;
 use dialog_view::{DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 pub use metrics::PerfStats;
 use porthole_core::acp::v1::schema::{AvailableCommand, SessionConfigOption, SessionModeState, UsageUpdate};
-use porthole_core::events::{AgentIdentity, DialogPrompt, Event};
+use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::{AgentClient, ClientError, RespondError};
 /// The window's view of the consent history (its rows, filter and domain marks) is the
 /// history's own wire types, already shaped for it: the window reaches them only through this
@@ -169,24 +171,6 @@ struct AcceptedUrl {
     agent_id: String,
 }
 
-/// One agent's connection.
-struct Conn {
-    state: snapshot::ConnectionState,
-    agent: Option<AgentIdentity>,
-    error: Option<(String, String)>,
-    client: Option<AgentClient>,
-    /// Bumped on every (re)start so events of an old connection are ignored.
-    generation: u64,
-    /// The last session request failed with `auth_required`.
-    needs_auth: bool,
-    /// Why the stored sign-in values could not be read (no keyring, ...).
-    sign_in_problem: Option<String>,
-    /// The raw traffic, redacted, for the protocol inspector.
-    inspector: porthole_core::inspector::Inspector,
-    /// Set for an agent an editor drives through `porthole proxy`.
-    proxy: Option<ProxyView>,
-}
-
 /// What the window shows about an open session; updated from the agent's updates. The ACP
 /// shapes it carries (modes, config options, commands, usage) are the SDK's own typed structs,
 /// folded from core's typed `SessionState` (`apply::session_update`) without a JSON round trip;
@@ -225,22 +209,18 @@ pub struct WindowState {
     dialogs: Vec<DialogView>,
 }
 
+/// The app model's state: each agent connection, owning its sessions (`conn::Conn`), and the
+/// one list of dialogs waiting for the user, of every agent and of Porthole itself, in the
+/// order they arrived.
 #[derive(Default)]
 struct AppState {
+    /// The agent connections, by agent id, in the order they first started.
     conns: IndexMap<String, Conn>,
-    sessions: IndexMap<String, SessionView>,
     pending: IndexMap<u64, Pending>,
     /// URLs the user consented to, for Reopen, and to close their windows with their agent.
     accepted_urls: HashMap<u64, AcceptedUrl>,
     /// When each elicitation arrived, for the latency figure logged on `dialog_shown`.
     arrived: HashMap<u64, Instant>,
-    /// Login terminals of terminal authentication, by terminal id -> agent id.
-    auth_terminals: HashMap<String, String>,
-    /// Sessions being opened, by agent id: the session-level updates that arrive for a session
-    /// before its opener registers it (`apply::session_opened`).
-    opening: HashMap<String, apply::Opening>,
-    /// Each session's recent tool calls, which MCP Apps are matched against.
-    tool_calls: tool_calls::Recent,
     generations: u64,
 }
 
@@ -516,7 +496,7 @@ impl Backend {
                 .iter()
                 .map(|(agent_id, c)| ConnectionView::of(agent_id, c))
                 .collect(),
-            sessions: state.sessions.values().cloned().collect(),
+            sessions: state.sessions().cloned().collect(),
             settings_path: launch
                 .settings_path
                 .as_ref()
@@ -622,8 +602,7 @@ impl Backend {
     fn client_of_session(&self, session_id: &str) -> Result<AgentClient, AnswerError> {
         let agent_id = self
             .state()
-            .sessions
-            .get(session_id)
+            .session(session_id)
             .map(|s| s.agent_id.clone())
             .ok_or_else(|| AnswerError::msg(format!("no open session `{session_id}`")))?;
         self.client_of_agent(&agent_id)

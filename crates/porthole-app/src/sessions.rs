@@ -90,23 +90,39 @@ fn placeholder(session_id: &str, workspace: &Workspace) -> OpenedSession {
     }
 }
 
-/// A session request of an agent in flight (`apply::Opening`): the updates that arrive for a
-/// session the model does not hold yet are kept until the session is registered.
+/// A session request of a connection in flight (`apply::Opening`): the updates that arrive for
+/// a session the connection does not hold yet are kept until the session is registered. Ends on
+/// the connection it started on: a restarted one's own requests are not its.
 struct Opening<'b> {
     backend: &'b Backend,
     agent_id: &'b str,
+    generation: Option<u64>,
 }
 
 impl<'b> Opening<'b> {
     fn start(backend: &'b Backend, agent_id: &'b str) -> Self {
-        crate::apply::opening_started(&mut backend.state(), agent_id);
-        Self { backend, agent_id }
+        let generation = backend.state().conns.get_mut(agent_id).map(|conn| {
+            conn.opening.started();
+            conn.generation
+        });
+        Self {
+            backend,
+            agent_id,
+            generation,
+        }
     }
 }
 
 impl Drop for Opening<'_> {
     fn drop(&mut self) {
-        crate::apply::opening_ended(&mut self.backend.state(), self.agent_id);
+        let mut state = self.backend.state();
+        if let Some(conn) = state
+            .conns
+            .get_mut(self.agent_id)
+            .filter(|c| Some(c.generation) == self.generation)
+        {
+            conn.opening.ended();
+        }
     }
 }
 
@@ -178,7 +194,17 @@ impl Backend {
         if let Some(questions) = &questions {
             questions.session_opened(session_id);
         }
-        self.0.mcp.keep(session_id, agent_id, handed.pass, names);
+        let kept = crate::mcp::Kept::new(handed.pass, names);
+        let let_go = {
+            let mut state = self.state();
+            match state.conns.get_mut(agent_id) {
+                Some(conn) => Ok(conn.keep_mcp(session_id, kept)),
+                // The connection went meanwhile: so does what the session got.
+                None => Err(kept),
+            }
+        };
+        // Passes let go of close with the state lock released.
+        drop(let_go);
         for (connection, reason) in handed.skipped {
             self.push_app(AppEvent::McpConnectionProblem {
                 connection,
@@ -226,8 +252,10 @@ impl Backend {
                 Ok(self.register(agent_id, &opened, matches!(kind, Open::Load(_))))
             }
             Err(e) => {
-                if let Open::Load(session_id) = kind {
-                    self.state().sessions.shift_remove(session_id);
+                if let Open::Load(session_id) = kind
+                    && let Some(conn) = self.state().conns.get_mut(agent_id)
+                {
+                    conn.sessions.shift_remove(session_id);
                 }
                 self.session_failed(agent_id, kind.method(), &e);
                 Err(e.into())
@@ -304,8 +332,7 @@ impl Backend {
         let (agent_id, cwd) = {
             let state = self.state();
             let view = state
-                .sessions
-                .get(session_id)
+                .session(session_id)
                 .ok_or_else(|| AnswerError::msg(format!("no open session {session_id}")))?;
             (view.agent_id.clone(), PathBuf::from(&view.cwd))
         };
@@ -316,7 +343,7 @@ impl Backend {
     pub async fn set_model(&self, session_id: &str, model_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_session(session_id)?;
         let models = client.set_model(session_id, model_id).await?;
-        if let Some(view) = self.state().sessions.get_mut(session_id) {
+        if let Some(view) = self.state().session_mut(session_id) {
             view.models = Some(models);
         }
         self.push_snapshot();
@@ -326,12 +353,11 @@ impl Backend {
     pub async fn close_session(&self, session_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_session(session_id)?;
         let result = client.close_session(session_id).await;
-        {
-            let mut state = self.state();
-            state.sessions.shift_remove(session_id);
-            crate::tool_calls::forget(&mut state.tool_calls, session_id);
-        }
-        self.0.mcp.end_session(session_id);
+        let let_go = self
+            .state()
+            .conn_of_session(session_id)
+            .map(|conn| conn.close_session(session_id));
+        drop(let_go);
         self.0.apps.session_closed(session_id);
         self.push_snapshot();
         result.map_err(Into::into)
@@ -342,7 +368,12 @@ impl Backend {
     pub async fn delete_session(&self, agent_id: &str, session_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_agent(agent_id)?;
         client.delete_session(session_id).await?;
-        self.state().sessions.shift_remove(session_id);
+        let let_go = self
+            .state()
+            .conns
+            .get_mut(agent_id)
+            .map(|conn| conn.close_session(session_id));
+        drop(let_go);
         self.push_snapshot();
         Ok(())
     }
@@ -377,7 +408,7 @@ impl Backend {
             blocks.push(attachment_block(&client, a)?);
         }
         client.prompt(session_id, blocks)?;
-        if let Some(s) = self.state().sessions.get_mut(session_id) {
+        if let Some(s) = self.state().session_mut(session_id) {
             s.turn_running = true;
         }
         self.push_app(AppEvent::UserPrompt {
@@ -400,8 +431,7 @@ impl Backend {
         // Agents confirm with current_mode_update; reflect the choice now as well.
         if let Some(modes) = self
             .state()
-            .sessions
-            .get_mut(session_id)
+            .session_mut(session_id)
             .and_then(|s| s.modes.as_mut())
         {
             modes.current_mode_id = SessionModeId::new(mode_id);
@@ -427,7 +457,7 @@ impl Backend {
             }
         };
         let options = client.set_config_option(session_id, config_id, value).await?;
-        if let Some(s) = self.state().sessions.get_mut(session_id) {
+        if let Some(s) = self.state().session_mut(session_id) {
             s.config_options = options;
         }
         self.push_snapshot();

@@ -1,0 +1,149 @@
+//! One agent's connection and what lives as long as it does: its state and client, the
+//! protocol inspector's log, the sessions it opened and those it is opening, its login
+//! terminals and its sessions' recent tool calls. A (re)start makes a new `Conn`, so what the
+//! old connection held goes with it at once, and an event of one agent cannot reach another's
+//! session (two agents may name their sessions alike).
+
+use std::collections::{HashMap, HashSet};
+
+use indexmap::IndexMap;
+use porthole_core::AgentClient;
+use porthole_core::events::AgentIdentity;
+
+use crate::apply::Opening;
+use crate::mcp;
+use crate::proxied::ProxyView;
+use crate::snapshot::ConnectionState;
+use crate::tool_calls::{self, SeenToolCall};
+use crate::{AppState, SessionView};
+
+/// One agent's connection.
+pub(crate) struct Conn {
+    pub(crate) state: ConnectionState,
+    pub(crate) agent: Option<AgentIdentity>,
+    pub(crate) error: Option<(String, String)>,
+    pub(crate) client: Option<AgentClient>,
+    /// Bumped on every (re)start so events of an old connection are ignored.
+    pub(crate) generation: u64,
+    /// The last session request failed with `auth_required`.
+    pub(crate) needs_auth: bool,
+    /// Why the stored sign-in values could not be read (no keyring, ...).
+    pub(crate) sign_in_problem: Option<String>,
+    /// The raw traffic, redacted, for the protocol inspector.
+    pub(crate) inspector: porthole_core::inspector::Inspector,
+    /// Set for an agent an editor drives through `porthole proxy`.
+    pub(crate) proxy: Option<ProxyView>,
+    /// The sessions open on this connection, in the order they opened.
+    pub(crate) sessions: IndexMap<String, SessionView>,
+    /// The session requests in flight, and the session-level updates that arrived before
+    /// their answers (`apply::session_opened`).
+    pub(crate) opening: Opening,
+    /// The login terminals of terminal authentication, by terminal id.
+    pub(crate) auth_terminals: HashSet<String>,
+    /// Each session's recent tool calls, which MCP Apps are matched against.
+    pub(crate) tool_calls: tool_calls::Recent,
+    /// What each session got of the person's MCP connections, by session id: its pass lives
+    /// as long as its entry.
+    pub(crate) mcp: HashMap<String, mcp::Kept>,
+}
+
+/// What a connection let go of: the sessions' MCP passes, to drop once the state lock is
+/// released (closing a pass kills the gateway's stdio servers for it).
+#[must_use = "drop it after the state lock is released"]
+pub(crate) struct LetGo {
+    _passes: Vec<mcp::Kept>,
+}
+
+impl Conn {
+    /// A connection in `state`, holding nothing yet.
+    pub(crate) fn new(
+        state: ConnectionState,
+        generation: u64,
+        inspector: porthole_core::inspector::Inspector,
+    ) -> Self {
+        Conn {
+            state,
+            agent: None,
+            error: None,
+            client: None,
+            generation,
+            needs_auth: false,
+            sign_in_problem: None,
+            inspector,
+            proxy: None,
+            sessions: IndexMap::new(),
+            opening: Opening::default(),
+            auth_terminals: HashSet::new(),
+            tool_calls: tool_calls::Recent::default(),
+            mcp: HashMap::new(),
+        }
+    }
+
+    /// The agent is gone: its sessions, login terminals, tool calls and MCP passes go with
+    /// it; the connection itself stays (the window shows why it stopped).
+    pub(crate) fn forget_sessions(&mut self) -> LetGo {
+        self.sessions.clear();
+        self.auth_terminals.clear();
+        self.tool_calls.clear();
+        LetGo {
+            _passes: self.mcp.drain().map(|(_, kept)| kept).collect(),
+        }
+    }
+
+    /// A session closed (or was deleted): it, its tool calls and its MCP pass go.
+    pub(crate) fn close_session(&mut self, session_id: &str) -> LetGo {
+        self.sessions.shift_remove(session_id);
+        tool_calls::forget(&mut self.tool_calls, session_id);
+        LetGo {
+            _passes: self.mcp.remove(session_id).into_iter().collect(),
+        }
+    }
+
+    /// What the session got of the MCP connections (`None`: nothing); what it had before goes.
+    pub(crate) fn keep_mcp(&mut self, session_id: &str, kept: Option<mcp::Kept>) -> LetGo {
+        let before = match kept {
+            Some(kept) => self.mcp.insert(session_id.to_string(), kept),
+            None => self.mcp.remove(session_id),
+        };
+        LetGo {
+            _passes: before.into_iter().collect(),
+        }
+    }
+
+    /// The whole connection is let go of (replaced by a restart, or removed).
+    pub(crate) fn let_go(mut self) -> LetGo {
+        self.forget_sessions()
+    }
+}
+
+/// Sessions are found through the connection that owns them.
+impl AppState {
+    /// Every open session: by connection, each connection's in the order they opened.
+    pub(crate) fn sessions(&self) -> impl Iterator<Item = &SessionView> {
+        self.conns.values().flat_map(|c| c.sessions.values())
+    }
+
+    /// The open session `session_id` (the first connection's, should two agents name theirs
+    /// alike: the window's commands name a session by its id alone).
+    pub(crate) fn session(&self, session_id: &str) -> Option<&SessionView> {
+        self.conns.values().find_map(|c| c.sessions.get(session_id))
+    }
+
+    pub(crate) fn session_mut(&mut self, session_id: &str) -> Option<&mut SessionView> {
+        self.conns
+            .values_mut()
+            .find_map(|c| c.sessions.get_mut(session_id))
+    }
+
+    /// The connection that holds the open session `session_id`.
+    pub(crate) fn conn_of_session(&mut self, session_id: &str) -> Option<&mut Conn> {
+        self.conns
+            .values_mut()
+            .find(|c| c.sessions.contains_key(session_id))
+    }
+
+    /// The recent tool calls of `session_id`.
+    pub(crate) fn tool_calls(&self, session_id: &str) -> Option<&std::collections::VecDeque<SeenToolCall>> {
+        self.conns.values().find_map(|c| c.tool_calls.get(session_id))
+    }
+}
