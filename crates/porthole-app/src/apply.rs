@@ -141,16 +141,8 @@ impl Opening {
 /// A session opened (or a load's placeholder for it): it joins its connection with the
 /// session-level updates that arrived before it. With `replayed`, the view a load's replay
 /// went into (its placeholder) keeps what the updates said and the answer does not (title,
-/// commands, usage). A connection gone meanwhile (stopped, restarted) keeps nothing.
-pub(super) fn session_opened(
-    state: &mut AppState,
-    agent_id: &str,
-    mut view: SessionView,
-    replayed: bool,
-) -> SessionView {
-    let Some(conn) = state.conns.get_mut(agent_id) else {
-        return view;
-    };
+/// commands, usage).
+pub(super) fn session_opened(conn: &mut Conn, mut view: SessionView, replayed: bool) -> SessionView {
     if let Some(earlier) = conn.sessions.get(&view.session_id).filter(|_| replayed) {
         view.title = view.title.take().or_else(|| earlier.title.clone());
         if view.available_commands.is_empty() {
@@ -277,8 +269,12 @@ mod tests {
         &st.conns["a"].sessions
     }
 
+    fn conn(st: &mut AppState) -> &mut Conn {
+        st.conns.get_mut("a").unwrap()
+    }
+
     fn opening(st: &mut AppState) -> &mut Opening {
-        &mut st.conns.get_mut("a").unwrap().opening
+        &mut conn(st).opening
     }
 
     fn update(session_id: &str, update: Value) -> Event {
@@ -463,7 +459,7 @@ mod tests {
             json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}),
         );
         apply(&mut st, "a", &chunk);
-        let view = session_opened(&mut st, "a", opened_view("s2"), false);
+        let view = session_opened(conn(&mut st), opened_view("s2"), false);
         assert_eq!(view.available_commands[0].name, "web");
         assert_eq!(view.title.as_deref(), Some("New"));
         assert_eq!(sessions(&st)["s2"].available_commands[0].name, "web");
@@ -488,7 +484,7 @@ mod tests {
         apply(&mut st, "a", &commands("s3", "review"));
         assert_eq!(opening(&mut st).early.len(), EARLY_UPDATES);
         // Another session's updates stay for its own opener.
-        let view = session_opened(&mut st, "a", opened_view("s3"), false);
+        let view = session_opened(conn(&mut st), opened_view("s3"), false);
         assert_eq!(view.available_commands[0].name, "review");
         assert_eq!(opening(&mut st).early.len(), EARLY_UPDATES - 1);
         opening(&mut st).ended();
@@ -506,12 +502,12 @@ mod tests {
     #[test]
     fn a_loads_answer_keeps_what_its_replay_said() {
         let mut st = state();
-        session_opened(&mut st, "a", opened_view("old"), false);
+        session_opened(conn(&mut st), opened_view("old"), false);
         apply(&mut st, "a", &commands("old", "web"));
-        let view = session_opened(&mut st, "a", opened_view("old"), true);
+        let view = session_opened(conn(&mut st), opened_view("old"), true);
         assert_eq!(view.available_commands[0].name, "web");
         // A new session that happens to reuse an id starts afresh.
-        let view = session_opened(&mut st, "a", opened_view("old"), false);
+        let view = session_opened(conn(&mut st), opened_view("old"), false);
         assert!(view.available_commands.is_empty());
     }
 

@@ -152,23 +152,6 @@ impl Backend {
         self.push_snapshot();
     }
 
-    /// A session request failed: `auth_required` leads to the sign-in panel, anything else is
-    /// shown as the connection's error (with the agent's stderr).
-    pub(super) fn session_failed(&self, agent_id: &str, what: &str, error: &ClientError) {
-        {
-            let mut state = self.state();
-            let Some(conn) = state.conns.get_mut(agent_id) else {
-                return;
-            };
-            if error.is_auth_required() {
-                conn.needs_auth = true;
-            } else if let Some(client) = &conn.client {
-                conn.error = Some((format!("{what} failed: {error}"), client.stderr_tail()));
-            }
-        }
-        self.push_snapshot();
-    }
-
     /// Drop what the window knew about an agent's previous connection. Its dialogs go, and so
     /// do the windows of pages the user already consented to: those dialogs (answered, waiting
     /// for the agent's `elicitation/complete`) are told the agent is gone.

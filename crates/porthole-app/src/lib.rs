@@ -3,8 +3,9 @@
 //! consent history, installed agents and sign-in values. Core events are tracked here and
 //! forwarded to the window in coalesced batches through a [`Shell`] (the Tauri app, or a test).
 //!
-//! Split by what each part holds: `launch` (which agents exist), `connections` (starting,
-//! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
+//! Split by what each part holds: `launch` (which agents exist), `conn` (one agent's
+//! connection, the owner of its sessions), `connections` (starting, stopping and following an
+//! agent), `sessions` (session requests and prompts), `dialogs`
 //! (answers, URLs, remembered decisions), `history` (the consent history and domain memory),
 //! `agents` (the registry and sign-in values), `sealed` (the sealed URL view processes),
 //! `settings` (settings.json).

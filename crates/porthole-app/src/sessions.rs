@@ -15,7 +15,7 @@ use porthole_connections::handoff::AgentMcp;
 
 use super::app_event::{AppEvent, Attachment};
 use super::results::{SessionList, StoredSession};
-use super::{AnswerError, Backend, SessionView};
+use super::{AnswerError, AppState, Backend, Conn, SessionView};
 use porthole_connections::connector::Handed;
 
 /// What a session about to open is handed: the connections (`servers` already taken into its
@@ -78,6 +78,16 @@ impl Open<'_> {
     }
 }
 
+/// A session request failed: `auth_required` leads to the sign-in panel, anything else is
+/// shown as the connection's error (with the agent's stderr).
+fn session_failed(conn: &mut Conn, what: &str, error: &porthole_core::ClientError) {
+    if error.is_auth_required() {
+        conn.needs_auth = true;
+    } else if let Some(client) = &conn.client {
+        conn.error = Some((format!("{what} failed: {error}"), client.stderr_tail()));
+    }
+}
+
 /// What a session being loaded is until its answer: its id and folders.
 fn placeholder(session_id: &str, workspace: &Workspace) -> OpenedSession {
     OpenedSession {
@@ -100,6 +110,7 @@ struct Opening<'b> {
 }
 
 impl<'b> Opening<'b> {
+    /// Notes the request on the connection `agent_id` has now.
     fn start(backend: &'b Backend, agent_id: &'b str) -> Self {
         let generation = backend.state().conns.get_mut(agent_id).map(|conn| {
             conn.opening.started();
@@ -113,26 +124,32 @@ impl<'b> Opening<'b> {
     }
 }
 
-impl Drop for Opening<'_> {
-    fn drop(&mut self) {
-        let mut state = self.backend.state();
-        if let Some(conn) = state
+impl Opening<'_> {
+    /// The connection the request was sent on, unless it went since (stopped, restarted):
+    /// a session it opened joins only that one.
+    fn conn<'s>(&self, state: &'s mut AppState) -> Option<&'s mut Conn> {
+        state
             .conns
             .get_mut(self.agent_id)
             .filter(|c| Some(c.generation) == self.generation)
-        {
+    }
+}
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn(&mut self.backend.state()) {
             conn.opening.ended();
         }
     }
 }
 
 impl Backend {
-    /// The session joins the model (with the updates that arrived before it); `replayed`: a
-    /// load's answer, whose replay went into the placeholder registered before it.
-    fn register(&self, agent_id: &str, opened: &OpenedSession, replayed: bool) -> SessionView {
+    /// The session joins its connection (with the updates that arrived before it);
+    /// `replayed`: a load's answer, whose replay went into the placeholder registered before it.
+    fn register(&self, opening: &Opening<'_>, opened: &OpenedSession, replayed: bool) -> SessionView {
         let view = SessionView {
             session_id: opened.session_id.clone(),
-            agent_id: agent_id.to_string(),
+            agent_id: opening.agent_id.to_string(),
             cwd: opened.cwd.display().to_string(),
             additional_directories: opened
                 .additional_directories
@@ -147,13 +164,13 @@ impl Backend {
             turn_running: false,
             usage: None,
         };
-        let view = {
-            let mut state = self.state();
-            if let Some(conn) = state.conns.get_mut(agent_id) {
+        let view = match opening.conn(&mut self.state()) {
+            Some(conn) => {
                 conn.needs_auth = false;
                 conn.error = None;
+                crate::apply::session_opened(conn, view, replayed)
             }
-            crate::apply::session_opened(&mut state, agent_id, view, replayed)
+            None => view,
         };
         self.push_snapshot();
         view
@@ -184,7 +201,7 @@ impl Backend {
 
     /// The session opened: its pass lives with it (and the names of what it got, for the
     /// Connections view); what was left out is said in it.
-    fn connections_kept(&self, agent_id: &str, session_id: &str, handing: Handing) {
+    fn connections_kept(&self, opening: &Opening<'_>, session_id: &str, handing: Handing) {
         let Handing {
             handed,
             names,
@@ -197,7 +214,7 @@ impl Backend {
         let kept = crate::mcp::Kept::new(handed.pass, names);
         let let_go = {
             let mut state = self.state();
-            match state.conns.get_mut(agent_id) {
+            match opening.conn(&mut state) {
                 Some(conn) => Ok(conn.keep_mcp(session_id, kept)),
                 // The connection went meanwhile: so does what the session got.
                 None => Err(kept),
@@ -234,12 +251,12 @@ impl Backend {
         workspace: Workspace,
     ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
+        let opening = Opening::start(self, agent_id);
         if let Open::Load(session_id) = kind {
             // Registered first so the replayed updates land in a session the window knows.
-            self.register(agent_id, &placeholder(session_id, &workspace), false);
+            self.register(&opening, &placeholder(session_id, &workspace), false);
         }
         let (workspace, handing) = self.with_connections(agent_id, &client, workspace).await;
-        let _opening = Opening::start(self, agent_id);
         let answer = match kind {
             Open::New => client.open_session(workspace).await,
             Open::Load(session_id) => client.load_session(session_id, workspace).await,
@@ -248,16 +265,17 @@ impl Backend {
         };
         match answer {
             Ok(opened) => {
-                self.connections_kept(agent_id, &opened.session_id, handing);
-                Ok(self.register(agent_id, &opened, matches!(kind, Open::Load(_))))
+                self.connections_kept(&opening, &opened.session_id, handing);
+                Ok(self.register(&opening, &opened, matches!(kind, Open::Load(_))))
             }
             Err(e) => {
-                if let Open::Load(session_id) = kind
-                    && let Some(conn) = self.state().conns.get_mut(agent_id)
-                {
-                    conn.sessions.shift_remove(session_id);
+                if let Some(conn) = opening.conn(&mut self.state()) {
+                    if let Open::Load(session_id) = kind {
+                        conn.sessions.shift_remove(session_id);
+                    }
+                    session_failed(conn, kind.method(), &e);
                 }
-                self.session_failed(agent_id, kind.method(), &e);
+                self.push_snapshot();
                 Err(e.into())
             }
         }
