@@ -35,15 +35,14 @@ pub(super) fn apply<'e>(state: &mut AppState, agent_id: &str, event: &'e Event) 
         waiting(state, agent_id, prompt.clone());
         return effects;
     }
-    if let Event::DialogDismissed { dialog_id, reason } = event {
-        effects.dismissed = state.pending.shift_remove(dialog_id).map(|p| (p, reason));
-        return effects;
-    }
     // Everything else changes what the connection owns.
     let Some(conn) = state.conns.get_mut(agent_id) else {
         return effects;
     };
     match event {
+        Event::DialogDismissed { dialog_id, reason } => {
+            effects.dismissed = conn.dialogs.shift_remove(dialog_id).map(|p| (p, reason));
+        }
         // The transcript's items are the window's; of them the app model keeps only the recent
         // tool calls (what an MCP App is matched to). Session state goes into the session view.
         Event::SessionUpdate { session_id, update } => match update.as_ref() {
@@ -163,8 +162,10 @@ fn waiting(state: &mut AppState, agent_id: &str, prompt: DialogPrompt) {
     if let DialogPrompt::Elicitation(_) = prompt {
         state.arrived.insert(dialog_id, Instant::now());
     }
-    let agent_id = agent_id.to_string();
-    state.pending.insert(dialog_id, Pending { agent_id, prompt });
+    if let Some(conn) = state.conns.get_mut(agent_id) {
+        let agent_id = agent_id.to_string();
+        conn.dialogs.insert(dialog_id, Pending { agent_id, prompt });
+    }
 }
 
 /// The turn is over; a turn that failed for want of sign-in shows the sign-in panel.
@@ -517,8 +518,8 @@ mod tests {
         let asked = file_access(7);
         let fx = apply(&mut st, "a", &asked);
         assert!(fx.dismissed.is_none() && !fx.snapshot_changed);
-        assert_eq!(st.pending.len(), 1);
-        assert_eq!(st.pending[&7].agent_id(), "a");
+        assert_eq!(conn(&mut st).dialogs.len(), 1);
+        assert_eq!(conn(&mut st).dialogs[&7].agent_id(), "a");
 
         let dismiss = Event::DialogDismissed {
             dialog_id: 7,
@@ -530,7 +531,7 @@ mod tests {
             .expect("the waiting dialog is handed back for the history");
         assert_eq!(pending.agent_id(), "a");
         assert_eq!(*reason, DismissReason::TurnCancelled);
-        assert!(st.pending.is_empty());
+        assert!(conn(&mut st).dialogs.is_empty());
         // A second dismissal of the same dialog (already answered) records nothing.
         assert!(apply(&mut st, "a", &dismiss).dismissed.is_none());
     }

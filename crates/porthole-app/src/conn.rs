@@ -15,7 +15,7 @@ use crate::mcp;
 use crate::proxied::ProxyView;
 use crate::snapshot::ConnectionState;
 use crate::tool_calls::{self, SeenToolCall};
-use crate::{AppState, SessionView};
+use crate::{AppState, Pending, SessionView};
 
 /// One agent's connection.
 pub(crate) struct Conn {
@@ -45,6 +45,8 @@ pub(crate) struct Conn {
     /// What each session got of the person's MCP connections, by session id: its pass lives
     /// as long as its entry.
     pub(crate) mcp: HashMap<String, mcp::Kept>,
+    /// This agent's dialogs waiting for the user, by dialog id, in arrival order.
+    pub(crate) dialogs: IndexMap<u64, Pending>,
 }
 
 /// What a connection let go of: the sessions' MCP passes, to drop once the state lock is
@@ -76,6 +78,7 @@ impl Conn {
             auth_terminals: HashSet::new(),
             tool_calls: tool_calls::Recent::default(),
             mcp: HashMap::new(),
+            dialogs: IndexMap::new(),
         }
     }
 
@@ -142,8 +145,101 @@ impl AppState {
             .find(|c| c.sessions.contains_key(session_id))
     }
 
+    /// Every dialog waiting for the user, the agents' and Porthole's own, in arrival order
+    /// (dialog ids are handed out in order, one sequence for the whole process).
+    pub(crate) fn waiting(&self) -> Vec<&Pending> {
+        let mut all: Vec<(&u64, &Pending)> = self
+            .own_dialogs
+            .iter()
+            .chain(self.conns.values().flat_map(|c| c.dialogs.iter()))
+            .collect();
+        all.sort_by_key(|(id, _)| **id);
+        all.into_iter().map(|(_, p)| p).collect()
+    }
+
+    /// How many dialogs wait for the user.
+    pub(crate) fn waiting_count(&self) -> usize {
+        self.own_dialogs.len() + self.conns.values().map(|c| c.dialogs.len()).sum::<usize>()
+    }
+
+    /// The waiting dialog `dialog_id`, whoever asked.
+    pub(crate) fn dialog(&self, dialog_id: u64) -> Option<&Pending> {
+        self.own_dialogs
+            .get(&dialog_id)
+            .or_else(|| self.conns.values().find_map(|c| c.dialogs.get(&dialog_id)))
+    }
+
+    /// The dialog `dialog_id` leaves the list (answered or dismissed).
+    pub(crate) fn take_dialog(&mut self, dialog_id: u64) -> Option<Pending> {
+        self.own_dialogs.shift_remove(&dialog_id).or_else(|| {
+            self.conns
+                .values_mut()
+                .find_map(|c| c.dialogs.shift_remove(&dialog_id))
+        })
+    }
+
     /// The recent tool calls of `session_id`.
     pub(crate) fn tool_calls(&self, session_id: &str) -> Option<&std::collections::VecDeque<SeenToolCall>> {
         self.conns.values().find_map(|c| c.tool_calls.get(session_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use porthole_core::events::{AgentIdentity, DialogPrompt, FileAccessPrompt, FileOperation};
+
+    use super::*;
+
+    fn asked(agent_id: &str, dialog_id: u64) -> Pending {
+        Pending {
+            agent_id: agent_id.into(),
+            prompt: DialogPrompt::FileAccess(Box::new(FileAccessPrompt {
+                dialog_id,
+                agent: AgentIdentity {
+                    name: agent_id.into(),
+                    title: None,
+                    version: None,
+                },
+                session_id: "s".into(),
+                path: "/etc/hosts".into(),
+                operation: FileOperation::Read,
+                reason: "outside the workspace".into(),
+            })),
+        }
+    }
+
+    fn conn() -> Conn {
+        Conn::new(
+            ConnectionState::Connected,
+            1,
+            porthole_core::inspector::Inspector::new(1024),
+        )
+    }
+
+    /// Each connection holds its own dialogs, Porthole its own; the window gets them as one
+    /// list in the order they arrived, and each leaves it once, from whoever holds it.
+    #[test]
+    fn the_waiting_dialogs_of_every_owner_are_one_list_in_arrival_order() {
+        let mut state = AppState::default();
+        let (mut a, mut b) = (conn(), conn());
+        a.dialogs.insert(1, asked("a", 1));
+        b.dialogs.insert(2, asked("b", 2));
+        a.dialogs.insert(4, asked("a", 4));
+        state.conns.insert("a".into(), a);
+        state.conns.insert("b".into(), b);
+        state.own_dialogs.insert(3, asked("porthole", 3));
+
+        let order =
+            |state: &AppState| -> Vec<u64> { state.waiting().iter().map(|p| p.prompt.dialog_id()).collect() };
+        assert_eq!(order(&state), [1, 2, 3, 4]);
+        assert_eq!(state.waiting_count(), 4);
+        assert_eq!(state.dialog(2).map(Pending::agent_id), Some("b"));
+        assert_eq!(state.dialog(3).map(Pending::agent_id), Some("porthole"));
+
+        assert_eq!(state.take_dialog(2).map(|p| p.agent_id), Some("b".into()));
+        assert!(state.take_dialog(2).is_none(), "a dialog leaves the list once");
+        assert_eq!(state.take_dialog(3).map(|p| p.agent_id), Some("porthole".into()));
+        assert_eq!(order(&state), [1, 4]);
+        assert_eq!(state.waiting_count(), 2);
     }
 }

@@ -21,21 +21,15 @@ impl Backend {
             return;
         };
         let inspector = porthole_core::inspector::Inspector::new(INSPECTOR_BYTES);
-        let (generation, old, let_go) = {
+        let generation = {
             let mut state = self.state();
             state.generations += 1;
-            let generation = state.generations;
-            let old = state.conns.get_mut(agent_id).and_then(|c| c.client.take());
-            // A new owner: the old connection's sessions, openings, terminals and MCP passes go
-            // with it.
-            let replaced = state.conns.insert(
-                agent_id.to_string(),
-                Conn::new(ConnectionState::Starting, generation, inspector.clone()),
-            );
-            (generation, old, replaced.map(Conn::let_go))
+            state.generations
         };
-        drop(let_go);
-        self.forget_agent(agent_id);
+        // A new owner: the old connection's sessions, dialogs, openings, terminals and MCP
+        // passes go with it.
+        let new = Conn::new(ConnectionState::Starting, generation, inspector.clone());
+        let old = self.forget_agent(agent_id, Ending::Replaced(Box::new(new)));
         self.push_snapshot();
         let this = self.clone();
         let agent_id = agent_id.to_string();
@@ -152,26 +146,38 @@ impl Backend {
         self.push_snapshot();
     }
 
-    /// Drop what the window knew about an agent's previous connection. Its dialogs go, and so
-    /// do the windows of pages the user already consented to: those dialogs (answered, waiting
-    /// for the agent's `elicitation/complete`) are told the agent is gone.
-    fn forget_agent(&self, agent_id: &str) {
+    /// Drop what the window knew about an agent's connection as it ends (`how`). Its sessions
+    /// and dialogs go, and so do the windows of pages the user already consented to: those
+    /// dialogs (answered, waiting for the agent's `elicitation/complete`) are told the agent is
+    /// gone. Returns the client of a connection replaced or removed, to shut down.
+    pub(super) fn forget_agent(&self, agent_id: &str, how: Ending) -> Option<AgentClient> {
+        // Held while the dialogs leave the model: an answer in progress either took its dialog
+        // first or finds none, so each dialog gets one entry in the history.
         let decision = self.decisions();
-        let (dialogs, consented, let_go) = {
+        let (dialogs, consented, let_go, client) = {
             let mut state = self.state();
-            let let_go = state.conns.get_mut(agent_id).map(Conn::forget_sessions);
-            let ids: Vec<u64> = state
-                .pending
-                .iter()
-                .filter(|(_, p)| p.agent_id() == agent_id)
-                .map(|(id, _)| *id)
-                .collect();
-            let mut dialogs = Vec::with_capacity(ids.len());
-            for id in ids {
-                state.accepted_urls.remove(&id);
-                if let Some(pending) = state.pending.shift_remove(&id) {
-                    dialogs.push((id, pending));
+            let ended = match how {
+                Ending::Exited => None,
+                Ending::Replaced(new) => state.conns.insert(agent_id.to_string(), *new),
+                Ending::Removed => state.conns.shift_remove(agent_id),
+            };
+            let (dialogs, let_go, client) = match ended {
+                Some(mut old) => {
+                    let dialogs = std::mem::take(&mut old.dialogs);
+                    let client = old.client.take();
+                    (dialogs, Some(old.let_go()), client)
                 }
+                None => match state.conns.get_mut(agent_id) {
+                    Some(conn) => (
+                        std::mem::take(&mut conn.dialogs),
+                        Some(conn.forget_sessions()),
+                        None,
+                    ),
+                    None => Default::default(),
+                },
+            };
+            for id in dialogs.keys() {
+                state.accepted_urls.remove(id);
             }
             let consented: Vec<u64> = state
                 .accepted_urls
@@ -182,7 +188,7 @@ impl Backend {
             for id in &consented {
                 state.accepted_urls.remove(id);
             }
-            (dialogs, consented, let_go)
+            (dialogs, consented, let_go, client)
         };
         drop(let_go);
         // Their sealed windows close with them; the history notes they went unanswered.
@@ -202,6 +208,7 @@ impl Backend {
         if listed_changed {
             self.push_dialogs();
         }
+        client
     }
 
     /// Track the event in the app state and queue it for the window. False once stale.
@@ -235,7 +242,7 @@ impl Backend {
             self.record_auto(agent_id, &agent_name, event);
         }
         if let Event::AgentExited(_) = event {
-            self.forget_agent(agent_id);
+            self.forget_agent(agent_id, Ending::Exited);
         }
         let asked = event.dialog().is_some();
         // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;
@@ -282,13 +289,7 @@ impl Backend {
 
     /// Stop an agent and forget its connection (it is being removed).
     pub(super) async fn disconnect_quietly(&self, agent_id: &str) {
-        let conn = self.state().conns.shift_remove(agent_id);
-        let client = conn.and_then(|mut c| {
-            let client = c.client.take();
-            drop(c.let_go());
-            client
-        });
-        self.forget_agent(agent_id);
+        let client = self.forget_agent(agent_id, Ending::Removed);
         self.push_snapshot();
         if let Some(client) = client {
             client.shutdown().await;
@@ -394,6 +395,16 @@ impl Backend {
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))
     }
+}
+
+/// How a connection ends in the model (`Backend::forget_agent`).
+pub(super) enum Ending {
+    /// The agent stopped: the connection stays (the window shows why), what it held goes.
+    Exited,
+    /// A (re)start: the new connection takes the old one's place.
+    Replaced(Box<Conn>),
+    /// The agent is being removed: its connection leaves the list.
+    Removed,
 }
 
 /// Counts a connection's event loop as running while it lives (`Backend::stop` waits for

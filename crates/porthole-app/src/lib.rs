@@ -210,14 +210,16 @@ pub struct WindowState {
     dialogs: Vec<DialogView>,
 }
 
-/// The app model's state: each agent connection, owning its sessions (`conn::Conn`), and the
-/// one list of dialogs waiting for the user, of every agent and of Porthole itself, in the
-/// order they arrived.
+/// The app model's state: each agent connection, owning its sessions and waiting dialogs
+/// (`conn::Conn`), and Porthole's own dialogs; the window gets all waiting dialogs as one list,
+/// in the order they arrived (`AppState::waiting`).
 #[derive(Default)]
 struct AppState {
     /// The agent connections, by agent id, in the order they first started.
     conns: IndexMap<String, Conn>,
-    pending: IndexMap<u64, Pending>,
+    /// Porthole's own dialogs (an MCP sign-in's or a registry link's URL consent), by dialog
+    /// id; an agent's are its connection's (`Conn::dialogs`).
+    own_dialogs: IndexMap<u64, Pending>,
     /// URLs the user consented to, for Reopen, and to close their windows with their agent.
     accepted_urls: HashMap<u64, AcceptedUrl>,
     /// When each elicitation arrived, for the latency figure logged on `dialog_shown`.
@@ -451,7 +453,7 @@ impl Backend {
         let inner = &self.0;
         // One flush at a time: batches keep their order, and the count its last value.
         let mut waiting_shown = inner.waiting_shown.lock().unwrap_or_else(|p| p.into_inner());
-        let waiting = self.state().pending.len();
+        let waiting = self.state().waiting_count();
         let count_changed = waiting != *waiting_shown;
         if count_changed {
             inner.shell.set_waiting_count(waiting);
@@ -553,8 +555,8 @@ impl Backend {
         let mut views: Vec<DialogView> = {
             let state = self.state();
             state
-                .pending
-                .values()
+                .waiting()
+                .into_iter()
                 .map(|p| {
                     let through = state
                         .conns
@@ -612,8 +614,7 @@ impl Backend {
     fn client_of_dialog(&self, dialog_id: u64) -> Result<AgentClient, AnswerError> {
         let agent_id = self
             .state()
-            .pending
-            .get(&dialog_id)
+            .dialog(dialog_id)
             .map(|p| p.agent_id().to_string())
             .ok_or_else(|| AnswerError::msg(format!("no pending dialog {dialog_id}")))?;
         self.client_of_agent(&agent_id)

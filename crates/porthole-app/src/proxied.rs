@@ -234,8 +234,8 @@ impl Backend {
                     }
                 }
                 // The proxy went: its connection leaves the list with its sessions.
-                let gone = this.state().conns.shift_remove(&agent_id);
-                drop(gone.map(Conn::let_go));
+                // (Its dialogs are recorded as dismissed, as when an agent exits.)
+                let _client = this.forget_agent(&agent_id, crate::connections::Ending::Removed);
                 this.push_snapshot();
             })
         };

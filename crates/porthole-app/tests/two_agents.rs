@@ -1,7 +1,7 @@
 //! Each agent connection owns its sessions (issue 41): two agents that name their sessions
 //! alike (two copies of the test agent both open `test-session-1`, as two instances of one
-//! real agent may) each keep theirs, and an update, a turn's end or a close of one agent's
-//! session does not touch the other's.
+//! real agent may) each keep theirs and their commands, and a restart of one takes its own
+//! dialogs and sessions, not the other's.
 //! Its own process: it sets the test agent's environment.
 
 mod common;
@@ -27,6 +27,19 @@ fn sessions(backend: &porthole_app::Backend) -> Vec<(String, String, usize)> {
         .collect();
     out.sort();
     out
+}
+
+/// The agents whose dialogs wait, sorted.
+fn askers(backend: &porthole_app::Backend) -> Vec<String> {
+    let state = common::app_state(backend);
+    let mut agents: Vec<String> = state["dialogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["agentId"].as_str().unwrap().to_string())
+        .collect();
+    agents.sort();
+    agents
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -75,7 +88,25 @@ async fn two_agents_that_name_their_sessions_alike_each_keep_theirs() {
         "each agent keeps its own session, and only the twin's got its commands"
     );
 
-    // The first agent restarts: the twin's session stays.
+    // Each agent asks for a permission: the twin in a session of its own name.
+    let ws = tempfile::tempdir().unwrap();
+    let second = backend
+        .new_session_in("twin", ws.path().to_str().unwrap(), &[])
+        .await
+        .expect("the twin's second session");
+    let second = serde_json::to_value(&second).unwrap()["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(second, "test-session-1");
+    backend.send_prompt("test-session-1", "permission", &[]).unwrap();
+    backend.send_prompt(&second, "permission", &[]).unwrap();
+    while askers(&backend).len() < 2 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(askers(&backend), vec![first.clone(), "twin".to_string()]);
+
+    // The first agent restarts: its dialog goes, the twin's session and dialog stay.
     backend.restart(&first).unwrap();
     let state: Value = common::app_state(&backend);
     let twin_kept = state["snapshot"]["sessions"]
@@ -87,5 +118,6 @@ async fn two_agents_that_name_their_sessions_alike_each_keep_theirs() {
         twin_kept,
         "a restart of one agent leaves the other's session: {state:#}"
     );
+    assert_eq!(askers(&backend), vec!["twin".to_string()]);
     backend.stop().await;
 }
