@@ -261,7 +261,10 @@ struct Inner {
     /// Why the companion socket could not be used (`serve_companion`), for the window.
     companion_problem: Mutex<Option<String>>,
     /// Held while a dialog's outcome is decided and recorded (an answer: record, send, drop
-    /// the dialog; a dismissal: drop the dialog, record), so a dialog gets one entry.
+    /// the dialog; a dismissal, or a connection ending in `forget_agent`: drop the dialog,
+    /// record), so a dialog gets one entry. Not the state lock: the history writes to disk
+    /// and the answer goes to the agent meanwhile, and the window's commands and the event
+    /// loops must not wait for that.
     decisions: Mutex<()>,
     /// Set when the app stops: the companion socket and every proxy's link close.
     closing: tokio::sync::watch::Sender<bool>,
