@@ -159,12 +159,17 @@ pub(super) fn session_opened(conn: &mut Conn, mut view: SessionView, replayed: b
 /// A dialog waits for the user. An elicitation also starts the clock of its latency figure.
 fn waiting(state: &mut AppState, agent_id: &str, prompt: DialogPrompt) {
     let dialog_id = prompt.dialog_id();
-    if let DialogPrompt::Elicitation(_) = prompt {
-        state.arrived.insert(dialog_id, Instant::now());
-    }
+    let arrived = matches!(prompt, DialogPrompt::Elicitation(_)).then(Instant::now);
     if let Some(conn) = state.conns.get_mut(agent_id) {
         let agent_id = agent_id.to_string();
-        conn.dialogs.insert(dialog_id, Pending { agent_id, prompt });
+        conn.dialogs.insert(
+            dialog_id,
+            Pending {
+                agent_id,
+                prompt,
+                arrived,
+            },
+        );
     }
 }
 

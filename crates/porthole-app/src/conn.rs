@@ -205,6 +205,7 @@ mod tests {
                 operation: FileOperation::Read,
                 reason: "outside the workspace".into(),
             })),
+            arrived: None,
         }
     }
 

@@ -37,6 +37,7 @@ impl Backend {
                 Some(Pending {
                     agent_id,
                     prompt: DialogPrompt::Elicitation(p),
+                    ..
                 }),
                 DialogAnswer::Elicitation {
                     action: Action::Accept,

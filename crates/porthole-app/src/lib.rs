@@ -142,6 +142,9 @@ impl From<ClientError> for AnswerError {
 struct Pending {
     agent_id: String,
     prompt: DialogPrompt,
+    /// When an agent's elicitation arrived, until the window shows it: the start of the
+    /// latency figure logged on `dialog_shown`.
+    arrived: Option<Instant>,
 }
 
 impl Pending {
@@ -222,8 +225,6 @@ struct AppState {
     own_dialogs: IndexMap<u64, Pending>,
     /// URLs the user consented to, for Reopen, and to close their windows with their agent.
     accepted_urls: HashMap<u64, AcceptedUrl>,
-    /// When each elicitation arrived, for the latency figure logged on `dialog_shown`.
-    arrived: HashMap<u64, Instant>,
     generations: u64,
 }
 
@@ -639,7 +640,13 @@ impl Backend {
     }
 
     pub fn dialog_shown(&self, dialog_id: u64) {
-        if let Some(arrived) = self.state().arrived.remove(&dialog_id) {
+        let arrived = self
+            .state()
+            .conns
+            .values_mut()
+            .find_map(|c| c.dialogs.get_mut(&dialog_id))
+            .and_then(|p| p.arrived.take());
+        if let Some(arrived) = arrived {
             self.0.metrics.dialog_shown(dialog_id, arrived);
             tracing::info!(target: "porthole::latency", dialog_id, ms = arrived.elapsed().as_secs_f64() * 1e3, "dialog interactive");
         }

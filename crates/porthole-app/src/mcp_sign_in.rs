@@ -209,6 +209,7 @@ impl Backend {
             Pending {
                 agent_id: PORTHOLE_ASKS.into(),
                 prompt,
+                arrived: None,
             },
         );
         self.push_dialogs();
