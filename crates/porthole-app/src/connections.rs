@@ -21,28 +21,15 @@ impl Backend {
             return;
         };
         let inspector = porthole_core::inspector::Inspector::new(INSPECTOR_BYTES);
-        let (generation, old) = {
+        let generation = {
             let mut state = self.state();
             state.generations += 1;
-            let generation = state.generations;
-            let old = state.conns.get_mut(agent_id).and_then(|c| c.client.take());
-            state.conns.insert(
-                agent_id.to_string(),
-                Conn {
-                    state: ConnectionState::Starting,
-                    agent: None,
-                    error: None,
-                    client: None,
-                    generation,
-                    needs_auth: false,
-                    sign_in_problem: None,
-                    inspector: inspector.clone(),
-                    proxy: None,
-                },
-            );
-            (generation, old)
+            state.generations
         };
-        self.forget_agent(agent_id);
+        // A new owner: the old connection's sessions, dialogs, openings, terminals and MCP
+        // passes go with it.
+        let new = Conn::new(ConnectionState::Starting, generation, inspector.clone());
+        let old = self.forget_agent(agent_id, Ending::Replaced(Box::new(new)));
         self.push_snapshot();
         let this = self.clone();
         let agent_id = agent_id.to_string();
@@ -159,43 +146,38 @@ impl Backend {
         self.push_snapshot();
     }
 
-    /// A session request failed: `auth_required` leads to the sign-in panel, anything else is
-    /// shown as the connection's error (with the agent's stderr).
-    pub(super) fn session_failed(&self, agent_id: &str, what: &str, error: &ClientError) {
-        {
-            let mut state = self.state();
-            let Some(conn) = state.conns.get_mut(agent_id) else {
-                return;
-            };
-            if error.is_auth_required() {
-                conn.needs_auth = true;
-            } else if let Some(client) = &conn.client {
-                conn.error = Some((format!("{what} failed: {error}"), client.stderr_tail()));
-            }
-        }
-        self.push_snapshot();
-    }
-
-    /// Drop what the window knew about an agent's previous connection. Its dialogs go, and so
-    /// do the windows of pages the user already consented to: those dialogs (answered, waiting
-    /// for the agent's `elicitation/complete`) are told the agent is gone.
-    fn forget_agent(&self, agent_id: &str) {
+    /// Drop what the window knew about an agent's connection as it ends (`how`). Its sessions
+    /// and dialogs go, and so do the windows of pages the user already consented to: those
+    /// dialogs (answered, waiting for the agent's `elicitation/complete`) are told the agent is
+    /// gone. Returns the client of a connection replaced or removed, to shut down.
+    pub(super) fn forget_agent(&self, agent_id: &str, how: Ending) -> Option<AgentClient> {
+        // Held while the dialogs leave the model: an answer in progress either took its dialog
+        // first or finds none, so each dialog gets one entry in the history.
         let decision = self.decisions();
-        let (dialogs, consented) = {
+        let (dialogs, consented, let_go, client) = {
             let mut state = self.state();
-            state.sessions.retain(|_, s| s.agent_id != agent_id);
-            let ids: Vec<u64> = state
-                .pending
-                .iter()
-                .filter(|(_, p)| p.agent_id() == agent_id)
-                .map(|(id, _)| *id)
-                .collect();
-            let mut dialogs = Vec::with_capacity(ids.len());
-            for id in ids {
-                state.accepted_urls.remove(&id);
-                if let Some(pending) = state.pending.shift_remove(&id) {
-                    dialogs.push((id, pending));
+            let ended = match how {
+                Ending::Exited => None,
+                Ending::Replaced(new) => state.conns.insert(agent_id.to_string(), *new),
+                Ending::Removed => state.conns.shift_remove(agent_id),
+            };
+            let (dialogs, let_go, client) = match ended {
+                Some(mut old) => {
+                    let dialogs = std::mem::take(&mut old.dialogs);
+                    let client = old.client.take();
+                    (dialogs, Some(old.let_go()), client)
                 }
+                None => match state.conns.get_mut(agent_id) {
+                    Some(conn) => (
+                        std::mem::take(&mut conn.dialogs),
+                        Some(conn.forget_sessions()),
+                        None,
+                    ),
+                    None => Default::default(),
+                },
+            };
+            for id in dialogs.keys() {
+                state.accepted_urls.remove(id);
             }
             let consented: Vec<u64> = state
                 .accepted_urls
@@ -206,9 +188,9 @@ impl Backend {
             for id in &consented {
                 state.accepted_urls.remove(id);
             }
-            state.auth_terminals.retain(|_, a| a != agent_id);
-            (dialogs, consented)
+            (dialogs, consented, let_go, client)
         };
+        drop(let_go);
         // Their sealed windows close with them; the history notes they went unanswered.
         let listed_changed = !dialogs.is_empty();
         for (id, pending) in dialogs {
@@ -226,6 +208,7 @@ impl Backend {
         if listed_changed {
             self.push_dialogs();
         }
+        client
     }
 
     /// Track the event in the app state and queue it for the window. False once stale.
@@ -259,8 +242,7 @@ impl Backend {
             self.record_auto(agent_id, &agent_name, event);
         }
         if let Event::AgentExited(_) = event {
-            self.forget_agent(agent_id);
-            self.0.mcp.end_agent(agent_id);
+            self.forget_agent(agent_id, Ending::Exited);
         }
         let asked = event.dialog().is_some();
         // A dialog reaches the window in the list of waiting dialogs, not as an event of its own;
@@ -307,14 +289,7 @@ impl Backend {
 
     /// Stop an agent and forget its connection (it is being removed).
     pub(super) async fn disconnect_quietly(&self, agent_id: &str) {
-        let client = {
-            let mut state = self.state();
-            state
-                .conns
-                .shift_remove(agent_id)
-                .and_then(|mut c| c.client.take())
-        };
-        self.forget_agent(agent_id);
+        let client = self.forget_agent(agent_id, Ending::Removed);
         self.push_snapshot();
         if let Some(client) = client {
             client.shutdown().await;
@@ -328,9 +303,9 @@ impl Backend {
         // The restarted agent opens a fresh session where the user last worked with it.
         let cwd = self
             .state()
-            .sessions
-            .values()
-            .find(|s| s.agent_id == agent_id)
+            .conns
+            .get(agent_id)
+            .and_then(|c| c.sessions.values().next())
             .map(|s| std::path::PathBuf::from(&s.cwd))
             .unwrap_or_else(|| self.0.launch.cwd.clone());
         self.connect(agent_id, Some(cwd));
@@ -398,9 +373,9 @@ impl Backend {
             .create(spec)
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))?;
-        self.state()
-            .auth_terminals
-            .insert(id.clone(), agent_id.to_string());
+        if let Some(conn) = self.state().conns.get_mut(agent_id) {
+            conn.auth_terminals.insert(id.clone());
+        }
         Ok(id)
     }
 
@@ -408,9 +383,10 @@ impl Backend {
     pub async fn terminal_input(&self, terminal_id: &str, text: &str) -> Result<(), AnswerError> {
         let agent_id = self
             .state()
-            .auth_terminals
-            .get(terminal_id)
-            .cloned()
+            .conns
+            .iter()
+            .find(|(_, c)| c.auth_terminals.contains(terminal_id))
+            .map(|(agent_id, _)| agent_id.clone())
             .ok_or_else(|| AnswerError::msg("only sign-in terminals take input"))?;
         let client = self.client_of_agent(&agent_id)?;
         client
@@ -419,6 +395,16 @@ impl Backend {
             .await
             .map_err(|e| AnswerError::msg(e.to_string()))
     }
+}
+
+/// How a connection ends in the model (`Backend::forget_agent`).
+pub(super) enum Ending {
+    /// The agent stopped: the connection stays (the window shows why), what it held goes.
+    Exited,
+    /// A (re)start: the new connection takes the old one's place.
+    Replaced(Box<Conn>),
+    /// The agent is being removed: its connection leaves the list.
+    Removed,
 }
 
 /// Counts a connection's event loop as running while it lives (`Backend::stop` waits for

@@ -31,12 +31,13 @@ impl Backend {
         }
         let client = self.client_of_dialog(dialog_id)?;
         let decision = self.decisions();
-        let pending = self.state().pending.get(&dialog_id).cloned();
+        let pending = self.state().dialog(dialog_id).cloned();
         let accepted_url = match (&pending, &answer) {
             (
                 Some(Pending {
                     agent_id,
                     prompt: DialogPrompt::Elicitation(p),
+                    ..
                 }),
                 DialogAnswer::Elicitation {
                     action: Action::Accept,
@@ -66,7 +67,7 @@ impl Backend {
             if let Some(url) = accepted_url {
                 state.accepted_urls.insert(dialog_id, url);
             }
-            state.pending.shift_remove(&dialog_id)
+            state.take_dialog(dialog_id)
         };
         drop(decision);
         // The window renders the model's list of waiting dialogs: this one leaves it.

@@ -3,8 +3,9 @@
 //! consent history, installed agents and sign-in values. Core events are tracked here and
 //! forwarded to the window in coalesced batches through a [`Shell`] (the Tauri app, or a test).
 //!
-//! Split by what each part holds: `launch` (which agents exist), `connections` (starting,
-//! stopping and following an agent), `sessions` (session requests and prompts), `dialogs`
+//! Split by what each part holds: `launch` (which agents exist), `conn` (one agent's
+//! connection, the owner of its sessions), `connections` (starting, stopping and following an
+//! agent), `sessions` (session requests and prompts), `dialogs`
 //! (answers, URLs, remembered decisions), `history` (the consent history and domain memory),
 //! `agents` (the registry and sign-in values), `sealed` (the sealed URL view processes),
 //! `settings` (settings.json).
@@ -13,6 +14,7 @@ mod agents;
 mod app_event;
 mod apply;
 mod coalesce;
+mod conn;
 mod connections;
 mod dialog_view;
 mod dialogs;
@@ -62,11 +64,13 @@ use crate::sealed::SealedViews;
 use crate::settings::{self as app_settings, Settings};
 use app_event::AppEvent;
 pub use app_event::Attachment;
+use conn::Conn;
 use dialog_view::{DialogView, Origin};
 use indexmap::IndexMap;
 pub use launch::{DEMO_ID, Launch, Profile};
 pub use metrics::PerfStats;
-use porthole_core::events::{AgentIdentity, DialogPrompt, Event};
+use porthole_core::acp::v1::schema::{AvailableCommand, SessionConfigOption, SessionModeState, UsageUpdate};
+use porthole_core::events::{DialogPrompt, Event};
 use porthole_core::{AgentClient, ClientError, RespondError};
 /// The window's view of the consent history (its rows, filter and domain marks) is the
 /// history's own wire types, already shaped for it: the window reaches them only through this
@@ -138,6 +142,9 @@ impl From<ClientError> for AnswerError {
 struct Pending {
     agent_id: String,
     prompt: DialogPrompt,
+    /// When an agent's elicitation arrived, until the window shows it: the start of the
+    /// latency figure logged on `dialog_shown`.
+    arrived: Option<Instant>,
 }
 
 impl Pending {
@@ -168,27 +175,12 @@ struct AcceptedUrl {
     agent_id: String,
 }
 
-/// One agent's connection.
-struct Conn {
-    state: snapshot::ConnectionState,
-    agent: Option<AgentIdentity>,
-    error: Option<(String, String)>,
-    client: Option<AgentClient>,
-    /// Bumped on every (re)start so events of an old connection are ignored.
-    generation: u64,
-    /// The last session request failed with `auth_required`.
-    needs_auth: bool,
-    /// Why the stored sign-in values could not be read (no keyring, ...).
-    sign_in_problem: Option<String>,
-    /// The raw traffic, redacted, for the protocol inspector.
-    inspector: porthole_core::inspector::Inspector,
-    /// Set for an agent an editor drives through `porthole proxy`.
-    proxy: Option<ProxyView>,
-}
-
 /// What the window shows about an open session; updated from the agent's updates. The ACP
-/// shapes it carries as they came (modes, models, config options, commands, usage) are named
-/// from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
+/// shapes it carries (modes, config options, commands, usage) are the SDK's own typed structs,
+/// folded from core's typed `SessionState` (`apply::session_update`) without a JSON round trip;
+/// the window names them from the official TypeScript SDK's types through `ui/src/lib/acp.ts`.
+/// What the SDK's parse keeps, they keep (`_meta` included); a field the schema does not know
+/// was already dropped by that parse in core, before any of it reached the app model.
 #[derive(Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(any(test, feature = "ts"), derive(ts_rs::TS))]
@@ -200,16 +192,16 @@ pub struct SessionView {
     additional_directories: Vec<String>,
     title: Option<String>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionModeState | null"))]
-    modes: Option<Value>,
+    modes: Option<SessionModeState>,
     /// The models the agent offers (`session/set_model`), `null` when it offers no choice.
     models: Option<porthole_core::models::SessionModels>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "ConfigOption[]"))]
-    config_options: Value,
+    config_options: Vec<SessionConfigOption>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "Array<AvailableCommand>"))]
-    available_commands: Value,
+    available_commands: Vec<AvailableCommand>,
     turn_running: bool,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionUsage | null"))]
-    usage: Option<Value>,
+    usage: Option<UsageUpdate>,
 }
 
 /// What the window asks for after a (re)load (`app_state`).
@@ -221,22 +213,18 @@ pub struct WindowState {
     dialogs: Vec<DialogView>,
 }
 
+/// The app model's state: each agent connection, owning its sessions and waiting dialogs
+/// (`conn::Conn`), and Porthole's own dialogs; the window gets all waiting dialogs as one list,
+/// in the order they arrived (`AppState::waiting`).
 #[derive(Default)]
 struct AppState {
+    /// The agent connections, by agent id, in the order they first started.
     conns: IndexMap<String, Conn>,
-    sessions: IndexMap<String, SessionView>,
-    pending: IndexMap<u64, Pending>,
+    /// Porthole's own dialogs (an MCP sign-in's or a registry link's URL consent), by dialog
+    /// id; an agent's are its connection's (`Conn::dialogs`).
+    own_dialogs: IndexMap<u64, Pending>,
     /// URLs the user consented to, for Reopen, and to close their windows with their agent.
     accepted_urls: HashMap<u64, AcceptedUrl>,
-    /// When each elicitation arrived, for the latency figure logged on `dialog_shown`.
-    arrived: HashMap<u64, Instant>,
-    /// Login terminals of terminal authentication, by terminal id -> agent id.
-    auth_terminals: HashMap<String, String>,
-    /// Sessions being opened, by agent id: the session-level updates that arrive for a session
-    /// before its opener registers it (`apply::session_opened`).
-    opening: HashMap<String, apply::Opening>,
-    /// Each session's recent tool calls, which MCP Apps are matched against.
-    tool_calls: tool_calls::Recent,
     generations: u64,
 }
 
@@ -274,7 +262,10 @@ struct Inner {
     /// Why the companion socket could not be used (`serve_companion`), for the window.
     companion_problem: Mutex<Option<String>>,
     /// Held while a dialog's outcome is decided and recorded (an answer: record, send, drop
-    /// the dialog; a dismissal: drop the dialog, record), so a dialog gets one entry.
+    /// the dialog; a dismissal, or a connection ending in `forget_agent`: drop the dialog,
+    /// record), so a dialog gets one entry. Not the state lock: the history writes to disk
+    /// and the answer goes to the agent meanwhile, and the window's commands and the event
+    /// loops must not wait for that.
     decisions: Mutex<()>,
     /// Set when the app stops: the companion socket and every proxy's link close.
     closing: tokio::sync::watch::Sender<bool>,
@@ -466,7 +457,7 @@ impl Backend {
         let inner = &self.0;
         // One flush at a time: batches keep their order, and the count its last value.
         let mut waiting_shown = inner.waiting_shown.lock().unwrap_or_else(|p| p.into_inner());
-        let waiting = self.state().pending.len();
+        let waiting = self.state().waiting_count();
         let count_changed = waiting != *waiting_shown;
         if count_changed {
             inner.shell.set_waiting_count(waiting);
@@ -512,7 +503,7 @@ impl Backend {
                 .iter()
                 .map(|(agent_id, c)| ConnectionView::of(agent_id, c))
                 .collect(),
-            sessions: state.sessions.values().cloned().collect(),
+            sessions: state.sessions().cloned().collect(),
             settings_path: launch
                 .settings_path
                 .as_ref()
@@ -568,8 +559,8 @@ impl Backend {
         let mut views: Vec<DialogView> = {
             let state = self.state();
             state
-                .pending
-                .values()
+                .waiting()
+                .into_iter()
                 .map(|p| {
                     let through = state
                         .conns
@@ -618,8 +609,7 @@ impl Backend {
     fn client_of_session(&self, session_id: &str) -> Result<AgentClient, AnswerError> {
         let agent_id = self
             .state()
-            .sessions
-            .get(session_id)
+            .session(session_id)
             .map(|s| s.agent_id.clone())
             .ok_or_else(|| AnswerError::msg(format!("no open session `{session_id}`")))?;
         self.client_of_agent(&agent_id)
@@ -628,8 +618,7 @@ impl Backend {
     fn client_of_dialog(&self, dialog_id: u64) -> Result<AgentClient, AnswerError> {
         let agent_id = self
             .state()
-            .pending
-            .get(&dialog_id)
+            .dialog(dialog_id)
             .map(|p| p.agent_id().to_string())
             .ok_or_else(|| AnswerError::msg(format!("no pending dialog {dialog_id}")))?;
         self.client_of_agent(&agent_id)
@@ -651,7 +640,13 @@ impl Backend {
     }
 
     pub fn dialog_shown(&self, dialog_id: u64) {
-        if let Some(arrived) = self.state().arrived.remove(&dialog_id) {
+        let arrived = self
+            .state()
+            .conns
+            .values_mut()
+            .find_map(|c| c.dialogs.get_mut(&dialog_id))
+            .and_then(|p| p.arrived.take());
+        if let Some(arrived) = arrived {
             self.0.metrics.dialog_shown(dialog_id, arrived);
             tracing::info!(target: "porthole::latency", dialog_id, ms = arrived.elapsed().as_secs_f64() * 1e3, "dialog interactive");
         }

@@ -3,7 +3,6 @@
 //! each session's pass lives until the session closes or its agent stops. A connection whose
 //! sign-in expired tells the window, in the sessions that use it.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -31,18 +30,24 @@ const BRIDGE_ENV: &str = "PORTHOLE_MCP_BRIDGE";
 pub(crate) struct AppConnections {
     /// Made on first need (it needs the backend to tell the window about problems).
     connector: OnceLock<Connector>,
-    /// What each session got, by session id.
-    passes: Mutex<HashMap<String, Kept>>,
     /// Where secrets are kept when not in the OS keyring (`Backend::keep_mcp_secrets_in`).
     secrets: Mutex<Option<Arc<SecretStore>>>,
 }
 
-/// What one session got: its agent, its pass (when a connection goes through the gateway) and
-/// the names of the connections handed to it.
-struct Kept {
-    agent: String,
+/// What one session got: its pass (when a connection goes through the gateway) and the names
+/// of the connections handed to it. Held by the session's connection (`Conn::mcp`): the pass
+/// lives until the session closes or its connection goes. Dropping it closes the pass (the
+/// gateway kills its stdio servers): done once the state lock is released.
+pub(crate) struct Kept {
     _pass: Option<Pass>,
     names: Vec<String>,
+}
+
+impl Kept {
+    /// `None` when the session got nothing.
+    pub(crate) fn new(pass: Option<Pass>, names: Vec<String>) -> Option<Self> {
+        (pass.is_some() || !names.is_empty()).then_some(Kept { _pass: pass, names })
+    }
 }
 
 /// The name of a server in `mcpServers`.
@@ -74,43 +79,13 @@ fn bridge() -> BridgeCommand {
     }
 }
 
-impl AppConnections {
-    /// Forget every pass of `agent_id` (it stopped): their addresses stop answering.
-    pub(crate) fn end_agent(&self, agent_id: &str) {
-        self.passes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|_, kept| kept.agent != agent_id);
-    }
-
-    pub(crate) fn end_session(&self, session_id: &str) {
-        self.passes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(session_id);
-    }
-
-    pub(crate) fn keep(&self, session_id: &str, agent_id: &str, pass: Option<Pass>, names: Vec<String>) {
-        let mut passes = self.passes.lock().unwrap_or_else(|p| p.into_inner());
-        if pass.is_none() && names.is_empty() {
-            passes.remove(session_id);
-            return;
-        }
-        let kept = Kept {
-            agent: agent_id.to_string(),
-            _pass: pass,
-            names,
-        };
-        passes.insert(session_id.to_string(), kept);
-    }
-
+impl crate::AppState {
     /// The open sessions that got `connection`, sorted.
-    fn sessions_with(&self, connection: &str) -> Vec<String> {
+    pub(crate) fn sessions_with(&self, connection: &str) -> Vec<String> {
         let mut sessions: Vec<String> = self
-            .passes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
+            .conns
+            .values()
+            .flat_map(|c| c.mcp.iter())
             .filter(|(_, kept)| kept.names.iter().any(|c| c == connection))
             .map(|(s, _)| s.clone())
             .collect();
@@ -142,7 +117,7 @@ impl Backend {
                     GatewayEvent::SignInNeeded { connection, reason } => (connection, reason, true),
                     GatewayEvent::StdioFailed { connection, reason } => (connection, reason, false),
                 };
-                let sessions = backend.0.mcp.sessions_with(&connection);
+                let sessions = backend.state().sessions_with(&connection);
                 backend.push_app(AppEvent::McpConnectionProblem {
                     connection,
                     reason,
@@ -308,7 +283,7 @@ impl Backend {
                 },
                 (None, _) => McpSignIn::SignedOut,
             };
-            connections.push(mcp_view::view(c, sign_in, self.0.mcp.sessions_with(&c.name)));
+            connections.push(mcp_view::view(c, sign_in, self.state().sessions_with(&c.name)));
         }
         McpConnectionList {
             path: shown,
@@ -370,7 +345,7 @@ impl Backend {
     /// Take a connection out of the list, and delete what the keyring keeps for it (its secret
     /// values; its sign-in, revoked where offered). Returns what happened, in words.
     pub async fn mcp_remove(&self, name: &str) -> Result<String, AnswerError> {
-        let sessions = self.0.mcp.sessions_with(name).len();
+        let sessions = self.state().sessions_with(name).len();
         let path = file()?;
         let removed = remove_at(&path, name)?;
         let mut text = format!("Removed `{name}`.");

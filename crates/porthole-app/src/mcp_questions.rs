@@ -77,7 +77,7 @@ impl WindowQuestions {
         let call = who.call.as_ref()?;
         let backend = self.backend()?;
         let state = backend.state();
-        let recent = state.tool_calls.get(session)?;
+        let recent = state.tool_calls(session)?;
         let calls = recent.iter().map(|c| AgentToolCall {
             id: &c.id,
             title: c.title.as_deref(),

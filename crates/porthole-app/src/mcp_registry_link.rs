@@ -75,14 +75,14 @@ impl Backend {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&dialog_id);
-        let pending = self.state().pending.get(&dialog_id).cloned();
+        let pending = self.state().dialog(dialog_id).cloned();
         let Some(pending) = pending else {
             return Err(AnswerError::msg(format!("no pending dialog {dialog_id}")));
         };
         self.record_answer(&pending, &answer);
         {
             let mut state = self.state();
-            state.pending.shift_remove(&dialog_id);
+            state.take_dialog(dialog_id);
             if *action == Action::Accept
                 && let DialogPrompt::Elicitation(p) = &pending.prompt
                 && let ElicitationKind::Url { url, .. } = &p.kind

@@ -204,11 +204,12 @@ impl Backend {
             mcp: None,
         }));
         register(dialog_id);
-        self.state().pending.insert(
+        self.state().own_dialogs.insert(
             dialog_id,
             Pending {
                 agent_id: PORTHOLE_ASKS.into(),
                 prompt,
+                arrived: None,
             },
         );
         self.push_dialogs();
@@ -227,13 +228,13 @@ impl Backend {
         let Some(asked) = self.0.sign_ins.take(dialog_id) else {
             return Err(AnswerError::msg(format!("no pending dialog {dialog_id}")));
         };
-        let pending = self.state().pending.get(&dialog_id).cloned();
+        let pending = self.state().dialog(dialog_id).cloned();
         if let Some(p) = &pending {
             self.record_answer(p, &answer);
         }
         {
             let mut state = self.state();
-            state.pending.shift_remove(&dialog_id);
+            state.take_dialog(dialog_id);
             if *action == Action::Accept {
                 state.accepted_urls.insert(
                     dialog_id,

@@ -15,7 +15,7 @@ use porthole_core::events::{Event, McpAsker};
 use porthole_core::framing::{LineReader, Piece};
 use porthole_core::{AgentClient, ClientOptions};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncWriteExt, DuplexStream};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
@@ -201,20 +201,15 @@ impl Backend {
             let mut state = self.state();
             state.generations += 1;
             let generation = state.generations;
-            state.conns.insert(
-                agent_id.clone(),
-                Conn {
-                    state: crate::snapshot::ConnectionState::Connected,
-                    agent: Some(agent),
-                    error: None,
-                    client: Some(client.clone()),
-                    generation,
-                    needs_auth: false,
-                    sign_in_problem: None,
-                    inspector: porthole_core::inspector::Inspector::new(64 * 1024),
-                    proxy: Some(proxy),
-                },
+            let mut conn = Conn::new(
+                crate::snapshot::ConnectionState::Connected,
+                generation,
+                porthole_core::inspector::Inspector::new(64 * 1024),
             );
+            conn.agent = Some(agent);
+            conn.client = Some(client.clone());
+            conn.proxy = Some(proxy);
+            state.conns.insert(agent_id.clone(), conn);
             generation
         };
         self.push_snapshot();
@@ -239,7 +234,8 @@ impl Backend {
                     }
                 }
                 // The proxy went: its connection leaves the list with its sessions.
-                this.state().conns.shift_remove(&agent_id);
+                // (Its dialogs are recorded as dismissed, as when an agent exits.)
+                let _client = this.forget_agent(&agent_id, crate::connections::Ending::Removed);
                 this.push_snapshot();
             })
         };
@@ -339,17 +335,24 @@ impl Backend {
                     title: None,
                     modes: None,
                     models: None,
-                    config_options: json!([]),
-                    available_commands: json!([]),
+                    config_options: Vec::new(),
+                    available_commands: Vec::new(),
                     turn_running: false,
                     usage: None,
                 };
-                self.state().sessions.insert(session_id, view);
+                if let Some(conn) = self.state().conns.get_mut(agent_id) {
+                    conn.sessions.insert(session_id, view);
+                }
                 self.push_snapshot();
             }
             Control::SessionClosed { session_id } => {
                 client.observe_session_closed(&session_id);
-                self.state().sessions.shift_remove(&session_id);
+                let let_go = self
+                    .state()
+                    .conns
+                    .get_mut(agent_id)
+                    .map(|conn| conn.close_session(&session_id));
+                drop(let_go);
                 self.push_snapshot();
             }
             Control::Request {
@@ -382,7 +385,7 @@ impl Backend {
 
     /// A proxied turn runs from the editor's `session/prompt` to the agent's answer.
     fn set_turn_running(&self, session_id: &str, running: bool) {
-        if let Some(session) = self.state().sessions.get_mut(session_id) {
+        if let Some(session) = self.state().session_mut(session_id) {
             session.turn_running = running;
         }
         self.push_snapshot();

@@ -4,18 +4,18 @@
 use std::path::{Path, PathBuf};
 
 use porthole_core::acp::v1::schema::{
-    ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, ResourceLink,
+    ContentBlock, EmbeddedResource, EmbeddedResourceResource, ImageContent, ResourceLink, SessionModeId,
     TextResourceContents,
 };
 use porthole_core::sessions::ConfigValue;
 use porthole_core::{AgentClient, OpenedSession, Workspace};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use porthole_connections::handoff::AgentMcp;
 
 use super::app_event::{AppEvent, Attachment};
 use super::results::{SessionList, StoredSession};
-use super::{AnswerError, Backend, SessionView};
+use super::{AnswerError, AppState, Backend, Conn, SessionView};
 use porthole_connections::connector::Handed;
 
 /// What a session about to open is handed: the connections (`servers` already taken into its
@@ -53,33 +53,103 @@ fn cwd_path(cwd: &str) -> Result<PathBuf, AnswerError> {
     Ok(path)
 }
 
-/// A session request of an agent in flight (`apply::Opening`): the updates that arrive for a
-/// session the model does not hold yet are kept until the session is registered.
+/// How a session opens: the four session requests, each through `Backend::open`.
+#[derive(Clone, Copy)]
+enum Open<'a> {
+    /// `session/new`.
+    New,
+    /// `session/load` of a stored session: its history replays before the answer.
+    Load(&'a str),
+    /// `session/resume`: the session again, without its history.
+    Resume(&'a str),
+    /// `session/fork`: a new session that starts from this one's history.
+    Fork(&'a str),
+}
+
+impl Open<'_> {
+    /// The request's method, as the connection's error names it.
+    fn method(self) -> &'static str {
+        match self {
+            Open::New => "session/new",
+            Open::Load(_) => "session/load",
+            Open::Resume(_) => "session/resume",
+            Open::Fork(_) => "session/fork",
+        }
+    }
+}
+
+/// A session request failed: `auth_required` leads to the sign-in panel, anything else is
+/// shown as the connection's error (with the agent's stderr).
+fn session_failed(conn: &mut Conn, what: &str, error: &porthole_core::ClientError) {
+    if error.is_auth_required() {
+        conn.needs_auth = true;
+    } else if let Some(client) = &conn.client {
+        conn.error = Some((format!("{what} failed: {error}"), client.stderr_tail()));
+    }
+}
+
+/// What a session being loaded is until its answer: its id and folders.
+fn placeholder(session_id: &str, workspace: &Workspace) -> OpenedSession {
+    OpenedSession {
+        session_id: session_id.to_string(),
+        cwd: workspace.cwd.clone(),
+        additional_directories: workspace.additional.clone(),
+        modes: None,
+        config_options: Vec::new(),
+        models: None,
+    }
+}
+
+/// A session request of a connection in flight (`apply::Opening`): the updates that arrive for
+/// a session the connection does not hold yet are kept until the session is registered. Ends on
+/// the connection it started on: a restarted one's own requests are not its.
 struct Opening<'b> {
     backend: &'b Backend,
     agent_id: &'b str,
+    generation: Option<u64>,
 }
 
 impl<'b> Opening<'b> {
+    /// Notes the request on the connection `agent_id` has now.
     fn start(backend: &'b Backend, agent_id: &'b str) -> Self {
-        crate::apply::opening_started(&mut backend.state(), agent_id);
-        Self { backend, agent_id }
+        let generation = backend.state().conns.get_mut(agent_id).map(|conn| {
+            conn.opening.started();
+            conn.generation
+        });
+        Self {
+            backend,
+            agent_id,
+            generation,
+        }
+    }
+}
+
+impl Opening<'_> {
+    /// The connection the request was sent on, unless it went since (stopped, restarted):
+    /// a session it opened joins only that one.
+    fn conn<'s>(&self, state: &'s mut AppState) -> Option<&'s mut Conn> {
+        state
+            .conns
+            .get_mut(self.agent_id)
+            .filter(|c| Some(c.generation) == self.generation)
     }
 }
 
 impl Drop for Opening<'_> {
     fn drop(&mut self) {
-        crate::apply::opening_ended(&mut self.backend.state(), self.agent_id);
+        if let Some(conn) = self.conn(&mut self.backend.state()) {
+            conn.opening.ended();
+        }
     }
 }
 
 impl Backend {
-    /// The session joins the model (with the updates that arrived before it); `replayed`: a
-    /// load's answer, whose replay went into the placeholder registered before it.
-    fn register(&self, agent_id: &str, opened: &OpenedSession, replayed: bool) -> SessionView {
+    /// The session joins its connection (with the updates that arrived before it);
+    /// `replayed`: a load's answer, whose replay went into the placeholder registered before it.
+    fn register(&self, opening: &Opening<'_>, opened: &OpenedSession, replayed: bool) -> SessionView {
         let view = SessionView {
             session_id: opened.session_id.clone(),
-            agent_id: agent_id.to_string(),
+            agent_id: opening.agent_id.to_string(),
             cwd: opened.cwd.display().to_string(),
             additional_directories: opened
                 .additional_directories
@@ -87,20 +157,20 @@ impl Backend {
                 .map(|d| d.display().to_string())
                 .collect(),
             title: None,
-            modes: opened.modes.as_ref().and_then(|m| serde_json::to_value(m).ok()),
+            modes: opened.modes.clone(),
             models: opened.models.clone(),
-            config_options: serde_json::to_value(&opened.config_options).unwrap_or(json!([])),
-            available_commands: json!([]),
+            config_options: opened.config_options.clone(),
+            available_commands: Vec::new(),
             turn_running: false,
             usage: None,
         };
-        let view = {
-            let mut state = self.state();
-            if let Some(conn) = state.conns.get_mut(agent_id) {
+        let view = match opening.conn(&mut self.state()) {
+            Some(conn) => {
                 conn.needs_auth = false;
                 conn.error = None;
+                crate::apply::session_opened(conn, view, replayed)
             }
-            crate::apply::session_opened(&mut state, agent_id, view, replayed)
+            None => view,
         };
         self.push_snapshot();
         view
@@ -131,7 +201,7 @@ impl Backend {
 
     /// The session opened: its pass lives with it (and the names of what it got, for the
     /// Connections view); what was left out is said in it.
-    fn connections_kept(&self, agent_id: &str, session_id: &str, handing: Handing) {
+    fn connections_kept(&self, opening: &Opening<'_>, session_id: &str, handing: Handing) {
         let Handing {
             handed,
             names,
@@ -141,7 +211,17 @@ impl Backend {
         if let Some(questions) = &questions {
             questions.session_opened(session_id);
         }
-        self.0.mcp.keep(session_id, agent_id, handed.pass, names);
+        let kept = crate::mcp::Kept::new(handed.pass, names);
+        let let_go = {
+            let mut state = self.state();
+            match opening.conn(&mut state) {
+                Some(conn) => Ok(conn.keep_mcp(session_id, kept)),
+                // The connection went meanwhile: so does what the session got.
+                None => Err(kept),
+            }
+        };
+        // Passes let go of close with the state lock released.
+        drop(let_go);
         for (connection, reason) in handed.skipped {
             self.push_app(AppEvent::McpConnectionProblem {
                 connection,
@@ -157,16 +237,45 @@ impl Backend {
         agent_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<SessionView, AnswerError> {
+        self.open(agent_id, Open::New, workspace.into()).await
+    }
+
+    /// Open a session of `agent_id` in `workspace` by any of the four session requests: the
+    /// one place that hands it the person's MCP connections, registers it (with the updates
+    /// that came before its answer) and says why it failed (`session_failed`: the sign-in
+    /// panel on `auth_required`, the connection's error otherwise), so no kind can skip a step.
+    async fn open(
+        &self,
+        agent_id: &str,
+        kind: Open<'_>,
+        workspace: Workspace,
+    ) -> Result<SessionView, AnswerError> {
         let client = self.client_of_agent(agent_id)?;
-        let (workspace, handed) = self.with_connections(agent_id, &client, workspace.into()).await;
-        let _opening = Opening::start(self, agent_id);
-        match client.open_session(workspace).await {
+        let opening = Opening::start(self, agent_id);
+        if let Open::Load(session_id) = kind {
+            // Registered first so the replayed updates land in a session the window knows.
+            self.register(&opening, &placeholder(session_id, &workspace), false);
+        }
+        let (workspace, handing) = self.with_connections(agent_id, &client, workspace).await;
+        let answer = match kind {
+            Open::New => client.open_session(workspace).await,
+            Open::Load(session_id) => client.load_session(session_id, workspace).await,
+            Open::Resume(session_id) => client.resume_session(session_id, workspace).await,
+            Open::Fork(session_id) => client.fork_session(session_id, workspace).await,
+        };
+        match answer {
             Ok(opened) => {
-                self.connections_kept(agent_id, &opened.session_id, handed);
-                Ok(self.register(agent_id, &opened, false))
+                self.connections_kept(&opening, &opened.session_id, handing);
+                Ok(self.register(&opening, &opened, matches!(kind, Open::Load(_))))
             }
             Err(e) => {
-                self.session_failed(agent_id, "session/new", &e);
+                if let Some(conn) = opening.conn(&mut self.state()) {
+                    if let Open::Load(session_id) = kind {
+                        conn.sessions.shift_remove(session_id);
+                    }
+                    session_failed(conn, kind.method(), &e);
+                }
+                self.push_snapshot();
                 Err(e.into())
             }
         }
@@ -221,30 +330,8 @@ impl Backend {
         cwd: &str,
         additional: &[String],
     ) -> Result<SessionView, AnswerError> {
-        let client = self.client_of_agent(agent_id)?;
         let workspace = workspace(cwd, additional)?;
-        // Registered first so the replayed updates land in a session the window knows.
-        let placeholder = OpenedSession {
-            session_id: session_id.to_string(),
-            cwd: workspace.cwd.clone(),
-            additional_directories: workspace.additional.clone(),
-            modes: None,
-            config_options: Vec::new(),
-            models: None,
-        };
-        self.register(agent_id, &placeholder, false);
-        let (workspace, handed) = self.with_connections(agent_id, &client, workspace).await;
-        match client.load_session(session_id, workspace).await {
-            Ok(opened) => {
-                self.connections_kept(agent_id, session_id, handed);
-                Ok(self.register(agent_id, &opened, true))
-            }
-            Err(e) => {
-                self.state().sessions.shift_remove(session_id);
-                self.session_failed(agent_id, "session/load", &e);
-                Err(e.into())
-            }
-        }
+        self.open(agent_id, Open::Load(session_id), workspace).await
     }
 
     pub async fn resume_session(
@@ -254,21 +341,8 @@ impl Backend {
         cwd: &str,
         additional: &[String],
     ) -> Result<SessionView, AnswerError> {
-        let client = self.client_of_agent(agent_id)?;
-        let (workspace, handed) = self
-            .with_connections(agent_id, &client, workspace(cwd, additional)?)
-            .await;
-        let _opening = Opening::start(self, agent_id);
-        match client.resume_session(session_id, workspace).await {
-            Ok(opened) => {
-                self.connections_kept(agent_id, session_id, handed);
-                Ok(self.register(agent_id, &opened, false))
-            }
-            Err(e) => {
-                self.session_failed(agent_id, "session/resume", &e);
-                Err(e.into())
-            }
-        }
+        let workspace = workspace(cwd, additional)?;
+        self.open(agent_id, Open::Resume(session_id), workspace).await
     }
 
     /// `session/fork` of an open session, in its folder: the fork opens as a session of its own.
@@ -276,31 +350,18 @@ impl Backend {
         let (agent_id, cwd) = {
             let state = self.state();
             let view = state
-                .sessions
-                .get(session_id)
+                .session(session_id)
                 .ok_or_else(|| AnswerError::msg(format!("no open session {session_id}")))?;
             (view.agent_id.clone(), PathBuf::from(&view.cwd))
         };
-        let client = self.client_of_session(session_id)?;
-        let (workspace, handed) = self.with_connections(&agent_id, &client, cwd.into()).await;
-        let _opening = Opening::start(self, &agent_id);
-        match client.fork_session(session_id, workspace).await {
-            Ok(opened) => {
-                self.connections_kept(&agent_id, &opened.session_id, handed);
-                Ok(self.register(&agent_id, &opened, false))
-            }
-            Err(e) => {
-                self.session_failed(&agent_id, "session/fork", &e);
-                Err(e.into())
-            }
-        }
+        self.open(&agent_id, Open::Fork(session_id), cwd.into()).await
     }
 
     /// `session/set_model`; the header's model picker.
     pub async fn set_model(&self, session_id: &str, model_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_session(session_id)?;
         let models = client.set_model(session_id, model_id).await?;
-        if let Some(view) = self.state().sessions.get_mut(session_id) {
+        if let Some(view) = self.state().session_mut(session_id) {
             view.models = Some(models);
         }
         self.push_snapshot();
@@ -310,12 +371,11 @@ impl Backend {
     pub async fn close_session(&self, session_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_session(session_id)?;
         let result = client.close_session(session_id).await;
-        {
-            let mut state = self.state();
-            state.sessions.shift_remove(session_id);
-            crate::tool_calls::forget(&mut state.tool_calls, session_id);
-        }
-        self.0.mcp.end_session(session_id);
+        let let_go = self
+            .state()
+            .conn_of_session(session_id)
+            .map(|conn| conn.close_session(session_id));
+        drop(let_go);
         self.0.apps.session_closed(session_id);
         self.push_snapshot();
         result.map_err(Into::into)
@@ -326,7 +386,12 @@ impl Backend {
     pub async fn delete_session(&self, agent_id: &str, session_id: &str) -> Result<(), AnswerError> {
         let client = self.client_of_agent(agent_id)?;
         client.delete_session(session_id).await?;
-        self.state().sessions.shift_remove(session_id);
+        let let_go = self
+            .state()
+            .conns
+            .get_mut(agent_id)
+            .map(|conn| conn.close_session(session_id));
+        drop(let_go);
         self.push_snapshot();
         Ok(())
     }
@@ -361,7 +426,7 @@ impl Backend {
             blocks.push(attachment_block(&client, a)?);
         }
         client.prompt(session_id, blocks)?;
-        if let Some(s) = self.state().sessions.get_mut(session_id) {
+        if let Some(s) = self.state().session_mut(session_id) {
             s.turn_running = true;
         }
         self.push_app(AppEvent::UserPrompt {
@@ -384,11 +449,10 @@ impl Backend {
         // Agents confirm with current_mode_update; reflect the choice now as well.
         if let Some(modes) = self
             .state()
-            .sessions
-            .get_mut(session_id)
+            .session_mut(session_id)
             .and_then(|s| s.modes.as_mut())
         {
-            modes["currentModeId"] = json!(mode_id);
+            modes.current_mode_id = SessionModeId::new(mode_id);
         }
         self.push_snapshot();
         Ok(())
@@ -411,8 +475,8 @@ impl Backend {
             }
         };
         let options = client.set_config_option(session_id, config_id, value).await?;
-        if let Some(s) = self.state().sessions.get_mut(session_id) {
-            s.config_options = serde_json::to_value(options).unwrap_or(json!([]));
+        if let Some(s) = self.state().session_mut(session_id) {
+            s.config_options = options;
         }
         self.push_snapshot();
         Ok(())

@@ -82,6 +82,17 @@ async fn a_permission_request_waits_in_the_model_until_answered_and_a_form_is_va
         .wait_for_dialog("a form elicitation", |d| d["type"] == "elicitation")
         .await;
     let form_id = form["dialogId"].as_u64().unwrap();
+    // The window says it shows the form: its latency figure is taken once, from its arrival.
+    backend.dialog_shown(form_id);
+    backend.dialog_shown(form_id);
+    let stats = serde_json::to_value(backend.perf_stats()).unwrap();
+    let shown: Vec<u64> = stats["dialogs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["dialogId"].as_u64())
+        .collect();
+    assert_eq!(shown, [form_id], "one latency sample for the form");
     let invalid = serde_json::Map::from_iter([("no_such_field".to_string(), Value::from(1))]);
     let refused = backend.answer_elicitation(form_id, "accept", Some(invalid));
     assert!(refused.is_err(), "an invalid form answer is refused");

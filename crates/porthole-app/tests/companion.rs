@@ -594,11 +594,14 @@ async fn gemini_and_qwen_questions_are_answered_in_portholes_forms(
     // --- Gemini: ask_user, then exit_plan_mode with typed feedback. ---
     let turn = editor.prompt(session, "gemini-host-input").await;
     let dialog = new_form(shell.dialog_ids(), "gemini-ask-1").await;
+    // The dialogs listed before the answer: the agent's next question may be listed before
+    // `accept` returns (its answer reaches the agent first), and must still count as new.
+    let before = shell.dialog_ids();
     accept(
         dialog,
         json!({"question_0": "SQLite", "question_1": "billing", "question_2": "No"}),
     );
-    let dialog = new_form(shell.dialog_ids(), "Ready to start implementing").await;
+    let dialog = new_form(before, "Ready to start implementing").await;
     accept(dialog, json!({"question_0_custom": "Do step 2 first"}));
     editor.answer(turn).await;
     let results = &editor.report()["results"];

@@ -156,8 +156,9 @@ impl Agent {
         );
     }
 
-    /// With `PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN` set, a new or forked session's commands
-    /// follow its answer at once, as the demo agent and Claude Code send them.
+    /// With `PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN` set, an opened session's commands (new,
+    /// loaded, resumed or forked) follow its answer at once, as the demo agent and Claude Code
+    /// send them.
     fn commands_at_open(&self) {
         if commands_at_open() {
             self.update(
@@ -214,6 +215,11 @@ fn payloads() -> Vec<String> {
 /// `PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN`: a session's commands follow the answer that opens it.
 fn commands_at_open() -> bool {
     std::env::var_os("PORTHOLE_TEST_AGENT_COMMANDS_AT_OPEN").is_some()
+}
+
+/// `PORTHOLE_TEST_AGENT_SIGNED_OUT=FILE`: session requests are refused while FILE exists.
+fn signed_out() -> bool {
+    std::env::var_os("PORTHOLE_TEST_AGENT_SIGNED_OUT").is_some_and(|f| std::path::Path::new(&f).exists())
 }
 
 /// With `PORTHOLE_TEST_AGENT_HOSTILE` set, names the agent controls (its own name, modes,
@@ -466,6 +472,13 @@ fn main() {
                 authenticated = false;
                 reply(id, json!({}));
             }
+            // PORTHOLE_TEST_AGENT_SIGNED_OUT=FILE: while FILE exists, every session request is
+            // refused for want of sign-in (one that expired), whichever way it opens a session.
+            ("session/new" | "session/load" | "session/resume" | "session/fork", Some(id))
+                if signed_out() =>
+            {
+                reply_error(id, -32000, "Authentication required")
+            }
             ("session/new", Some(id)) if needs_auth && !authenticated => {
                 reply_error(id, -32000, "Authentication required")
             }
@@ -542,6 +555,7 @@ fn main() {
                     id,
                     json!({"modes":modes("code"),"configOptions":config_options("deep", true)}),
                 );
+                agent.commands_at_open();
                 // The rest of the history after the answer, as Gemini CLI sends most of it.
                 std::thread::sleep(std::time::Duration::from_millis(50));
                 agent.update(json!({"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"earlier answer"}}));
@@ -552,6 +566,7 @@ fn main() {
                 agent.cwd = params["cwd"].as_str().unwrap_or("/").to_string();
                 agent.additional = additional_directories(&params);
                 reply(id, json!({"modes":modes("ask")}));
+                agent.commands_at_open();
             }
             ("session/list", Some(id)) => match params.get("cursor").and_then(Value::as_str) {
                 None => reply(

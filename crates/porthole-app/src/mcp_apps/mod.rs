@@ -349,7 +349,7 @@ impl Backend {
     /// Whether the webview may give `kind` when a page asks: only if an app of an open session
     /// was given it (each frame's `allow` then decides which frame may ask).
     pub fn mcp_app_device_allowed(&self, kind: AppPermission) -> bool {
-        let open: HashSet<String> = self.state().sessions.keys().cloned().collect();
+        let open: HashSet<String> = self.state().sessions().map(|s| s.session_id.clone()).collect();
         let table = self.0.apps.lock();
         table.apps.values().any(|e| {
             open.contains(&e.view.session_id) && e.granted.as_ref().is_some_and(|g| g.contains(&kind))
@@ -530,7 +530,7 @@ impl Backend {
             (session, taken)
         };
         let state = self.state();
-        let recent = state.tool_calls.get(&session)?;
+        let recent = state.tool_calls(&session)?;
         let calls = recent.iter().map(|c| AgentToolCall {
             id: &c.id,
             title: c.title.as_deref(),
