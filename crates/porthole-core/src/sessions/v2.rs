@@ -22,7 +22,7 @@ pub(super) async fn open(client: &AgentClient, how: Open<'_>, workspace: Workspa
         .mcp_servers
         .iter()
         .map(|s| {
-            as_v2(s).ok_or_else(|| ClientError::Start("an MCP server v2 cannot carry (v2 has no SSE servers)".into()))
+            mcp_server(s).ok_or_else(|| ClientError::Start("an MCP server v2 cannot carry (v2 has no SSE servers)".into()))
         })
         .collect::<Result<_, _>>()?;
     let cwd = v2::AbsolutePath::new(workspace.cwd.clone());
@@ -90,8 +90,20 @@ fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
     serde_json::to_value(value).ok().and_then(|v| serde_json::from_value(v).ok())
 }
 
-fn as_v2<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
-    as_v1(value)
+/// An MCP server in v2's shape: the fields are v1's, but v1's stdio entry is the one without a
+/// `type`, and v2 tags it `stdio` (before this, every stdio server, the MCP bridge included,
+/// failed to convert). SSE, which v2 dropped, has no v2 shape.
+fn mcp_server(server: &agent_client_protocol::v1::schema::McpServer) -> Option<v2::McpServer> {
+    let mut value = serde_json::to_value(server).ok()?;
+    let object = value.as_object_mut()?;
+    if !object.contains_key("type") {
+        object.insert("type".into(), "stdio".into());
+    }
+    match serde_json::from_value(value).ok()? {
+        v2::McpServer::Http(http) => Some(v2::McpServer::Http(http)),
+        v2::McpServer::Stdio(stdio) => Some(v2::McpServer::Stdio(stdio)),
+        _ => None,
+    }
 }
 
 /// `session/list`, one page (v2 requires it of every agent with sessions).
@@ -146,4 +158,31 @@ pub(super) async fn login(
 
 fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ClientError> {
     serde_json::from_value(value).map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema as v1;
+
+    /// v1's stdio entry has no `type` (v2's has `type: "stdio"`): the MCP bridge and the
+    /// companion's servers are stdio, and must reach a v2 agent; http passes as it is; SSE,
+    /// which v2 dropped, cannot.
+    #[test]
+    fn mcp_servers_in_v2s_shape() {
+        let stdio = v1::McpServer::Stdio(
+            v1::McpServerStdio::new("bridge", "/bin/porthole-cli").args(vec!["mcp".into(), "bridge".into()]),
+        );
+        let v2 = mcp_server(&stdio).expect("a stdio server in v2");
+        assert_eq!(
+            serde_json::to_value(&v2).unwrap(),
+            serde_json::json!({"type": "stdio", "name": "bridge", "command": "/bin/porthole-cli",
+                "args": ["mcp", "bridge"]})
+        );
+        let http = v1::McpServer::Http(v1::McpServerHttp::new("tracker", "http://127.0.0.1:1/mcp"));
+        let v2 = serde_json::to_value(mcp_server(&http).expect("an http server in v2")).unwrap();
+        assert_eq!((v2["type"].as_str(), v2["url"].as_str()), (Some("http"), Some("http://127.0.0.1:1/mcp")));
+        let sse = v1::McpServer::Sse(v1::McpServerSse::new("old", "http://127.0.0.1:1/sse"));
+        assert!(mcp_server(&sse).is_none());
+    }
 }
