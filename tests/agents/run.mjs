@@ -984,11 +984,37 @@ const FLOWS = [
 // The v2 column (issue 44): the flows v2 still has, with the agents that answer 2 (agents.mjs `v2`).
 const FLOWS_V2 = v2Flows({ runCli, server, root, expect, ok, mcpConnection });
 
+// The auto column: an agent that does not answer 2 (no `v2` in agents.mjs) must keep its v1
+// results under porthole-cli's default, auto: the v2 offer answered 1 or refused, then v1's own
+// initialize on the same process, and a turn as in v1.
+const FLOWS_AUTO = [
+  ["falls back to v1 under auto", async (agent) => {
+    const prompt = `hello from porthole ${process.pid}`;
+    const r = await runCli(agent, [prompt], { protocol: "auto" });
+    ok(r);
+    const init = r.events.find((e) => e.type === "initialized");
+    expect(init?.protocolVersion === 1, `porthole-cli's initialized line says protocolVersion ${init?.protocolVersion}`);
+    const offers = r.acp.filter((m) => m.dir === "to-agent" && m.msg.method === "initialize");
+    expect(offers.length === 2 && offers[0].msg.params?.protocolVersion === 2 && offers[0].msg.params.capabilities, `initialize as sent: ${JSON.stringify(offers.map((m) => m.msg.params?.protocolVersion))}`);
+    expect(offers[1].msg.params?.protocolVersion === 1 && offers[1].msg.params.clientCapabilities, `the second initialize: ${JSON.stringify(offers[1].msg.params).slice(0, 200)}`);
+    const answer = r.acp.find((m) => m.dir === "from-agent" && m.msg.id === offers[0].msg.id && !m.msg.method)?.msg;
+    // Some agents echo the offered version with a v1 body (agentCapabilities, agentInfo): they
+    // speak v1 whatever they say, and core falls back.
+    const v1Body = answer?.result?.agentCapabilities && !answer.result.capabilities;
+    const said = answer?.error ? `refused it (${answer.error.code} "${String(answer.error.message).slice(0, 60)}")` : `answered ${answer?.result?.protocolVersion}${v1Body && answer.result.protocolVersion === 2 ? " with a v1-shaped body (agentCapabilities, agentInfo)" : ""}`;
+    const gap = r.acp.find((m) => m === r.acp.find((x) => x.dir === "from-agent" && x.msg.id === offers[0].msg.id))?.at;
+    const waited = gap ? ` ${((offers[1].at - gap) / 1000).toFixed(1)} s after that answer` : "";
+    expect(text(r.events).endsWith(`Porthole fake model says: ${prompt}`), `reply: ${JSON.stringify(text(r.events).slice(-120))}`);
+    expect(turnEnd(r.events)?.stopReason === "end_turn", `stop reason ${turnEnd(r.events)?.stopReason}`);
+    return `offered 2, the agent ${said}; then v1's initialize (clientCapabilities) on the same process${waited}, and the turn as in v1`;
+  }],
+];
+
 const wanted = process.argv.slice(2);
 // PORTHOLE_AGENTS_FLOWS=REGEX runs only the flows whose name matches (while working on one);
-// PORTHOLE_AGENTS_PROTOCOLS=1 or 2 only that column (both by default).
+// PORTHOLE_AGENTS_PROTOCOLS=1, 2 or auto (comma-separated) only those columns (all by default).
 const onlyFlows = process.env.PORTHOLE_AGENTS_FLOWS ? new RegExp(process.env.PORTHOLE_AGENTS_FLOWS) : null;
-const protocols = (process.env.PORTHOLE_AGENTS_PROTOCOLS ?? "1,2").split(",").map((p) => p.trim());
+const protocols = (process.env.PORTHOLE_AGENTS_PROTOCOLS ?? "1,2,auto").split(",").map((p) => p.trim());
 const rows = [];
 for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id))) {
   // A PyPI agent scripts/test-agents could not install (no Python new enough): one row says why.
@@ -999,7 +1025,7 @@ for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id)
     console.log(`n/a   ${agent.id}  not installed: ${why}`);
     continue;
   }
-  const columns = [["1", FLOWS], ["2", agent.v2 ? FLOWS_V2 : []]].filter(([p]) => protocols.includes(p));
+  const columns = [["1", FLOWS], ["2", agent.v2 ? FLOWS_V2 : []], ["auto", agent.v2 ? [] : FLOWS_AUTO]].filter(([p]) => protocols.includes(p));
   for (const [protocol, flows] of columns) {
     for (const [flow, run] of flows.filter(([name]) => !onlyFlows || onlyFlows.test(name))) {
       const started = Date.now();
@@ -1010,8 +1036,9 @@ for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id)
       } catch (e) {
         result = { pass: false, note: String(e.message ?? e) };
       }
-      rows.push({ agent: agent.name, version: agent.version, protocol: `v${protocol}`, flow, ...result, seconds: ((Date.now() - started) / 1000).toFixed(1) });
-      console.log(`${result.pass === null ? "n/a " : result.pass ? "pass" : "FAIL"}  ${agent.id}  v${protocol}  ${flow}: ${result.note}`);
+      const column = protocol === "auto" ? "auto" : `v${protocol}`;
+      rows.push({ agent: agent.name, version: agent.version, protocol: column, flow, ...result, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+      console.log(`${result.pass === null ? "n/a " : result.pass ? "pass" : "FAIL"}  ${agent.id}  ${column}  ${flow}: ${result.note}`);
     }
   }
 }
