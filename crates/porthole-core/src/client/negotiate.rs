@@ -88,7 +88,10 @@ fn flags(markers: &serde_json::Map<String, Value>) -> Value {
         .iter()
         .map(|(name, value)| match name.as_str() {
             "_meta" => (name.clone(), value.clone()),
-            _ => (name.clone(), Value::Bool(value.is_object() || *value == Value::Bool(true))),
+            _ => (
+                name.clone(),
+                Value::Bool(value.is_object() || *value == Value::Bool(true)),
+            ),
         })
         .collect::<serde_json::Map<_, _>>()
         .into()
@@ -115,6 +118,9 @@ mod tests {
         assert!(caps.mcp_capabilities.http && !caps.mcp_capabilities.sse);
         assert!(caps.prompt_capabilities.image && caps.prompt_capabilities.embedded_context);
         assert!(!caps.prompt_capabilities.audio);
-        assert_eq!(view.agent_info.unwrap().name, "@agentclientprotocol/claude-agent-acp");
+        assert_eq!(
+            view.agent_info.unwrap().name,
+            "@agentclientprotocol/claude-agent-acp"
+        );
     }
 }

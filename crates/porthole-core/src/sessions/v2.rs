@@ -181,7 +181,10 @@ mod tests {
         );
         let http = v1::McpServer::Http(v1::McpServerHttp::new("tracker", "http://127.0.0.1:1/mcp"));
         let v2 = serde_json::to_value(mcp_server(&http).expect("an http server in v2")).unwrap();
-        assert_eq!((v2["type"].as_str(), v2["url"].as_str()), (Some("http"), Some("http://127.0.0.1:1/mcp")));
+        assert_eq!(
+            (v2["type"].as_str(), v2["url"].as_str()),
+            (Some("http"), Some("http://127.0.0.1:1/mcp"))
+        );
         let sse = v1::McpServer::Sse(v1::McpServerSse::new("old", "http://127.0.0.1:1/sse"));
         assert!(mcp_server(&sse).is_none());
     }
