@@ -1053,7 +1053,7 @@ if (app) {
   const claude = AGENTS.find((a) => a.id === "claude");
   const pass = app === "pass";
   // The window's protocol is the app's default, auto: v2 with Claude Code and Codex.
-  rows.push({ agent: claude.name, version: claude.version, protocol: "auto", flow: "in the real app (WebDriver)", pass, note: pass ? "streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel; Codex's device-code sign-in; acpx through porthole proxy: Claude's and Qwen's questions, and the test agent's Gemini host input, answered in the window" : app, seconds: "-" });
+  rows.push({ agent: claude.name, version: claude.version, protocol: "auto", flow: "in the real app (WebDriver)", pass, note: pass ? "(the app's default, auto: v2 with both) streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel; Codex's device-code sign-in, its MCP App in agent-full-access (codex-acp's v2 MCP approval bug); acpx through porthole proxy: Claude's and Qwen's questions, and the test agent's Gemini host input, answered in the window" : app, seconds: "-" });
 }
 
 const widths = ["agent", "version", "protocol", "flow"].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
