@@ -22,6 +22,8 @@ export const AGENTS = [
     entry: "@agentclientprotocol/claude-agent-acp/dist/index.js",
     /** Permission requests in "default" mode (the default is "auto", which asks a classifier). */
     mode: "default",
+    /** Answers ACP v2 (the matrix's v2 column, flows-v2.mjs); its modes are then the config option `mode`. */
+    v2: true,
     /** AskUserQuestion becomes a form whose first question is the field `question_0`. */
     questionTool: { field: "question_0" },
     /** Claude Code handles a -32042 itself: the retry's -32042, which the gateway passes on as
@@ -60,6 +62,13 @@ export const AGENTS = [
     /** Permission requests for edits: "read-only" asks before every edit ("agent", the default,
      * lets a reviewer model decide; "workspace-write" edits the workspace without asking). */
     mode: "read-only",
+    /** Answers ACP v2 (the matrix's v2 column, flows-v2.mjs); its modes are then the config option `mode`. */
+    v2: true,
+    /** In v2, an MCP tool call that needs approval is cancelled without a request: codex-acp
+     * 2.6.0 builds the approval as a v1 permission request (`buildMcpPermissionRequest`: a
+     * `toolCall`, no `title`) and its own v2 layer refuses to send it (its stderr: "request has
+     * no title to send on ACP v2"). In "agent-full-access" nothing is asked and the call runs. */
+    v2McpApproval: { error: "user cancelled MCP tool call", mode: "agent-full-access", why: "codex-acp 2.6.0 cannot send its MCP approval in v2 (a v1-shaped request without a title)" },
     /** `authenticate` reads the key from `_meta["api-key"]["apiKey"]`. */
     apiKeyMethod: "api-key",
     /** request_user_input is offered in the Plan collaboration mode only (a session config

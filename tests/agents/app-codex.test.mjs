@@ -50,14 +50,14 @@ test("Codex connects in the window and streams a reply", async () => {
 
 /** The mode the CLI flows use (agents.mjs), chosen in the header as a person would. (Codex's
  *  default mode has its model review each approval, which the fake model does not answer.) */
-async function pickMode(window) {
+async function pickMode(window, mode = codex.mode) {
   const picked = await window.exec(`
     for (const s of document.querySelectorAll(".session-controls select")) {
       const option = [...s.options].find((o) => o.value === arguments[0]);
       if (option) { s.value = option.value; s.dispatchEvent(new Event("change", { bubbles: true })); return s.closest("label").textContent.trim(); }
     }
-    return null;`, codex.mode);
-  assert.ok(picked, `a header control offers the mode ${codex.mode}`);
+    return null;`, mode);
+  assert.ok(picked, `a header control offers the mode ${mode}`);
 }
 
 test("Codex in read-only mode asks before an edit; allowed in the dialog, the file is written", async () => {
@@ -103,7 +103,10 @@ test("Codex calls an MCP App's tool: the app renders under Codex's tool call, an
   try {
     await withApps.waitText("header", "Connected", 60000);
     await withApps.waitFor(".session-controls select", 60000);
-    await pickMode(withApps);
+    // The window speaks v2 with Codex (the app's default, auto), where codex-acp 2.6.0 cancels
+    // an MCP call that needs approval without asking (agents.mjs, v2McpApproval): the mode that
+    // asks nothing, as a person would pick to get the call through.
+    await pickMode(withApps, codex.v2McpApproval.mode);
     await withApps.prompt("[[mcp get-time]]");
     // Codex may ask before it calls an MCP tool: allowed, as a person would.
     await withApps.d.wait(async () => {

@@ -18,6 +18,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGENTS } from "./agents.mjs";
 import { startFakeModels } from "./fake-models.mjs";
+import { v2Flows } from "./flows-v2.mjs";
 
 const cli = process.env.PORTHOLE_CLI;
 const cache = process.env.PORTHOLE_AGENT_CACHE;
@@ -41,7 +42,7 @@ const ELICIT_MCP = { name: "porthole-elicit", command: process.execPath, args: [
 /** Run porthole-cli with `agent` in a workspace and a HOME (fresh ones unless given: an agent
  * keeps its stored sessions under HOME); returns { code, events, stderr, home, acp }, where
  * `acp` is the JSON-RPC traffic seen by acp-tap.mjs between the CLI and the agent. */
-async function runCli(agent, args, { signedIn = true, workspace, home: givenHome, mcp, connections = false, env: extraEnv = {}, keyring = false, watch = null } = {}) {
+async function runCli(agent, args, { signedIn = true, workspace, home: givenHome, mcp, connections = false, env: extraEnv = {}, keyring = false, watch = null, protocol = "1" } = {}) {
   const ws = workspace ?? mkdtempSync(join(root, `porthole-agent-${agent.id}-ws-`));
   const home = givenHome ?? mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
   const env = cleanEnv({ keyring });
@@ -50,7 +51,9 @@ async function runCli(agent, args, { signedIn = true, workspace, home: givenHome
   const command = `node ${join(here, "acp-tap.mjs")} ${tapLog} ${agentProgram(agent)}${(agent.args ?? []).map((a) => ` ${a}`).join("")}`;
   // Asynchronous: the fake model API answers from this same process while the agent runs.
   return new Promise((resolve) => {
-    const child = spawn(cli, ["--agent", command, "--cwd", ws, "--json", "--init-timeout", "60", ...args], { env });
+    // The ACP version is always named: porthole-cli's default (auto) would run the v1 flows in v2
+    // with an agent that answers 2.
+    const child = spawn(cli, ["--agent", command, "--cwd", ws, "--json", "--init-timeout", "60", "--protocol", protocol, ...args], { env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -66,6 +69,8 @@ async function runCli(agent, args, { signedIn = true, workspace, home: givenHome
       const events = stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
       const tapRaw = existsSync(tapLog) ? readFileSync(tapLog, "utf8") : "";
       const acp = tapRaw.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+      // Kept beside the ACP log for PORTHOLE_AGENTS_KEEP=1 (the root is removed otherwise).
+      writeFileSync(join(dirname(tapLog), "cli.jsonl"), stdout);
       resolve({ code, events, stdout, stderr, home, workspace: ws, acp, tapRaw });
     });
   });
@@ -250,7 +255,7 @@ async function mcpFromRegistry(agent) {
  * the gateway adds the token. The fake model calls the connection's `echo` tool; the result
  * must reach it, the server must get the token, and no token may be anywhere the agent can
  * see or leave it. */
-async function mcpConnection(agent, { stdioOnly }) {
+async function mcpConnection(agent, { stdioOnly, protocol = "1", mode = modeArgs(agent) }) {
   const tracker = await startTestMcp();
   const name = "tracker";
   const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
@@ -273,7 +278,7 @@ async function mcpConnection(agent, { stdioOnly }) {
     const resultsBefore = server.toolResults.length;
     // Qwen Code registers MCP tools in the background: a first turn gives it the time.
     const warmup = agent.mcpWarmup ? ["hello"] : [];
-    const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, `[[mcp echo ${marker}]]`], { home, workspace: ws, connections: true, keyring: true, watch: procs, env: { ...connEnv, ...(stdioOnly ? { ACP_TAP_STDIO_MCP_ONLY: "1" } : {}) } });
+    const r = await runCli(agent, [...mode, "--permission", "allow-once", "--mcp", name, ...warmup, `[[mcp echo ${marker}]]`], { home, workspace: ws, connections: true, keyring: true, watch: procs, protocol, env: { ...connEnv, ...(stdioOnly ? { ACP_TAP_STDIO_MCP_ONLY: "1" } : {}) } });
     const bodies = server.bodies;
     server.bodies = null;
     ok(r);
@@ -286,9 +291,11 @@ async function mcpConnection(agent, { stdioOnly }) {
       expect(text(r.events).includes("no mcp tool offered"), `the connection's tool was offered after all: update agents.mjs (${text(r.events).slice(-160)})`);
       return { skip: `checked: handed in session/new, never offered to the model; ${agent.sessionMcpIgnored}` };
     }
+    // The agent's MCP transports: v1's agentCapabilities.mcpCapabilities, v2's capabilities.session.mcp.
     const caps = r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.agentCapabilities)?.msg.result.agentCapabilities;
+    const mcpCaps = protocol === "2" ? r.acp.find((m) => m.dir === "from-agent" && m.msg.result?.capabilities)?.msg.result.capabilities.session?.mcp : caps?.mcpCapabilities;
     const viaHttp = handed.type === "http";
-    expect(viaHttp === (Boolean(caps?.mcpCapabilities?.http) && !stdioOnly), `handed ${JSON.stringify(handed).slice(0, 200)} to an agent whose mcpCapabilities are ${JSON.stringify(caps?.mcpCapabilities ?? null)}`);
+    expect(viaHttp === (Boolean(mcpCaps?.http) && !stdioOnly), `handed ${JSON.stringify(handed).slice(0, 200)} to an agent whose MCP capabilities are ${JSON.stringify(mcpCaps ?? null)}`);
     if (viaHttp) expect(/^http:\/\/127\.0\.0\.1:\d+\//.test(handed.url) && !handed.url.startsWith(tracker.url.replace(/\/mcp$/, "")), `the http address is not the gateway's: ${handed.url}`);
     else expect(realpathSync(handed.command) === realpathSync(cli) && handed.args?.slice(0, 2).join(" ") === "mcp bridge", `not the bridge: ${JSON.stringify(handed).slice(0, 200)}`);
     // The tool ran against the server and its result reached the model.
@@ -321,7 +328,7 @@ async function mcpConnection(agent, { stdioOnly }) {
     const logout = step(["mcp", "logout", name]);
     look("porthole-cli mcp logout", logout);
     expect(leaks.length === 0, "an issued token in mcp logout's output");
-    const how = viaHttp ? "mcpServers: http, the gateway's 127.0.0.1 address" : `mcpServers: stdio, \`porthole-cli mcp bridge URL\`${caps?.mcpCapabilities?.http ? " (the agent's http hidden by the tap)" : ""}, started by the agent`;
+    const how = viaHttp ? "mcpServers: http, the gateway's 127.0.0.1 address" : `mcpServers: stdio, \`porthole-cli mcp bridge URL\`${mcpCaps?.http ? " (the agent's http hidden by the tap)" : ""}, started by the agent`;
     const pids = new Set([...procs.values()].map((p) => p.pid)).size;
     return `${how}; "${echoed}" reached the model; the server saw the token; no token in the ACP tap (${r.acp.length} messages), the CLI's output, the model API's requests, the environ and cmdline of ${pids} processes under porthole-cli, or ${files.length} files under HOME and the workspace`;
   } finally {
@@ -974,30 +981,65 @@ const FLOWS = [
   }],
 ];
 
+// The v2 column (issue 44): the flows v2 still has, with the agents that answer 2 (agents.mjs `v2`).
+const FLOWS_V2 = v2Flows({ runCli, server, root, expect, ok, mcpConnection });
+
+// The auto column: an agent that does not answer 2 (no `v2` in agents.mjs) must keep its v1
+// results under porthole-cli's default, auto: the v2 offer answered 1 or refused, then v1's own
+// initialize on the same process, and a turn as in v1.
+const FLOWS_AUTO = [
+  ["falls back to v1 under auto", async (agent) => {
+    const prompt = `hello from porthole ${process.pid}`;
+    const r = await runCli(agent, [prompt], { protocol: "auto" });
+    ok(r);
+    const init = r.events.find((e) => e.type === "initialized");
+    expect(init?.protocolVersion === 1, `porthole-cli's initialized line says protocolVersion ${init?.protocolVersion}`);
+    const offers = r.acp.filter((m) => m.dir === "to-agent" && m.msg.method === "initialize");
+    expect(offers.length === 2 && offers[0].msg.params?.protocolVersion === 2 && offers[0].msg.params.capabilities, `initialize as sent: ${JSON.stringify(offers.map((m) => m.msg.params?.protocolVersion))}`);
+    expect(offers[1].msg.params?.protocolVersion === 1 && offers[1].msg.params.clientCapabilities, `the second initialize: ${JSON.stringify(offers[1].msg.params).slice(0, 200)}`);
+    const answer = r.acp.find((m) => m.dir === "from-agent" && m.msg.id === offers[0].msg.id && !m.msg.method)?.msg;
+    // Some agents echo the offered version with a v1 body (agentCapabilities, agentInfo): they
+    // speak v1 whatever they say, and core falls back.
+    const v1Body = answer?.result?.agentCapabilities && !answer.result.capabilities;
+    const said = answer?.error ? `refused it (${answer.error.code} "${String(answer.error.message).slice(0, 60)}")` : `answered ${answer?.result?.protocolVersion}${v1Body && answer.result.protocolVersion === 2 ? " with a v1-shaped body (agentCapabilities, agentInfo)" : ""}`;
+    const gap = r.acp.find((m) => m === r.acp.find((x) => x.dir === "from-agent" && x.msg.id === offers[0].msg.id))?.at;
+    const waited = gap ? ` ${((offers[1].at - gap) / 1000).toFixed(1)} s after that answer` : "";
+    expect(text(r.events).endsWith(`Porthole fake model says: ${prompt}`), `reply: ${JSON.stringify(text(r.events).slice(-120))}`);
+    expect(turnEnd(r.events)?.stopReason === "end_turn", `stop reason ${turnEnd(r.events)?.stopReason}`);
+    return `offered 2, the agent ${said}; then v1's initialize (clientCapabilities) on the same process${waited}, and the turn as in v1`;
+  }],
+];
+
 const wanted = process.argv.slice(2);
-// PORTHOLE_AGENTS_FLOWS=REGEX runs only the flows whose name matches (while working on one).
+// PORTHOLE_AGENTS_FLOWS=REGEX runs only the flows whose name matches (while working on one);
+// PORTHOLE_AGENTS_PROTOCOLS=1, 2 or auto (comma-separated) only those columns (all by default).
 const onlyFlows = process.env.PORTHOLE_AGENTS_FLOWS ? new RegExp(process.env.PORTHOLE_AGENTS_FLOWS) : null;
+const protocols = (process.env.PORTHOLE_AGENTS_PROTOCOLS ?? "1,2,auto").split(",").map((p) => p.trim());
 const rows = [];
 for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id))) {
   // A PyPI agent scripts/test-agents could not install (no Python new enough): one row says why.
   if (agent.bin && !existsSync(join(cache, agent.bin))) {
     const missing = join(cache, `${agent.bin.split("/")[0]}.missing`);
     const why = existsSync(missing) ? readFileSync(missing, "utf8").trim() : `${join(cache, agent.bin)} is missing`;
-    rows.push({ agent: agent.name, version: agent.version, flow: "(all flows)", pass: null, note: `not installed: ${why}`, seconds: "0.0" });
+    rows.push({ agent: agent.name, version: agent.version, protocol: "-", flow: "(all flows)", pass: null, note: `not installed: ${why}`, seconds: "0.0" });
     console.log(`n/a   ${agent.id}  not installed: ${why}`);
     continue;
   }
-  for (const [flow, run] of FLOWS.filter(([name]) => !onlyFlows || onlyFlows.test(name))) {
-    const started = Date.now();
-    let result;
-    try {
-      const note = await run(agent);
-      result = typeof note === "object" ? { pass: null, note: note.skip } : { pass: true, note };
-    } catch (e) {
-      result = { pass: false, note: String(e.message ?? e) };
+  const columns = [["1", FLOWS], ["2", agent.v2 ? FLOWS_V2 : []], ["auto", agent.v2 ? [] : FLOWS_AUTO]].filter(([p]) => protocols.includes(p));
+  for (const [protocol, flows] of columns) {
+    for (const [flow, run] of flows.filter(([name]) => !onlyFlows || onlyFlows.test(name))) {
+      const started = Date.now();
+      let result;
+      try {
+        const note = await run(agent);
+        result = typeof note === "object" ? { pass: null, note: note.skip } : { pass: true, note };
+      } catch (e) {
+        result = { pass: false, note: String(e.message ?? e) };
+      }
+      const column = protocol === "auto" ? "auto" : `v${protocol}`;
+      rows.push({ agent: agent.name, version: agent.version, protocol: column, flow, ...result, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+      console.log(`${result.pass === null ? "n/a " : result.pass ? "pass" : "FAIL"}  ${agent.id}  ${column}  ${flow}: ${result.note}`);
     }
-    rows.push({ agent: agent.name, version: agent.version, flow, ...result, seconds: ((Date.now() - started) / 1000).toFixed(1) });
-    console.log(`${result.pass === null ? "n/a " : result.pass ? "pass" : "FAIL"}  ${agent.id}  ${flow}: ${result.note}`);
   }
 }
 server.close();
@@ -1010,15 +1052,16 @@ const app = process.env.PORTHOLE_AGENTS_APP_RESULT;
 if (app) {
   const claude = AGENTS.find((a) => a.id === "claude");
   const pass = app === "pass";
-  rows.push({ agent: claude.name, version: claude.version, flow: "in the real app (WebDriver)", pass, note: pass ? "streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel; Codex's device-code sign-in; acpx through porthole proxy: Claude's and Qwen's questions, and the test agent's Gemini host input, answered in the window" : app, seconds: "-" });
+  // The window's protocol is the app's default, auto: v2 with Claude Code and Codex.
+  rows.push({ agent: claude.name, version: claude.version, protocol: "auto", flow: "in the real app (WebDriver)", pass, note: pass ? "(the app's default, auto: v2 with both) streamed reply, edit allowed in the dialog, shell output, cancel, sign-in panel; Codex's device-code sign-in, its MCP App in agent-full-access (codex-acp's v2 MCP approval bug); acpx through porthole proxy: Claude's and Qwen's questions, and the test agent's Gemini host input, answered in the window" : app, seconds: "-" });
 }
 
-const widths = ["agent", "version", "flow"].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
-const line = (cells) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]) : i < 5 ? c.padEnd(i === 3 ? 6 : 4) : c)).join("  ");
+const widths = ["agent", "version", "protocol", "flow"].map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)));
+const line = (cells) => cells.map((c, i) => (i < 4 ? c.padEnd(widths[i]) : i < 6 ? c.padEnd(i === 4 ? 6 : 4) : c)).join("  ");
 console.log("");
-console.log(line(["agent", "version", "flow", "result", "s", "note"]));
+console.log(line(["agent", "version", "protocol", "flow", "result", "s", "note"]));
 const verdict = (r) => (r.pass === null ? "n/a" : r.pass ? "pass" : "FAIL");
-for (const r of rows) console.log(line([r.agent, r.version, r.flow, verdict(r), r.seconds, r.note]));
+for (const r of rows) console.log(line([r.agent, r.version, r.protocol, r.flow, verdict(r), r.seconds, r.note]));
 const passed = rows.filter((r) => r.pass === true).length;
 const failed = rows.filter((r) => r.pass === false).length;
 console.log("");

@@ -85,6 +85,10 @@ pub struct Args {
     /// Delete one of the agent's stored sessions (`session/delete`, when advertised) and exit.
     #[arg(long, value_name = "SESSION_ID", conflicts_with_all = ["load", "resume", "fork", "list_sessions"])]
     pub(crate) delete_session: Option<String>,
+    /// Close the session (`session/close`: always in ACP v2, in v1 when advertised) after the
+    /// prompts, and say so (`done` line).
+    #[arg(long, conflicts_with_all = ["list_sessions", "delete_session"])]
+    pub(crate) close: bool,
     /// Sign out of the agent (`logout`, when advertised) and exit.
     #[arg(long, conflicts_with_all = ["load", "resume", "fork", "list_sessions", "delete_session", "auth"])]
     pub(crate) logout: bool,

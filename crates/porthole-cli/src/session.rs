@@ -67,6 +67,14 @@ pub(crate) async fn open_session(
     };
     let session_id = opened.session_id.clone();
     // Checked before any of them is sent.
+    if args.close
+        && client.protocol_version() == porthole_core::acp::schema::ProtocolVersion::V1
+        && client.agent_capabilities().session_capabilities.close.is_none()
+    {
+        return Err(unsupported(porthole_core::ClientError::Unsupported(
+            "session/close",
+        )));
+    }
     if let Some(mode) = &args.mode {
         check_mode(&opened, mode).map_err(OpenError::Usage)?;
     }

@@ -209,6 +209,17 @@ pub(crate) async fn run_prompts(
             }
         }
     }
+    if args.close {
+        if let Err(e) = client.close_session(&session_id).await {
+            note!(
+                "porthole-cli: session/close failed: {}",
+                term::line(&e.to_string())
+            );
+            client.shutdown().await;
+            return ExitCode::FAILURE;
+        }
+        out.done("session/close");
+    }
     client.shutdown().await;
     reader.success()
 }

@@ -145,3 +145,42 @@ fn v2_updates_are_json_lines_and_idle_ends_the_turn() {
         .expect("a permission line");
     assert_eq!(permission["selected"], "allow", "{permission}");
 }
+
+/// `--close`: after the prompts, `session/close` for the session (v2 always has it; the v1
+/// test agent advertises it), then a `done` line.
+#[test]
+fn close_closes_the_session_after_the_prompts() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = workspace_bin("porthole-test-agent").display().to_string();
+    for (v2, protocol, prompt) in [(true, "2", "v2-upserts"), (false, "1", "hello")] {
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_porthole-cli"));
+        command
+            .args(["--cwd", dir.path().to_str().unwrap(), "--agent", &agent, "--json"])
+            .args(["--protocol", protocol, "--close", prompt])
+            .env("PORTHOLE_TEST_AGENT_LOG", log.path());
+        if v2 {
+            command.env("PORTHOLE_TEST_AGENT_V2", "1");
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let l = lines(&out);
+        let end = l
+            .iter()
+            .position(|l| l["type"] == "turn_end")
+            .expect("the turn ended");
+        let done = l
+            .iter()
+            .position(|l| l["type"] == "done" && l["request"] == "session/close");
+        assert!(done.is_some_and(|d| d > end), "v{protocol}: {l:?}");
+        let sent: Vec<Value> = std::fs::read_to_string(log.path())
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let session = l.iter().find(|l| l["type"] == "session").unwrap()["sessionId"].clone();
+        let close: Vec<&Value> = sent.iter().filter(|m| m["method"] == "session/close").collect();
+        assert_eq!(close.len(), 1, "v{protocol}: {sent:?}");
+        assert_eq!(close[0]["params"]["sessionId"], session);
+    }
+}

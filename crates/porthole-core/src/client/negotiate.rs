@@ -57,11 +57,7 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
     // v2's capabilities are `{}` markers where v1's are booleans (v1 reads a marker as false).
     for (v2_name, v1_name) in [("prompt", "promptCapabilities"), ("mcp", "mcpCapabilities")] {
         if let Some(markers) = session[v2_name].as_object() {
-            let flags: serde_json::Map<String, Value> = markers
-                .iter()
-                .map(|(k, v)| (k.clone(), Value::Bool(v.is_object() || v == &Value::Bool(true))))
-                .collect();
-            capabilities[v1_name] = Value::Object(flags);
+            capabilities[v1_name] = flags(markers);
         }
     }
     let view = json!({
@@ -97,22 +93,45 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
     (typed, auth_methods)
 }
 
+/// v2's `{}` markers as v1's booleans (`_meta` as it came): v1's types read a marker as `false`.
+fn flags(markers: &serde_json::Map<String, Value>) -> Value {
+    markers
+        .iter()
+        .map(|(name, value)| match name.as_str() {
+            "_meta" => (name.clone(), value.clone()),
+            _ => (
+                name.clone(),
+                Value::Bool(value.is_object() || *value == Value::Bool(true)),
+            ),
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// claude-agent-acp 0.101.0's v2 answer (recorded): v2's capabilities are `{}` markers, v1's
+    /// view has them as `true` (v1's types read a marker as `false`: the MCP bridge was then
+    /// handed to an agent that takes http, and images were never offered).
     #[test]
-    fn v2_capability_markers_read_as_v1_booleans() {
-        let response: v2::InitializeResponse = serde_json::from_value(json!({
-            "protocolVersion": 2, "info": {"name": "a", "version": "1"}, "authMethods": [],
-            "capabilities": {"session": {"mcp": {"http": {}, "stdio": {}}, "prompt": {"image": {}}}}
-        }))
-        .unwrap();
+    fn v2_capability_markers_are_v1_flags() {
+        let answer = json!({"protocolVersion": 2,
+            "info": {"name": "@agentclientprotocol/claude-agent-acp", "title": "Claude Agent", "version": "0.101.0"},
+            "capabilities": {"session": {"prompt": {"image": {}, "embeddedContext": {}}, "mcp": {"stdio": {}, "http": {}},
+                "delete": {}, "fork": {}, "additionalDirectories": {}, "systemPrompt": {"mode": {"override": {}}}},
+                "providers": {}, "_meta": {"claudeCode": {"promptQueueing": true}, "authStatus": {}}},
+            "authMethods": []});
+        let response: v2::InitializeResponse = serde_json::from_value(answer).unwrap();
         let (view, _) = v1_view(&response);
         let caps = &view.agent_capabilities;
-        assert!(caps.mcp_capabilities.http);
-        assert!(!caps.mcp_capabilities.sse);
-        assert!(caps.prompt_capabilities.image);
+        assert!(caps.mcp_capabilities.http && !caps.mcp_capabilities.sse);
+        assert!(caps.prompt_capabilities.image && caps.prompt_capabilities.embedded_context);
         assert!(!caps.prompt_capabilities.audio);
+        assert_eq!(
+            view.agent_info.unwrap().name,
+            "@agentclientprotocol/claude-agent-acp"
+        );
     }
 }

@@ -53,9 +53,13 @@ pub(crate) async fn handle_notification(shared: &Arc<Shared>, note: UntypedMessa
     }
 }
 
-/// v2's permission request in v1's shape. The subject's tool call is v1's `toolCall` (its
-/// title the request's when it has none); a command is an `execute` call showing the command
-/// and its folder; another subject is shown by its title, with the subject as its input.
+/// v2's permission request in v1's shape. The subject's tool call is v1's `toolCall`; a command
+/// is an `execute` call showing the command and its folder; another subject is shown by its
+/// title, with the subject as its input. The request's `title` and `description` are the
+/// prompt's own (v2: they do not update the subject's displayed title or content), so the
+/// dialog shows them: the title as the dialog's, the description before the call's content
+/// (the call's own title stays on its card in the transcript: Codex asks "Make edits?" about
+/// the call "Edit files").
 fn permission_as_v1(params: &Value) -> Option<Value> {
     let session_id = params.get("sessionId")?;
     let options = params.get("options")?;
@@ -71,16 +75,17 @@ fn permission_as_v1(params: &Value) -> Option<Value> {
         _ => json!({"toolCallId": "permission", "rawInput": subject}),
     };
     let call_obj = call.as_object_mut()?;
-    if call_obj.get("title").is_none_or(Value::is_null) && !title.is_null() {
+    if !title.is_null() {
         call_obj.insert("title".into(), title);
     }
-    if let Some(description) = params.get("description").and_then(Value::as_str)
-        && call_obj.get("content").is_none_or(Value::is_null)
-    {
-        call_obj.insert(
-            "content".into(),
-            json!([{"type": "content", "content": {"type": "text", "text": description}}]),
-        );
+    if let Some(description) = params.get("description").and_then(Value::as_str) {
+        let block = json!({"type": "content", "content": {"type": "text", "text": description}});
+        match call_obj.get_mut("content") {
+            Some(Value::Array(content)) => content.insert(0, block),
+            _ => {
+                call_obj.insert("content".into(), json!([block]));
+            }
+        }
     }
     let mut v1 = json!({"sessionId": session_id, "toolCall": call, "options": options});
     if let Some(meta) = params.get("_meta") {
@@ -164,4 +169,35 @@ fn tool_content(shared: &Shared, session_id: &str, chunk: v2::ToolCallContentChu
             serde_json::to_value(&chunk).unwrap_or(Value::Null),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// codex-acp 2.6.0's request before an edit (recorded, paths shortened): the prompt asks
+    /// "Make edits?" about the call "Edit files". The dialog shows the request's title, and a
+    /// description goes before the call's content; the rest of the call is as it came.
+    #[test]
+    fn the_request_title_and_description_are_the_dialogs() {
+        let call = json!({"toolCallId": "call_1", "title": "Edit files", "kind": "edit", "status": "pending",
+            "locations": [{"path": "/ws/notes.txt"}],
+            "content": [{"type": "content", "content": {"type": "text", "text": "the call's own"}}]});
+        let options = json!([{"optionId": "allow_once", "name": "Yes, proceed", "kind": "allow_once"}]);
+        let v2 = json!({"sessionId": "s1", "title": "Make edits?", "description": "Codex wants to write notes.txt",
+            "subject": {"type": "tool_call", "toolCall": call}, "options": options});
+        let v1 = permission_as_v1(&v2).unwrap();
+        assert_eq!(v1["toolCall"]["title"], "Make edits?");
+        let texts: Vec<_> = v1["toolCall"]["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["content"]["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(texts, ["Codex wants to write notes.txt", "the call's own"]);
+        assert_eq!(v1["toolCall"]["locations"], json!([{"path": "/ws/notes.txt"}]));
+        assert_eq!(v1["options"], options);
+        // Typed as v1's request, as the permission handler reads it.
+        serde_json::from_value::<agent_client_protocol::v1::schema::RequestPermissionRequest>(v1).unwrap();
+    }
 }
