@@ -224,6 +224,9 @@ fn session_update(session: &mut SessionView, update: &SessionState) -> bool {
         }
         SessionState::AvailableCommands(u) => session.available_commands = json(&u.available_commands),
         SessionState::Usage(u) => session.usage = Some(json(u)),
+        // ACP v2's running state: the session view does not keep it yet (the app model's half
+        // of issue 44); the window gets the update itself, as every session update.
+        SessionState::State(_) => return false,
     }
     true
 }

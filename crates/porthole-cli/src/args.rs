@@ -28,6 +28,10 @@ pub struct Args {
     /// it); repeatable. fs requests may touch it as they may --cwd.
     #[arg(long = "add-dir", value_name = "DIR", conflicts_with = "fork")]
     pub(crate) add_dirs: Vec<PathBuf>,
+    /// The ACP version to speak: 2 (v2 only; an agent that answers 1 is an error), 1 (today's
+    /// v1 exactly) or auto (offer v2, fall back to v1 on the same process). docs/acp-v2.md.
+    #[arg(long, value_name = "1|2|auto", default_value = "auto")]
+    pub(crate) protocol: porthole_core::ProtocolChoice,
     /// Elicitation modes to advertise: form,url | form | url | none.
     #[arg(long, default_value = "form,url", value_parser = parse_modes)]
     pub(crate) modes: Modes,

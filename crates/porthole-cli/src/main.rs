@@ -161,6 +161,7 @@ async fn run(
         // print_sign_in_hint).
         terminal_auth: true,
         init_timeout: std::time::Duration::from_secs(args.init_timeout),
+        protocol: args.protocol,
         ..ClientOptions::default()
     };
     let (client, events) = match AgentClient::start(command.clone(), opts).await {

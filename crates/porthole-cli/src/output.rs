@@ -74,9 +74,10 @@ impl Output {
             }));
         } else {
             note!(
-                "connected to {} {}",
+                "connected to {} {} (ACP v{})",
                 term::line(&agent.display_name()),
-                term::line(agent.version.as_deref().unwrap_or(""))
+                term::line(agent.version.as_deref().unwrap_or("")),
+                client.protocol_version()
             );
         }
     }

@@ -21,8 +21,12 @@ mod dialogs;
 pub(crate) mod errors;
 pub(crate) mod handlers;
 mod hot_path;
+mod negotiate;
 mod notices;
 mod options;
+mod pipes;
+mod sdk;
+mod turns_v2;
 pub(crate) mod state;
 
 use std::sync::atomic::Ordering;
@@ -36,22 +40,22 @@ use agent_client_protocol::v1::schema::{
     ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
     InitializeResponse, PromptRequest, SessionConfigOptionsCapabilities, SessionId,
 };
-use agent_client_protocol::v1::{ConnectionTo, Responder};
-use agent_client_protocol::{Agent, Client, Lines, UntypedMessage};
-use futures::StreamExt;
+use agent_client_protocol::v2::InitializeOutcome;
+use agent_client_protocol::{Agent, ConnectionTo, Lines};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use self::dialogs::dismiss_where;
 pub(crate) use self::state::SessionState;
-use self::state::Shared;
+use self::sdk::{Ends, settle_init};
+use self::state::{Shared, Wire};
 use crate::events::*;
 use crate::process::{self, AgentCommand, StderrTail};
 use crate::terminal::Terminals;
-use crate::transport::{self, Direction, NoTap, TransportNote, WireTap};
+use crate::transport::{Direction, NoTap, TransportNote, WireTap};
 
 pub use self::errors::{ClientError, RespondError, describe_exit};
-pub use self::options::ClientOptions;
+pub use self::options::{ClientOptions, ProtocolChoice};
 pub use crate::events::{Action, Answer, DialogAnswer};
 
 /// Answers to the dialogs waiting for the user; `dialogs` and each kind's handler do the work.
@@ -154,6 +158,7 @@ struct Io {
 #[derive(Clone)]
 pub struct AgentClient {
     pub(crate) shared: Arc<Shared>,
+    /// Version-neutral: v1's or v2's types are sent through it, by the version spoken.
     pub(crate) cx: ConnectionTo<Agent>,
     init: Arc<InitializeResponse>,
     /// The `authMethods` of the raw `initialize` answer (see `initialize`).
@@ -268,7 +273,7 @@ impl AgentClient {
             stop: None,
             fault: Arc::default(),
         };
-        let client = Self::open(shared, exit_rx, io, true).await?;
+        let client = Self::observe(shared, exit_rx, io, true).await?;
         let client = AgentClient {
             init: Arc::new(init),
             ..client
@@ -283,9 +288,70 @@ impl AgentClient {
         io: Io,
         exit_on_close: bool,
     ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
-        let client = Self::open(shared, exit_rx, io, exit_on_close).await?;
-        let init = client.initialize().await;
-        match init {
+        let Io {
+            reader,
+            writer,
+            stderr,
+            stop,
+            fault,
+        } = io;
+        let pipes = pipes::Pipes::new(&shared, reader, writer, Self::event_tap(&shared), fault.clone());
+        let mut ends = Ends {
+            shared: shared.clone(),
+            exit_rx: exit_rx.clone(),
+            stderr,
+            stop,
+            fault,
+            exit_on_close,
+        };
+        let choice = shared.opts.protocol;
+        if choice != ProtocolChoice::V1 {
+            // Offer v2 on a connection that may be retired; see `pipes`.
+            let (retire, retired) = watch::channel(false);
+            let (outgoing, incoming) = pipes.for_attempt(retired.clone());
+            let run = ends.run(Wire::V2, Lines::new(outgoing, incoming), Some(retired)).await?;
+            let v2_cx = run.v2.clone().expect("a v2 run has its v2 connection");
+            let sent = v2_cx.send_initialize(negotiate::request(&shared.opts)).block_task();
+            let outcome = settle_init(&shared, &exit_rx, sent).await;
+            let refused = match outcome {
+                Ok(InitializeOutcome::Initialized(response)) => {
+                    let _ = shared.wire.set(Wire::V2);
+                    let (init, raw_auth_methods) = negotiate::v1_view(&response);
+                    let _ = shared.agent.set(identity_of(&init, &shared.opts));
+                    drop(pipes);
+                    let client = AgentClient {
+                        init: Arc::new(init),
+                        raw_auth_methods: Arc::new(raw_auth_methods),
+                        ..ends.keep(run)
+                    };
+                    return Ok((client, events_rx));
+                }
+                Ok(InitializeOutcome::LowerVersion(lower)) => match lower.selected().as_u16() {
+                    1 if choice == ProtocolChoice::Auto => "it answered version 1".to_string(),
+                    selected => return Err(ends.fail(run, ClientError::NotV2 { selected }).await),
+                },
+                // An agent that refuses the v2 offer with an error (an unsupported version, say)
+                // may still speak v1: auto asks it that next.
+                Err(ClientError::Rpc { error, .. }) if choice == ProtocolChoice::Auto => {
+                    format!("it refused version 2 ({}: {})", error.code, error.message)
+                }
+                Ok(other) => {
+                    let error = ClientError::Start(format!("unexpected initialize outcome: {other:?}"));
+                    return Err(ends.fail(run, error).await);
+                }
+                Err(e) => return Err(ends.fail(run, e).await),
+            };
+            // A v1 agent: end the v2 attempt (it reads nothing more) and speak v1 on the same
+            // process, with the v1-shaped `initialize` that turns on fs and terminals.
+            tracing::info!("offered ACP v2, {refused}: speaking v1");
+            retire.send_replace(true);
+            drop(run);
+        }
+        let _ = shared.wire.set(Wire::V1);
+        let (outgoing, incoming) = pipes.into_final();
+        let run = ends.run(Wire::V1, Lines::new(outgoing, incoming), None).await?;
+        let client = ends.keep(run);
+        match client.initialize().await {
             Ok((init, raw_auth_methods)) => {
                 let client = AgentClient {
                     init: Arc::new(init),
@@ -301,126 +367,39 @@ impl AgentClient {
         }
     }
 
-    /// Run the SDK connection over `io`; nothing is sent yet.
-    async fn open(
+    /// Run a v1 SDK connection over `io` with no `initialize` of its own (`observe_streams`).
+    async fn observe(
         shared: Arc<Shared>,
         exit_rx: watch::Receiver<Option<ExitInfo>>,
         io: Io,
         exit_on_close: bool,
     ) -> Result<AgentClient, ClientError> {
-        let opts = shared.opts.clone();
-        let tap: Arc<dyn WireTap> = Arc::new(EventTap {
-            inner: opts.tap.clone().unwrap_or_else(|| Arc::new(NoTap)),
-            shared: Arc::downgrade(&shared),
-        });
-        // The end of the agent's output ends a stream connection (a process has its watcher).
-        let (eof_tx, eof_rx) = oneshot::channel::<()>();
-        let framed = Box::pin(transport::incoming_lines(
-            io.reader,
-            opts.max_line_bytes,
-            tap.clone(),
-        ));
-        let ended = shared.clone();
-        let incoming = crate::client::hot_path::split(framed, shared.clone()).chain(
-            futures::stream::once(async move {
-                ended.output_ended.send_replace(true);
-                let _ = eof_tx.send(());
-            })
-            .filter_map(|()| async { None }),
-        );
-        let outgoing =
-            crate::outgoing::BoundedLines::new(io.writer, opts.max_outgoing_bytes, tap, io.fault.clone());
-        let lines = Lines::new(outgoing, incoming);
-
-        // Run the SDK connection on its own task; hand its context back here.
-        let (cx_tx, cx_rx) = oneshot::channel::<ConnectionTo<Agent>>();
-        let (hold_tx, hold_rx) = oneshot::channel::<()>();
-        {
-            let s_req = shared.clone();
-            let s_note = shared.clone();
-            let s_exit = shared.clone();
-            let fault = io.fault.clone();
-            tokio::spawn(async move {
-                let result = Client
-                    .v1()
-                    .name("porthole")
-                    .on_receive_request(
-                        async move |req: UntypedMessage,
-                                    responder: Responder<Value>,
-                                    cx: ConnectionTo<Agent>| {
-                            let _ = cx;
-                            handlers::handle_request(&s_req, req, responder).await;
-                            Ok(())
-                        },
-                        agent_client_protocol::on_receive_request!(),
-                    )
-                    .on_receive_notification(
-                        async move |note: UntypedMessage, _cx: ConnectionTo<Agent>| {
-                            handlers::handle_notification(&s_note, note).await;
-                            Ok(())
-                        },
-                        agent_client_protocol::on_receive_notification!(),
-                    )
-                    .connect_with(lines, async move |cx: ConnectionTo<Agent>| {
-                        let _ = cx_tx.send(cx.clone());
-                        // Keep the connection open until the client is dropped or shut down
-                        // (or, for a stream connection, the agent's output ends).
-                        if exit_on_close {
-                            tokio::select! {
-                                _ = hold_rx => {}
-                                _ = eof_rx => {}
-                            }
-                        } else {
-                            let _ = hold_rx.await;
-                        }
-                        Ok(())
-                    })
-                    .await;
-                if let Err(e) = &result {
-                    tracing::info!("ACP connection ended: {}", e.message);
-                }
-                if exit_on_close {
-                    let status = match (fault.reason(), result) {
-                        (Some(reason), _) => reason.to_string(),
-                        (None, Ok(())) => "the connection closed".to_string(),
-                        (None, Err(e)) => format!("the connection closed: {}", e.message),
-                    };
-                    let info = ExitInfo {
-                        code: None,
-                        signal: None,
-                        status,
-                        stderr_tail: String::new(),
-                        requested: false,
-                    };
-                    on_agent_exit(&s_exit, info).await;
-                }
-            });
-        }
-        let cx = cx_rx
-            .await
-            .map_err(|_| ClientError::Start("the ACP connection failed to start".into()))?;
-
-        // A process connection stays open until the process watcher reports the exit; a stream
-        // connection is stopped by ending its main future (the hold), which reports the close.
-        let stop = match io.stop {
-            Some(stop) => {
-                let mut exit = exit_rx.clone();
-                tokio::spawn(async move {
-                    let _ = exit.wait_for(|e| e.is_some()).await;
-                    drop(hold_tx);
-                });
-                stop
-            }
-            None => hold_tx,
-        };
-        Ok(AgentClient {
-            shared: shared.clone(),
-            cx,
-            init: Arc::new(InitializeResponse::new(ProtocolVersion::V1)),
-            raw_auth_methods: Arc::new(serde_json::Value::Null),
-            stderr: io.stderr,
-            stop: Arc::new(Mutex::new(Some(stop))),
+        let Io {
+            reader,
+            writer,
+            stderr,
+            stop,
+            fault,
+        } = io;
+        let _ = shared.wire.set(Wire::V1);
+        let pipes = pipes::Pipes::new(&shared, reader, writer, Self::event_tap(&shared), fault.clone());
+        let mut ends = Ends {
+            shared,
             exit_rx,
+            stderr,
+            stop,
+            fault,
+            exit_on_close,
+        };
+        let (outgoing, incoming) = pipes.into_final();
+        let run = ends.run(Wire::V1, Lines::new(outgoing, incoming), None).await?;
+        Ok(ends.keep(run))
+    }
+
+    fn event_tap(shared: &Arc<Shared>) -> Arc<dyn WireTap> {
+        Arc::new(EventTap {
+            inner: shared.opts.tap.clone().unwrap_or_else(|| Arc::new(NoTap)),
+            shared: Arc::downgrade(shared),
         })
     }
 
@@ -504,13 +483,20 @@ impl AgentClient {
 
     /// Prefer the exit reason over a generic "connection closed" error.
     pub(crate) fn rpc_error(&self, method: &'static str, e: &agent_client_protocol::Error) -> ClientError {
-        if let Some(info) = self.exit_rx.borrow().clone() {
-            return ClientError::Exited(info);
+        rpc_error_with(&self.exit_rx, method, e)
+    }
+
+    /// The ACP version the connection speaks: 1, or 2 when the agent took the v2 offer
+    /// (`ClientOptions::protocol`). The same as `init_response().protocol_version`.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        match self.shared.wire.get() {
+            Some(Wire::V2) => ProtocolVersion::V2,
+            _ => ProtocolVersion::V1,
         }
-        ClientError::Rpc {
-            method,
-            error: RpcError::from(e),
-        }
+    }
+
+    pub(crate) fn speaks_v2(&self) -> bool {
+        self.shared.wire.get() == Some(&Wire::V2)
     }
 
     pub fn agent(&self) -> AgentIdentity {
@@ -541,6 +527,9 @@ impl AgentClient {
     pub fn prompt(&self, session_id: &str, blocks: Vec<ContentBlock>) -> Result<(), ClientError> {
         if !self.shared.lock().sessions.contains_key(session_id) {
             return Err(ClientError::UnknownSession(session_id.into()));
+        }
+        if self.speaks_v2() {
+            return self.prompt_v2(session_id, blocks);
         }
         let prepared = self
             .cx
@@ -606,6 +595,9 @@ impl AgentClient {
             DismissReason::TurnCancelled,
             |d| d.ends_with_turn(),
         );
+        if self.speaks_v2() {
+            return self.cancel_v2(session_id);
+        }
         self.cx
             .send_notification(CancelNotification::new(SessionId::new(session_id.to_string())))
             .map_err(|e| self.rpc_error("session/cancel", &e))
@@ -637,6 +629,21 @@ impl AgentClient {
         let mut exit = self.exit_rx.clone();
         let _ = exit.wait_for(|e| e.is_some()).await;
         self.exit_info()
+    }
+}
+
+/// Prefer the exit reason over a generic "connection closed" error.
+fn rpc_error_with(
+    exit_rx: &watch::Receiver<Option<ExitInfo>>,
+    method: &'static str,
+    e: &agent_client_protocol::Error,
+) -> ClientError {
+    if let Some(info) = exit_rx.borrow().clone() {
+        return ClientError::Exited(info);
+    }
+    ClientError::Rpc {
+        method,
+        error: RpcError::from(e),
     }
 }
 

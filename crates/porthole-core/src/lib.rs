@@ -43,10 +43,10 @@ pub mod app_permission {
     pub use crate::client::handlers::permission::{APP_ALLOW_ALWAYS, APP_ALLOW_ONCE, APP_REJECT};
 }
 pub use broker::Modes;
-pub use client::{AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, RespondError};
+pub use client::{AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, ProtocolChoice, RespondError};
 pub use events::Event;
 /// The elicitation rules live in their own crate (usable by any ACP client); re-exported here
 /// so core and its front ends name them as before.
 pub use porthole_elicitation::{form, hidden_chars, url_safety};
 pub use process::AgentCommand;
-pub use sessions::{OpenedSession, SessionListing, Workspace};
+pub use sessions::{Open, OpenedSession, SessionListing, Workspace};

@@ -107,6 +107,21 @@ impl BoundedLines {
         }
     }
 
+    /// A second sender to the same writer (a connection tried before the one that stays, see
+    /// `client::pipes`): the budget and the fault are shared; closing it does not close the
+    /// agent's input while another sender lives, nor wait for the writer.
+    pub fn share(&self) -> BoundedLines {
+        BoundedLines {
+            tx: self.tx.clone(),
+            waiting: self.waiting.clone(),
+            limit: self.limit,
+            write_error: self.write_error.clone(),
+            fault: self.fault.clone(),
+            tap: self.tap.clone(),
+            drained: None,
+        }
+    }
+
     fn check(&self) -> Result<(), std::io::Error> {
         if let Some(reason) = self.fault.reason() {
             return Err(std::io::Error::other(reason.to_string()));

@@ -20,6 +20,8 @@ use crate::models::{
     ForkSession, LoadSession, NewSession, ResumeSession, SessionModels, SetModelRequest, WithModels,
 };
 
+mod v2;
+
 /// Where a session works: `cwd`, the primary folder and the base of relative paths, and the
 /// additional folders (`additionalDirectories`) the agent may also work in. fs requests are
 /// confined to all of them. A `PathBuf` is a workspace of one folder. `mcp_servers` are the
@@ -64,6 +66,20 @@ impl From<&Path> for Workspace {
     fn from(cwd: &Path) -> Self {
         Self::new(cwd.to_path_buf(), Vec::new())
     }
+}
+
+/// How a session is opened ([`AgentClient::open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Open<'a> {
+    /// `session/new`.
+    New,
+    /// A stored session with its history replayed: v1's `session/load`, v2's `session/resume`
+    /// with `replayFrom: start` (v2 has no `session/load`).
+    Load(&'a str),
+    /// A stored session, without its history: `session/resume`.
+    Resume(&'a str),
+    /// A new session from another's history: `session/fork` (v1, when advertised).
+    Fork(&'a str),
 }
 
 /// What the agent told us about a session it opened, loaded or resumed.
@@ -267,7 +283,26 @@ impl AgentClient {
 
     /// `session/new`, with the modes, config options and models the agent offers.
     pub async fn open_session(&self, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
+        self.open(Open::New, workspace).await
+    }
+
+    /// Open a session, by the version the connection speaks (v1's requests here, v2's in
+    /// `sessions/v2.rs`). The one way sessions open; `open_session`, `load_session`,
+    /// `resume_session` and `fork_session` are its shorthands.
+    pub async fn open(&self, how: Open<'_>, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
         let workspace = workspace.into();
+        if self.speaks_v2() {
+            return v2::open(self, how, workspace).await;
+        }
+        match how {
+            Open::New => self.new_v1(workspace).await,
+            Open::Load(id) => self.load_v1(id, workspace).await,
+            Open::Resume(id) => self.resume_v1(id, workspace).await,
+            Open::Fork(id) => self.fork_v1(id, workspace).await,
+        }
+    }
+
+    async fn new_v1(&self, workspace: Workspace) -> Result<OpenedSession, ClientError> {
         let request = NewSessionRequest::new(workspace.cwd.clone())
             .additional_directories(self.additional(&workspace)?)
             .mcp_servers(workspace.mcp_servers.clone());
@@ -296,7 +331,10 @@ impl AgentClient {
         session_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<OpenedSession, ClientError> {
-        let workspace = workspace.into();
+        self.open(Open::Load(session_id), workspace).await
+    }
+
+    async fn load_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
         self.require(self.agent_capabilities().load_session, "session/load")?;
         let additional = self.additional(&workspace)?;
         // Registered first: the replay and any requests during it name this session.
@@ -325,7 +363,10 @@ impl AgentClient {
         session_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<OpenedSession, ClientError> {
-        let workspace = workspace.into();
+        self.open(Open::Resume(session_id), workspace).await
+    }
+
+    async fn resume_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
         let supported = self.agent_capabilities().session_capabilities.resume.is_some();
         self.require(supported, "session/resume")?;
         let additional = self.additional(&workspace)?;
@@ -357,7 +398,11 @@ impl AgentClient {
         session_id: &str,
         workspace: impl Into<Workspace>,
     ) -> Result<OpenedSession, ClientError> {
-        let Workspace { cwd, mcp_servers, .. } = workspace.into();
+        self.open(Open::Fork(session_id), workspace).await
+    }
+
+    async fn fork_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
+        let Workspace { cwd, mcp_servers, .. } = workspace;
         let supported = self.agent_capabilities().session_capabilities.fork.is_some();
         self.require(supported, "session/fork")?;
         let request = ForkSessionRequest::new(SessionId::new(session_id.to_string()), cwd.clone())
@@ -415,6 +460,9 @@ impl AgentClient {
         cwd: Option<PathBuf>,
         cursor: Option<String>,
     ) -> Result<SessionListing, ClientError> {
+        if self.speaks_v2() {
+            return v2::list(self, cwd, cursor).await;
+        }
         let supported = self.agent_capabilities().session_capabilities.list.is_some();
         self.require(supported, "session/list")?;
         let response = self
@@ -429,7 +477,9 @@ impl AgentClient {
     /// Close a session: `session/close` when the agent supports it, and in any case forget it
     /// here (pending dialogs are cancelled, terminals released).
     pub async fn close_session(&self, session_id: &str) -> Result<(), ClientError> {
-        let result = if self.agent_capabilities().session_capabilities.close.is_some() {
+        let result = if self.speaks_v2() {
+            v2::close(self, session_id).await
+        } else if self.agent_capabilities().session_capabilities.close.is_some() {
             self.call(
                 "session/close",
                 CloseSessionRequest::new(SessionId::new(session_id.to_string())),
@@ -459,6 +509,8 @@ impl AgentClient {
     /// `session/set_mode`. The agent confirms with a `current_mode_update`.
     pub async fn set_mode(&self, session_id: &str, mode_id: &str) -> Result<(), ClientError> {
         self.known(session_id)?;
+        // v2 has no modes (they are config options there).
+        self.require(!self.speaks_v2(), "session/set_mode")?;
         self.call(
             "session/set_mode",
             SetSessionModeRequest::new(SessionId::new(session_id.to_string()), mode_id.to_string()),
@@ -475,6 +527,9 @@ impl AgentClient {
         value: ConfigValue,
     ) -> Result<Vec<SessionConfigOption>, ClientError> {
         self.known(session_id)?;
+        if self.speaks_v2() {
+            return v2::set_config_option(self, session_id, config_id, value).await;
+        }
         let value = match value {
             ConfigValue::Select(v) => SessionConfigOptionValue::value_id(v),
             ConfigValue::Boolean(b) => SessionConfigOptionValue::boolean(b),
@@ -495,6 +550,9 @@ impl AgentClient {
         let advertised = self.auth_methods().iter().any(|m| m.id().0.as_ref() == method_id);
         if !advertised {
             return Err(ClientError::UnknownAuthMethod(method_id.to_string()));
+        }
+        if self.speaks_v2() {
+            return v2::login(self, method_id, None).await;
         }
         self.call("authenticate", AuthenticateRequest::new(method_id.to_string()))
             .await
@@ -517,6 +575,9 @@ impl AgentClient {
         let shape = self
             .api_key_method(method_id)
             .ok_or_else(|| ClientError::UnknownAuthMethod(method_id.to_string()))?;
+        if self.speaks_v2() {
+            return v2::login(self, method_id, Some(crate::api_key::authenticate_meta(shape, key))).await;
+        }
         let request = AuthenticateRequest::new(method_id.to_string())
             .meta(crate::api_key::authenticate_meta(shape, key));
         self.call("authenticate", request).await.map(|_| ())

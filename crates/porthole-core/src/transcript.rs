@@ -92,6 +92,27 @@ pub enum SessionState {
     SessionInfo(#[cfg_attr(feature = "ts", ts(type = "Acp.SessionInfoUpdate"))] SessionInfoUpdate),
     /// Context use and cost.
     Usage(#[cfg_attr(feature = "ts", ts(type = "Acp.UsageUpdate"))] UsageUpdate),
+    /// The session's running state (ACP v2's `state_update`): running, waiting for the user,
+    /// idle, or a state Porthole does not know (busy).
+    State(RunState),
+}
+
+/// A v2 `state_update`, as Porthole models it.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct RunState {
+    /// `running`, `requires_action`, `idle`, or a value Porthole does not know, as it came.
+    pub state: String,
+    /// Foreground work goes on: false only for `idle` (an unknown state counts as busy, never
+    /// idle, as the protocol requires).
+    pub busy: bool,
+    /// Why foreground work stopped (an `idle` state's `stopReason`), as the agent named it.
+    pub stop_reason: Option<String>,
+    /// Work running beside the foreground work, each as the agent described it; `None`: the
+    /// agent does not report it (not "nothing runs").
+    #[cfg_attr(feature = "ts", ts(type = "Array<unknown> | null"))]
+    pub background: Option<Vec<Value>>,
 }
 
 /// Whose text a message is.
@@ -265,6 +286,7 @@ impl TranscriptUpdate {
                 SessionState::ConfigOptions(_) => "config_options",
                 SessionState::SessionInfo(_) => "session_info",
                 SessionState::Usage(_) => "usage",
+                SessionState::State(_) => "state",
             },
         }
     }
@@ -436,6 +458,15 @@ impl TranscriptUpdate {
                         "[usage] {} of {} tokens of context ({share}%){cost}",
                         u.used, u.size
                     )));
+                }
+                SessionState::State(r) => {
+                    let reason = r.stop_reason.as_deref().map(|s| format!(" ({s})")).unwrap_or_default();
+                    let background = r
+                        .background
+                        .as_ref()
+                        .map(|b| format!(", {} in the background", b.len()))
+                        .unwrap_or_default();
+                    out.push(TextLine::Line(format!("[state] {}{reason}{background}", r.state)));
                 }
                 // Shown where they are set (`--mode`, `--config`, the session's line).
                 SessionState::CurrentMode(_)
@@ -661,7 +692,29 @@ impl Serialize for Wire<'_> {
                 SessionState::ConfigOptions(u) => tagged(s, "config_option_update", u),
                 SessionState::SessionInfo(u) => tagged(s, "session_info_update", u),
                 SessionState::Usage(u) => tagged(s, "usage_update", u),
+                SessionState::State(r) => tagged(s, "state_update", StateFields::from(r)),
             },
+        }
+    }
+}
+
+/// A v2 `state_update`'s fields as the agent sends them.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct StateFields<'a> {
+    state: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stop_reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    background: Option<&'a [Value]>,
+}
+
+impl<'a> From<&'a RunState> for StateFields<'a> {
+    fn from(r: &'a RunState) -> Self {
+        StateFields {
+            state: &r.state,
+            stop_reason: r.stop_reason.as_deref(),
+            background: r.background.as_deref(),
         }
     }
 }
@@ -676,6 +729,8 @@ struct ToolCallUpdateRef<'a> {
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     meta: Option<&'a Meta>,
 }
+
+pub(crate) mod v2;
 
 #[cfg(test)]
 mod tests;

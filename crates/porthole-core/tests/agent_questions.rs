@@ -146,7 +146,7 @@ async fn without_form_elicitation_a_qwen_question_stays_a_permission_request() {
 #[tokio::test]
 async fn gemini_host_input_is_declared_and_answered_in_geminis_shape() {
     let mut h = start().await;
-    let init: Value = serde_json::from_str(&h.tap.lines.lock().unwrap()[0].1).unwrap();
+    let init = h.v1_initialize();
     assert_eq!(
         init["params"]["clientCapabilities"]["_meta"]["geminiCli.hostInput"],
         json!({"version": 1, "requestUserInput": true, "supportedKinds": ["ask_user", "exit_plan_mode"]})
@@ -208,7 +208,7 @@ async fn without_form_elicitation_gemini_host_input_is_not_declared() {
         vec![],
     )
     .await;
-    let init: Value = serde_json::from_str(&h.tap.lines.lock().unwrap()[0].1).unwrap();
+    let init = h.v1_initialize();
     assert_eq!(init["params"]["clientCapabilities"].get("_meta"), None);
     let (_, report) = h.turn("gemini-host-input", |_, _| {}).await;
     assert!(report["results"][0]["skipped"].is_string());

@@ -37,9 +37,7 @@ async fn initialize_advertises_exactly_the_configured_modes() {
             vec![],
         )
         .await;
-        let lines = h.tap.lines.lock().unwrap().clone();
-        let init: Value = serde_json::from_str(&lines[0].1).unwrap();
-        assert_eq!(init["method"], "initialize");
+        let init = h.v1_initialize();
         assert_eq!(init["params"]["clientCapabilities"]["elicitation"], expected);
         assert_eq!(init["params"]["clientCapabilities"]["terminal"], true);
         assert_eq!(init["params"]["clientCapabilities"]["auth"]["terminal"], false);

@@ -278,6 +278,18 @@ impl Harness {
         (events, report)
     }
 
+    /// The v1-shaped `initialize` the client sent: the only one with `ClientOptions::protocol`
+    /// V1, the second one after a v2 offer the test agent answered with 1 (auto).
+    pub fn v1_initialize(&self) -> Value {
+        let lines = self.tap.lines.lock().unwrap().clone();
+        lines
+            .iter()
+            .filter(|(d, _)| *d == Direction::Outgoing)
+            .filter_map(|(_, l)| serde_json::from_str::<Value>(l).ok())
+            .find(|m| m["method"] == "initialize" && m["params"]["protocolVersion"] == 1)
+            .expect("a v1 initialize was sent")
+    }
+
     pub fn check_schema(&self) -> usize {
         let lines = self.tap.lines.lock().unwrap().clone();
         SchemaCheck::load().check_client_traffic(&lines)

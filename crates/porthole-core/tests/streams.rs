@@ -14,9 +14,17 @@ async fn stream_connection_initializes_delivers_and_reports_close() {
     let (seen_tx, seen_rx) = tokio::sync::oneshot::channel::<()>();
     let agent = tokio::spawn(async move {
         let mut lines = BufReader::new(agent_read).lines();
-        let init = lines.next_line().await.unwrap().unwrap();
-        let init: serde_json::Value = serde_json::from_str(&init).unwrap();
-        assert_eq!(init["method"], "initialize");
+        // A v1 agent answers 1 to the client's v2 offer, and again to its v1 `initialize`.
+        let mut init: serde_json::Value = serde_json::Value::Null;
+        for _ in 0..2 {
+            init = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            assert_eq!(init["method"], "initialize");
+            if init["params"]["protocolVersion"] == 1 {
+                break;
+            }
+            let v1 = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1}});
+            agent_write.write_all(format!("{v1}\n").as_bytes()).await.unwrap();
+        }
         let reply = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1,
             "agentInfo":{"name":"in-memory","version":"1"}}});
         let update = serde_json::json!({"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",
@@ -74,14 +82,17 @@ fn bare_agent() -> (
     let (agent_read, mut agent_write) = tokio::io::split(agent_side);
     let agent = tokio::spawn(async move {
         let mut lines = BufReader::new(agent_read).lines();
-        let init: serde_json::Value =
-            serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
-        let reply = serde_json::json!({"jsonrpc":"2.0","id":init["id"],"result":{"protocolVersion":1}});
-        agent_write
-            .write_all(format!("{reply}\n").as_bytes())
-            .await
-            .unwrap();
-        while let Ok(Some(_)) = lines.next_line().await {}
+        // Every `initialize` (the v2 offer, then v1's) is answered with 1.
+        while let Ok(Some(line)) = lines.next_line().await {
+            let msg: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if msg["method"] == "initialize" {
+                let reply = serde_json::json!({"jsonrpc":"2.0","id":msg["id"],"result":{"protocolVersion":1}});
+                agent_write
+                    .write_all(format!("{reply}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+        }
         drop(agent_write);
     });
     (client_read, client_write, agent)

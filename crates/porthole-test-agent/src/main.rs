@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 mod bench;
 mod scenarios;
+mod v2;
 
 /// `additionalDirectories` of a session/new, load or resume (absent: none).
 fn additional_directories(params: &Value) -> Vec<String> {
@@ -39,6 +40,8 @@ struct Agent {
     /// The client declared Gemini CLI's host input (`clientCapabilities._meta`
     /// `["geminiCli.hostInput"].requestUserInput`), so it may be asked `gemini/requestUserInput`.
     host_input: bool,
+    /// The connection speaks ACP v2 (`v2.rs`).
+    v2: bool,
 }
 
 fn write_line(line: &str) {
@@ -341,6 +344,7 @@ fn main() {
         model: MODELS[0].0.to_string(),
         stop_reason: "end_turn",
         host_input: false,
+        v2: false,
     };
     if std::env::var("PORTHOLE_TEST_AGENT_MUTE").is_ok() {
         // Never answers initialize.
@@ -362,7 +366,15 @@ fn main() {
             continue;
         };
         let params = msg.get("params").cloned().unwrap_or(Value::Null);
+        if agent.v2 && v2::handle(&mut agent, method, id.clone(), &params) {
+            continue;
+        }
         match (method, id) {
+            ("initialize", Some(id)) if v2::refused(&id, &params) => {}
+            ("initialize", Some(id)) if v2::offered(&params) => {
+                agent.v2 = true;
+                v2::initialize(id);
+            }
             ("initialize", Some(id)) => {
                 agent.host_input = params["clientCapabilities"]["_meta"]["geminiCli.hostInput"]["requestUserInput"]
                     == json!(true);

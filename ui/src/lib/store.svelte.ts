@@ -477,6 +477,8 @@ export class Transcript {
       case "config_options":
       case "session_info":
       case "usage":
+      // ACP v2's running state: not shown yet (the window's part of issue 44).
+      case "state":
         // Session-level state lives in the app model's session view and arrives with the snapshot.
         return;
       default:

@@ -43,6 +43,8 @@ pub enum ClientError {
     UnknownAuthMethod(String),
     #[error("the agent does not offer the model `{0}` for this session")]
     UnknownModel(String),
+    #[error("the agent answered `initialize` with ACP protocol version {selected}, and version 2 was required (choose auto or 1 to speak v1 with it)")]
+    NotV2 { selected: u16 },
 }
 
 /// "exit status 3; stderr: ..." for error messages.

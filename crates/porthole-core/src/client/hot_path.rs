@@ -13,6 +13,9 @@
 //! until its dispatch loop reaches it. The loop handles messages one at a time and our
 //! handlers emit their events before returning, so by then every earlier line's event is in
 //! the stream.
+//!
+//! ACP v1 only: until `initialize` settled the version every line takes the SDK's path, and a
+//! v2 connection's updates are typed by the v2 schema in `handlers/updates_v2.rs`.
 
 use std::sync::Arc;
 
@@ -231,7 +234,10 @@ where
                 Ok(line) => line,
                 Err(e) => return Some((Err(e), st)),
             };
-            match parse(&line) {
+            // v1's typed updates only: a v2 line (or one before `initialize` settled the
+            // version) takes the SDK's path to the v2 handlers.
+            let v1 = st.shared.wire.get() == Some(&crate::client::state::Wire::V1);
+            match v1.then(|| parse(&line)).flatten() {
                 Some(note) if st.sdk_behind > 0 => {
                     st.waiting = Some(note);
                     let barrier = st.barrier();

@@ -34,6 +34,33 @@ pub struct ClientOptions {
     /// Bytes allowed to wait for the agent to read them; beyond it the connection is closed
     /// (an agent that floods requests and never reads its stdin). See `outgoing`.
     pub max_outgoing_bytes: usize,
+    /// Which ACP version to speak (docs/acp-v2.md): `Auto` offers v2 and falls back to v1.
+    pub protocol: ProtocolChoice,
+}
+
+/// The ACP version a front end asks for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProtocolChoice {
+    /// Offer v2 (Preview); an agent that answers 1 gets a v1-shaped `initialize` next, on the
+    /// same process, and the connection speaks v1.
+    #[default]
+    Auto,
+    /// Today's path exactly: one v1 `initialize`.
+    V1,
+    /// v2 only: an agent that answers 1 is an error.
+    V2,
+}
+
+impl std::str::FromStr for ProtocolChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Self::Auto),
+            "1" | "v1" => Ok(Self::V1),
+            "2" | "v2" => Ok(Self::V2),
+            other => Err(format!("unknown ACP protocol `{other}`: use 1, 2 or auto")),
+        }
+    }
 }
 
 impl Default for ClientOptions {
@@ -52,6 +79,7 @@ impl Default for ClientOptions {
             terminal_auth: false,
             agent_name: None,
             max_outgoing_bytes: crate::outgoing::DEFAULT_MAX_OUTGOING_BYTES,
+            protocol: ProtocolChoice::Auto,
         }
     }
 }

@@ -24,12 +24,34 @@ pub(crate) struct SessionState {
     /// What `tool_call` updates said about each tool call, for permission requests that name
     /// the tool call by its id alone (Mistral Vibe's do).
     pub(crate) tool_calls: HashMap<String, KnownToolCall>,
+    /// A v2 prompt in flight: its end is the `idle` state that follows it (`updates_v2`).
+    pub(crate) v2_turn: Option<V2Turn>,
+}
+
+/// What a v2 turn has seen so far. An `idle` ends it once the agent was seen busy since the
+/// prompt went out (a repeated or stale `idle` before that is not its end), or, for an agent
+/// that never reports running, once the prompt was acknowledged and the `idle` gives a
+/// `stopReason`.
+#[derive(Default)]
+pub(crate) struct V2Turn {
+    pub(crate) busy_seen: bool,
+    pub(crate) acknowledged: bool,
+}
+
+/// Which ACP version the connection speaks, once `initialize` settled it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wire {
+    V1,
+    V2,
 }
 
 /// A tool call's kind and title, as its `tool_call` update (and later updates) gave them.
 pub(crate) struct KnownToolCall {
     pub(crate) kind: ToolKind,
     pub(crate) title: String,
+    /// v2 streams a call's content in `tool_call_content_chunk`s: what came so far, sent whole
+    /// with each chunk (the model's tool call content is a whole list, as v1's updates give it).
+    pub(crate) streamed: Vec<agent_client_protocol::v1::schema::ToolCallContent>,
 }
 
 impl SessionState {
@@ -39,6 +61,7 @@ impl SessionState {
             roots,
             models: None,
             tool_calls: HashMap::new(),
+            v2_turn: None,
         }
     }
 }
@@ -111,6 +134,8 @@ pub(crate) struct Shared {
     pub(crate) opts: ClientOptions,
     pub(crate) terminals: Terminals,
     pub(crate) agent: OnceLock<AgentIdentity>,
+    /// The ACP version spoken, once negotiated (the fast path serves v1 only).
+    pub(crate) wire: OnceLock<Wire>,
     events: mpsc::Sender<Event>,
     notices: super::notices::Notices,
     state: Mutex<State>,
@@ -141,6 +166,7 @@ impl Shared {
             opts: opts.clone(),
             terminals: Terminals::new(events_tx.clone()),
             agent: OnceLock::new(),
+            wire: OnceLock::new(),
             events: events_tx,
             notices: Default::default(),
             state: Mutex::new(State::default()),

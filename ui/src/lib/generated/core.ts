@@ -107,7 +107,27 @@ export type MessageRole = "user" | "agent" | "thought";
 
 export type RpcError = { code: number, message: string, };
 
-export type SessionState = { "kind": "available_commands" } & Acp.AvailableCommandsUpdate | { "kind": "current_mode" } & Acp.CurrentModeUpdate | { "kind": "config_options" } & Acp.ConfigOptionUpdate | { "kind": "session_info" } & Acp.SessionInfoUpdate | { "kind": "usage" } & Acp.UsageUpdate;
+export type RunState = { 
+/**
+ * `running`, `requires_action`, `idle`, or a value Porthole does not know, as it came.
+ */
+state: string, 
+/**
+ * Foreground work goes on: false only for `idle` (an unknown state counts as busy, never
+ * idle, as the protocol requires).
+ */
+busy: boolean, 
+/**
+ * Why foreground work stopped (an `idle` state's `stopReason`), as the agent named it.
+ */
+stopReason: string | null, 
+/**
+ * Work running beside the foreground work, each as the agent described it; `None`: the
+ * agent does not report it (not "nothing runs").
+ */
+background: Array<unknown> | null, };
+
+export type SessionState = { "kind": "available_commands" } & Acp.AvailableCommandsUpdate | { "kind": "current_mode" } & Acp.CurrentModeUpdate | { "kind": "config_options" } & Acp.ConfigOptionUpdate | { "kind": "session_info" } & Acp.SessionInfoUpdate | { "kind": "usage" } & Acp.UsageUpdate | { "kind": "state" } & RunState;
 
 export type ToolCallChange = { toolCallId: string, 
 /**

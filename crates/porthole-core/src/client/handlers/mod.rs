@@ -16,6 +16,7 @@ pub(crate) mod host_input;
 pub(crate) mod permission;
 pub(crate) mod terminal;
 pub(crate) mod updates;
+pub(crate) mod v2;
 
 use std::sync::Arc;
 

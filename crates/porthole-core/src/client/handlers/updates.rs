@@ -52,7 +52,11 @@ fn newer_kind(params: &Value) -> Option<String> {
 /// A typed `session/update`, delivered as Porthole's model of it. Tool calls' kinds and titles
 /// are remembered for permission requests that omit them.
 pub(crate) async fn deliver_update(shared: &Shared, session_id: String, update: Box<SessionUpdate>) {
-    let update = Box::new(TranscriptUpdate::from(*update));
+    deliver(shared, session_id, Box::new(TranscriptUpdate::from(*update))).await
+}
+
+/// Porthole's update (of either version), delivered; tool calls remembered as above.
+pub(crate) async fn deliver(shared: &Shared, session_id: String, update: Box<TranscriptUpdate>) {
     if let Some(call) = update.tool_call() {
         let mut state = shared.lock();
         if let Some(session) = state.sessions.get_mut(&session_id) {
@@ -74,6 +78,7 @@ pub(crate) async fn deliver_update(shared: &Shared, session_id: String, update: 
                         KnownToolCall {
                             kind: call.fields.kind.unwrap_or_default(),
                             title: call.fields.title.clone().unwrap_or_default(),
+                            streamed: Vec::new(),
                         },
                     );
                 }

@@ -1,0 +1,83 @@
+//! The v2 side of version negotiation (docs/acp-v2.md): the v2-shaped `initialize` Porthole
+//! offers, and the agent's v2 answer seen through v1's `InitializeResponse`, which front ends
+//! already read (its `protocolVersion` says 2).
+
+use agent_client_protocol::schema::ProtocolVersion;
+use agent_client_protocol::v1::schema::InitializeResponse;
+use agent_client_protocol::v2::schema as v2;
+use serde_json::{Value, json};
+
+use super::options::ClientOptions;
+
+/// The v2 `initialize`: `capabilities` and `info` (v2's names), what Porthole serves in v2.
+/// v2 has no `fs/*` or `terminal/*` requests (terminals are display-only updates), and its
+/// config options need no capability.
+pub(super) fn request(opts: &ClientOptions) -> v2::InitializeRequest {
+    let mut elicitation = v2::ElicitationCapabilities::new();
+    if opts.modes.form {
+        elicitation = elicitation.form(v2::ElicitationFormCapabilities::new());
+    }
+    if opts.modes.url {
+        elicitation = elicitation.url(v2::ElicitationUrlCapabilities::new());
+    }
+    let mut capabilities = v2::ClientCapabilities::new();
+    if opts.modes.form || opts.modes.url {
+        capabilities = capabilities.elicitation(elicitation);
+    }
+    if opts.terminal_auth {
+        capabilities = capabilities
+            .auth(v2::ClientAuthCapabilities::new().terminal(v2::TerminalAuthCapabilities::new()));
+    }
+    v2::InitializeRequest::new(
+        ProtocolVersion::V2,
+        v2::Implementation::new(opts.client_name.clone(), opts.client_version.clone()).title("Porthole"),
+    )
+    .capabilities(capabilities)
+}
+
+/// The agent's v2 answer as v1's `InitializeResponse` with `protocolVersion` 2: its name,
+/// prompt and MCP capabilities and sign-in methods (with v1's `id` for v2's `methodId`, in the
+/// raw list too, which front ends read `env_var` methods from). Session capabilities are left out: the
+/// session methods Porthole sends on the v2 wire so far are `session/new`, `session/prompt` and
+/// `session/cancel` (docs/acp-v2.md), so the others answer "unsupported" without a send.
+pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse, Value) {
+    let raw = serde_json::to_value(response).unwrap_or(Value::Null);
+    let session = &raw["capabilities"]["session"];
+    let mut capabilities = json!({"loadSession": false});
+    for (v2_name, v1_name) in [("prompt", "promptCapabilities"), ("mcp", "mcpCapabilities")] {
+        if session[v2_name].is_object() {
+            capabilities[v1_name] = session[v2_name].clone();
+        }
+    }
+    let view = json!({
+        "protocolVersion": 2,
+        "agentInfo": raw["info"],
+        "agentCapabilities": capabilities,
+    });
+    let mut typed: InitializeResponse = serde_json::from_value(view).unwrap_or_else(|e| {
+        tracing::warn!("the agent's v2 initialize answer did not fit v1's view of it: {e}");
+        InitializeResponse::new(ProtocolVersion::V2)
+    });
+    // v2 names a method's id `methodId` (v1 `id`); the rest of a method reads the same.
+    let auth_methods: Vec<Value> = raw["authMethods"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            let mut m = m.clone();
+            if let Some(fields) = m.as_object_mut()
+                && let Some(id) = fields.remove("methodId")
+            {
+                fields.insert("id".into(), id);
+            }
+            m
+        })
+        .collect();
+    // Methods v1 cannot read (v2's own kinds) stay in the raw list only.
+    typed.auth_methods = auth_methods
+        .iter()
+        .filter_map(|m| serde_json::from_value(m.clone()).ok())
+        .collect();
+    let auth_methods = Value::Array(auth_methods);
+    (typed, auth_methods)
+}

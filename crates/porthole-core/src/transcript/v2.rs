@@ -1,0 +1,200 @@
+//! The one conversion from ACP v2's `session/update` to Porthole's model, beside v1's
+//! `From<SessionUpdate>`: the same kinds come out, so front ends need nothing per version.
+//!
+//! - `agent_message` / `agent_thought` / `user_message` upsert by `messageId`: content left
+//!   out is [`MessageEdit::Keep`], `null` an empty [`MessageEdit::Replace`], a list a
+//!   `Replace`; their `*_chunk`s are `Append`. A `messageId` never seen creates the message
+//!   (the front ends' rule for any change).
+//! - `tool_call_update`: the first one of an id creates the call; `null` clears a field
+//!   (content and locations to empty lists). `tool_call_content_chunk` is resolved by the
+//!   caller, which knows the call's content so far ([`tool_content`]).
+//! - `state_update` is [`SessionState::State`]; `plan_update` with items is the plan; notices,
+//!   usage, compaction, commands, config options and session info keep their v1 shapes.
+//! - Everything else (terminals, subagents, a kind newer than the schema, a payload v1's
+//!   types cannot hold) is [`ItemUpdate::Unknown`], kept as it came and shown by its name.
+
+use agent_client_protocol::schema::MaybeUndefined;
+use agent_client_protocol::v1::schema::{
+    ConfigOptionUpdate, ContentBlock, SessionConfigOption, ToolCallContent, ToolCallId, ToolCallUpdateFields,
+};
+use agent_client_protocol::v2::schema as v2;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{
+    ItemUpdate, MessageChange, MessageEdit, MessageRole, RunState, SessionState, ToolCallChange,
+    TranscriptUpdate,
+};
+
+/// v2's update as Porthole's model. `known_call`: whether a tool call of that id was seen
+/// (the first `tool_call_update` of an id announces the call).
+pub(crate) fn convert(update: v2::SessionUpdate, known_call: impl Fn(&str) -> bool) -> TranscriptUpdate {
+    use TranscriptUpdate::{Item, Session};
+    let raw = serde_json::to_value(&update).unwrap_or(Value::Null);
+    let kind = raw["sessionUpdate"].as_str().unwrap_or("?").to_string();
+    let converted = match update {
+        v2::SessionUpdate::UserMessageChunk(c) => chunk(MessageRole::User, c),
+        v2::SessionUpdate::AgentMessageChunk(c) => chunk(MessageRole::Agent, c),
+        v2::SessionUpdate::AgentThoughtChunk(c) => chunk(MessageRole::Thought, c),
+        v2::SessionUpdate::UserMessage(m) => upsert(MessageRole::User, m.message_id, m.content, m.meta),
+        v2::SessionUpdate::AgentMessage(m) => upsert(MessageRole::Agent, m.message_id, m.content, m.meta),
+        v2::SessionUpdate::AgentThought(m) => upsert(MessageRole::Thought, m.message_id, m.content, m.meta),
+        v2::SessionUpdate::StateUpdate(s) => Some(Session(SessionState::State(run_state(&s)))),
+        v2::SessionUpdate::ToolCallUpdate(_) => tool_call(&raw, &known_call),
+        v2::SessionUpdate::PlanUpdate(_) => plan(&raw),
+        v2::SessionUpdate::Notice(n) => as_v1(&n).map(|n| Item(ItemUpdate::Notice(n))),
+        v2::SessionUpdate::CompactionUpdate(c) => as_v1(&c).map(|c| Item(ItemUpdate::Compaction(c))),
+        v2::SessionUpdate::CompactionSummaryChunk(c) => {
+            as_v1(&c).map(|c| Item(ItemUpdate::CompactionSummary(c)))
+        }
+        v2::SessionUpdate::UsageUpdate(u) => as_v1(&u).map(|u| Session(SessionState::Usage(u))),
+        v2::SessionUpdate::AvailableCommandsUpdate(u) => {
+            as_v1(&u).map(|u| Session(SessionState::AvailableCommands(u)))
+        }
+        v2::SessionUpdate::ConfigOptionUpdate(u) => Some(Session(SessionState::ConfigOptions(
+            ConfigOptionUpdate::new(config_options(&u.config_options)),
+        ))),
+        v2::SessionUpdate::SessionInfoUpdate(u) => as_v1(&u).map(|u| Session(SessionState::SessionInfo(u))),
+        // Terminals (display-only in v2), subagents, extensions and kinds newer than the
+        // schema: shown generically until Porthole models them.
+        _ => None,
+    };
+    converted.unwrap_or_else(|| TranscriptUpdate::unknown(kind, raw))
+}
+
+/// A `tool_call_content_chunk`: the call's content so far with the chunk's block appended
+/// (v1's model gives a call's content whole). `None` when v1 cannot hold the block.
+pub(crate) fn tool_content(
+    chunk: &v2::ToolCallContentChunk,
+    so_far: &mut Vec<ToolCallContent>,
+) -> Option<TranscriptUpdate> {
+    let block: ToolCallContent = as_v1(&chunk.content)?;
+    so_far.push(block);
+    let fields = ToolCallUpdateFields::new().content(so_far.clone());
+    Some(TranscriptUpdate::Item(ItemUpdate::ToolCall(ToolCallChange {
+        tool_call_id: ToolCallId::new(chunk.tool_call_id.to_string()),
+        opened: false,
+        fields,
+        meta: chunk.meta.clone(),
+    })))
+}
+
+fn chunk(role: MessageRole, c: v2::ContentChunk) -> Option<TranscriptUpdate> {
+    let content: ContentBlock = as_v1(&c.content)?;
+    Some(message(role, c.message_id, MessageEdit::Append { content }, c.meta))
+}
+
+fn upsert(
+    role: MessageRole,
+    id: v2::MessageId,
+    content: MaybeUndefined<Vec<v2::ContentBlock>>,
+    meta: MaybeUndefined<v2::Meta>,
+) -> Option<TranscriptUpdate> {
+    let edit = match content {
+        MaybeUndefined::Undefined => MessageEdit::Keep,
+        MaybeUndefined::Null => MessageEdit::Replace { content: Vec::new() },
+        MaybeUndefined::Value(blocks) => MessageEdit::Replace {
+            content: blocks.iter().map(as_v1).collect::<Option<Vec<ContentBlock>>>()?,
+        },
+    };
+    let meta = match meta {
+        MaybeUndefined::Value(meta) => Some(meta),
+        _ => None,
+    };
+    Some(message(role, id, edit, meta))
+}
+
+fn message(
+    role: MessageRole,
+    id: v2::MessageId,
+    edit: MessageEdit,
+    meta: Option<v2::Meta>,
+) -> TranscriptUpdate {
+    TranscriptUpdate::Item(ItemUpdate::Message(MessageChange {
+        role,
+        message_id: Some(agent_client_protocol::v1::schema::MessageId::new(id.to_string())),
+        edit,
+        meta,
+    }))
+}
+
+fn run_state(state: &v2::StateUpdate) -> RunState {
+    let raw = serde_json::to_value(state).unwrap_or(Value::Null);
+    let name = raw["state"].as_str().unwrap_or("?").to_string();
+    let idle = matches!(state, v2::StateUpdate::Idle(_));
+    RunState {
+        state: name,
+        busy: !idle,
+        stop_reason: idle
+            .then(|| raw["stopReason"].as_str().map(str::to_string))
+            .flatten(),
+        background: state
+            .background()
+            .map(|b| b.iter().map(|w| serde_json::to_value(w).unwrap_or(Value::Null)).collect()),
+    }
+}
+
+/// A `tool_call_update` in v1's shape: `null` clears (content and locations to empty lists,
+/// a title to empty; other fields cannot be cleared in v1's model and stay).
+fn tool_call(raw: &Value, known_call: &impl Fn(&str) -> bool) -> Option<TranscriptUpdate> {
+    let mut fields = raw.as_object()?.clone();
+    fields.remove("sessionUpdate");
+    for (key, cleared) in [("content", Value::Array(Vec::new())), ("locations", Value::Array(Vec::new()))] {
+        if fields.get(key) == Some(&Value::Null) {
+            fields.insert(key.into(), cleared);
+        }
+    }
+    if fields.get("title") == Some(&Value::Null) {
+        fields.insert("title".into(), Value::String(String::new()));
+    }
+    fields.retain(|_, v| !v.is_null());
+    let update: agent_client_protocol::v1::schema::ToolCallUpdate =
+        serde_json::from_value(Value::Object(fields)).ok()?;
+    let opened = !known_call(&update.tool_call_id.0);
+    Some(TranscriptUpdate::Item(ItemUpdate::ToolCall(ToolCallChange {
+        tool_call_id: update.tool_call_id,
+        opened,
+        fields: update.fields,
+        meta: update.meta,
+    })))
+}
+
+/// A `plan_update` with items is the session's plan (v1's model has one plan per session).
+fn plan(raw: &Value) -> Option<TranscriptUpdate> {
+    let plan = &raw["plan"];
+    if plan["type"] != "items" {
+        return None;
+    }
+    let v1 = serde_json::json!({"entries": plan["entries"], "_meta": plan.get("_meta")});
+    let mut v1 = v1;
+    if v1["_meta"].is_null() {
+        v1.as_object_mut()?.remove("_meta");
+    }
+    serde_json::from_value(v1).ok().map(|p| TranscriptUpdate::Item(ItemUpdate::Plan(p)))
+}
+
+/// v2's config options in v1's shape (v2 names an option's id `configId`, v1 `id`). One v1
+/// cannot hold is left out, and logged.
+pub(crate) fn config_options(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
+    options
+        .iter()
+        .filter_map(|o| {
+            let mut raw = serde_json::to_value(o).ok()?;
+            let fields = raw.as_object_mut()?;
+            if let Some(id) = fields.remove("configId") {
+                fields.insert("id".into(), id);
+            }
+            let v1 = serde_json::from_value(raw).ok();
+            if v1.is_none() {
+                tracing::warn!("a v2 config option v1's shape cannot hold: {o:?}");
+            }
+            v1
+        })
+        .collect()
+}
+
+/// A v2 value in v1's type of the same shape.
+fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
+    serde_json::to_value(value).ok().and_then(|v| serde_json::from_value(v).ok())
+}
