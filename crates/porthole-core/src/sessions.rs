@@ -289,7 +289,11 @@ impl AgentClient {
     /// Open a session, by the version the connection speaks (v1's requests here, v2's in
     /// `sessions/v2.rs`). The one way sessions open; `open_session`, `load_session`,
     /// `resume_session` and `fork_session` are its shorthands.
-    pub async fn open(&self, how: Open<'_>, workspace: impl Into<Workspace>) -> Result<OpenedSession, ClientError> {
+    pub async fn open(
+        &self,
+        how: Open<'_>,
+        workspace: impl Into<Workspace>,
+    ) -> Result<OpenedSession, ClientError> {
         let workspace = workspace.into();
         if self.speaks_v2() {
             return v2::open(self, how, workspace).await;
@@ -493,6 +497,21 @@ impl AgentClient {
         result
     }
 
+    /// `tool_call/cancel` (ACP v2 only): stop a tool call's work, e.g. one the agent lists as
+    /// running in the background. The agent answers whether it could.
+    pub async fn cancel_tool_call(&self, session_id: &str, tool_call_id: &str) -> Result<(), ClientError> {
+        self.known(session_id)?;
+        self.require(self.speaks_v2(), "tool_call/cancel")?;
+        v2::cancel_tool_call(self, session_id, tool_call_id).await
+    }
+
+    /// `terminal/cancel` (ACP v2 only): stop the command of a terminal the agent runs.
+    pub async fn cancel_terminal(&self, session_id: &str, terminal_id: &str) -> Result<(), ClientError> {
+        self.known(session_id)?;
+        self.require(self.speaks_v2(), "terminal/cancel")?;
+        v2::cancel_terminal(self, session_id, terminal_id).await
+    }
+
     /// `session/delete`: remove a stored session from the agent's list.
     pub async fn delete_session(&self, session_id: &str) -> Result<(), ClientError> {
         let supported = self.agent_capabilities().session_capabilities.delete.is_some();
@@ -576,7 +595,12 @@ impl AgentClient {
             .api_key_method(method_id)
             .ok_or_else(|| ClientError::UnknownAuthMethod(method_id.to_string()))?;
         if self.speaks_v2() {
-            return v2::login(self, method_id, Some(crate::api_key::authenticate_meta(shape, key))).await;
+            return v2::login(
+                self,
+                method_id,
+                Some(crate::api_key::authenticate_meta(shape, key)),
+            )
+            .await;
         }
         let request = AuthenticateRequest::new(method_id.to_string())
             .meta(crate::api_key::authenticate_meta(shape, key));
