@@ -342,6 +342,7 @@ impl Backend {
                     config_options: json!([]),
                     available_commands: json!([]),
                     turn_running: false,
+                    run_state: None,
                     usage: None,
                 };
                 self.state().sessions.insert(session_id, view);
