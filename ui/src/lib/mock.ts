@@ -193,7 +193,7 @@ export class MockBackend implements Backend {
       agents: [{ id: AGENT_ID, name: "Demo agent", command: "porthole", args: ["demo-agent"], env: {}, builtIn: true }],
       connections: [{ ...RECORDED.connections[0], agentId: AGENT_ID, state: st.connection, agent: st.agent, error: st.error }],
       sessions: st.sessionOpen
-        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
+        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, runState: null, usage: null }]
         : [],
       sealedViewAvailable: st.sealedViewAvailable,
       defaultCwd: st.cwd,

@@ -1,0 +1,60 @@
+// ACP v2 in the real window, with the embedded demo agent speaking v2 (the app's default,
+// protocol auto): the version beside the agent's name, the running state in the prompt box
+// and the sidebar, a follow-up queued while the agent works, the agent's own terminal inside
+// its tool call, background work with its Cancel, and a subagent as core maps it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./harness.mjs";
+
+let app;
+before(async () => {
+  app = await launch();
+});
+after(async () => {
+  await app?.close();
+});
+
+test("the header says the connection speaks ACP v2", async () => {
+  await app.waitText("header", "Connected");
+  await app.waitText("header .protocol-version", "ACP v2");
+});
+
+test("the running state: working while the agent streams, a follow-up queued, idle after", async () => {
+  await app.prompt("/slow");
+  await app.waitText("form.prompt .run-state", "Working…");
+  await app.waitFor(".session-row .busy-dot.run-working");
+  // Typed while the agent works: held by the window, shown, sent when the session is idle.
+  const box = await app.waitFor("#prompt-input");
+  await box.sendKeys("/notices");
+  await box.sendKeys("\uE007");
+  await app.waitText(".follow-up.queued", "/notices");
+  await app.shot("v2-running-state");
+  await app.waitText("main.transcript", "Sent three notices", 40000);
+  assert.equal(await app.count(".follow-up"), 0, "the queued follow-up went out");
+  await app.waitText("form.prompt .run-state", "Idle", 30000);
+});
+
+test("the agent's own terminal shows inside its tool call", async () => {
+  await app.prompt("/test");
+  await app.waitText("[role=dialog]", "Run");
+  await app.click("Run");
+  await app.noDialog();
+  await app.waitText("main.transcript .tool .terminal figcaption", "exit 0", 30000);
+  assert.equal(await app.count("main.transcript .terminal"), 1, "shown once, in its tool call");
+});
+
+test("background work is listed with its kind and title, and Cancel stops it", async () => {
+  await app.prompt("/background");
+  await app.waitText(".background-work .bg-item", "Index the workspace in the background");
+  await app.waitText("form.prompt .run-state", "Idle", 30000);
+  await app.shot("v2-background-work");
+  await app.click("Cancel", ".background-work");
+  await app.d.wait(async () => (await app.count(".background-work")) === 0, 20000, "the background work gone");
+});
+
+test("a subagent's traffic is shown in the transcript", async () => {
+  await app.prompt("/subagent");
+  await app.waitText("main.transcript", "Ask a subagent to read notes.txt", 30000);
+  await app.waitText("form.prompt .run-state", "Idle", 30000);
+  await app.shot("v2-subagent");
+});
