@@ -50,7 +50,14 @@ test("background work is listed with its kind and title, and Cancel stops it", a
   assert.match(await app.exec("return document.querySelector('.background-work').textContent"), /Index the workspace in the background/);
   await app.shot("v2-background-work");
   await app.click("Cancel", ".background-work");
+  // The agent stopped it (tool_call/cancel): its call failed, and the list is empty.
+  await app.d.wait(
+    async () => /Failed/.test(await app.exec(`return document.querySelector('[aria-label="Tool call Index the workspace in the background"]').textContent`)),
+    20000,
+    "the background tool call failed (cancelled)",
+  );
   await app.d.wait(async () => (await app.count(".background-work")) === 0, 20000, "the background work gone");
+  assert.equal(await app.count(".background-work .dlg-error"), 0);
 });
 
 test("a subagent's traffic is shown in the transcript", async () => {
