@@ -384,12 +384,18 @@ async fn session_methods_speak_v2() {
     h.client.authenticate("agent-login").await.expect("auth/login");
     assert_eq!(sent(&h, "auth/login").len(), 1);
     assert!(sent(&h, "authenticate").is_empty());
-    h.client.cancel_tool_call(&h.session, "bg-1").await.expect("tool_call/cancel");
+    h.client
+        .cancel_tool_call(&h.session, "bg-1")
+        .await
+        .expect("tool_call/cancel");
     assert_eq!(
         sent(&h, "tool_call/cancel")[0]["params"],
         json!({"sessionId": h.session, "toolCallId": "bg-1"})
     );
-    h.client.cancel_terminal(&h.session, "t-1").await.expect("terminal/cancel");
+    h.client
+        .cancel_terminal(&h.session, "t-1")
+        .await
+        .expect("terminal/cancel");
     assert_eq!(sent(&h, "terminal/cancel")[0]["params"]["terminalId"], "t-1");
     h.client.close_session(&h.session).await.expect("session/close");
     // A load is v2's resume with the history replayed first.
