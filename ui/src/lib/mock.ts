@@ -306,6 +306,10 @@ export class MockBackend implements Backend {
       if (m) m.trusted = trusted;
       else this.#marks.push({ agentId, agentName, domain, trusted, timesOpened: 0, lastOpened: null });
     },
+    // The mock's agent speaks v1 and lists no background work: nothing to cancel.
+    cancel_background: () => {
+      throw new Error("the mock agent has no background work");
+    },
     cancel_turn: () => {
       this.#turnToken++;
       this.emit([
