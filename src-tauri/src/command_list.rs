@@ -43,6 +43,10 @@ macro_rules! with_app_commands {
             send_prompt(session_id: String, text: String, attachments: Option<Vec<Attachment>>) -> () =
                 |backend| backend.send_prompt(&session_id, &text, &attachments.unwrap_or_default());
             cancel_turn(session_id: String) -> () = |backend| backend.cancel_turn(&session_id);
+            /// ACP v2: stop one piece of background work, a tool call (`tool_call/cancel`) or a
+            /// terminal the agent runs (`terminal/cancel`); `kind` is the background item's type.
+            cancel_background(session_id: String, kind: String, id: String) -> () =
+                |backend| backend.cancel_background(&session_id, &kind, &id).await;
             set_mode(session_id: String, mode_id: String) -> () = |backend| backend.set_mode(&session_id, &mode_id).await;
             set_model(session_id: String, model_id: String) -> () = |backend| backend.set_model(&session_id, &model_id).await;
             /// A new session forked from this one (when the agent advertises `session/fork`).

@@ -8,7 +8,10 @@ import { launch } from "./harness.mjs";
 
 let app;
 before(async () => {
-  app = await launch();
+  // ACP v1's client side: the edit is written through Porthole's fs/write_text_file and the
+  // command runs in Porthole's terminal (terminal/create). The demo agent speaks v2 by default,
+  // where both are the agent's own: pinned to v1 here (tests/e2e/v2.test.mjs covers v2).
+  app = await launch({ env: { PORTHOLE_DEMO_AGENT_PROTOCOLS: "1" } });
 });
 after(async () => {
   await app?.close();

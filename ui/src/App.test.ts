@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { tick } from "svelte";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import App from "./App.svelte";
 import { MockBackend } from "./lib/mock";
@@ -103,6 +104,116 @@ describe("main window (with the mock agent)", () => {
     render(App, { props: { backend, store } });
     await fireEvent.click(screen.getByRole("button", { name: "Stop" }));
     expect(backend.callsOf("cancel_turn")).toEqual([{ sessionId: "demo-1" }]);
+  });
+
+  it("says ACP v2's running state in the prompt box and the sidebar, and the version beside the agent's name", async () => {
+    const snap = snapshotWith({}, { protocolVersion: 2 });
+    snap.sessions[0].turnRunning = true;
+    snap.sessions[0].runState = { state: "requires_action", busy: true, stopReason: null, background: null };
+    const store = storeWith([{ type: "connection", snapshot: snap }]);
+    render(App, { props: { backend: new FakeBackend(), store } });
+    expect(screen.getByRole("status", { name: "Agent: Waiting for you" })).toBeTruthy();
+    expect(document.querySelector(".session-row .run-note")!.textContent).toBe("Waiting for you");
+    expect(document.querySelector(".protocol-version")!.textContent).toBe("ACP v2");
+    const idle = structuredClone(snap);
+    idle.sessions[0].turnRunning = false;
+    idle.sessions[0].runState = { state: "idle", busy: false, stopReason: "end_turn", background: null };
+    store.apply([{ type: "connection", snapshot: idle }]);
+    await tick();
+    expect(screen.getByRole("status", { name: "Agent: Idle" })).toBeTruthy();
+    expect(document.querySelector(".session-row .busy-dot")).toBeNull();
+  });
+
+  it("holds a follow-up typed while the agent works, shows it, lets it go, and sends the next when idle", async () => {
+    const backend = new FakeBackend();
+    const running = snapshotWith({}, { protocolVersion: 2 });
+    running.sessions[0].turnRunning = true;
+    running.sessions[0].runState = { state: "running", busy: true, stopReason: null, background: null };
+    const store = storeWith([{ type: "connection", snapshot: running }]);
+    render(App, { props: { backend, store } });
+    for (const text of ["first follow-up", "second follow-up"]) {
+      await fireEvent.input(prompt(), { target: { value: text } });
+      await fireEvent.keyDown(prompt(), { key: "Enter" });
+    }
+    expect(backend.callsOf("send_prompt")).toEqual([]);
+    expect([...document.querySelectorAll(".follow-up.queued .follow-up-text")].map((e) => e.textContent)).toEqual(["first follow-up", "second follow-up"]);
+    await fireEvent.click(screen.getByRole("button", { name: "Remove queued follow-up first follow-up" }));
+    expect(document.querySelectorAll(".follow-up.queued").length).toBe(1);
+    // Still working (a v2 agent busy after the turn's end): nothing goes.
+    const busy = structuredClone(running);
+    busy.sessions[0].turnRunning = false;
+    store.apply([{ type: "connection", snapshot: busy }]);
+    await tick();
+    expect(backend.callsOf("send_prompt")).toEqual([]);
+    const idle = structuredClone(busy);
+    idle.sessions[0].runState = { state: "idle", busy: false, stopReason: "end_turn", background: null };
+    store.apply([{ type: "connection", snapshot: idle }]);
+    await tick();
+    expect(backend.callsOf("send_prompt")).toEqual([{ sessionId: "demo-1", text: "second follow-up", attachments: [] }]);
+    expect(document.querySelectorAll(".follow-up").length).toBe(0);
+    // Idle again before the sent one shows as running: it is not sent twice.
+    store.apply([{ type: "connection", snapshot: structuredClone(idle) }]);
+    await tick();
+    expect(backend.callsOf("send_prompt").length).toBe(1);
+  });
+
+  it("sends a follow-up at once to an agent that takes them itself, shown as waiting until idle", async () => {
+    const backend = new FakeBackend();
+    const running = snapshotWith({}, { protocolVersion: 2, takesFollowUps: true });
+    running.sessions[0].turnRunning = true;
+    const store = storeWith([{ type: "connection", snapshot: running }]);
+    render(App, { props: { backend, store } });
+    await fireEvent.input(prompt(), { target: { value: "also this" } });
+    await fireEvent.keyDown(prompt(), { key: "Enter" });
+    expect(backend.callsOf("send_prompt")).toEqual([{ sessionId: "demo-1", text: "also this", attachments: [] }]);
+    expect(document.querySelector(".follow-up.waiting .follow-up-text")!.textContent).toBe("also this");
+    const idle = structuredClone(running);
+    idle.sessions[0].turnRunning = false;
+    store.apply([{ type: "connection", snapshot: idle }]);
+    await tick();
+    expect(document.querySelector(".follow-up.waiting")).toBeNull();
+  });
+
+  it("lists v2 background work with its kind and title, and cancels what the protocol lets a client stop", async () => {
+    const backend = new FakeBackend();
+    const snap = snapshotWith({}, { protocolVersion: 2 });
+    snap.sessions[0].runState = { state: "idle", busy: false, stopReason: "end_turn",
+      background: [{ type: "tool_call", toolCallId: "bg-1" }, { type: "terminal", terminalId: "t9" }, { type: "_indexing" }] };
+    const store = storeWith([
+      { type: "session_update", sessionId: "demo-1", update: { kind: "tool_call", toolCallId: "bg-1", opened: false, fields: { title: "Watch the build", status: "in_progress" } } },
+      { type: "session_update", sessionId: "demo-1", update: { kind: "terminal", terminalId: "t9", command: "npm run dev", cwd: null, output: null, exitStatus: null } },
+      { type: "connection", snapshot: snap },
+    ]);
+    render(App, { props: { backend, store } });
+    const rows = [...document.querySelectorAll(".background-work .bg-item")].map((li) => li.textContent!.replace(/\s+/g, " ").trim());
+    expect(rows).toEqual(["tool call Watch the build Cancel", "terminal npm run dev Cancel", "_indexing work the agent did not describe"]);
+    await fireEvent.click(screen.getByRole("button", { name: "Cancel Watch the build" }));
+    await fireEvent.click(screen.getByRole("button", { name: "Cancel npm run dev" }));
+    expect(backend.callsOf("cancel_background")).toEqual([
+      { sessionId: "demo-1", kind: "tool_call", id: "bg-1" },
+      { sessionId: "demo-1", kind: "terminal", id: "t9" },
+    ]);
+  });
+
+  it("shows a v2 agent's own terminal inside the tool call that names it, else as a row", () => {
+    const term = (terminalId: string, rest: object) => ({ type: "session_update" as const, sessionId: "demo-1",
+      update: { kind: "terminal" as const, terminalId, command: null, cwd: null, output: null, exitStatus: null, ...rest } });
+    const store = storeWith([
+      term("t1", { command: "npm test", cwd: "/w" }),
+      { type: "session_update", sessionId: "demo-1", update: { kind: "tool_call", toolCallId: "call", opened: false, fields: { title: "Run tests", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: "t1" }] } } },
+      term("t1", { output: { op: "append", text: "\u001b[32mpass 1\u001b[0m\n" } }),
+      term("t1", { output: { op: "append", text: "pass 2\n" }, exitStatus: { exitCode: 0, signal: null } }),
+      term("t2", { command: "sleep 9", output: { op: "replace", text: "zz" } }),
+      term("t2", { exitStatus: { exitCode: null, signal: "SIGKILL" } }),
+    ]);
+    render(App, { props: { backend: new FakeBackend(), store } });
+    const figures = [...document.querySelectorAll("figure.terminal")];
+    expect(figures.map((f) => f.getAttribute("aria-label"))).toEqual(["Terminal npm test", "Terminal sleep 9"]);
+    expect(figures[0].closest(".tool")).toBeTruthy();
+    expect(figures[0].querySelector(".term-out")!.textContent).toBe("pass 1\npass 2\n");
+    expect(figures[0].textContent).toContain("exit 0");
+    expect(figures[1].closest(".tool")).toBeNull();
+    expect(figures[1].textContent).toContain("killed (SIGKILL)");
   });
 
   it("renders tool call diffs and the live output of embedded terminals", () => {
@@ -328,7 +439,7 @@ describe("sign-in", () => {
     });
     const backend = new FakeBackend({
       new_session: () => ({ sessionId: "demo-2", agentId: "demo", cwd: "/tmp", additionalDirectories: [], title: null, modes: null, models: null,
-        configOptions: [], availableCommands: [], turnRunning: false, usage: null }),
+        configOptions: [], availableCommands: [], turnRunning: false, runState: null, usage: null }),
     });
     render(App, { props: { backend, store: storeWith([{ type: "connection", snapshot: snap }]) } });
     const help = document.querySelector(".env-var-help")!;

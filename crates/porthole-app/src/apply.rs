@@ -225,9 +225,8 @@ fn session_update(session: &mut SessionView, update: &SessionState) -> bool {
         },
         SessionState::AvailableCommands(u) => session.available_commands = u.available_commands.clone(),
         SessionState::Usage(u) => session.usage = Some(u.clone()),
-        // ACP v2's running state: the session view does not keep it yet (the app model's half
-        // of issue 44); the window gets the update itself, as every session update.
-        SessionState::State(_) => return false,
+        // ACP v2's running state: the prompt box and the sidebar say it.
+        SessionState::State(r) => session.run_state = Some(r.clone()),
     }
     true
 }
@@ -265,6 +264,7 @@ mod tests {
                 config_options: Vec::new(),
                 available_commands: Vec::new(),
                 turn_running: true,
+                run_state: None,
                 usage: None,
             },
         );
@@ -518,6 +518,39 @@ mod tests {
         // A new session that happens to reuse an id starts afresh.
         let view = session_opened(conn(&mut st), opened_view("old"), false);
         assert!(view.available_commands.is_empty());
+    }
+
+    fn run_state(state: &str, busy: bool, stop_reason: Option<&str>) -> Event {
+        Event::SessionUpdate {
+            session_id: "s".into(),
+            update: Box::new(TranscriptUpdate::Session(SessionState::State(
+                porthole_core::transcript::RunState {
+                    state: state.into(),
+                    busy,
+                    stop_reason: stop_reason.map(str::to_string),
+                    background: Some(vec![json!({"id": "b1", "kind": "terminal", "title": "npm test"})]),
+                },
+            ))),
+        }
+    }
+
+    #[test]
+    fn a_v2_running_state_is_kept_in_the_session_view_as_the_last_one_said() {
+        let mut st = state();
+        assert!(
+            st.sessions["s"].run_state.is_none(),
+            "none until the agent says one"
+        );
+        assert!(apply(&mut st, "a", &run_state("requires_action", true, None)).snapshot_changed);
+        let kept = st.sessions["s"].run_state.clone().expect("kept");
+        assert_eq!((kept.state.as_str(), kept.busy), ("requires_action", true));
+        assert_eq!(kept.background.unwrap()[0]["title"], "npm test");
+        apply(&mut st, "a", &run_state("idle", false, Some("end_turn")));
+        let kept = st.sessions["s"].run_state.clone().expect("kept");
+        assert_eq!(
+            (kept.state.as_str(), kept.busy, kept.stop_reason.as_deref()),
+            ("idle", false, Some("end_turn"))
+        );
     }
 
     #[test]

@@ -200,6 +200,9 @@ pub struct SessionView {
     #[cfg_attr(any(test, feature = "ts"), ts(type = "Array<AvailableCommand>"))]
     available_commands: Vec<AvailableCommand>,
     turn_running: bool,
+    /// ACP v2's running state (the last `state_update`); `null` on a v1 connection, or before
+    /// the agent reported one.
+    run_state: Option<porthole_core::transcript::RunState>,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "SessionUsage | null"))]
     usage: Option<UsageUpdate>,
 }

@@ -338,6 +338,7 @@ impl Backend {
                     config_options: Vec::new(),
                     available_commands: Vec::new(),
                     turn_running: false,
+                    run_state: None,
                     usage: None,
                 };
                 if let Some(conn) = self.state().conns.get_mut(agent_id) {

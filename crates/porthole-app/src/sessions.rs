@@ -162,6 +162,7 @@ impl Backend {
             config_options: opened.config_options.clone(),
             available_commands: Vec::new(),
             turn_running: false,
+            run_state: None,
             usage: None,
         };
         let view = match opening.conn(&mut self.state()) {
@@ -440,6 +441,22 @@ impl Backend {
 
     pub fn cancel_turn(&self, session_id: &str) -> Result<(), AnswerError> {
         self.client_of_session(session_id)?.cancel(session_id)?;
+        Ok(())
+    }
+
+    /// ACP v2: stop one item of a session's background work (`state_update`'s `background`):
+    /// a tool call or a terminal the agent runs. Other kinds cannot be cancelled by a client.
+    pub async fn cancel_background(&self, session_id: &str, kind: &str, id: &str) -> Result<(), AnswerError> {
+        let client = self.client_of_session(session_id)?;
+        match kind {
+            "tool_call" => client.cancel_tool_call(session_id, id).await?,
+            "terminal" => client.cancel_terminal(session_id, id).await?,
+            other => {
+                return Err(AnswerError::msg(format!(
+                    "background work of kind {other} cannot be cancelled from Porthole"
+                )));
+            }
+        }
         Ok(())
     }
 

@@ -68,6 +68,12 @@ pub struct ConnectionView {
     pub state: ConnectionState,
     #[cfg_attr(any(test, feature = "ts"), ts(type = "AgentIdentity | null"))]
     pub agent: Option<AgentIdentity>,
+    /// The ACP version the connection speaks (1, or 2 when the agent took the v2 offer);
+    /// `null` before `initialize` is answered.
+    pub protocol_version: Option<u16>,
+    /// The agent takes a prompt sent while a turn runs and holds or steers it itself, as its
+    /// `initialize` answer's `_meta` says: the window sends a follow-up at once, not queued.
+    pub takes_follow_ups: bool,
     pub error: Option<ConnectionError>,
     pub auth_methods: Vec<AuthMethodView>,
     /// The last session request or turn failed with `auth_required`: the user must sign in.
@@ -144,6 +150,11 @@ impl ConnectionView {
             agent_id: agent_id.to_string(),
             state: c.state,
             agent: c.agent.clone(),
+            protocol_version: c.client.as_ref().map(|c| c.protocol_version().as_u16()),
+            takes_follow_ups: c
+                .client
+                .as_ref()
+                .is_some_and(|c| takes_follow_ups(c.init_response())),
             error: c.error.as_ref().map(|(message, tail)| ConnectionError {
                 message: message.clone(),
                 stderr_tail: tail.clone(),
@@ -155,6 +166,17 @@ impl ConnectionView {
             proxy: c.proxy.clone(),
         }
     }
+}
+
+/// Whether the agent's `initialize` answer says it takes follow-up prompts while a turn runs:
+/// Claude's adapter (`agentCapabilities._meta.claudeCode.promptQueueing`) queues them, Codex's
+/// (`_meta.steering.supported`) steers the running turn with them.
+fn takes_follow_ups(init: &porthole_core::acp::v1::schema::InitializeResponse) -> bool {
+    let Ok(answer) = serde_json::to_value(init) else {
+        return false;
+    };
+    answer["agentCapabilities"]["_meta"]["claudeCode"]["promptQueueing"] == true
+        || answer["_meta"]["steering"]["supported"] == true
 }
 
 /// The capabilities without the agent's `_meta` objects, at any depth: the window reads none of
@@ -249,5 +271,20 @@ mod tests {
         assert_eq!(shown["promptCapabilities"]["image"], true);
         assert_eq!(shown["sessionCapabilities"]["fork"], json!({}));
         assert_eq!(shown["sessionCapabilities"]["list"], json!({}));
+    }
+
+    #[test]
+    fn an_agent_takes_follow_ups_when_its_meta_says_so() {
+        let answer = |v: serde_json::Value| -> porthole_core::acp::v1::schema::InitializeResponse {
+            serde_json::from_value(v).unwrap()
+        };
+        let claude = answer(json!({"protocolVersion": 2,
+            "agentCapabilities": {"_meta": {"claudeCode": {"promptQueueing": true}}}}));
+        let codex = answer(json!({"protocolVersion": 2, "_meta": {"steering": {"supported": true}}}));
+        let other = answer(json!({"protocolVersion": 2, "_meta": {"steering": {"supported": "yes"}}}));
+        assert!(takes_follow_ups(&claude));
+        assert!(takes_follow_ups(&codex));
+        assert!(!takes_follow_ups(&other));
+        assert!(!takes_follow_ups(&answer(json!({"protocolVersion": 1}))));
     }
 }

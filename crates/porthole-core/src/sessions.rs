@@ -497,6 +497,21 @@ impl AgentClient {
         result
     }
 
+    /// `tool_call/cancel` (ACP v2 only): stop a tool call's work, e.g. one the agent lists as
+    /// running in the background. The agent answers whether it could.
+    pub async fn cancel_tool_call(&self, session_id: &str, tool_call_id: &str) -> Result<(), ClientError> {
+        self.known(session_id)?;
+        self.require(self.speaks_v2(), "tool_call/cancel")?;
+        v2::cancel_tool_call(self, session_id, tool_call_id).await
+    }
+
+    /// `terminal/cancel` (ACP v2 only): stop the command of a terminal the agent runs.
+    pub async fn cancel_terminal(&self, session_id: &str, terminal_id: &str) -> Result<(), ClientError> {
+        self.known(session_id)?;
+        self.require(self.speaks_v2(), "terminal/cancel")?;
+        v2::cancel_terminal(self, session_id, terminal_id).await
+    }
+
     /// `session/delete`: remove a stored session from the agent's list.
     pub async fn delete_session(&self, session_id: &str) -> Result<(), ClientError> {
         let supported = self.agent_capabilities().session_capabilities.delete.is_some();

@@ -69,6 +69,9 @@ pub enum ItemUpdate {
     CompactionSummary(
         #[cfg_attr(feature = "ts", ts(type = "Acp.CompactionSummaryChunk"))] CompactionSummaryChunk,
     ),
+    /// A terminal the agent runs itself (ACP v2's display-only `terminal_update` and
+    /// `terminal_output_chunk`): its command, output and exit, shown where a tool call names it.
+    Terminal(TerminalChange),
     /// An update Porthole does not model: a kind newer than the SDK, or one the SDK knows and
     /// Porthole does not yet. Kept as it came and shown by its name.
     Unknown(UnknownUpdate),
@@ -184,6 +187,46 @@ pub struct ToolCallChange {
     pub meta: Option<Meta>,
 }
 
+/// A change to a terminal the agent runs (v2): each field it leaves out is unchanged.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TerminalChange {
+    /// Unique within the session.
+    pub terminal_id: String,
+    pub command: Option<String>,
+    pub cwd: Option<String>,
+    /// Output, decoded from base64 (bytes that are not UTF-8 are replaced, as a terminal shows
+    /// them); `null` when this update has none.
+    pub output: Option<TerminalOutputEdit>,
+    /// Set once the command ended: the terminal is done.
+    pub exit_status: Option<TerminalExit>,
+    /// The update as the agent sent it (its base64 data included): what `--json` prints.
+    #[serde(skip)]
+    pub(crate) wire: Value,
+}
+
+/// What an update does to a terminal's output (`op`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(tag = "op", rename_all = "snake_case")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub enum TerminalOutputEdit {
+    /// Bytes added at the end (`terminal_output_chunk`).
+    Append { text: String },
+    /// The whole output so far (`terminal_update`'s authoritative snapshot).
+    Replace { text: String },
+}
+
+/// How a terminal's command ended.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TerminalExit {
+    #[cfg_attr(feature = "ts", ts(type = "number | null"))]
+    pub exit_code: Option<i64>,
+    pub signal: Option<String>,
+}
+
 /// An update whose kind Porthole does not model.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
@@ -278,6 +321,7 @@ impl TranscriptUpdate {
                 ItemUpdate::Notice(_) => "notice",
                 ItemUpdate::Compaction(_) => "compaction",
                 ItemUpdate::CompactionSummary(_) => "compaction_summary",
+                ItemUpdate::Terminal(_) => "terminal",
                 ItemUpdate::Unknown(_) => "unknown",
             },
             TranscriptUpdate::Session(state) => match state {
@@ -303,6 +347,8 @@ impl TranscriptUpdate {
                 | ItemUpdate::Compaction(_)
                 | ItemUpdate::CompactionSummary(_)
                 | ItemUpdate::Unknown(_) => false,
+                // The agent's command working: its output is the agent's doing.
+                ItemUpdate::Terminal(_) => true,
             },
             TranscriptUpdate::Session(_) => false,
         }
@@ -436,6 +482,27 @@ impl TranscriptUpdate {
                     c.compaction_id.0,
                     block_text(&c.content)
                 ))),
+                ItemUpdate::Terminal(t) => {
+                    if let Some(command) = &t.command {
+                        out.push(TextLine::Line(format!("[terminal {}] {command}", t.terminal_id)));
+                    }
+                    if let Some(TerminalOutputEdit::Append { text } | TerminalOutputEdit::Replace { text }) =
+                        &t.output
+                    {
+                        out.push(TextLine::Note(format!(
+                            "[terminal {} output] {text}",
+                            t.terminal_id
+                        )));
+                    }
+                    if let Some(exit) = &t.exit_status {
+                        let how = match (&exit.signal, exit.exit_code) {
+                            (Some(signal), _) => format!("killed ({signal})"),
+                            (None, Some(code)) => format!("exit {code}"),
+                            (None, None) => "ended".to_string(),
+                        };
+                        out.push(TextLine::Line(format!("[terminal {}] {how}", t.terminal_id)));
+                    }
+                }
                 ItemUpdate::Unknown(u) => out.push(TextLine::Line(format!(
                     "[update] an update Porthole does not know: {}",
                     u.session_update
@@ -688,6 +755,7 @@ impl Serialize for Wire<'_> {
                 ItemUpdate::Notice(n) => tagged(s, "notice", n),
                 ItemUpdate::Compaction(c) => tagged(s, "compaction_update", c),
                 ItemUpdate::CompactionSummary(c) => tagged(s, "compaction_summary_chunk", c),
+                ItemUpdate::Terminal(t) => t.wire.serialize(s),
                 ItemUpdate::Unknown(u) => u.update.serialize(s),
             },
             TranscriptUpdate::Session(state) => match state {

@@ -111,6 +111,11 @@ async fn v1_sends_only_v1() {
     assert_eq!(inits.len(), 1);
     assert_eq!(inits[0]["params"]["protocolVersion"], 1);
     assert_eq!(h.client.protocol_version(), ProtocolVersion::V1);
+    // v1 has no way to cancel one tool call: said, not sent.
+    assert!(matches!(
+        h.client.cancel_tool_call(&h.session, "t").await,
+        Err(ClientError::Unsupported("tool_call/cancel"))
+    ));
     h.client.shutdown().await;
 }
 
@@ -447,6 +452,19 @@ async fn session_methods_speak_v2() {
     h.client.authenticate("agent-login").await.expect("auth/login");
     assert_eq!(sent(&h, "auth/login").len(), 1);
     assert!(sent(&h, "authenticate").is_empty());
+    h.client
+        .cancel_tool_call(&h.session, "bg-1")
+        .await
+        .expect("tool_call/cancel");
+    assert_eq!(
+        sent(&h, "tool_call/cancel")[0]["params"],
+        json!({"sessionId": h.session, "toolCallId": "bg-1"})
+    );
+    h.client
+        .cancel_terminal(&h.session, "t-1")
+        .await
+        .expect("terminal/cancel");
+    assert_eq!(sent(&h, "terminal/cancel")[0]["params"]["terminalId"], "t-1");
     h.client.close_session(&h.session).await.expect("session/close");
     // A load is v2's resume with the history replayed first.
     let opened = h

@@ -80,6 +80,7 @@ pub(crate) fn handle(agent: &mut Agent, method: &str, id: Option<Value>, params:
             reply(id, json!({"configOptions": config("fast")}));
         }
         ("session/close", Some(id)) => reply(id, json!({})),
+        ("tool_call/cancel" | "terminal/cancel", Some(id)) => reply(id, json!({})),
         ("session/set_config_option", Some(id)) => match (&params["type"], params["value"].as_str()) {
             (t, Some(v @ ("fast" | "deep"))) if t == "id" => reply(id, json!({"configOptions": config(v)})),
             _ => reply_error(id, -32602, "bad config option"),

@@ -193,7 +193,7 @@ export class MockBackend implements Backend {
       agents: [{ id: AGENT_ID, name: "Demo agent", command: "porthole", args: ["demo-agent"], env: {}, builtIn: true }],
       connections: [{ ...RECORDED.connections[0], agentId: AGENT_ID, state: st.connection, agent: st.agent, error: st.error }],
       sessions: st.sessionOpen
-        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, usage: null }]
+        ? [{ sessionId: SESSION, agentId: AGENT_ID, cwd: st.cwd, additionalDirectories: [], title: null, modes: null, models: null, configOptions: CONFIG_OPTIONS, availableCommands: st.commands, turnRunning: st.turnRunning, runState: null, usage: null }]
         : [],
       sealedViewAvailable: st.sealedViewAvailable,
       defaultCwd: st.cwd,
@@ -305,6 +305,10 @@ export class MockBackend implements Backend {
       const m = this.#marks.find((x) => x.domain === domain);
       if (m) m.trusted = trusted;
       else this.#marks.push({ agentId, agentName, domain, trusted, timesOpened: 0, lastOpened: null });
+    },
+    // The mock's agent speaks v1 and lists no background work: nothing to cancel.
+    cancel_background: () => {
+      throw new Error("the mock agent has no background work");
     },
     cancel_turn: () => {
       this.#turnToken++;

@@ -70,8 +70,8 @@ export type { DismissReason };
 // ---------- the transcript: Porthole's model of session updates (generated/core.ts) ----------
 // Made from ACP's `SessionUpdate` in one place, core's transcript.rs; each has a `kind` tag
 // the store and the rows switch on exhaustively.
-import type { ItemUpdate, MessageChange, MessageRole, SessionState, ToolCallChange, TranscriptUpdate, UnknownUpdate } from "./generated/core";
-export type { ItemUpdate, MessageChange, MessageRole, SessionState, ToolCallChange, TranscriptUpdate, UnknownUpdate };
+import type { ItemUpdate, MessageChange, MessageRole, SessionState, TerminalChange, ToolCallChange, TranscriptUpdate, UnknownUpdate } from "./generated/core";
+export type { ItemUpdate, MessageChange, MessageRole, SessionState, TerminalChange, ToolCallChange, TranscriptUpdate, UnknownUpdate };
 
 // ---------- the event stream ----------
 // A file attached to a prompt, and the app model's own events: generated (generated/app.ts).

@@ -7,9 +7,10 @@ import { MarkdownBlocks } from "./markdown-blocks.svelte";
 import { renderMarkdown } from "./markdown";
 import { clockUntilRendered } from "./work-clock";
 import { Lru } from "./lru";
+import { FollowUps } from "./follow-ups.svelte";
 import type {
   AgentIdentity, AppSnapshot, CompactionStatus, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, McpAppView,
-  MessageChange, MessageRole, PlanEntry, SessionView, ToolCallFields, TranscriptUpdate, UiEvent, UrlOpener, WindowState,
+  MessageChange, MessageRole, PlanEntry, SessionView, TerminalChange, ToolCallFields, TranscriptUpdate, UiEvent, UrlOpener, WindowState,
 } from "./protocol";
 
 let nextId = 1;
@@ -211,7 +212,18 @@ export class McpAppItem implements Entry {
 
 /** Every kind of item a transcript holds, told apart by `kind`: the rows switch on it, so a kind
  *  added here is a type error (svelte-check) in Transcript.svelte until it is rendered. */
-export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | CompactionItem | UnknownItem | McpAppItem;
+/** A terminal the agent runs itself (ACP v2): a row of its own, shown only while no tool call
+ *  of the transcript names it (then it shows inside that call, as a v1 terminal does). */
+export class TerminalItem implements Entry {
+  readonly id = uid();
+  readonly kind = "terminal" as const;
+  constructor(readonly terminalId: string) {}
+  estimate(): number {
+    return 6 * LINE_PX;
+  }
+}
+
+export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | CompactionItem | UnknownItem | McpAppItem | TerminalItem;
 
 /** Fails type checking where a switch over a kind missed one; at run time (a newer backend's
  *  kind) says what arrived. */
@@ -302,6 +314,8 @@ export function blockText(b: ContentBlock): string {
 
 /** Output of a terminal the agent (or a terminal sign-in) runs, shown live. */
 export class TerminalState {
+  /** The command as shown (a v2 agent's terminal may name it after it appeared). */
+  command = $state("");
   output = $state("");
   truncated = $state(false);
   exitCode = $state<number | null>(null);
@@ -311,9 +325,21 @@ export class TerminalState {
   constructor(
     readonly terminalId: string,
     readonly sessionId: string | null,
-    readonly command: string,
+    command: string,
     readonly args: string[],
-  ) {}
+  ) {
+    this.command = command;
+  }
+
+  /** Output added or replaced, the window's cap kept (the earliest output goes first). */
+  write(text: string, replace: boolean) {
+    let out = replace ? text : this.output + text;
+    if (out.length > TERMINAL_KEEP) {
+      out = out.slice(out.length - TERMINAL_KEEP);
+      this.truncated = true;
+    }
+    this.output = out;
+  }
 }
 
 /** Most terminal output kept per terminal in the window (core keeps its own byte limit). */
@@ -326,6 +352,8 @@ export class Transcript {
   readonly items = $state.raw<TranscriptItem[]>([]);
   count = $state(0);
   #tools = new Map<string, ToolItem>();
+  /** The terminals the agent runs itself (ACP v2), by id: unique within the session. */
+  readonly terminals = new SvelteMap<string, TerminalState>();
   /** Messages by kind and messageId (keyed by the id itself: no key string per message). */
   #messages = { user: new Map<string, TextItem>(), agent: new Map<string, TextItem>(), thought: new Map<string, TextItem>() };
   #plan: PlanItem | null = null;
@@ -469,6 +497,9 @@ export class Transcript {
         this.#grew(c);
         return;
       }
+      case "terminal":
+        this.#terminal(u);
+        return;
       case "unknown":
         this.push(new UnknownItem(u.sessionUpdate, u.update));
         return;
@@ -521,6 +552,32 @@ export class Transcript {
     this.#grew(m);
   }
 
+  /** A v2 terminal's change: created (with its row) by the first update naming it. */
+  #terminal(u: TerminalChange) {
+    let t = this.terminals.get(u.terminalId);
+    if (!t) {
+      t = new TerminalState(u.terminalId, null, u.command ?? "", []);
+      this.terminals.set(u.terminalId, t);
+      this.push(new TerminalItem(u.terminalId));
+    } else if (u.command !== null) {
+      t.command = u.command;
+    }
+    if (u.output) t.write(u.output.text, u.output.op === "replace");
+    if (u.exitStatus) {
+      t.exited = true;
+      t.exitCode = u.exitStatus.exitCode;
+      t.signal = u.exitStatus.signal;
+    }
+  }
+
+  /** Whether a tool call of this transcript shows terminal `terminalId` in its content. */
+  namesTerminal(terminalId: string): boolean {
+    for (const tool of this.#tools.values()) {
+      if (tool.fields.content?.some((c) => c.type === "terminal" && c.terminalId === terminalId)) return true;
+    }
+    return false;
+  }
+
   #compaction(id: string): CompactionItem {
     let c = this.#compactions.get(id);
     if (!c) {
@@ -547,6 +604,8 @@ export class AppStore {
   snapshot = $state<AppSnapshot | null>(null);
   transcripts = new SvelteMap<string, Transcript>();
   terminals = new SvelteMap<string, TerminalState>();
+  /** Prompts typed while the agent works (queued by the window, or waiting at the agent). */
+  readonly followUps = new FollowUps();
   dialogs = $state<DialogEntry[]>([]);
   /** The session shown in the main area. */
   activeSessionId = $state<string | null>(null);
@@ -651,6 +710,12 @@ export class AppStore {
     if (!t) return [];
     void t.count;
     return t.items;
+  }
+
+  /** A terminal a tool call of the shown session names: one Porthole runs for a v1 agent
+   *  (`terminal/create`), else one the v2 agent runs and reports. */
+  terminalOf(terminalId: string): TerminalState | undefined {
+    return this.terminals.get(terminalId) ?? this.transcript?.terminals.get(terminalId);
   }
 
   get commands() {
@@ -883,12 +948,7 @@ export class AppStore {
       case "terminal_output": {
         const t = this.terminals.get(e.terminalId);
         if (!t) return;
-        let out = t.output + e.data;
-        if (out.length > TERMINAL_KEEP) {
-          out = out.slice(out.length - TERMINAL_KEEP);
-          t.truncated = true;
-        }
-        t.output = out;
+        t.write(e.data, false);
         if (e.truncated) t.truncated = true;
         return;
       }

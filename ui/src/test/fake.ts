@@ -32,6 +32,8 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
         agentId: "demo",
         state: "connected",
         agent: { name: "demo-agent", title: "Demo Agent", version: "1.0" },
+        protocolVersion: 1,
+        takesFollowUps: false,
         error: null,
         authMethods: [],
         needsAuth: false,
@@ -42,7 +44,7 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
       },
     ],
     sessions: [
-      { sessionId: "demo-1", agentId: "demo", cwd: "/tmp", additionalDirectories: [], title: null, modes: null, models: null, configOptions: [], availableCommands: [], turnRunning: false, usage: null },
+      { sessionId: "demo-1", agentId: "demo", cwd: "/tmp", additionalDirectories: [], title: null, modes: null, models: null, configOptions: [], availableCommands: [], turnRunning: false, runState: null, usage: null },
     ],
     settingsPath: "/tmp/agents.json",
     settingsError: null,

@@ -60,11 +60,19 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
             capabilities[v1_name] = flags(markers);
         }
     }
-    let view = json!({
+    // The agent's own `_meta` (top level and on its capabilities) says what it does beyond
+    // the protocol: Claude's `claudeCode.promptQueueing`, Codex's `steering.supported`.
+    if raw["capabilities"]["_meta"].is_object() {
+        capabilities["_meta"] = raw["capabilities"]["_meta"].clone();
+    }
+    let mut view = json!({
         "protocolVersion": 2,
         "agentInfo": raw["info"],
         "agentCapabilities": capabilities,
     });
+    if raw["_meta"].is_object() {
+        view["_meta"] = raw["_meta"].clone();
+    }
     let mut typed: InitializeResponse = serde_json::from_value(view).unwrap_or_else(|e| {
         tracing::warn!("the agent's v2 initialize answer did not fit v1's view of it: {e}");
         InitializeResponse::new(ProtocolVersion::V2)
@@ -132,6 +140,24 @@ mod tests {
         assert_eq!(
             view.agent_info.unwrap().name,
             "@agentclientprotocol/claude-agent-acp"
+        );
+    }
+
+    #[test]
+    fn the_v1_view_keeps_the_agents_own_meta() {
+        let answer: v2::InitializeResponse = serde_json::from_value(json!({
+            "protocolVersion": 2,
+            "info": {"name": "codex-acp", "version": "2.6.0"},
+            "capabilities": {"_meta": {"claudeCode": {"promptQueueing": true}}},
+            "_meta": {"steering": {"supported": true}},
+        }))
+        .unwrap();
+        let (view, _) = v1_view(&answer);
+        let view = serde_json::to_value(view).unwrap();
+        assert_eq!(view["_meta"]["steering"]["supported"], true, "{view}");
+        assert_eq!(
+            view["agentCapabilities"]["_meta"]["claudeCode"]["promptQueueing"], true,
+            "{view}"
         );
     }
 }

@@ -142,6 +142,26 @@ pub(super) async fn list(
     })
 }
 
+/// `tool_call/cancel`: the agent stops that tool call's work (one running in the background).
+pub(super) async fn cancel_tool_call(
+    client: &AgentClient,
+    session_id: &str,
+    tool_call_id: &str,
+) -> Result<(), ClientError> {
+    let request = v2::CancelToolCallRequest::new(session_id.to_string(), tool_call_id.to_string());
+    client.call("tool_call/cancel", request).await.map(|_| ())
+}
+
+/// `terminal/cancel`: the agent stops the command of a terminal it runs.
+pub(super) async fn cancel_terminal(
+    client: &AgentClient,
+    session_id: &str,
+    terminal_id: &str,
+) -> Result<(), ClientError> {
+    let request = v2::CancelTerminalRequest::new(session_id.to_string(), terminal_id.to_string());
+    client.call("terminal/cancel", request).await.map(|_| ())
+}
+
 /// `session/close` (required in v2).
 pub(super) async fn close(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
     client

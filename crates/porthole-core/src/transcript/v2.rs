@@ -10,8 +10,11 @@
 //!   caller, which knows the call's content so far ([`tool_content`]).
 //! - `state_update` is [`SessionState::State`]; `plan_update` with items is the plan; notices,
 //!   usage, compaction, commands, config options and session info keep their v1 shapes.
-//! - Everything else (terminals, subagents, a kind newer than the schema, a payload v1's
-//!   types cannot hold) is [`ItemUpdate::Unknown`], kept as it came and shown by its name.
+//! - Terminals (display-only: `terminal_update`, `terminal_output_chunk`) are
+//!   [`ItemUpdate::Terminal`], their base64 output decoded.
+//! - Everything else (subagents, a kind newer than the schema, a payload v1's types cannot
+//!   hold, terminal data that is not base64) is [`ItemUpdate::Unknown`], kept as it came and
+//!   shown by its name.
 
 use agent_client_protocol::schema::MaybeUndefined;
 use agent_client_protocol::v1::schema::{
@@ -23,8 +26,8 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{
-    ItemUpdate, MessageChange, MessageEdit, MessageRole, RunState, SessionState, ToolCallChange,
-    TranscriptUpdate,
+    ItemUpdate, MessageChange, MessageEdit, MessageRole, RunState, SessionState, TerminalChange,
+    TerminalExit, TerminalOutputEdit, ToolCallChange, TranscriptUpdate,
 };
 
 /// v2's update as Porthole's model. `known_call`: whether a tool call of that id was seen
@@ -56,8 +59,10 @@ pub(crate) fn convert(update: v2::SessionUpdate, known_call: impl Fn(&str) -> bo
             ConfigOptionUpdate::new(config_options(&u.config_options)),
         ))),
         v2::SessionUpdate::SessionInfoUpdate(u) => as_v1(&u).map(|u| Session(SessionState::SessionInfo(u))),
-        // Terminals (display-only in v2), subagents, extensions and kinds newer than the
-        // schema: shown generically until Porthole models them.
+        v2::SessionUpdate::TerminalUpdate(t) => terminal_update(t, &raw),
+        v2::SessionUpdate::TerminalOutputChunk(c) => terminal_chunk(&c, &raw),
+        // Subagents, extensions and kinds newer than the schema: shown generically until
+        // Porthole models them.
         _ => None,
     };
     converted.unwrap_or_else(|| TranscriptUpdate::unknown(kind, raw))
@@ -78,6 +83,61 @@ pub(crate) fn tool_content(
         fields,
         meta: chunk.meta.clone(),
     })))
+}
+
+/// A terminal's text: its bytes decoded from base64, then as UTF-8 with what is not replaced.
+/// `None` (the update stays `unknown`, shown as it came) when the data is not base64.
+fn terminal_text(data: &str) -> Option<String> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn terminal_update(t: v2::TerminalUpdate, raw: &Value) -> Option<TranscriptUpdate> {
+    let output = match t.output {
+        MaybeUndefined::Value(o) => Some(TerminalOutputEdit::Replace {
+            text: terminal_text(&o.data)?,
+        }),
+        // `null` clears the output: an empty replacement.
+        MaybeUndefined::Null => Some(TerminalOutputEdit::Replace { text: String::new() }),
+        MaybeUndefined::Undefined => None,
+    };
+    let exit_status = match t.exit_status {
+        MaybeUndefined::Value(e) => Some(TerminalExit {
+            exit_code: e.exit_code,
+            signal: e.signal,
+        }),
+        _ => None,
+    };
+    let cwd = match t.cwd {
+        MaybeUndefined::Value(cwd) => serde_json::to_value(cwd).ok()?.as_str().map(str::to_string),
+        _ => None,
+    };
+    Some(terminal(TerminalChange {
+        terminal_id: t.terminal_id.to_string(),
+        command: t.command.take(),
+        cwd,
+        output,
+        exit_status,
+        wire: raw.clone(),
+    }))
+}
+
+fn terminal_chunk(c: &v2::TerminalOutputChunk, raw: &Value) -> Option<TranscriptUpdate> {
+    Some(terminal(TerminalChange {
+        terminal_id: c.terminal_id.to_string(),
+        command: None,
+        cwd: None,
+        output: Some(TerminalOutputEdit::Append {
+            text: terminal_text(&c.data)?,
+        }),
+        exit_status: None,
+        wire: raw.clone(),
+    }))
+}
+
+fn terminal(change: TerminalChange) -> TranscriptUpdate {
+    TranscriptUpdate::Item(ItemUpdate::Terminal(change))
 }
 
 fn chunk(role: MessageRole, c: v2::ContentChunk) -> Option<TranscriptUpdate> {
@@ -211,4 +271,81 @@ fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| serde_json::from_value(v).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn converted(update: Value) -> TranscriptUpdate {
+        convert(serde_json::from_value(update).expect("a v2 update"), |_| false)
+    }
+
+    fn terminal_of(update: &TranscriptUpdate) -> &TerminalChange {
+        match update {
+            TranscriptUpdate::Item(ItemUpdate::Terminal(t)) => t,
+            other => panic!("not a terminal: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_terminal_is_modelled_with_its_output_decoded() {
+        let started = converted(json!({"sessionUpdate": "terminal_update", "terminalId": "t1",
+            "command": "cargo test", "cwd": "/w", "output": {"data": "aGk="}}));
+        let t = terminal_of(&started);
+        assert_eq!(
+            (t.command.as_deref(), t.cwd.as_deref()),
+            (Some("cargo test"), Some("/w"))
+        );
+        assert_eq!(t.output, Some(TerminalOutputEdit::Replace { text: "hi".into() }));
+        assert_eq!(t.exit_status, None);
+
+        // Bytes that are not UTF-8 are replaced, never a failure.
+        let chunk = converted(
+            json!({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1",
+            "data": "b2sg/w=="}),
+        );
+        assert_eq!(
+            terminal_of(&chunk).output,
+            Some(TerminalOutputEdit::Append {
+                text: "ok \u{FFFD}".into()
+            })
+        );
+        // The wire form is what the agent sent (the CLI's --json).
+        assert_eq!(serde_json::to_value(chunk.wire()).unwrap()["data"], "b2sg/w==");
+
+        let ended = converted(json!({"sessionUpdate": "terminal_update", "terminalId": "t1",
+            "exitStatus": {"signal": "SIGKILL"}}));
+        let t = terminal_of(&ended);
+        assert_eq!(
+            (t.command.as_ref(), t.output.as_ref()),
+            (None, None),
+            "left out: unchanged"
+        );
+        assert_eq!(
+            t.exit_status,
+            Some(TerminalExit {
+                exit_code: None,
+                signal: Some("SIGKILL".into())
+            })
+        );
+        assert_eq!(ended.kind(), "terminal");
+    }
+
+    #[test]
+    fn terminal_data_that_is_not_base64_is_kept_as_it_came() {
+        let bad = converted(
+            json!({"sessionUpdate": "terminal_output_chunk", "terminalId": "t1",
+            "data": "not base64!"}),
+        );
+        match bad {
+            TranscriptUpdate::Item(ItemUpdate::Unknown(u)) => {
+                assert_eq!(u.session_update, "terminal_output_chunk");
+                assert_eq!(u.update["data"], "not base64!");
+            }
+            other => panic!("kept as it came, not {other:?}"),
+        }
+    }
 }

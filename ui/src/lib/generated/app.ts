@@ -2,7 +2,7 @@
 // `PORTHOLE_BLESS=1 cargo test -p porthole-app ui_contract`. Do not edit.
 import type { AgentCapabilities } from "@agentclientprotocol/sdk/unstable";
 import type { AvailableCommand, ConfigOption, SessionModeState, SessionUsage } from "../acp";
-import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, SessionModels } from "./core";
+import type { AgentIdentity, ElicitationPrompt, FileAccessPrompt, PermissionPrompt, RunState, SessionModels } from "./core";
 import type { FormSchema, Validation } from "./elicitation";
 import type { DomainMemory } from "./history";
 
@@ -49,7 +49,17 @@ cwd: string, proxyPid: number,
  */
 askWhoAnswers: string | null, };
 
-export type Connection = { agentId: string, state: ConnectionState, agent: AgentIdentity | null, error: ConnectionError | null, authMethods: Array<AuthMethodView>, 
+export type Connection = { agentId: string, state: ConnectionState, agent: AgentIdentity | null, 
+/**
+ * The ACP version the connection speaks (1, or 2 when the agent took the v2 offer);
+ * `null` before `initialize` is answered.
+ */
+protocolVersion: number | null, 
+/**
+ * The agent takes a prompt sent while a turn runs and holds or steers it itself, as its
+ * `initialize` answer's `_meta` says: the window sends a follow-up at once, not queued.
+ */
+takesFollowUps: boolean, error: ConnectionError | null, authMethods: Array<AuthMethodView>, 
 /**
  * The last session request or turn failed with `auth_required`: the user must sign in.
  */
@@ -78,7 +88,12 @@ additionalDirectories: Array<string>, title: string | null, modes: SessionModeSt
 /**
  * The models the agent offers (`session/set_model`), `null` when it offers no choice.
  */
-models: SessionModels | null, configOptions: ConfigOption[], availableCommands: Array<AvailableCommand>, turnRunning: boolean, usage: SessionUsage | null, };
+models: SessionModels | null, configOptions: ConfigOption[], availableCommands: Array<AvailableCommand>, turnRunning: boolean, 
+/**
+ * ACP v2's running state (the last `state_update`); `null` on a v1 connection, or before
+ * the agent reported one.
+ */
+runState: RunState | null, usage: SessionUsage | null, };
 
 export type PermissionRuleView = { ruleId: number, sessionId: string, toolKind: string, decision: "allow" | "reject", optionName: string, agentId: string, agentName: string, };
 

@@ -32,6 +32,11 @@ export interface Commands {
   terminal_input(args: { terminalId: string; text: string }): void;
   send_prompt(args: { sessionId: string; text: string; attachments?: Array<Attachment> | null }): void;
   cancel_turn(args: { sessionId: string }): void;
+  /**
+   * ACP v2: stop one piece of background work, a tool call (`tool_call/cancel`) or a
+   * terminal the agent runs (`terminal/cancel`); `kind` is the background item's type.
+   */
+  cancel_background(args: { sessionId: string; kind: string; id: string }): void;
   set_mode(args: { sessionId: string; modeId: string }): void;
   set_model(args: { sessionId: string; modelId: string }): void;
   /** A new session forked from this one (when the agent advertises `session/fork`). */
@@ -150,6 +155,7 @@ export const COMMAND_NAMES = [
   "terminal_input",
   "send_prompt",
   "cancel_turn",
+  "cancel_background",
   "set_mode",
   "set_model",
   "fork_session",

@@ -99,7 +99,7 @@ status: string, stderrTail: string,
  */
 requested: boolean, };
 
-export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Acp.Plan | { "kind": "notice" } & Acp.Notice | { "kind": "compaction" } & Acp.CompactionUpdate | { "kind": "compaction_summary" } & Acp.CompactionSummaryChunk | { "kind": "unknown" } & UnknownUpdate;
+export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Acp.Plan | { "kind": "notice" } & Acp.Notice | { "kind": "compaction" } & Acp.CompactionUpdate | { "kind": "compaction_summary" } & Acp.CompactionSummaryChunk | { "kind": "terminal" } & TerminalChange | { "kind": "unknown" } & UnknownUpdate;
 
 export type MessageChange = { role: MessageRole, messageId: string | null, _meta?: { [key: string]: unknown }, } & ({ "op": "append", content: Acp.ContentBlock, } | { "op": "replace", content: Array<Acp.ContentBlock>, } | { "op": "keep" });
 
@@ -128,6 +128,25 @@ stopReason: string | null,
 background: Array<unknown> | null, };
 
 export type SessionState = { "kind": "available_commands" } & Acp.AvailableCommandsUpdate | { "kind": "current_mode" } & Acp.CurrentModeUpdate | { "kind": "config_options" } & Acp.ConfigOptionUpdate | { "kind": "session_info" } & Acp.SessionInfoUpdate | { "kind": "usage" } & Acp.UsageUpdate | { "kind": "state" } & RunState;
+
+export type TerminalChange = { 
+/**
+ * Unique within the session.
+ */
+terminalId: string, command: string | null, cwd: string | null, 
+/**
+ * Output, decoded from base64 (bytes that are not UTF-8 are replaced, as a terminal shows
+ * them); `null` when this update has none.
+ */
+output: TerminalOutputEdit | null, 
+/**
+ * Set once the command ended: the terminal is done.
+ */
+exitStatus: TerminalExit | null, };
+
+export type TerminalExit = { exitCode: number | null, signal: string | null, };
+
+export type TerminalOutputEdit = { "op": "append", text: string, } | { "op": "replace", text: string, };
 
 export type ToolCallChange = { toolCallId: string, 
 /**

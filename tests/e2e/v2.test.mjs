@@ -1,0 +1,68 @@
+// ACP v2 in the real window, with the embedded demo agent speaking v2 (the app's default,
+// protocol auto): the version beside the agent's name, the running state in the prompt box
+// and the sidebar, a follow-up queued while the agent works, the agent's own terminal inside
+// its tool call, background work with its Cancel, and a subagent as core maps it.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { launch } from "./harness.mjs";
+
+let app;
+before(async () => {
+  app = await launch();
+});
+after(async () => {
+  await app?.close();
+});
+
+test("the header says the connection speaks ACP v2", async () => {
+  await app.waitText("header", "Connected");
+  await app.waitText("header .protocol-version", "ACP v2");
+});
+
+test("the running state: working while the agent streams, a follow-up queued, idle after", async () => {
+  await app.prompt("/slow");
+  await app.waitText("form.prompt .run-state", "Working…");
+  await app.waitFor(".session-row .busy-dot.run-working");
+  // Typed while the agent works: held by the window, shown, sent when the session is idle.
+  const box = await app.waitFor("#prompt-input");
+  await box.sendKeys("/notices");
+  await box.sendKeys("\uE007");
+  await app.waitFor(".follow-up.queued");
+  assert.match(await app.exec("return document.querySelector('.follow-up.queued').textContent"), /\/notices/);
+  await app.shot("v2-running-state");
+  await app.waitText("main.transcript", "Sent three notices", 40000);
+  assert.equal(await app.count(".follow-up"), 0, "the queued follow-up went out");
+  await app.waitText("form.prompt .run-state", "Idle", 30000);
+});
+
+test("the agent's own terminal shows inside its tool call", async () => {
+  await app.prompt("/test");
+  await app.waitText("[role=dialog]", "Run");
+  await app.click("Run");
+  await app.noDialog();
+  await app.waitText("main.transcript .tool .terminal figcaption", "exit 0", 30000);
+  assert.equal(await app.count("main.transcript .terminal"), 1, "shown once, in its tool call");
+});
+
+test("background work is listed with its kind and title, and Cancel stops it", async () => {
+  await app.prompt("/background");
+  await app.waitFor(".background-work .bg-item", 30000);
+  assert.match(await app.exec("return document.querySelector('.background-work').textContent"), /Index the workspace in the background/);
+  await app.shot("v2-background-work");
+  await app.click("Cancel", ".background-work");
+  // The agent stopped it (tool_call/cancel): its call failed, and the list is empty.
+  await app.d.wait(
+    async () => /Failed/.test(await app.exec(`return document.querySelector('[aria-label="Tool call Index the workspace in the background"]').textContent`)),
+    20000,
+    "the background tool call failed (cancelled)",
+  );
+  await app.d.wait(async () => (await app.count(".background-work")) === 0, 20000, "the background work gone");
+  assert.equal(await app.count(".background-work .dlg-error"), 0);
+});
+
+test("a subagent's traffic is shown in the transcript", async () => {
+  await app.prompt("/subagent");
+  await app.waitText("main.transcript", "Ask a subagent to read notes.txt", 30000);
+  await app.waitText("form.prompt .run-state", "Idle", 30000);
+  await app.shot("v2-subagent");
+});
