@@ -538,15 +538,15 @@ mod tests {
     fn a_v2_running_state_is_kept_in_the_session_view_as_the_last_one_said() {
         let mut st = state();
         assert!(
-            st.sessions["s"].run_state.is_none(),
+            sessions(&st)["s"].run_state.is_none(),
             "none until the agent says one"
         );
         assert!(apply(&mut st, "a", &run_state("requires_action", true, None)).snapshot_changed);
-        let kept = st.sessions["s"].run_state.clone().expect("kept");
+        let kept = sessions(&st)["s"].run_state.clone().expect("kept");
         assert_eq!((kept.state.as_str(), kept.busy), ("requires_action", true));
         assert_eq!(kept.background.unwrap()[0]["title"], "npm test");
         apply(&mut st, "a", &run_state("idle", false, Some("end_turn")));
-        let kept = st.sessions["s"].run_state.clone().expect("kept");
+        let kept = sessions(&st)["s"].run_state.clone().expect("kept");
         assert_eq!(
             (kept.state.as_str(), kept.busy, kept.stop_reason.as_deref()),
             ("idle", false, Some("end_turn"))

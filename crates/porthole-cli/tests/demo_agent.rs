@@ -1,4 +1,7 @@
-//! The demo agent driven through porthole-cli: each command, each answer.
+//! The demo agent driven through porthole-cli: each command, each answer, in ACP v1 (the
+//! agent limited to v1 by `PORTHOLE_DEMO_AGENT_PROTOCOLS`, so the CLI's default offer of v2
+//! falls back): these are v1's client-side files, terminals and request scopes. Its v2 is
+//! tested in its own crate (`protocol_v2.rs`) and through the CLI in `tests/v2.rs`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -15,6 +18,7 @@ fn demo_agent() -> String {
 
 fn run(dir: &std::path::Path, args: &[&str]) -> (Output, Vec<Value>) {
     let out = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .env("PORTHOLE_DEMO_AGENT_PROTOCOLS", "1")
         .args(["--agent", &demo_agent(), "--cwd", dir.to_str().unwrap(), "--json"])
         .args(args)
         .output()
@@ -278,6 +282,7 @@ fn post(port: u16, cookie: Option<&str>, body: &str) -> String {
 fn connect_completes_after_the_browser_authorizes() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_porthole-cli"))
+        .env("PORTHOLE_DEMO_AGENT_PROTOCOLS", "1")
         .args([
             "--agent",
             &demo_agent(),

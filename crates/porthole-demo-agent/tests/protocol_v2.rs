@@ -306,8 +306,8 @@ async fn initialize_answers_2_to_a_v2_client() {
     let capabilities = to_json(&response.capabilities);
     assert_eq!(
         capabilities["session"]["mcp"],
-        json!({ "stdio": {}, "http": {} }),
-        "{capabilities}"
+        json!({ "stdio": {} }),
+        "its MCP client reaches stdio servers only: {capabilities}"
     );
 }
 

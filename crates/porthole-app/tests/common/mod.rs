@@ -144,6 +144,12 @@ pub fn set_home(home: &std::path::Path) {
         std::env::set_var("XDG_DATA_HOME", home.join(".local/share"));
         std::env::set_var("XDG_CACHE_HOME", home.join(".cache"));
         std::env::remove_var("PORTHOLE_AGENT");
+        // The built-in demo agent speaks ACP v1 in these tests: they are about what v1 does
+        // (client-side files and terminals, modes, the person's MCP connections through its
+        // v1 MCP client), and Porthole's offer of v2 falls back to it, which they exercise too.
+        // The v2 wire is tested with the scripted agent (`v2_state.rs`, core's `tests/v2.rs`),
+        // the demo agent's own `protocol_v2.rs`, and the window's `tests/e2e/v2.test.mjs`.
+        std::env::set_var("PORTHOLE_DEMO_AGENT_PROTOCOLS", "1");
     }
 }
 

@@ -168,8 +168,10 @@ pub fn agent() -> impl ConnectTo<Client> {
                         "porthole-demo-agent: v2 client capabilities {:?}",
                         agent.state.caps()
                     );
+                    // Its MCP client reaches stdio servers only (`mcp.rs`), as in v1: a client
+                    // then hands it HTTP servers through a bridge.
                     let capabilities: schema::AgentCapabilities = typed(serde_json::json!({
-                        "session": { "mcp": { "stdio": {}, "http": {} } }
+                        "session": { "mcp": { "stdio": {} } }
                     }))?;
                     responder.respond(
                         schema::InitializeResponse::new(
