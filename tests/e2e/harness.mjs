@@ -147,6 +147,10 @@ export async function launch({ args = [], env: extraEnv = {}, binary = appBinary
     XDG_CACHE_HOME: join(home, ".cache"),
     // The sandboxed WebKit processes need no GPU under Xvfb.
     WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+    // The built-in demo agent speaks ACP v1 in the specs about v1 behaviour (client-side files
+    // and terminals, MCP connections through its v1 client); Porthole's v2 offer falls back to
+    // it. `v2.test.mjs` lets it speak both (`1,2`), so the window speaks v2 there.
+    PORTHOLE_DEMO_AGENT_PROTOCOLS: "1",
     ...extraEnv,
   };
   delete env.PORTHOLE_AGENT;

@@ -8,7 +8,7 @@ import { launch } from "./harness.mjs";
 
 let app;
 before(async () => {
-  app = await launch();
+  app = await launch({ env: { PORTHOLE_DEMO_AGENT_PROTOCOLS: "1,2" } });
 });
 after(async () => {
   await app?.close();
