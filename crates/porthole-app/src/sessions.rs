@@ -184,8 +184,9 @@ impl Backend {
         client: &AgentClient,
         workspace: Workspace,
     ) -> (Workspace, Handing) {
-        let offered = &client.agent_capabilities().mcp_capabilities;
+        let offered = client.mcp_transports();
         let caps = AgentMcp {
+            stdio: offered.stdio,
             http: offered.http,
             sse: offered.sse,
         };

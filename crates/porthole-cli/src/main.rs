@@ -121,8 +121,9 @@ async fn hand_connections(
         .or_else(porthole_connections::list::default_path)
         .ok_or("no config folder for the MCP connections file; give --connections-file")?;
     let chosen = mcp_live::select(&path, &args.mcp, args.mcp_all, profile)?;
-    let offered = &client.agent_capabilities().mcp_capabilities;
+    let offered = client.mcp_transports();
     let caps = porthole_connections::handoff::AgentMcp {
+        stdio: offered.stdio,
         http: offered.http,
         sse: offered.sse,
     };

@@ -9,6 +9,10 @@
 //! | stdio with secret values, the owner takes neither | the bridge, piped to the server the gateway starts | same |
 //! | remote legacy SSE, no secret, not signed in | the server itself (`sse`, when offered) | skipped |
 //!
+//! An ACP v2 agent declares stdio too: one that takes only HTTP gets every stdio connection
+//! served by the gateway as Streamable HTTP (the bridge is a stdio server, so it is never
+//! handed to it); one that takes neither gets no connection, each skipped with the reason.
+//!
 //! A stdio server the gateway serves as Streamable HTTP (`gateway::Upstream::Served`) starts in
 //! the session's working directory ([`PassOwner::cwd`](crate::gateway::PassOwner)), where the
 //! agent would have started it. The raw pipe is kept only for an owner that takes neither
@@ -29,11 +33,24 @@ use crate::list::{Connection, EnvValue, RemoteTransport, Server};
 use crate::secrets::{SecretStore, env_key, header_key};
 use crate::tokens::{SignInState, Tokens};
 
-/// What the agent said in `agentCapabilities.mcpCapabilities` (stdio is always supported).
-#[derive(Debug, Clone, Copy, Default)]
+/// The MCP transports the agent takes: v1's `agentCapabilities.mcpCapabilities` (stdio always),
+/// v2's `capabilities.session.mcp` markers (stdio among them, no SSE).
+#[derive(Debug, Clone, Copy)]
 pub struct AgentMcp {
+    pub stdio: bool,
     pub http: bool,
     pub sse: bool,
+}
+
+impl Default for AgentMcp {
+    /// What every ACP v1 agent takes: stdio alone.
+    fn default() -> Self {
+        AgentMcp {
+            stdio: true,
+            http: false,
+            sse: false,
+        }
+    }
 }
 
 /// The command an agent runs for the bridge: `program args... [--pipe] URL`.
@@ -97,6 +114,7 @@ impl Plan {
         tokens: Option<&Tokens>,
     ) -> Plan {
         let caps = AgentMcp {
+            stdio: true,
             http: true,
             sse: false,
         };
@@ -141,7 +159,12 @@ impl Plan {
     ) -> Result<(Route, Option<Upstream>), String> {
         match &c.server {
             Server::Stdio { command, args, env } => {
-                if !self.serve_stdio && !env.values().any(EnvValue::is_secret) {
+                if !self.caps.stdio && !self.caps.http {
+                    return Err("the agent takes neither stdio nor HTTP MCP servers".into());
+                }
+                // An agent without stdio (v2) gets the server served as HTTP by the gateway.
+                let serve = self.serve_stdio || !self.caps.stdio;
+                if !serve && !env.values().any(EnvValue::is_secret) {
                     let env = env
                         .iter()
                         .filter_map(|(k, v)| match v {
@@ -161,7 +184,7 @@ impl Plan {
                     env,
                     cwd: self.cwd.clone(),
                 };
-                match self.serve_stdio {
+                match serve {
                     true => Ok((Route::Gateway(Via::Http), Some(Upstream::Served(server)))),
                     false => Ok((Route::Gateway(Via::Pipe), Some(Upstream::Stdio(server)))),
                 }
@@ -197,6 +220,10 @@ impl Plan {
                         .collect();
                     let server = McpServerSse::new(&c.name, url.as_str()).headers(headers);
                     return Ok((Route::Direct(McpServer::Sse(server)), None));
+                }
+                if !self.caps.http && !self.caps.stdio {
+                    // Neither the address nor the bridge (a stdio server) reaches it.
+                    return Err("the agent takes neither HTTP nor stdio MCP servers".into());
                 }
                 let headers = values(c, headers, secrets, header_key)?;
                 let upstream = Upstream::Remote {

@@ -274,6 +274,7 @@ async fn the_hand_off_gives_a_stdio_connection_through_the_gateway_in_the_sessio
     let dir = tempfile::tempdir().unwrap();
     let connections = [stdio_connection("scripted")];
     let http = AgentMcp {
+        stdio: true,
         http: true,
         sse: false,
     };
@@ -312,11 +313,51 @@ async fn the_hand_off_gives_a_stdio_connection_through_the_gateway_in_the_sessio
     ));
 }
 
+/// ACP v2 makes stdio a capability: an agent that takes only HTTP is never handed a stdio server
+/// (nor the bridge, itself one): the gateway serves the server as HTTP, even for an owner that
+/// would otherwise let the agent start it; an agent that takes neither gets it skipped, said why.
+#[tokio::test]
+async fn an_agent_without_stdio_gets_a_stdio_connection_served_as_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let connections = [stdio_connection("scripted")];
+    let http_only = AgentMcp {
+        stdio: false,
+        http: true,
+        sse: false,
+    };
+    let plan = Plan::new(&connections, None, None, http_only, false, Some(dir.path())).await;
+    assert!(plan.skipped.is_empty(), "{:?}", plan.skipped);
+    let gateway = gateway().await;
+    let pass: Pass = gateway.open(plan.upstreams(), PassOwner::default());
+    let servers = plan.servers(Some(&pass), &bridge());
+    let [McpServer::Http(server)] = servers.as_slice() else {
+        panic!("the gateway's address, not a stdio server: {servers:?}");
+    };
+    let mut agent = Agent::new(Url::parse(&server.url).unwrap());
+    agent.open().await;
+    let cwd = text(&agent.call(1, "cwd", json!({})).await);
+    assert_eq!(
+        std::fs::canonicalize(cwd).unwrap(),
+        std::fs::canonicalize(dir.path()).unwrap()
+    );
+
+    let neither = AgentMcp {
+        stdio: false,
+        http: false,
+        sse: false,
+    };
+    let plan = Plan::new(&connections, None, None, neither, true, None).await;
+    assert!(plan.names().is_empty());
+    assert_eq!(plan.skipped.len(), 1);
+    assert!(plan.skipped[0].1.contains("neither stdio nor HTTP"), "{:?}", plan.skipped);
+}
+
 #[tokio::test]
 async fn the_connector_serves_stdio_connections_when_the_owner_answers_questions_and_for_porthole() {
     let connections = [stdio_connection("scripted")];
     let connector = porthole_connections::connector::Connector::new(bridge(), Arc::new(|_| {}));
     let http = AgentMcp {
+        stdio: true,
         http: true,
         sse: false,
     };

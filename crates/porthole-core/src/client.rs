@@ -154,6 +154,26 @@ struct Io {
     fault: Arc<crate::outgoing::Fault>,
 }
 
+/// The MCP server transports an agent takes in `mcpServers`. v1 agents always take stdio and
+/// declare http and sse as booleans; v2 makes stdio a capability too (`{}` markers) and has no
+/// SSE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct McpTransports {
+    pub stdio: bool,
+    pub http: bool,
+    pub sse: bool,
+}
+
+impl McpTransports {
+    pub fn of_v1(declared: &agent_client_protocol::v1::schema::McpCapabilities) -> Self {
+        McpTransports {
+            stdio: true,
+            http: declared.http,
+            sse: declared.sse,
+        }
+    }
+}
+
 /// A live connection to an agent. Cheap to clone.
 #[derive(Clone)]
 pub struct AgentClient {
@@ -163,6 +183,8 @@ pub struct AgentClient {
     init: Arc<InitializeResponse>,
     /// The `authMethods` of the raw `initialize` answer (see `initialize`).
     raw_auth_methods: Arc<serde_json::Value>,
+    /// The MCP transports the agent takes (v2's stdio marker has no place in v1's view).
+    mcp: McpTransports,
     stderr: StderrTail,
     stop: Arc<Mutex<Option<oneshot::Sender<()>>>>,
     exit_rx: watch::Receiver<Option<ExitInfo>>,
@@ -275,6 +297,7 @@ impl AgentClient {
         };
         let client = Self::observe(shared, exit_rx, io, true).await?;
         let client = AgentClient {
+            mcp: McpTransports::of_v1(&init.agent_capabilities.mcp_capabilities),
             init: Arc::new(init),
             ..client
         };
@@ -324,6 +347,7 @@ impl AgentClient {
                     let _ = shared.agent.set(identity_of(&init, &shared.opts));
                     drop(pipes);
                     let client = AgentClient {
+                        mcp: negotiate::mcp_transports(&response),
                         init: Arc::new(init),
                         raw_auth_methods: Arc::new(raw_auth_methods),
                         ..ends.keep(run)
@@ -358,6 +382,7 @@ impl AgentClient {
         match client.initialize().await {
             Ok((init, raw_auth_methods)) => {
                 let client = AgentClient {
+                    mcp: McpTransports::of_v1(&init.agent_capabilities.mcp_capabilities),
                     init: Arc::new(init),
                     raw_auth_methods: Arc::new(raw_auth_methods),
                     ..client
@@ -509,6 +534,11 @@ impl AgentClient {
 
     pub fn init_response(&self) -> &InitializeResponse {
         &self.init
+    }
+
+    /// The MCP transports the agent takes in a session's `mcpServers`.
+    pub fn mcp_transports(&self) -> McpTransports {
+        self.mcp
     }
 
     /// The `authMethods` of the agent's `initialize` answer as sent, for the kinds the SDK's

@@ -44,7 +44,8 @@ pub mod app_permission {
 }
 pub use broker::Modes;
 pub use client::{
-    AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, ProtocolChoice, RespondError,
+    AgentClient, Answer, ClientError, ClientOptions, DialogAnswer, McpTransports, ProtocolChoice,
+    RespondError,
 };
 pub use events::Event;
 /// The elicitation rules live in their own crate (usable by any ACP client); re-exported here

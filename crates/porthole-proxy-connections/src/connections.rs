@@ -178,11 +178,16 @@ fn agent_mcp(agent_init: Option<&Value>) -> AgentMcp {
             .and_then(Value::as_bool)
             .unwrap_or(false)
     };
-    let v2_http = agent_init
-        .and_then(|i| i.pointer("/capabilities/session/mcp/http"))
-        .is_some_and(Value::is_object);
+    let v2 = |key: &str| {
+        agent_init
+            .and_then(|i| i.pointer(&format!("/capabilities/session/mcp/{key}")))
+            .is_some_and(Value::is_object)
+    };
+    // v1 agents always take stdio; v2 makes it a capability.
+    let speaks_v2 = agent_init.and_then(|i| i.get("protocolVersion")).and_then(Value::as_u64) == Some(2);
     AgentMcp {
-        http: v1("http") || v2_http,
+        stdio: !speaks_v2 || v2("stdio"),
+        http: v1("http") || v2("http"),
         sse: v1("sse"),
     }
 }
@@ -272,15 +277,18 @@ mod tests {
         let v1 = json!({"protocolVersion": 1, "agentInfo": {"name": "a", "title": "Agent A"},
             "agentCapabilities": {"mcpCapabilities": {"http": true, "sse": true}}});
         let mcp = agent_mcp(Some(&v1));
-        assert!(mcp.http && mcp.sse);
+        assert!(mcp.stdio && mcp.http && mcp.sse);
         assert_eq!(agent_name(Some(&v1)), "Agent A");
         let v2 = json!({"protocolVersion": 2, "info": {"name": "b"},
             "capabilities": {"session": {"mcp": {"http": {}, "stdio": {}}}}});
         let mcp = agent_mcp(Some(&v2));
-        assert!(mcp.http && !mcp.sse);
+        assert!(mcp.stdio && mcp.http && !mcp.sse);
         assert_eq!(agent_name(Some(&v2)), "b");
+        let http_only = json!({"protocolVersion": 2, "capabilities": {"session": {"mcp": {"http": {}}}}});
+        assert!(!agent_mcp(Some(&http_only)).stdio);
         let none = agent_mcp(Some(&json!({"protocolVersion": 2, "capabilities": {}})));
-        assert!(!none.http && !none.sse);
+        assert!(!none.stdio && !none.http && !none.sse);
+        assert!(agent_mcp(None).stdio, "an agent not yet heard from is taken as v1");
         assert_eq!(agent_name(None), "the agent");
     }
 }

@@ -101,6 +101,18 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
     (typed, auth_methods)
 }
 
+/// The MCP transports a v2 agent declares in `capabilities.session.mcp` (stdio is a capability
+/// in v2; there is no SSE).
+pub(super) fn mcp_transports(response: &v2::InitializeResponse) -> super::McpTransports {
+    let raw = serde_json::to_value(response).unwrap_or(Value::Null);
+    let mcp = &raw["capabilities"]["session"]["mcp"];
+    super::McpTransports {
+        stdio: mcp["stdio"].is_object(),
+        http: mcp["http"].is_object(),
+        sse: false,
+    }
+}
+
 /// v2's `{}` markers as v1's booleans (`_meta` as it came): v1's types read a marker as `false`.
 fn flags(markers: &serde_json::Map<String, Value>) -> Value {
     markers
@@ -135,12 +147,29 @@ mod tests {
         let (view, _) = v1_view(&response);
         let caps = &view.agent_capabilities;
         assert!(caps.mcp_capabilities.http && !caps.mcp_capabilities.sse);
+        let mcp = mcp_transports(&response);
+        assert!(mcp.stdio && mcp.http && !mcp.sse, "{mcp:?}");
         assert!(caps.prompt_capabilities.image && caps.prompt_capabilities.embedded_context);
         assert!(!caps.prompt_capabilities.audio);
         assert_eq!(
             view.agent_info.unwrap().name,
             "@agentclientprotocol/claude-agent-acp"
         );
+    }
+
+    /// v2 makes stdio a capability: an agent that declares only http takes no stdio server
+    /// (the hand-off then serves stdio connections through the gateway as HTTP).
+    #[test]
+    fn a_v2_agent_without_the_stdio_marker_takes_no_stdio_servers() {
+        let only_http: v2::InitializeResponse = serde_json::from_value(json!({"protocolVersion": 2,
+            "info": {"name": "remote-agent", "version": "1"},
+            "capabilities": {"session": {"mcp": {"http": {}}}}}))
+        .unwrap();
+        let mcp = mcp_transports(&only_http);
+        assert!(!mcp.stdio && mcp.http && !mcp.sse, "{mcp:?}");
+        let none: v2::InitializeResponse =
+            serde_json::from_value(json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}})).unwrap();
+        assert_eq!(mcp_transports(&none), super::super::McpTransports::default());
     }
 
     #[test]

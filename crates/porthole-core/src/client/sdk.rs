@@ -115,6 +115,7 @@ impl Ends {
                 agent_client_protocol::schema::ProtocolVersion::V1,
             )),
             raw_auth_methods: Arc::new(Value::Null),
+            mcp: super::McpTransports::default(),
             stderr: self.stderr.clone(),
             stop: Arc::new(std::sync::Mutex::new(Some(stop))),
             exit_rx: self.exit_rx.clone(),
