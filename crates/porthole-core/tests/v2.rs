@@ -422,6 +422,26 @@ async fn auto_falls_back_when_the_v2_offer_is_refused_with_an_error() {
     h.client.shutdown().await;
 }
 
+/// Auto with an agent that answers the v2 offer `protocolVersion: 2` in v1's shape (Factory
+/// Droid and Goose do): not v2, so v1 is asked next on the same process, which keeps running.
+/// (That fallback no longer waits for an exit that never comes: the agents suite's auto column
+/// prints the delay for Droid and Goose.)
+#[tokio::test]
+async fn auto_falls_back_when_the_v2_offer_is_answered_in_v1s_shape() {
+    let env = vec![("PORTHOLE_TEST_AGENT_V1_BODY_FOR_V2".into(), "1".into())];
+    let mut h = start_with(with(ProtocolChoice::Auto), env).await;
+    assert_eq!(h.client.protocol_version(), ProtocolVersion::V1);
+    let inits = sent(&h, "initialize");
+    assert_eq!(inits.len(), 2, "{inits:?}");
+    assert_eq!(inits[1]["params"]["protocolVersion"], 1);
+    let (events, _) = h.turn("form", decline).await;
+    assert!(
+        matches!(events.last(), Some(Event::TurnEnded { error: None, .. })),
+        "{events:?}"
+    );
+    h.client.shutdown().await;
+}
+
 /// The session methods on the v2 wire: list, load (resume with replay), config options,
 /// close, and sign-in (`auth/login`); v2 has no modes.
 #[tokio::test]

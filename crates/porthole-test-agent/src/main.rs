@@ -377,6 +377,7 @@ fn main() {
         }
         match (method, id) {
             ("initialize", Some(id)) if v2::refused(&id, &params) => {}
+            ("initialize", Some(id)) if v2::answered_in_v1_shape(&id, &params) => {}
             ("initialize", Some(id)) if v2::offered(&params) => {
                 agent.v2 = true;
                 v2::initialize(id);

@@ -27,6 +27,24 @@ pub(crate) fn refused(id: &Value, params: &Value) -> bool {
     refuse
 }
 
+/// With `PORTHOLE_TEST_AGENT_V1_BODY_FOR_V2` set, an offer of 2 is answered `protocolVersion: 2`
+/// with a v1 body (`agentCapabilities`, `agentInfo`), as Factory Droid and Goose do: not a v2
+/// answer, so a client falls back to v1 (the agent keeps running).
+pub(crate) fn answered_in_v1_shape(id: &Value, params: &Value) -> bool {
+    let v1_body =
+        std::env::var_os("PORTHOLE_TEST_AGENT_V1_BODY_FOR_V2").is_some() && params["protocolVersion"] == json!(2);
+    if v1_body {
+        reply(
+            id.clone(),
+            json!({"protocolVersion": 2,
+                "agentInfo": {"name": "porthole-test-agent", "version": "0.0.1"},
+                "agentCapabilities": {"loadSession": false, "promptCapabilities": {"image": true}},
+                "authMethods": []}),
+        );
+    }
+    v1_body
+}
+
 /// The v2 answer to `initialize`: `info` and `capabilities` (v2's names).
 pub(crate) fn initialize(id: Value) {
     reply(

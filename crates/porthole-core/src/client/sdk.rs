@@ -261,10 +261,16 @@ pub(super) async fn settle_init(
     match response {
         Ok(outcome) => Ok(outcome),
         Err(e) => {
-            // As v1's: the exit usually follows the closed pipe at once; name it.
-            let mut exit = exit_rx.clone();
-            let _ =
-                tokio::time::timeout(std::time::Duration::from_secs(2), exit.wait_for(|e| e.is_some())).await;
+            // As v1's: the exit usually follows the closed pipe at once; name it. An answer that
+            // is not v2's (Droid and Goose answer 2 in v1's shape) comes from a running agent:
+            // no exit to wait for, and auto asks it in v1 at once.
+            if agent_client_protocol::is_incoming_transport_closed(&e)
+                || agent_client_protocol::is_connection_terminated(&e)
+            {
+                let mut exit = exit_rx.clone();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(2), exit.wait_for(|e| e.is_some()))
+                    .await;
+            }
             Err(rpc_error_with(exit_rx, "initialize", &e))
         }
     }
