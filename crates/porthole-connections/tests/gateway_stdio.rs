@@ -349,7 +349,11 @@ async fn an_agent_without_stdio_gets_a_stdio_connection_served_as_http() {
     let plan = Plan::new(&connections, None, None, neither, true, None).await;
     assert!(plan.names().is_empty());
     assert_eq!(plan.skipped.len(), 1);
-    assert!(plan.skipped[0].1.contains("neither stdio nor HTTP"), "{:?}", plan.skipped);
+    assert!(
+        plan.skipped[0].1.contains("neither stdio nor HTTP"),
+        "{:?}",
+        plan.skipped
+    );
 }
 
 #[tokio::test]

@@ -516,6 +516,11 @@ impl AgentClient {
     pub async fn delete_session(&self, session_id: &str) -> Result<(), ClientError> {
         let supported = self.agent_capabilities().session_capabilities.delete.is_some();
         self.require(supported, "session/delete")?;
+        if self.speaks_v2() {
+            v2::delete(self, session_id).await?;
+            self.end_session(session_id);
+            return Ok(());
+        }
         self.call(
             "session/delete",
             DeleteSessionRequest::new(SessionId::new(session_id.to_string())),
@@ -611,6 +616,9 @@ impl AgentClient {
     pub async fn logout(&self) -> Result<(), ClientError> {
         let supported = self.agent_capabilities().auth.logout.is_some();
         self.require(supported, "logout")?;
+        if self.speaks_v2() {
+            return v2::logout(self).await;
+        }
         self.call("logout", LogoutRequest::new()).await.map(|_| ())
     }
 

@@ -442,8 +442,8 @@ async fn auto_falls_back_when_the_v2_offer_is_answered_in_v1s_shape() {
     h.client.shutdown().await;
 }
 
-/// The session methods on the v2 wire: list, load (resume with replay), config options,
-/// close, and sign-in (`auth/login`); v2 has no modes.
+/// The session methods on the v2 wire: list, load (resume with replay), config options, fork,
+/// delete, close, and sign-in and out (`auth/login`, `auth/logout`); v2 has no modes.
 #[tokio::test]
 async fn session_methods_speak_v2() {
     let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
@@ -451,7 +451,9 @@ async fn session_methods_speak_v2() {
     let caps = h.client.agent_capabilities();
     assert!(caps.load_session);
     assert!(caps.session_capabilities.list.is_some() && caps.session_capabilities.close.is_some());
-    assert!(caps.session_capabilities.delete.is_none() && caps.session_capabilities.fork.is_none());
+    // Delete and fork as the agent declares them; logout because it lists sign-in methods.
+    assert!(caps.session_capabilities.delete.is_some() && caps.session_capabilities.fork.is_some());
+    assert!(caps.auth.logout.is_some());
     let listing = h.client.list_sessions(None, None).await.expect("session/list");
     assert_eq!(&*listing.sessions[0].session_id.0, "v2-old");
     let options = h
@@ -485,6 +487,24 @@ async fn session_methods_speak_v2() {
         .await
         .expect("terminal/cancel");
     assert_eq!(sent(&h, "terminal/cancel")[0]["params"]["terminalId"], "t-1");
+    let forked = h
+        .client
+        .fork_session(&h.session, h.dir.path().canonicalize().unwrap())
+        .await
+        .expect("session/fork");
+    assert_eq!(forked.session_id, format!("{}-fork", h.session));
+    assert_eq!(forked.config_options.len(), 1);
+    let fork = &sent(&h, "session/fork")[0]["params"];
+    assert_eq!(fork["sessionId"], json!(h.session));
+    assert!(fork["cwd"].is_string(), "{fork}");
+    h.client.delete_session("v2-old").await.expect("session/delete");
+    assert_eq!(
+        sent(&h, "session/delete")[0]["params"],
+        json!({"sessionId": "v2-old"})
+    );
+    h.client.logout().await.expect("auth/logout");
+    assert_eq!(sent(&h, "auth/logout").len(), 1);
+    assert!(sent(&h, "logout").is_empty());
     h.client.close_session(&h.session).await.expect("session/close");
     // A load is v2's resume with the history replayed first.
     let opened = h

@@ -184,7 +184,10 @@ fn agent_mcp(agent_init: Option<&Value>) -> AgentMcp {
             .is_some_and(Value::is_object)
     };
     // v1 agents always take stdio; v2 makes it a capability.
-    let speaks_v2 = agent_init.and_then(|i| i.get("protocolVersion")).and_then(Value::as_u64) == Some(2);
+    let speaks_v2 = agent_init
+        .and_then(|i| i.get("protocolVersion"))
+        .and_then(Value::as_u64)
+        == Some(2);
     AgentMcp {
         stdio: !speaks_v2 || v2("stdio"),
         http: v1("http") || v2("http"),
@@ -288,7 +291,10 @@ mod tests {
         assert!(!agent_mcp(Some(&http_only)).stdio);
         let none = agent_mcp(Some(&json!({"protocolVersion": 2, "capabilities": {}})));
         assert!(!none.stdio && !none.http && !none.sse);
-        assert!(agent_mcp(None).stdio, "an agent not yet heard from is taken as v1");
+        assert!(
+            agent_mcp(None).stdio,
+            "an agent not yet heard from is taken as v1"
+        );
         assert_eq!(agent_name(None), "the agent");
     }
 }

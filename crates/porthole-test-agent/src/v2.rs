@@ -31,8 +31,8 @@ pub(crate) fn refused(id: &Value, params: &Value) -> bool {
 /// with a v1 body (`agentCapabilities`, `agentInfo`), as Factory Droid and Goose do: not a v2
 /// answer, so a client falls back to v1 (the agent keeps running).
 pub(crate) fn answered_in_v1_shape(id: &Value, params: &Value) -> bool {
-    let v1_body =
-        std::env::var_os("PORTHOLE_TEST_AGENT_V1_BODY_FOR_V2").is_some() && params["protocolVersion"] == json!(2);
+    let v1_body = std::env::var_os("PORTHOLE_TEST_AGENT_V1_BODY_FOR_V2").is_some()
+        && params["protocolVersion"] == json!(2);
     if v1_body {
         reply(
             id.clone(),
@@ -51,7 +51,7 @@ pub(crate) fn initialize(id: Value) {
         id,
         json!({"protocolVersion": 2,
             "info": {"name": "porthole-test-agent", "title": "Test Agent", "version": "0.0.1"},
-            "capabilities": {"session": {"prompt": {"image": true}}},
+            "capabilities": {"session": {"prompt": {"image": true}, "delete": {}, "fork": {}}},
             "authMethods": [{"type": "agent", "methodId": "agent-login", "name": "Agent login"}]}),
     );
 }
@@ -97,7 +97,11 @@ pub(crate) fn handle(agent: &mut Agent, method: &str, id: Option<Value>, params:
             }
             reply(id, json!({"configOptions": config("fast")}));
         }
-        ("session/close", Some(id)) => reply(id, json!({})),
+        ("session/close" | "session/delete" | "auth/logout", Some(id)) => reply(id, json!({})),
+        ("session/fork", Some(id)) => {
+            let forked = format!("{}-fork", params["sessionId"].as_str().unwrap_or(""));
+            reply(id, json!({"sessionId": forked, "configOptions": config("fast")}));
+        }
         ("tool_call/cancel" | "terminal/cancel", Some(id)) => reply(id, json!({})),
         ("session/set_config_option", Some(id)) => match (&params["type"], params["value"].as_str()) {
             (t, Some(v @ ("fast" | "deep"))) if t == "id" => reply(id, json!({"configOptions": config(v)})),

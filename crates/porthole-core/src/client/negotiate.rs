@@ -38,21 +38,26 @@ pub(super) fn request(opts: &ClientOptions) -> v2::InitializeRequest {
 /// The agent's v2 answer as v1's `InitializeResponse` with `protocolVersion` 2: its name, the
 /// session methods Porthole sends on the v2 wire, prompt and MCP capabilities, and sign-in
 /// methods (with v1's `id` for v2's `methodId`, in the raw list too, which front ends read
-/// `env_var` methods from). What is not sent on v2 (delete, fork, logout) is not advertised,
-/// so it answers "unsupported" without a send.
+/// `env_var` methods from). Delete, fork and logout are advertised as the agent declares them
+/// (logout: v2 requires it of an agent that lists sign-in methods).
 pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse, Value) {
     let raw = serde_json::to_value(response).unwrap_or(Value::Null);
     let session = &raw["capabilities"]["session"];
     // v2 requires list, resume and close of an agent with sessions; a load is a resume with
-    // the history replayed (`sessions/v2.rs`). Porthole does not send v2's delete or fork yet.
+    // the history replayed (`sessions/v2.rs`).
     let sessions = session.is_object();
     let mut capabilities = json!({"loadSession": sessions});
     if sessions {
         let mut v1_sessions = json!({"list": {}, "resume": {}, "close": {}});
-        if session["additionalDirectories"].is_object() {
-            v1_sessions["additionalDirectories"] = json!({});
+        for optional in ["additionalDirectories", "delete", "fork"] {
+            if session[optional].is_object() {
+                v1_sessions[optional] = json!({});
+            }
         }
         capabilities["sessionCapabilities"] = v1_sessions;
+    }
+    if raw["authMethods"].as_array().is_some_and(|m| !m.is_empty()) {
+        capabilities["auth"] = json!({"logout": {}});
     }
     // v2's capabilities are `{}` markers where v1's are booleans (v1 reads a marker as false).
     for (v2_name, v1_name) in [("prompt", "promptCapabilities"), ("mcp", "mcpCapabilities")] {
@@ -149,6 +154,9 @@ mod tests {
         assert!(caps.mcp_capabilities.http && !caps.mcp_capabilities.sse);
         let mcp = mcp_transports(&response);
         assert!(mcp.stdio && mcp.http && !mcp.sse, "{mcp:?}");
+        let sessions = &caps.session_capabilities;
+        assert!(sessions.fork.is_some() && sessions.delete.is_some() && sessions.list.is_some());
+        assert!(caps.auth.logout.is_none(), "no sign-in methods: no auth/logout");
         assert!(caps.prompt_capabilities.image && caps.prompt_capabilities.embedded_context);
         assert!(!caps.prompt_capabilities.audio);
         assert_eq!(
@@ -168,7 +176,8 @@ mod tests {
         let mcp = mcp_transports(&only_http);
         assert!(!mcp.stdio && mcp.http && !mcp.sse, "{mcp:?}");
         let none: v2::InitializeResponse =
-            serde_json::from_value(json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}})).unwrap();
+            serde_json::from_value(json!({"protocolVersion": 2, "info": {"name": "a", "version": "1"}}))
+                .unwrap();
         assert_eq!(mcp_transports(&none), super::super::McpTransports::default());
     }
 

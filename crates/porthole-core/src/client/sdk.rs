@@ -268,8 +268,9 @@ pub(super) async fn settle_init(
                 || agent_client_protocol::is_connection_terminated(&e)
             {
                 let mut exit = exit_rx.clone();
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(2), exit.wait_for(|e| e.is_some()))
-                    .await;
+                let _ =
+                    tokio::time::timeout(std::time::Duration::from_secs(2), exit.wait_for(|e| e.is_some()))
+                        .await;
             }
             Err(rpc_error_with(exit_rx, "initialize", &e))
         }

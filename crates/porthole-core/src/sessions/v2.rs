@@ -1,4 +1,4 @@
-//! Opening a session on the v2 wire: `session/new`, and `session/resume` (with
+//! Opening a session on the v2 wire: `session/new`, `session/fork`, and `session/resume` (with
 //! `replayFrom: start` for a load: v2 has no `session/load`). The answers' config options and
 //! commands come out in v1's shapes, as the front ends read them.
 
@@ -66,8 +66,38 @@ pub(super) async fn open(
                 }
             }
         }
-        Open::Fork(_) => Err(ClientError::Unsupported("session/fork")),
+        Open::Fork(source) => {
+            let request = v2::ForkSessionRequest::new(source.to_string(), cwd)
+                .additional_directories(additional)
+                .mcp_servers(mcp_servers);
+            let register =
+                client.register_on_answer(&workspace, |r: &v2::ForkSessionResponse| (&*r.session_id.0, None));
+            let r = client.call_ordered("session/fork", request, register).await?;
+            let session_id = r.session_id.to_string();
+            commands(client, &session_id, &r.available_commands).await;
+            Ok(client.opened(
+                &session_id,
+                workspace,
+                None,
+                Some(config(&r.config_options)),
+                None,
+            ))
+        }
     }
+}
+
+/// `session/delete` (when the agent declares `session.delete`).
+pub(super) async fn delete(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
+    let request = v2::DeleteSessionRequest::new(session_id.to_string());
+    client.call("session/delete", request).await.map(|_| ())
+}
+
+/// `auth/logout` (v2's `logout`; an agent that lists sign-in methods must support it).
+pub(super) async fn logout(client: &AgentClient) -> Result<(), ClientError> {
+    client
+        .call("auth/logout", v2::LogoutAuthRequest::new())
+        .await
+        .map(|_| ())
 }
 
 /// The commands a v2 answer lists, delivered as v1's `available_commands_update` would be.
