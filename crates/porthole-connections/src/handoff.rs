@@ -7,7 +7,8 @@
 //! | stdio, the owner answers questions or shows apps | the gateway's address (the server served as HTTP) | the bridge, to that address |
 //! | stdio, no secret in its environment, the owner takes neither | the server itself | the server itself |
 //! | stdio with secret values, the owner takes neither | the bridge, piped to the server the gateway starts | same |
-//! | remote legacy SSE, no secret, not signed in | the server itself (`sse`, when offered) | skipped |
+//! | remote legacy SSE, no secret, the owner takes neither, the agent takes `sse` (v1) | the server itself | the server itself |
+//! | remote legacy SSE otherwise (secret headers, questions or apps, no `sse`: ACP v2), not signed in | the gateway's address (the server served as Streamable HTTP) | the bridge, to that address |
 //!
 //! An ACP v2 agent declares stdio too: one that takes only HTTP gets every stdio connection
 //! served by the gateway as Streamable HTTP (the bridge is a stdio server, so it is never
@@ -82,8 +83,9 @@ pub struct Plan {
     upstreams: Vec<(String, Upstream)>,
     pub skipped: Vec<(String, String)>,
     caps: AgentMcp,
-    /// Every stdio server served by the gateway as Streamable HTTP: for Porthole's own probe
-    /// of a connection, and where the pass's owner answers questions or shows MCP Apps.
+    /// Every stdio server (and legacy SSE server) served by the gateway as Streamable HTTP:
+    /// for Porthole's own probe of a connection, and where the pass's owner answers questions
+    /// or shows MCP Apps.
     serve_stdio: bool,
     /// Where served stdio servers start (the session's working directory).
     cwd: Option<PathBuf>,
@@ -93,7 +95,8 @@ impl Plan {
     /// Decide for `connections` (already filtered to the enabled ones this agent gets).
     /// `secrets` is needed only when a connection has secret values; `tokens` to know which
     /// remote connections are signed in. With `serve_stdio` (the pass's owner answers
-    /// questions or shows apps) every stdio server goes through the gateway, started in `cwd`.
+    /// questions or shows apps) every stdio server goes through the gateway, started in `cwd`,
+    /// and so does every legacy SSE server.
     pub async fn new(
         connections: &[Connection],
         secrets: Option<&SecretStore>,
@@ -204,22 +207,30 @@ impl Plan {
                     RemoteTransport::Sse => true,
                 };
                 if legacy_sse {
-                    if signed_in || headers.values().any(EnvValue::is_secret) {
-                        return Err(
-                            "a legacy SSE server with sign-in or secret headers cannot go through \
-                                    Porthole's gateway yet; use its Streamable HTTP address"
-                                .into(),
-                        );
+                    if signed_in {
+                        return Err("a legacy SSE server with sign-in cannot go through Porthole's \
+                                    gateway yet; use its Streamable HTTP address"
+                            .into());
                     }
-                    if !self.caps.sse {
-                        return Err("the agent does not take SSE servers".into());
+                    let secret = headers.values().any(EnvValue::is_secret);
+                    if self.caps.sse && !secret && !self.serve_stdio {
+                        let headers = values(c, headers, None, header_key)?
+                            .into_iter()
+                            .map(|(k, v)| HttpHeader::new(k, v))
+                            .collect();
+                        let server = McpServerSse::new(&c.name, url.as_str()).headers(headers);
+                        return Ok((Route::Direct(McpServer::Sse(server)), None));
                     }
-                    let headers = values(c, headers, None, header_key)?
-                        .into_iter()
-                        .map(|(k, v)| HttpHeader::new(k, v))
-                        .collect();
-                    let server = McpServerSse::new(&c.name, url.as_str()).headers(headers);
-                    return Ok((Route::Direct(McpServer::Sse(server)), None));
+                    // The gateway speaks SSE to it and Streamable HTTP to the agent.
+                    if !self.caps.http && !self.caps.stdio {
+                        return Err("the agent takes neither HTTP nor stdio MCP servers".into());
+                    }
+                    let headers = values(c, headers, secrets, header_key)?;
+                    let upstream = Upstream::LegacySse {
+                        url: url.clone(),
+                        headers,
+                    };
+                    return Ok((Route::Gateway(Via::Http), Some(upstream)));
                 }
                 if !self.caps.http && !self.caps.stdio {
                     // Neither the address nor the bridge (a stdio server) reaches it.

@@ -125,6 +125,24 @@ pub fn start_mrtr() -> TsExample {
     })
 }
 
+/// `tests/mcp-ts-sdk/sse-server.mjs`: a legacy HTTP+SSE server (MCP 2024-11-05) on the official
+/// TypeScript SDK's `SSEServerTransport`, behind the header `x-api-key: sse-key` (its default).
+/// Its `url` is the event stream's (`/sse`).
+pub fn start_legacy_sse() -> TsExample {
+    let path = repo_root().join("tests/mcp-ts-sdk/sse-server.mjs");
+    let sdk = repo_root().join("tests/mcp-ts-sdk/node_modules/@modelcontextprotocol/sdk");
+    assert!(
+        sdk.exists(),
+        "{} is missing: install the SDK with `./scripts/test-mcp-ts-sdk --install`",
+        sdk.display()
+    );
+    let mut example = launch(&path, &[], "sse-server.mjs", |l| {
+        l.contains("SSE example listening on").then_some(Ok(()))
+    });
+    example.url = format!("http://127.0.0.1:{}/sse", example.port);
+    example
+}
+
 /// `tests/mcp-ts-sdk/modern-client.mjs`, the official TypeScript SDK v2's client (2026-07-28,
 /// no elicitation declared), calling `tool` with `arguments` at `url`: the JSON line it prints.
 pub fn call_as_modern_agent(url: &str, tool: &str, arguments: &serde_json::Value) -> serde_json::Value {

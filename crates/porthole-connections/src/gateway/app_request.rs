@@ -103,7 +103,7 @@ pub(crate) async fn request(
     let endpoint = match state.upstreams.get(connection) {
         Some(Upstream::Stdio(_)) => return Err(AppRequestError::Stdio(connection.to_string())),
         None => return Err(AppRequestError::NoSuchConnection(connection.to_string())),
-        Some(Upstream::Remote { .. } | Upstream::Served(_)) => {
+        Some(Upstream::Remote { .. } | Upstream::Served(_) | Upstream::LegacySse { .. }) => {
             state.endpoint(connection).map_err(AppRequestError::Unreachable)?
         }
     };

@@ -78,6 +78,15 @@ pub enum Upstream {
     /// its questions and MCP Apps reach the owner. Never with a token. Killed when the pass
     /// closes.
     Served(StdioServer),
+    /// A remote server of MCP's legacy HTTP+SSE transport, served as Streamable HTTP on
+    /// loopback the way `Served` is (`stdio_http`, its SSE pipe): for agents that take no SSE
+    /// (ACP v2), and so its secret headers and its questions stay with the gateway. Never with
+    /// a token. Disconnected when the pass closes.
+    LegacySse {
+        url: Url,
+        /// Header values the person configured (secret ones read from the keyring by the caller).
+        headers: Vec<(String, String)>,
+    },
 }
 
 /// Where the gateway sends a connection's requests.
@@ -213,28 +222,41 @@ impl PassState {
                 signs_in: true,
             }),
             Some(Upstream::Served(server)) => {
-                let mut served = self.served.lock().unwrap_or_else(|p| p.into_inner());
-                if *self.closed.borrow() {
-                    return Err("the session's pass is closed".into());
-                }
-                let running = served.get(name).filter(|s| s.exited().is_none()).cloned();
-                let running = match running {
-                    Some(s) => s,
-                    None => {
-                        let s = Arc::new(stdio_http::Served::start(name, server).map_err(|e| e.to_string())?);
-                        served.insert(name.to_string(), s.clone());
-                        s
-                    }
-                };
-                Ok(Endpoint {
-                    url: running.url().clone(),
-                    headers: Vec::new(),
-                    signs_in: false,
-                })
+                self.served_endpoint(name, || stdio_http::Served::start(name, server))
+            }
+            Some(Upstream::LegacySse { url, headers }) => {
+                self.served_endpoint(name, || stdio_http::Served::start_sse(name, url, headers))
             }
             Some(Upstream::Stdio(_)) => Err(format!("`{name}` is piped to a bridge")),
             None => Err(format!("no connection `{name}`")),
         }
+    }
+
+    /// The loopback endpoint of a connection the gateway serves (a stdio server, or a legacy
+    /// SSE server), started by `start` when it is not running.
+    fn served_endpoint(
+        &self,
+        name: &str,
+        start: impl FnOnce() -> std::io::Result<stdio_http::Served>,
+    ) -> Result<Endpoint, String> {
+        let mut served = self.served.lock().unwrap_or_else(|p| p.into_inner());
+        if *self.closed.borrow() {
+            return Err("the session's pass is closed".into());
+        }
+        let running = served.get(name).filter(|s| s.exited().is_none()).cloned();
+        let running = match running {
+            Some(s) => s,
+            None => {
+                let s = Arc::new(start().map_err(|e| e.to_string())?);
+                served.insert(name.to_string(), s.clone());
+                s
+            }
+        };
+        Ok(Endpoint {
+            url: running.url().clone(),
+            headers: Vec::new(),
+            signs_in: false,
+        })
     }
 
     /// The endpoint of a connection already in use (for the gateway's answers and streams).
@@ -437,17 +459,19 @@ async fn route(inner: Arc<Inner>, req: Request<Incoming>) -> Response<Body> {
     };
     match upstream {
         Upstream::Stdio(server) => stdio_host::attach(&inner, &name, server, req),
-        Upstream::Remote { .. } | Upstream::Served(_) => match pass.endpoint(&name) {
-            Ok(endpoint) => forward::forward(&inner, &pass, &name, &endpoint, req).await,
-            Err(reason) => {
-                tracing::warn!(connection = name, %reason, "MCP stdio server");
-                let _ = inner.events.send(GatewayEvent::StdioFailed {
-                    connection: name.to_string(),
-                    reason: reason.clone(),
-                });
-                plain(StatusCode::BAD_GATEWAY, &reason)
+        Upstream::Remote { .. } | Upstream::Served(_) | Upstream::LegacySse { .. } => {
+            match pass.endpoint(&name) {
+                Ok(endpoint) => forward::forward(&inner, &pass, &name, &endpoint, req).await,
+                Err(reason) => {
+                    tracing::warn!(connection = name, %reason, "MCP stdio server");
+                    let _ = inner.events.send(GatewayEvent::StdioFailed {
+                        connection: name.to_string(),
+                        reason: reason.clone(),
+                    });
+                    plain(StatusCode::BAD_GATEWAY, &reason)
+                }
             }
-        },
+        }
     }
 }
 

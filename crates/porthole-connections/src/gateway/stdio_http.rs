@@ -1,4 +1,5 @@
-//! A stdio MCP server served as Streamable HTTP (MCP 2025-11-25) on loopback, so the gateway
+//! A stdio MCP server (or a legacy SSE server: `sse_upstream`) served as Streamable HTTP
+//! (MCP 2025-11-25) on loopback, so the gateway
 //! reaches it exactly as it reaches a remote server (`forward`: questions, `-32042`,
 //! `input_required`, MCP Apps) and Porthole's own app session can share its process.
 //!
@@ -44,6 +45,8 @@ use url::Url;
 
 use super::{Body, StdioServer, plain};
 
+mod sse_upstream;
+
 /// The longest line read from the server, and the largest message a client may post (as
 /// core's framing caps an agent's lines: images and whole files fit).
 pub const LINE_CAP: usize = 16 * 1024 * 1024;
@@ -81,6 +84,31 @@ impl Served {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(std::io::Error::other("the server's pipes are missing"));
         };
+        Self::serve_pipe(name, |shared, lines| {
+            vec![
+                tokio::spawn(write_stdin(stdin, lines)),
+                tokio::spawn(read_stdout(shared.clone(), stdout)),
+                tokio::spawn(wait_exit(shared, group)),
+            ]
+        })
+    }
+
+    /// Serve the legacy HTTP+SSE server at `url` (for the connection `name`) the same way, the
+    /// SSE transport in place of the process (`sse_upstream`). Must be called in a tokio
+    /// runtime; the server is reached on the first message.
+    pub fn start_sse(name: &str, url: &Url, headers: &[(String, String)]) -> std::io::Result<Served> {
+        let (url, headers) = (url.clone(), headers.to_vec());
+        Self::serve_pipe(name, |shared, lines| {
+            vec![tokio::spawn(sse_upstream::run(shared, url, headers, lines))]
+        })
+    }
+
+    /// The loopback server over a message pipe: `pipe` starts the tasks that write the lines
+    /// it is given to the server and hand the server's messages to `Shared::server_line`.
+    fn serve_pipe(
+        name: &str,
+        pipe: impl FnOnce(Arc<Shared>, mpsc::Receiver<String>) -> Vec<tokio::task::JoinHandle<()>>,
+    ) -> std::io::Result<Served> {
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let listener = tokio::net::TcpListener::from_std(listener)?;
@@ -96,12 +124,8 @@ impl Served {
             next_wire: AtomicU64::new(1),
             exit: watch::channel(None).0,
         });
-        let tasks = vec![
-            tokio::spawn(write_stdin(stdin, lines)),
-            tokio::spawn(read_stdout(shared.clone(), stdout)),
-            tokio::spawn(wait_exit(shared.clone(), group)),
-            tokio::spawn(serve(listener, Arc::downgrade(&shared))),
-        ];
+        let mut tasks = pipe(shared.clone(), lines);
+        tasks.push(tokio::spawn(serve(listener, Arc::downgrade(&shared))));
         Ok(Served { url, shared, tasks })
     }
 
