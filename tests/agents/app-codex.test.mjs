@@ -99,14 +99,21 @@ test("Codex calls an MCP App's tool: the app renders under Codex's tool call, an
   const connections = join(tempDir("porthole-agents-codex-apps-"), "connections.json");
   writeFileSync(connections, JSON.stringify({ connections: { apps: { url: example.url } } }));
   const env = codex.env({ baseUrl, home: home("apps") });
-  const withApps = await launch({ args: ["--agent", command()], env: { ...env, PORTHOLE_CONNECTIONS_FILE: connections } });
+  // The window speaks v2 with Codex (the app's default, auto), where codex-acp 2.6.0 cancels an
+  // MCP call that needs approval without asking (agents.mjs, v2McpApproval): the session starts
+  // in the mode that asks nothing (codex-acp's INITIAL_AGENT_MODE). Picking it in the header
+  // raced the prompt: a prompt sent before Codex had switched was cancelled, and the app never
+  // came (one CI run in two).
+  const mode = codex.v2McpApproval.mode;
+  const withApps = await launch({
+    args: ["--agent", command()],
+    env: { ...env, PORTHOLE_CONNECTIONS_FILE: connections, INITIAL_AGENT_MODE: mode },
+  });
   try {
     await withApps.waitText("header", "Connected", 60000);
     await withApps.waitFor(".session-controls select", 60000);
-    // The window speaks v2 with Codex (the app's default, auto), where codex-acp 2.6.0 cancels
-    // an MCP call that needs approval without asking (agents.mjs, v2McpApproval): the mode that
-    // asks nothing, as a person would pick to get the call through.
-    await pickMode(withApps, codex.v2McpApproval.mode);
+    const modes = await withApps.exec(`return [...document.querySelectorAll(".session-controls select")].map((s) => s.value)`);
+    assert.ok(modes.includes(mode), `the session starts in ${mode}: ${JSON.stringify(modes)}`);
     await withApps.prompt("[[mcp get-time]]");
     // Codex may ask before it calls an MCP tool: allowed, as a person would.
     await withApps.d.wait(async () => {
