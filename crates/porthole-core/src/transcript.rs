@@ -193,7 +193,7 @@ pub struct ToolCallChange {
     /// subagent the call started or waits on), taken out of `fields.content`, which v1's
     /// types hold. Empty for v1 and for an update that names none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(type = "Array<string>", optional))]
     pub sessions: Vec<String>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown }", optional))]
