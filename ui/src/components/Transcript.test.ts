@@ -20,6 +20,9 @@ describe("transcript", () => {
       update({ kind: "tool_call", toolCallId: "t1", opened: false, fields: { title: "Ask a subagent" }, sessions: ["child"] }),
       update({ kind: "subagent", sessionId: "child", title: "Reader", state: { state: "running", busy: true, stopReason: null, background: null } }),
       update({ kind: "session_message", messageId: "m1", senderSessionId: "demo-1", recipientSessionId: "child", op: "replace", content: [{ type: "text", text: "Read notes.txt" }] }),
+      // A chunk before the upsert that says who sent it: held apart, then in the thread.
+      update({ kind: "session_message", messageId: "m2", op: "append", content: { type: "text", text: "It says hi" } }),
+      update({ kind: "session_message", messageId: "m2", senderSessionId: "child", recipientSessionId: "demo-1", op: "keep" }),
     ]);
     const { container } = render(Transcript, { props: { store, backend: new FakeBackend() } });
     flushSync();
@@ -32,6 +35,7 @@ describe("transcript", () => {
     expect(head.textContent).toContain("Working…");
     expect(head.getAttribute("aria-expanded")).toBe("true");
     expect(thread.textContent).toContain("Read notes.txt");
+    expect(thread.textContent).toContain("It says hi");
     // A button: Enter and Space toggle it (the browser's own), and its state is announced.
     head.focus();
     head.click();
