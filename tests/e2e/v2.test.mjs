@@ -1,7 +1,8 @@
 // ACP v2 in the real window, with the embedded demo agent speaking v2 (the app's default,
 // protocol auto): the version beside the agent's name, the running state in the prompt box
 // and the sidebar, a follow-up queued while the agent works, the agent's own terminal inside
-// its tool call, background work with its Cancel, and a subagent as core maps it.
+// its tool call, background work with its Cancel, and a subagent as a collapsible thread inside
+// the tool call that started it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { launch } from "./harness.mjs";
@@ -60,9 +61,30 @@ test("background work is listed with its kind and title, and Cancel stops it", a
   assert.equal(await app.count(".background-work .dlg-error"), 0);
 });
 
-test("a subagent's traffic is shown in the transcript", async () => {
+test("a subagent is a collapsible thread inside the tool call that started it", async () => {
   await app.prompt("/subagent");
-  await app.waitText("main.transcript", "Ask a subagent to read notes.txt", 30000);
+  const thread = 'main.transcript [aria-label="Tool call Ask a subagent to read notes.txt"] .subagent';
+  await app.waitText(`${thread} .subagent-head`, "Reader", 30000);
   await app.waitText("form.prompt .run-state", "Idle", 30000);
+  // Its state as the parent mirrors it, what it was asked, what it answered, what its own
+  // session said.
+  await app.waitText(`${thread} .subagent-head`, "Idle", 30000);
+  await app.waitText(`${thread} .subagent-body`, "Read notes.txt and tell me what it says.");
+  await app.waitText(`${thread} .subagent-body`, "Answered");
+  await app.waitText(`${thread} .subagent-body`, "In its own session");
+  assert.equal(await app.count("main.transcript .subagent"), 1, "drawn once: in its call, no row of its own");
+  const unknown = await app.exec(
+    "return [...document.querySelectorAll('.unknown-update summary')].map((s) => s.textContent).join(' ')",
+  );
+  assert.doesNotMatch(unknown, /subagent_update|session_message/, "no subagent update is shown as unknown");
   await app.shot("v2-subagent");
+
+  // Collapsed and opened again from the keyboard (Enter, then Space, on its header).
+  const head = await app.waitFor(`${thread} .subagent-head`);
+  await head.sendKeys("\uE007");
+  await app.d.wait(async () => (await head.getAttribute("aria-expanded")) === "false", 5000, "collapsed by Enter");
+  assert.equal(await app.count(`${thread} .subagent-body`), 0, "its messages hidden");
+  await head.sendKeys(" ");
+  await app.d.wait(async () => (await head.getAttribute("aria-expanded")) === "true", 5000, "opened by Space");
+  await app.waitText(`${thread} .subagent-body`, "Read notes.txt and tell me what it says.");
 });

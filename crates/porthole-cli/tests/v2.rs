@@ -146,6 +146,29 @@ fn v2_updates_are_json_lines_and_idle_ends_the_turn() {
     assert_eq!(permission["selected"], "allow", "{permission}");
 }
 
+/// A subagent (v2's `subagent_update`, unstable in the schema): with `--json` a `session_update`
+/// line with the update as the agent sent it; as text, a `[subagent ...]` line.
+#[test]
+fn a_subagent_is_a_json_line_and_a_text_line() {
+    let out = cli(&["--json", "--protocol", "2", "v2-unknown-kinds"], true);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let l = lines(&out);
+    let subagent = l
+        .iter()
+        .find(|l| l["type"] == "session_update" && l["update"]["sessionUpdate"] == "subagent_update")
+        .expect("a subagent_update line");
+    assert_eq!(
+        subagent["update"],
+        serde_json::json!({"sessionUpdate": "subagent_update", "sessionId": "child-1", "title": "Helper"})
+    );
+
+    let out = cli(&["--protocol", "2", "v2-unknown-kinds"], true);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("[subagent child-1] Helper"), "{stderr}");
+    assert!(!stderr.contains("does not know: subagent_update"), "{stderr}");
+}
+
 /// `--close`: after the prompts, `session/close` for the session (v2 always has it; the v1
 /// test agent advertises it), then a `done` line.
 #[test]

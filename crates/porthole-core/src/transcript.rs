@@ -72,6 +72,13 @@ pub enum ItemUpdate {
     /// A terminal the agent runs itself (ACP v2's display-only `terminal_update` and
     /// `terminal_output_chunk`): its command, output and exit, shown where a tool call names it.
     Terminal(TerminalChange),
+    /// A subagent: a session the agent started and owns under this one (ACP v2's
+    /// `subagent_update`, unstable in the schema), shown under the tool call whose content
+    /// names its session.
+    Subagent(SubagentChange),
+    /// A message this session sent to or got from another one (v2's `session_message` and
+    /// `session_message_chunk`): what it said to a subagent, and what the subagent answered.
+    SessionMessage(SessionMessageChange),
     /// An update Porthole does not model: a kind newer than the SDK, or one the SDK knows and
     /// Porthole does not yet. Kept as it came and shown by its name.
     Unknown(UnknownUpdate),
@@ -182,9 +189,78 @@ pub struct ToolCallChange {
         ts(type = "Omit<Acp.ToolCallUpdate, \"toolCallId\" | \"_meta\">")
     )]
     pub fields: ToolCallUpdateFields,
+    /// Sessions this update's content refers to (v2's display-only `session` content, a
+    /// subagent the call started or waits on), taken out of `fields.content`, which v1's
+    /// types hold. Empty for v1 and for an update that names none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(type = "Array<string>", optional))]
+    pub sessions: Vec<String>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown }", optional))]
     pub meta: Option<Meta>,
+}
+
+/// A subagent's upsert, keyed by its own session's id. Each field left out (`undefined`) is
+/// unchanged, `null` clears it, a value replaces it: v2's rule, kept as it came.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SubagentChange {
+    /// The subagent's own session (its updates come with this `sessionId`).
+    pub session_id: String,
+    /// The parent's display title for the subagent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub title: Option<Option<String>>,
+    /// What the subagent is for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub description: Option<Option<String>>,
+    /// Its running state, mirrored by the parent (`null`: no report, not idle).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub state: Option<Option<RunState>>,
+    /// Fields Porthole does not show (`cwd`, `capabilities`, `additionalDirectories`, newer
+    /// ones), as they came.
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown }", optional))]
+    pub other: serde_json::Map<String, Value>,
+    /// The `_meta` patch as it came (`null` clears the stored metadata).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown } | null", optional))]
+    pub meta: Option<Value>,
+    /// The update as the agent sent it: what `--json` prints.
+    #[serde(skip)]
+    pub(crate) wire: Value,
+}
+
+/// A change to a message between this session and another (keyed by `messageId` within this
+/// session). The upsert's sender and recipient follow the subagent's rule (left out unchanged,
+/// `null` clears); a chunk has neither, and appends to the message of its id.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SessionMessageChange {
+    pub message_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub sender_session_id: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub recipient_session_id: Option<Option<String>>,
+    #[serde(flatten)]
+    #[cfg_attr(feature = "ts", ts(flatten))]
+    pub edit: MessageEdit,
+    /// Fields Porthole does not show (`senderMessageId`, `recipientMessageId`, newer ones).
+    #[serde(skip_serializing_if = "serde_json::Map::is_empty")]
+    #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown }", optional))]
+    pub other: serde_json::Map<String, Value>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(type = "{ [key: string]: unknown } | null", optional))]
+    pub meta: Option<Value>,
+    /// The update as the agent sent it: what `--json` prints.
+    #[serde(skip)]
+    pub(crate) wire: Value,
 }
 
 /// A change to a terminal the agent runs (v2): each field it leaves out is unchanged.
@@ -279,6 +355,7 @@ impl From<SessionUpdate> for TranscriptUpdate {
                 tool_call_id: u.tool_call_id,
                 opened: false,
                 fields: u.fields,
+                sessions: Vec::new(),
                 meta: u.meta,
             })),
             SessionUpdate::Plan(p) => Item(ItemUpdate::Plan(p)),
@@ -322,6 +399,8 @@ impl TranscriptUpdate {
                 ItemUpdate::Compaction(_) => "compaction",
                 ItemUpdate::CompactionSummary(_) => "compaction_summary",
                 ItemUpdate::Terminal(_) => "terminal",
+                ItemUpdate::Subagent(_) => "subagent",
+                ItemUpdate::SessionMessage(_) => "session_message",
                 ItemUpdate::Unknown(_) => "unknown",
             },
             TranscriptUpdate::Session(state) => match state {
@@ -349,6 +428,8 @@ impl TranscriptUpdate {
                 | ItemUpdate::Unknown(_) => false,
                 // The agent's command working: its output is the agent's doing.
                 ItemUpdate::Terminal(_) => true,
+                // The agent's own work, done in a session of its own.
+                ItemUpdate::Subagent(_) | ItemUpdate::SessionMessage(_) => true,
             },
             TranscriptUpdate::Session(_) => false,
         }
@@ -453,6 +534,12 @@ impl TranscriptUpdate {
                             _ => {}
                         }
                     }
+                    for session in &t.sessions {
+                        out.push(TextLine::Line(format!(
+                            "[tool {}] runs subagent {session}",
+                            t.tool_call_id.0
+                        )));
+                    }
                 }
                 ItemUpdate::Plan(p) => {
                     for e in &p.entries {
@@ -502,6 +589,45 @@ impl TranscriptUpdate {
                         };
                         out.push(TextLine::Line(format!("[terminal {}] {how}", t.terminal_id)));
                     }
+                }
+                ItemUpdate::Subagent(a) => {
+                    let mut said = Vec::new();
+                    if let Some(title) = &a.title {
+                        said.push(title.clone().unwrap_or_else(|| "(title cleared)".into()));
+                    }
+                    if let Some(Some(description)) = &a.description {
+                        said.push(format!("“{description}”"));
+                    }
+                    match &a.state {
+                        Some(Some(r)) => said.push(match &r.stop_reason {
+                            Some(reason) => format!("{} ({reason})", r.state),
+                            None => r.state.clone(),
+                        }),
+                        Some(None) => said.push("state unknown".into()),
+                        None => {}
+                    }
+                    out.push(TextLine::Line(format!(
+                        "[subagent {}] {}",
+                        a.session_id,
+                        said.join(" · ")
+                    )));
+                }
+                ItemUpdate::SessionMessage(m) => {
+                    let who = match (&m.sender_session_id, &m.recipient_session_id) {
+                        (Some(Some(from)), Some(Some(to))) => format!(" {from} → {to}"),
+                        (Some(Some(from)), _) => format!(" from {from}"),
+                        (_, Some(Some(to))) => format!(" to {to}"),
+                        _ => String::new(),
+                    };
+                    let text = match &m.edit {
+                        MessageEdit::Append { content } => block_text(content).into_owned(),
+                        MessageEdit::Replace { content } => content.iter().map(block_text).collect(),
+                        MessageEdit::Keep => String::new(),
+                    };
+                    out.push(TextLine::Note(format!(
+                        "[session message {}{who}] {text}",
+                        m.message_id
+                    )));
                 }
                 ItemUpdate::Unknown(u) => out.push(TextLine::Line(format!(
                     "[update] an update Porthole does not know: {}",
@@ -615,6 +741,7 @@ impl ToolCallChange {
             tool_call_id,
             opened: true,
             fields,
+            sessions: Vec::new(),
             meta,
         }
     }
@@ -739,6 +866,25 @@ impl Serialize for Wire<'_> {
                         tagged(s, kind, fields)
                     }
                 },
+                // v2's session references go back into the content, where the agent sent them.
+                ItemUpdate::ToolCall(t) if !t.sessions.is_empty() => {
+                    use serde::ser::Error;
+                    let bare = ToolCallChange {
+                        sessions: Vec::new(),
+                        ..t.clone()
+                    };
+                    let bare = TranscriptUpdate::Item(ItemUpdate::ToolCall(bare));
+                    let mut wire = serde_json::to_value(bare.wire()).map_err(S::Error::custom)?;
+                    let refs = t
+                        .sessions
+                        .iter()
+                        .map(|id| serde_json::json!({"type": "session", "sessionId": id}));
+                    match wire.get_mut("content").and_then(Value::as_array_mut) {
+                        Some(content) => content.extend(refs),
+                        None => wire["content"] = Value::Array(refs.collect()),
+                    }
+                    wire.serialize(s)
+                }
                 ItemUpdate::ToolCall(t) => match t.opened.then(|| ToolCall::try_from(t.to_update())) {
                     Some(Ok(call)) => tagged(s, "tool_call", call),
                     _ => tagged(
@@ -756,6 +902,8 @@ impl Serialize for Wire<'_> {
                 ItemUpdate::Compaction(c) => tagged(s, "compaction_update", c),
                 ItemUpdate::CompactionSummary(c) => tagged(s, "compaction_summary_chunk", c),
                 ItemUpdate::Terminal(t) => t.wire.serialize(s),
+                ItemUpdate::Subagent(a) => a.wire.serialize(s),
+                ItemUpdate::SessionMessage(m) => m.wire.serialize(s),
                 ItemUpdate::Unknown(u) => u.update.serialize(s),
             },
             TranscriptUpdate::Session(state) => match state {

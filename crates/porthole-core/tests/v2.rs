@@ -336,7 +336,7 @@ async fn unknown_states_are_busy_and_a_stale_idle_is_not_the_end() {
 }
 
 /// Kinds Porthole does not model are kept as `unknown` (never dropped); the plan and notices
-/// keep their v1 kinds; background work comes with the state.
+/// keep their v1 kinds, a subagent is a `subagent`; background work comes with the state.
 #[tokio::test]
 async fn unknown_kinds_are_kept_and_known_ones_keep_their_kinds() {
     let mut h = start_with(with(ProtocolChoice::Auto), v2_env()).await;
@@ -348,12 +348,7 @@ async fn unknown_kinds_are_kept_and_known_ones_keep_their_kinds() {
             other => other.kind().to_string(),
         })
         .collect();
-    for expected in [
-        "unknown:_porthole_test",
-        "unknown:subagent_update",
-        "plan",
-        "notice",
-    ] {
+    for expected in ["unknown:_porthole_test", "subagent", "plan", "notice"] {
         assert!(kinds.iter().any(|k| k == expected), "{expected} in {kinds:?}");
     }
     let (events, _) = h.turn("v2-background", |_, _| {}).await;
@@ -378,7 +373,7 @@ async fn malformed_updates_are_refused_without_a_crash() {
         .iter()
         .filter(|e| matches!(e, Event::MalformedUpdate { .. }))
         .count();
-    assert_eq!(malformed, 3, "{events:?}");
+    assert_eq!(malformed, 4, "{events:?}");
     assert_eq!(report["scenario"], "v2-malformed");
     assert!(matches!(
         events.last(),

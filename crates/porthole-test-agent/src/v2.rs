@@ -227,11 +227,14 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
             chunk(agent, "m1", "after the stale idle");
             "end_turn"
         }
-        // Kinds the client does not model: an extension, a subagent, a terminal.
+        // A kind the client does not model (an extension), beside kinds it does: a subagent
+        // (unstable in the schema), the plan, a notice.
         "v2-unknown-kinds" => {
             running(agent);
             agent.update(json!({"sessionUpdate": "_porthole_test", "payload": 1}));
-            agent.update(json!({"sessionUpdate": "subagent_update", "childSessionId": "child-1"}));
+            agent.update(
+                json!({"sessionUpdate": "subagent_update", "sessionId": "child-1", "title": "Helper"}),
+            );
             agent.update(
                 json!({"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": "p1",
                 "entries": [{"content": "Write the test", "priority": "high", "status": "in_progress"}]}}),
@@ -244,6 +247,8 @@ fn run(agent: &mut Agent, name: &str, results: &mut Vec<Value>) -> &'static str 
             running(agent);
             agent.update(json!({"sessionUpdate": "agent_message", "messageId": null, "content": []}));
             agent.update(json!({"sessionUpdate": "tool_call_update", "toolCallId": 5}));
+            // Read by Porthole's own types (the schema's are behind a feature): no `sessionId`.
+            agent.update(json!({"sessionUpdate": "subagent_update", "title": "no session"}));
             send(json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 3}}));
             chunk(agent, "m1", "still here");
             "end_turn"

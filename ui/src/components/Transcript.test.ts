@@ -13,6 +13,40 @@ const reply = (text: string): UiEvent => ({
 });
 
 describe("transcript", () => {
+  it("draws a subagent as a thread inside the tool call that started it, collapsible from the keyboard", async () => {
+    const update = (u: Extract<UiEvent, { type: "session_update" }>["update"]): UiEvent => ({ type: "session_update", sessionId: "demo-1", update: u });
+    const store = storeWith([
+      prompt("/subagent"),
+      update({ kind: "tool_call", toolCallId: "t1", opened: false, fields: { title: "Ask a subagent" }, sessions: ["child"] }),
+      update({ kind: "subagent", sessionId: "child", title: "Reader", state: { state: "running", busy: true, stopReason: null, background: null } }),
+      update({ kind: "session_message", messageId: "m1", senderSessionId: "demo-1", recipientSessionId: "child", op: "replace", content: [{ type: "text", text: "Read notes.txt" }] }),
+      // A chunk before the upsert that says who sent it: held apart, then in the thread.
+      update({ kind: "session_message", messageId: "m2", op: "append", content: { type: "text", text: "It says hi" } }),
+      update({ kind: "session_message", messageId: "m2", senderSessionId: "child", recipientSessionId: "demo-1", op: "keep" }),
+    ]);
+    const { container } = render(Transcript, { props: { store, backend: new FakeBackend() } });
+    flushSync();
+    const thread = container.querySelector("section.tool .subagent")!;
+    expect(thread, "inside the tool call's card").not.toBeNull();
+    // No row of its own besides.
+    expect(container.querySelectorAll(".subagent").length).toBe(1);
+    const head = thread.querySelector("button.subagent-head") as HTMLButtonElement;
+    expect(head.textContent).toContain("Reader");
+    expect(head.textContent).toContain("Working…");
+    expect(head.getAttribute("aria-expanded")).toBe("true");
+    expect(thread.textContent).toContain("Read notes.txt");
+    expect(thread.textContent).toContain("It says hi");
+    // A button: Enter and Space toggle it (the browser's own), and its state is announced.
+    head.focus();
+    head.click();
+    flushSync();
+    expect(head.getAttribute("aria-expanded")).toBe("false");
+    expect(thread.textContent).not.toContain("Read notes.txt");
+    head.click();
+    flushSync();
+    expect(thread.textContent).toContain("Read notes.txt");
+  });
+
   it("shows the new session's rows after a restarted agent reuses the session id", () => {
     const store = storeWith([prompt("first question"), reply("first answer")]);
     const { container } = render(Transcript, { props: { store, backend: new FakeBackend() } });

@@ -12,6 +12,7 @@ import type {
   AgentIdentity, AppSnapshot, CompactionStatus, Connection, ContentBlock, Dialog, DismissReason, InstallProgress, McpAppView,
   MessageChange, MessageRole, PlanEntry, SessionView, TerminalChange, ToolCallFields, TranscriptUpdate, UiEvent, UrlOpener, WindowState,
 } from "./protocol";
+import type { RunState, SessionMessageChange, SubagentChange } from "./generated/core";
 
 let nextId = 1;
 const uid = () => nextId++;
@@ -132,6 +133,8 @@ export class ToolItem implements Entry {
   fields = $state<ToolCallFields>({});
   /** The MCP Apps this tool call brought (matched by the app model). */
   apps = $state.raw<McpAppItem[]>([]);
+  /** Sessions its content named (v2: the subagents it started), in the order named. */
+  sessions = $state.raw<string[]>([]);
   constructor(readonly toolCallId: string, fields: ToolCallFields) {
     this.fields = pickFields(fields, {});
   }
@@ -223,7 +226,39 @@ export class TerminalItem implements Entry {
   }
 }
 
-export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | CompactionItem | UnknownItem | McpAppItem | TerminalItem;
+/** A message between this session and another (ACP v2's `session_message`): what this session
+ *  asked a subagent, or what the subagent answered. */
+export class SessionMessage {
+  sender = $state<string | null>(null);
+  recipient = $state<string | null>(null);
+  text = $state("");
+  constructor(readonly messageId: string) {}
+}
+
+/** A subagent (ACP v2's `subagent_update`): a session the agent started under this one, drawn
+ *  as a collapsible thread inside the tool call whose content names its session, or as a row of
+ *  its own while no call does. Its messages are those between this session and it. */
+export class SubagentItem implements Entry {
+  readonly id = uid();
+  readonly kind = "subagent" as const;
+  title = $state<string | null>(null);
+  description = $state<string | null>(null);
+  /** Its running state as the parent mirrors it; null: none reported. */
+  state = $state.raw<RunState | null>(null);
+  meta = $state.raw<Record<string, unknown> | null>(null);
+  /** Messages to and from it, in the order first seen. */
+  messages = $state.raw<SessionMessage[]>([]);
+  /** Open (its messages shown) or collapsed: the person's choice, kept per subagent. */
+  expanded = $state(true);
+  /** `sessionId`: the subagent's own session, or "" for messages whose other session is not
+   *  known yet. */
+  constructor(readonly sessionId: string) {}
+  estimate(): number {
+    return (this.expanded ? 2 + this.messages.length * 2 : 1) * LINE_PX;
+  }
+}
+
+export type TranscriptItem = TextItem | ToolItem | PlanItem | NoticeItem | CompactionItem | UnknownItem | McpAppItem | TerminalItem | SubagentItem;
 
 /** Fails type checking where a switch over a kind missed one; at run time (a newer backend's
  *  kind) says what arrived. */
@@ -358,6 +393,12 @@ export class Transcript {
   #messages = { user: new Map<string, TextItem>(), agent: new Map<string, TextItem>(), thought: new Map<string, TextItem>() };
   #plan: PlanItem | null = null;
   #compactions = new Map<string, CompactionItem>();
+  /** Subagents by their session id ("" holds messages whose other session is not known). */
+  readonly subagents = new SvelteMap<string, SubagentItem>();
+  /** Messages between sessions by `messageId`, and the thread each is in. */
+  #sessionMessages = new Map<string, { message: SessionMessage; thread: SubagentItem | null }>();
+  /** The tool call that names each subagent's session. */
+  #subagentCalls = new SvelteMap<string, ToolItem>();
   #apps = new Map<number, McpAppItem>();
   /** Items whose content changed since the window last asked (`takeChanged`). */
   #changed = new Set<TranscriptItem>();
@@ -455,15 +496,16 @@ export class Transcript {
         this.#message(u);
         return;
       case "tool_call": {
-        const existing = this.#tools.get(u.toolCallId);
-        if (existing) {
-          existing.merge(u.fields);
-          this.#grew(existing);
+        let t = this.#tools.get(u.toolCallId);
+        if (t) {
+          t.merge(u.fields);
+          this.#grew(t);
         } else {
-          const t = new ToolItem(u.toolCallId, u.fields);
+          t = new ToolItem(u.toolCallId, u.fields);
           this.#tools.set(u.toolCallId, t);
           this.push(t);
         }
+        if (u.sessions?.length) this.#namesSessions(t, u.sessions);
         return;
       }
       case "plan": {
@@ -499,6 +541,12 @@ export class Transcript {
       }
       case "terminal":
         this.#terminal(u);
+        return;
+      case "subagent":
+        this.#subagent(u);
+        return;
+      case "session_message":
+        this.#sessionMessage(u);
         return;
       case "unknown":
         this.push(new UnknownItem(u.sessionUpdate, u.update));
@@ -570,6 +618,95 @@ export class Transcript {
     }
   }
 
+  /** A subagent's upsert: a field left out is unchanged, `null` clears it. */
+  #subagent(u: SubagentChange) {
+    const a = this.#thread(u.sessionId);
+    if (u.title !== undefined) a.title = u.title;
+    if (u.description !== undefined) a.description = u.description;
+    if (u.state !== undefined) a.state = u.state;
+    if (u._meta === null) a.meta = null;
+    else if (u._meta !== undefined) a.meta = patchMeta(a.meta, u._meta);
+    this.#threadGrew(a);
+  }
+
+  /** A message between sessions: created by the first change naming its id, in the thread of
+   *  the session on its other end (the sender, unless this session sent it). */
+  #sessionMessage(u: SessionMessageChange) {
+    let known = this.#sessionMessages.get(u.messageId);
+    if (!known) {
+      known = { message: new SessionMessage(u.messageId), thread: null };
+      this.#sessionMessages.set(u.messageId, known);
+    }
+    const m = known.message;
+    if (u.senderSessionId !== undefined) m.sender = u.senderSessionId;
+    if (u.recipientSessionId !== undefined) m.recipient = u.recipientSessionId;
+    switch (u.op) {
+      case "append":
+        m.text += blockText(u.content);
+        break;
+      case "replace":
+        m.text = u.content.map(blockText).join("");
+        break;
+      case "keep":
+        break;
+      default:
+        unhandled(u, "a message change");
+    }
+    const other = (m.sender !== null && m.sender !== this.sessionId ? m.sender : m.recipient) ?? "";
+    const thread = this.#thread(other === this.sessionId ? "" : other);
+    if (known.thread !== thread) {
+      if (known.thread) known.thread.messages = known.thread.messages.filter((x) => x !== m);
+      thread.messages = [...thread.messages, m];
+      known.thread = thread;
+    }
+    this.#threadGrew(thread);
+  }
+
+  /** The subagent of session `sessionId`, created (with its row) by the first update naming it. */
+  #thread(sessionId: string): SubagentItem {
+    let a = this.subagents.get(sessionId);
+    if (!a) {
+      a = new SubagentItem(sessionId);
+      this.subagents.set(sessionId, a);
+      this.push(a);
+    }
+    return a;
+  }
+
+  /** A thread changed: its row, or the row of the tool call it is drawn in, is measured again. */
+  #threadGrew(a: SubagentItem) {
+    this.#grew(a);
+    const call = this.#subagentCalls.get(a.sessionId);
+    if (call) this.#grew(call);
+  }
+
+  #namesSessions(t: ToolItem, sessions: string[]) {
+    const added = sessions.filter((id) => !t.sessions.includes(id));
+    if (!added.length) return;
+    t.sessions = [...t.sessions, ...added];
+    for (const id of added) {
+      if (this.#subagentCalls.has(id)) continue;
+      this.#subagentCalls.set(id, t);
+      // Its own row, if it had one, is now empty: measured again.
+      const a = this.subagents.get(id);
+      if (a) this.#grew(a);
+    }
+  }
+
+  /** The subagents drawn inside tool call `t`: those of the sessions it named (the first call
+   *  to name one draws it), in the order named; one not announced yet is not drawn. */
+  subagentsOf(t: ToolItem): SubagentItem[] {
+    return t.sessions.flatMap((id) => {
+      const a = this.subagents.get(id);
+      return a && this.#subagentCalls.get(id) === t ? [a] : [];
+    });
+  }
+
+  /** The tool call subagent `sessionId` is drawn in, if one of this transcript names it. */
+  subagentCall(sessionId: string): ToolItem | null {
+    return this.#subagentCalls.get(sessionId) ?? null;
+  }
+
   /** Whether a tool call of this transcript shows terminal `terminalId` in its content. */
   namesTerminal(terminalId: string): boolean {
     for (const tool of this.#tools.values()) {
@@ -587,6 +724,16 @@ export class Transcript {
     }
     return c;
   }
+}
+
+/** v2's metadata patch: top-level keys replace, a key set to `null` is removed. */
+function patchMeta(stored: Record<string, unknown> | null, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...(stored ?? {}) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
 }
 
 export type View = "chat" | "history" | "settings" | "connections" | "inspector" | "add-agent";

@@ -51,8 +51,8 @@ describe("AppStore", () => {
   it("names a kind this window's build does not know (a newer backend), never dropping it", () => {
     const s = withSession();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    s.apply([update({ kind: "subagent", childSessionId: "c1" } as unknown as TranscriptUpdate)]);
-    expect((s.items[0] as UnknownItem).name).toBe("subagent");
+    s.apply([update({ kind: "forecast", horizon: "1d" } as unknown as TranscriptUpdate)]);
+    expect((s.items[0] as UnknownItem).name).toBe("forecast");
     expect(logged).toHaveBeenCalled();
     logged.mockRestore();
   });

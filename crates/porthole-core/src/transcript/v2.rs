@@ -12,9 +12,12 @@
 //!   usage, compaction, commands, config options and session info keep their v1 shapes.
 //! - Terminals (display-only: `terminal_update`, `terminal_output_chunk`) are
 //!   [`ItemUpdate::Terminal`], their base64 output decoded.
-//! - Everything else (subagents, a kind newer than the schema, a payload v1's types cannot
-//!   hold, terminal data that is not base64) is [`ItemUpdate::Unknown`], kept as it came and
-//!   shown by its name.
+//! - Subagents (`subagent_update`, `session_message`, `session_message_chunk`, unstable in the
+//!   schema) are [`ItemUpdate::Subagent`] and [`ItemUpdate::SessionMessage`], read by
+//!   [`subagents`] with Porthole's own types; a tool call's `session` content (the subagent it
+//!   started) is its [`ToolCallChange::sessions`]. Malformed, they are refused (`Err`).
+//! - Everything else (a kind newer than the schema, a payload v1's types cannot hold, terminal
+//!   data that is not base64) is [`ItemUpdate::Unknown`], kept as it came and shown by its name.
 
 use agent_client_protocol::schema::MaybeUndefined;
 use agent_client_protocol::v1::schema::{
@@ -30,9 +33,15 @@ use super::{
     TerminalExit, TerminalOutputEdit, ToolCallChange, TranscriptUpdate,
 };
 
+mod subagents;
+
 /// v2's update as Porthole's model. `known_call`: whether a tool call of that id was seen
-/// (the first `tool_call_update` of an id announces the call).
-pub(crate) fn convert(update: v2::SessionUpdate, known_call: impl Fn(&str) -> bool) -> TranscriptUpdate {
+/// (the first `tool_call_update` of an id announces the call). `Err`: why an update the SDK
+/// hands over untyped (a subagent's) is malformed.
+pub(crate) fn convert(
+    update: v2::SessionUpdate,
+    known_call: impl Fn(&str) -> bool,
+) -> Result<TranscriptUpdate, String> {
     use TranscriptUpdate::{Item, Session};
     let raw = serde_json::to_value(&update).unwrap_or(Value::Null);
     let kind = raw["sessionUpdate"].as_str().unwrap_or("?").to_string();
@@ -61,11 +70,14 @@ pub(crate) fn convert(update: v2::SessionUpdate, known_call: impl Fn(&str) -> bo
         v2::SessionUpdate::SessionInfoUpdate(u) => as_v1(&u).map(|u| Session(SessionState::SessionInfo(u))),
         v2::SessionUpdate::TerminalUpdate(t) => terminal_update(t, &raw),
         v2::SessionUpdate::TerminalOutputChunk(c) => terminal_chunk(&c, &raw),
-        // Subagents, extensions and kinds newer than the schema: shown generically until
-        // Porthole models them.
-        _ => None,
+        // Subagents (untyped: the schema's feature is off), extensions and kinds newer than
+        // the schema: shown generically until Porthole models them.
+        _ => match subagents::convert(&kind, &raw) {
+            Some(subagent) => return subagent,
+            None => None,
+        },
     };
-    converted.unwrap_or_else(|| TranscriptUpdate::unknown(kind, raw))
+    Ok(converted.unwrap_or_else(|| TranscriptUpdate::unknown(kind, raw)))
 }
 
 /// A `tool_call_content_chunk`: the call's content so far with the chunk's block appended
@@ -81,6 +93,7 @@ pub(crate) fn tool_content(
         tool_call_id: ToolCallId::new(chunk.tool_call_id.to_string()),
         opened: false,
         fields,
+        sessions: Vec::new(),
         meta: chunk.meta.clone(),
     })))
 }
@@ -184,7 +197,7 @@ fn message(
     }))
 }
 
-fn run_state(state: &v2::StateUpdate) -> RunState {
+pub(super) fn run_state(state: &v2::StateUpdate) -> RunState {
     let raw = serde_json::to_value(state).unwrap_or(Value::Null);
     let name = raw["state"].as_str().unwrap_or("?").to_string();
     let idle = matches!(state, v2::StateUpdate::Idle(_));
@@ -203,10 +216,22 @@ fn run_state(state: &v2::StateUpdate) -> RunState {
 }
 
 /// A `tool_call_update` in v1's shape: `null` clears (content and locations to empty lists,
-/// a title to empty; other fields cannot be cleared in v1's model and stay).
+/// a title to empty; other fields cannot be cleared in v1's model and stay). A `session`
+/// content (a subagent's session, which v1's content cannot hold) is taken out into
+/// [`ToolCallChange::sessions`].
 fn tool_call(raw: &Value, known_call: &impl Fn(&str) -> bool) -> Option<TranscriptUpdate> {
     let mut fields = raw.as_object()?.clone();
     fields.remove("sessionUpdate");
+    let mut sessions = Vec::new();
+    if let Some(Value::Array(content)) = fields.get_mut("content") {
+        content.retain(|c| match (c["type"].as_str(), c["sessionId"].as_str()) {
+            (Some("session"), Some(id)) => {
+                sessions.push(id.to_string());
+                false
+            }
+            _ => true,
+        });
+    }
     for (key, cleared) in [
         ("content", Value::Array(Vec::new())),
         ("locations", Value::Array(Vec::new())),
@@ -226,6 +251,7 @@ fn tool_call(raw: &Value, known_call: &impl Fn(&str) -> bool) -> Option<Transcri
         tool_call_id: update.tool_call_id,
         opened,
         fields: update.fields,
+        sessions,
         meta: update.meta,
     })))
 }
@@ -267,7 +293,7 @@ pub(crate) fn config_options(options: &[v2::SessionConfigOption]) -> Vec<Session
 }
 
 /// A v2 value in v1's type of the same shape.
-fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
+pub(super) fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| serde_json::from_value(v).ok())
@@ -280,7 +306,7 @@ mod tests {
     use super::*;
 
     fn converted(update: Value) -> TranscriptUpdate {
-        convert(serde_json::from_value(update).expect("a v2 update"), |_| false)
+        convert(serde_json::from_value(update).expect("a v2 update"), |_| false).expect("well formed")
     }
 
     fn terminal_of(update: &TranscriptUpdate) -> &TerminalChange {

@@ -99,7 +99,7 @@ status: string, stderrTail: string,
  */
 requested: boolean, };
 
-export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Acp.Plan | { "kind": "notice" } & Acp.Notice | { "kind": "compaction" } & Acp.CompactionUpdate | { "kind": "compaction_summary" } & Acp.CompactionSummaryChunk | { "kind": "terminal" } & TerminalChange | { "kind": "unknown" } & UnknownUpdate;
+export type ItemUpdate = { "kind": "message" } & MessageChange | { "kind": "tool_call" } & ToolCallChange | { "kind": "plan" } & Acp.Plan | { "kind": "notice" } & Acp.Notice | { "kind": "compaction" } & Acp.CompactionUpdate | { "kind": "compaction_summary" } & Acp.CompactionSummaryChunk | { "kind": "terminal" } & TerminalChange | { "kind": "subagent" } & SubagentChange | { "kind": "session_message" } & SessionMessageChange | { "kind": "unknown" } & UnknownUpdate;
 
 export type MessageChange = { role: MessageRole, messageId: string | null, _meta?: { [key: string]: unknown }, } & ({ "op": "append", content: Acp.ContentBlock, } | { "op": "replace", content: Array<Acp.ContentBlock>, } | { "op": "keep" });
 
@@ -127,7 +127,40 @@ stopReason: string | null,
  */
 background: Array<unknown> | null, };
 
+export type SessionMessageChange = { messageId: string, senderSessionId?: string | null, recipientSessionId?: string | null, 
+/**
+ * Fields Porthole does not show (`senderMessageId`, `recipientMessageId`, newer ones).
+ */
+other?: { [key: string]: unknown }, _meta?: { [key: string]: unknown } | null, } & ({ "op": "append", content: Acp.ContentBlock, } | { "op": "replace", content: Array<Acp.ContentBlock>, } | { "op": "keep" });
+
 export type SessionState = { "kind": "available_commands" } & Acp.AvailableCommandsUpdate | { "kind": "current_mode" } & Acp.CurrentModeUpdate | { "kind": "config_options" } & Acp.ConfigOptionUpdate | { "kind": "session_info" } & Acp.SessionInfoUpdate | { "kind": "usage" } & Acp.UsageUpdate | { "kind": "state" } & RunState;
+
+export type SubagentChange = { 
+/**
+ * The subagent's own session (its updates come with this `sessionId`).
+ */
+sessionId: string, 
+/**
+ * The parent's display title for the subagent.
+ */
+title?: string | null, 
+/**
+ * What the subagent is for.
+ */
+description?: string | null, 
+/**
+ * Its running state, mirrored by the parent (`null`: no report, not idle).
+ */
+state?: RunState | null, 
+/**
+ * Fields Porthole does not show (`cwd`, `capabilities`, `additionalDirectories`, newer
+ * ones), as they came.
+ */
+other?: { [key: string]: unknown }, 
+/**
+ * The `_meta` patch as it came (`null` clears the stored metadata).
+ */
+_meta?: { [key: string]: unknown } | null, };
 
 export type TerminalChange = { 
 /**
@@ -153,7 +186,13 @@ export type ToolCallChange = { toolCallId: string,
  * The agent announced the call with this update (v1's `tool_call`): its fields are the
  * whole call (a title at least). False for a patch, which may still be the first update.
  */
-opened: boolean, fields: Omit<Acp.ToolCallUpdate, "toolCallId" | "_meta">, _meta?: { [key: string]: unknown }, };
+opened: boolean, fields: Omit<Acp.ToolCallUpdate, "toolCallId" | "_meta">, 
+/**
+ * Sessions this update's content refers to (v2's display-only `session` content, a
+ * subagent the call started or waits on), taken out of `fields.content`, which v1's
+ * types hold. Empty for v1 and for an update that names none.
+ */
+sessions?: Array<string>, _meta?: { [key: string]: unknown }, };
 
 export type TranscriptUpdate = ItemUpdate | SessionState;
 

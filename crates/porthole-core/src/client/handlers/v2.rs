@@ -129,7 +129,20 @@ async fn update(shared: &Shared, params: Value) {
                     .get(&session_id)
                     .is_some_and(|s| s.tool_calls.contains_key(id))
             };
-            let update = crate::transcript::v2::convert(update, known);
+            let update = match crate::transcript::v2::convert(update, known) {
+                Ok(update) => update,
+                Err(error) => {
+                    tracing::warn!("malformed v2 session/update: {error}");
+                    let session_id = Some(session_id);
+                    return shared
+                        .emit(Event::MalformedUpdate {
+                            session_id,
+                            raw: params,
+                            error,
+                        })
+                        .await;
+                }
+            };
             // A call's whole content, set by an update: later chunks append to it.
             if let Some(call) = update.tool_call()
                 && let Some(content) = &call.fields.content
