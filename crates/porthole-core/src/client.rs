@@ -154,6 +154,22 @@ struct Io {
     fault: Arc<crate::outgoing::Fault>,
 }
 
+impl Io {
+    /// The ends of a stream connection: no process to stop, no stderr.
+    fn streams(
+        reader: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+        writer: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+    ) -> Self {
+        Io {
+            reader: Box::new(reader),
+            writer: Box::new(writer),
+            stderr: StderrTail::default(),
+            stop: None,
+            fault: Arc::default(),
+        }
+    }
+}
+
 /// A live connection to an agent. Cheap to clone.
 #[derive(Clone)]
 pub struct AgentClient {
@@ -239,13 +255,7 @@ impl AgentClient {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let (shared, events_rx, exit_rx) = Shared::new(&opts);
-        let io = Io {
-            reader: Box::new(reader),
-            writer: Box::new(writer),
-            stderr: StderrTail::default(),
-            stop: None,
-            fault: Arc::default(),
-        };
+        let io = Io::streams(reader, writer);
         Self::connect(shared, events_rx, exit_rx, io, true).await
     }
 
@@ -266,13 +276,7 @@ impl AgentClient {
     {
         let (shared, events_rx, exit_rx) = Shared::new(&opts);
         let _ = shared.agent.set(identity_of(&init, &opts));
-        let io = Io {
-            reader: Box::new(reader),
-            writer: Box::new(writer),
-            stderr: StderrTail::default(),
-            stop: None,
-            fault: Arc::default(),
-        };
+        let io = Io::streams(reader, writer);
         let client = Self::observe(shared, exit_rx, io, true).await?;
         let client = AgentClient {
             init: Arc::new(init),
@@ -288,22 +292,7 @@ impl AgentClient {
         io: Io,
         exit_on_close: bool,
     ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
-        let Io {
-            reader,
-            writer,
-            stderr,
-            stop,
-            fault,
-        } = io;
-        let pipes = pipes::Pipes::new(&shared, reader, writer, Self::event_tap(&shared), fault.clone());
-        let mut ends = Ends {
-            shared: shared.clone(),
-            exit_rx: exit_rx.clone(),
-            stderr,
-            stop,
-            fault,
-            exit_on_close,
-        };
+        let (pipes, mut ends) = Self::pipes_and_ends(shared.clone(), exit_rx.clone(), io, exit_on_close);
         let choice = shared.opts.protocol;
         if choice != ProtocolChoice::V1 {
             // Offer v2 on a connection that may be retired; see `pipes`.
@@ -378,6 +367,20 @@ impl AgentClient {
         io: Io,
         exit_on_close: bool,
     ) -> Result<AgentClient, ClientError> {
+        let _ = shared.wire.set(Wire::V1);
+        let (pipes, mut ends) = Self::pipes_and_ends(shared, exit_rx, io, exit_on_close);
+        let (outgoing, incoming) = pipes.into_final();
+        let run = ends.run(Wire::V1, Lines::new(outgoing, incoming), None).await?;
+        Ok(ends.keep(run))
+    }
+
+    /// The agent's lines (`pipes`) and what the SDK connections run over them share (`Ends`).
+    fn pipes_and_ends(
+        shared: Arc<Shared>,
+        exit_rx: watch::Receiver<Option<ExitInfo>>,
+        io: Io,
+        exit_on_close: bool,
+    ) -> (pipes::Pipes, Ends) {
         let Io {
             reader,
             writer,
@@ -385,9 +388,8 @@ impl AgentClient {
             stop,
             fault,
         } = io;
-        let _ = shared.wire.set(Wire::V1);
         let pipes = pipes::Pipes::new(&shared, reader, writer, Self::event_tap(&shared), fault.clone());
-        let mut ends = Ends {
+        let ends = Ends {
             shared,
             exit_rx,
             stderr,
@@ -395,9 +397,7 @@ impl AgentClient {
             fault,
             exit_on_close,
         };
-        let (outgoing, incoming) = pipes.into_final();
-        let run = ends.run(Wire::V1, Lines::new(outgoing, incoming), None).await?;
-        Ok(ends.keep(run))
+        (pipes, ends)
     }
 
     fn event_tap(shared: &Arc<Shared>) -> Arc<dyn WireTap> {

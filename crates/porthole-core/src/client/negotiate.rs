@@ -44,13 +44,16 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
     let raw = serde_json::to_value(response).unwrap_or(Value::Null);
     let session = &raw["capabilities"]["session"];
     // v2 requires list, resume and close of an agent with sessions; a load is a resume with
-    // the history replayed (`sessions/v2.rs`). Porthole does not send v2's delete or fork yet.
+    // the history replayed (`sessions/v2.rs`). The other markers carried are those of the
+    // methods Porthole sends on v2 (`sessions::V2_SESSION_MARKERS`).
     let sessions = session.is_object();
     let mut capabilities = json!({"loadSession": sessions});
     if sessions {
         let mut v1_sessions = json!({"list": {}, "resume": {}, "close": {}});
-        if session["additionalDirectories"].is_object() {
-            v1_sessions["additionalDirectories"] = json!({});
+        for &marker in crate::sessions::V2_SESSION_MARKERS {
+            if session[marker].is_object() {
+                v1_sessions[marker] = json!({});
+            }
         }
         capabilities["sessionCapabilities"] = v1_sessions;
     }
