@@ -35,10 +35,8 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AuthCapabilities, BooleanConfigOptionCapabilities, CancelNotification, ClientCapabilities,
-    ClientSessionCapabilities, ContentBlock, ElicitationCapabilities, ElicitationFormCapabilities,
-    ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
-    InitializeResponse, PromptRequest, SessionConfigOptionsCapabilities, SessionId,
+    CancelNotification, ContentBlock, Implementation, InitializeRequest, InitializeResponse, PromptRequest,
+    SessionId,
 };
 use agent_client_protocol::v2::InitializeOutcome;
 use agent_client_protocol::{Agent, ConnectionTo, Lines};
@@ -407,44 +405,9 @@ impl AgentClient {
         })
     }
 
-    fn capabilities(&self) -> ClientCapabilities {
-        let modes = self.shared.opts.modes;
-        let mut elicitation = ElicitationCapabilities::new();
-        if modes.form {
-            elicitation = elicitation.form(ElicitationFormCapabilities::new());
-        }
-        if modes.url {
-            elicitation = elicitation.url(ElicitationUrlCapabilities::new());
-        }
-        let fs = self.shared.opts.fs;
-        // Gemini CLI asks its `ask_user` / `exit_plan_mode` questions only of a client that
-        // declares this (`handlers/host_input.rs` answers them as forms).
-        let mut meta = serde_json::Map::new();
-        if modes.form {
-            meta.insert(
-                crate::form::gemini::CAPABILITY_KEY.into(),
-                crate::form::gemini::capability(),
-            );
-        }
-        ClientCapabilities::new()
-            .meta(Some(meta).filter(|m| !m.is_empty()))
-            .fs(FileSystemCapabilities::new()
-                .read_text_file(fs)
-                .write_text_file(fs))
-            .terminal(self.shared.opts.terminals)
-            .auth(AuthCapabilities::new().terminal(self.shared.opts.terminal_auth))
-            .elicitation(elicitation)
-            // Boolean config options: agents may offer them only to clients that opt in, and a
-            // client may set them only then. The window and porthole-cli (`--config ID=true`)
-            // both handle them.
-            .session(ClientSessionCapabilities::new().config_options(
-                SessionConfigOptionsCapabilities::new().boolean(BooleanConfigOptionCapabilities::new()),
-            ))
-    }
-
     async fn initialize(&self) -> Result<(InitializeResponse, serde_json::Value), ClientError> {
         let request = InitializeRequest::new(ProtocolVersion::V1)
-            .client_capabilities(self.capabilities())
+            .client_capabilities(handlers::advertised_v1(&self.shared.opts))
             .client_info(
                 Implementation::new(
                     self.shared.opts.client_name.clone(),

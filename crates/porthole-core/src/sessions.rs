@@ -710,6 +710,13 @@ fn known_method(method: &str) -> &'static str {
         .map_or("an extension request", String::as_str)
 }
 
+/// The session joins the connection's state: its roots for `fs/*` and terminals, its models.
+fn register(shared: &Shared, session_id: &str, workspace: &Workspace, models: Option<&SessionModels>) {
+    let mut state = SessionState::new(workspace.roots());
+    state.models = models.cloned();
+    shared.lock().sessions.insert(session_id.to_string(), state);
+}
+
 #[cfg(test)]
 mod tests {
     use super::known_method;
@@ -729,11 +736,4 @@ mod tests {
         assert_eq!(known_method("_vendor/thing"), "an extension request");
         assert_eq!(known_method("session/new "), "an extension request");
     }
-}
-
-/// The session joins the connection's state: its roots for `fs/*` and terminals, its models.
-fn register(shared: &Shared, session_id: &str, workspace: &Workspace, models: Option<&SessionModels>) {
-    let mut state = SessionState::new(workspace.roots());
-    state.models = models.cloned();
-    shared.lock().sessions.insert(session_id.to_string(), state);
 }
