@@ -243,3 +243,27 @@ fn refuse_in_session(
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v2_routes_what_v1_does_except_the_requests_v2_has_not() {
+        let opts = ClientOptions::default();
+        for method in ["elicitation/create", "session/request_permission"] {
+            assert!(route(method, &opts, Wire::V1).is_some(), "{method}");
+            assert!(route(method, &opts, Wire::V2).is_some(), "{method}");
+        }
+        let v1_only = [
+            "fs/read_text_file",
+            "fs/write_text_file",
+            "terminal/create",
+            crate::form::gemini::METHODS[0],
+        ];
+        for method in v1_only {
+            assert!(route(method, &opts, Wire::V1).is_some(), "{method}");
+            assert!(route(method, &opts, Wire::V2).is_none(), "{method} on v2");
+        }
+    }
+}
