@@ -415,32 +415,11 @@ impl AgentClient {
                 )
                 .title("Porthole".to_string()),
             );
-        let timeout = self.shared.opts.init_timeout;
         let sent = self
             .cx
             .send_request(crate::initialize::Initialize(request))
             .block_task();
-        let mut exit = self.exit_rx.clone();
-        let response = tokio::select! {
-            r = tokio::time::timeout(timeout, sent) => match r {
-                Err(_) => return Err(ClientError::InitTimeout(timeout)),
-                Ok(r) => r,
-            },
-            e = exit.wait_for(|e| e.is_some()) => {
-                let info = e.ok().and_then(|e| e.clone());
-                return Err(info.map(ClientError::Exited).unwrap_or_else(|| ClientError::Start("agent exited".into())));
-            }
-        };
-        let response = match response {
-            Ok(answer) => answer,
-            Err(e) => {
-                // The pipe usually closes just before the exit is observed: wait for it briefly
-                // so the error names the exit status and stderr instead of "transport closed".
-                let mut exit = self.exit_rx.clone();
-                let _ = tokio::time::timeout(Duration::from_secs(2), exit.wait_for(|e| e.is_some())).await;
-                return Err(self.rpc_error("initialize", &e));
-            }
-        };
+        let response = sdk::settle_init(&self.shared, &self.exit_rx, sent).await?;
         let _ = self
             .shared
             .agent
