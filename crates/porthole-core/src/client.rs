@@ -35,10 +35,8 @@ use std::time::Duration;
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::schema::{
-    AuthCapabilities, BooleanConfigOptionCapabilities, CancelNotification, ClientCapabilities,
-    ClientSessionCapabilities, ContentBlock, ElicitationCapabilities, ElicitationFormCapabilities,
-    ElicitationUrlCapabilities, FileSystemCapabilities, Implementation, InitializeRequest,
-    InitializeResponse, PromptRequest, SessionConfigOptionsCapabilities, SessionId,
+    CancelNotification, ContentBlock, Implementation, InitializeRequest, InitializeResponse, PromptRequest,
+    SessionId,
 };
 use agent_client_protocol::v2::InitializeOutcome;
 use agent_client_protocol::{Agent, ConnectionTo, Lines};
@@ -174,6 +172,22 @@ impl McpTransports {
     }
 }
 
+impl Io {
+    /// The ends of a stream connection: no process to stop, no stderr.
+    fn streams(
+        reader: impl tokio::io::AsyncRead + Send + Unpin + 'static,
+        writer: impl tokio::io::AsyncWrite + Send + Unpin + 'static,
+    ) -> Self {
+        Io {
+            reader: Box::new(reader),
+            writer: Box::new(writer),
+            stderr: StderrTail::default(),
+            stop: None,
+            fault: Arc::default(),
+        }
+    }
+}
+
 /// A live connection to an agent. Cheap to clone.
 #[derive(Clone)]
 pub struct AgentClient {
@@ -261,13 +275,7 @@ impl AgentClient {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let (shared, events_rx, exit_rx) = Shared::new(&opts);
-        let io = Io {
-            reader: Box::new(reader),
-            writer: Box::new(writer),
-            stderr: StderrTail::default(),
-            stop: None,
-            fault: Arc::default(),
-        };
+        let io = Io::streams(reader, writer);
         Self::connect(shared, events_rx, exit_rx, io, true).await
     }
 
@@ -288,13 +296,7 @@ impl AgentClient {
     {
         let (shared, events_rx, exit_rx) = Shared::new(&opts);
         let _ = shared.agent.set(identity_of(&init, &opts));
-        let io = Io {
-            reader: Box::new(reader),
-            writer: Box::new(writer),
-            stderr: StderrTail::default(),
-            stop: None,
-            fault: Arc::default(),
-        };
+        let io = Io::streams(reader, writer);
         let client = Self::observe(shared, exit_rx, io, true).await?;
         let client = AgentClient {
             mcp: McpTransports::of_v1(&init.agent_capabilities.mcp_capabilities),
@@ -311,22 +313,7 @@ impl AgentClient {
         io: Io,
         exit_on_close: bool,
     ) -> Result<(AgentClient, mpsc::Receiver<Event>), ClientError> {
-        let Io {
-            reader,
-            writer,
-            stderr,
-            stop,
-            fault,
-        } = io;
-        let pipes = pipes::Pipes::new(&shared, reader, writer, Self::event_tap(&shared), fault.clone());
-        let mut ends = Ends {
-            shared: shared.clone(),
-            exit_rx: exit_rx.clone(),
-            stderr,
-            stop,
-            fault,
-            exit_on_close,
-        };
+        let (pipes, mut ends) = Self::pipes_and_ends(shared.clone(), exit_rx.clone(), io, exit_on_close);
         let choice = shared.opts.protocol;
         if choice != ProtocolChoice::V1 {
             // Offer v2 on a connection that may be retired; see `pipes`.
@@ -403,6 +390,20 @@ impl AgentClient {
         io: Io,
         exit_on_close: bool,
     ) -> Result<AgentClient, ClientError> {
+        let _ = shared.wire.set(Wire::V1);
+        let (pipes, mut ends) = Self::pipes_and_ends(shared, exit_rx, io, exit_on_close);
+        let (outgoing, incoming) = pipes.into_final();
+        let run = ends.run(Wire::V1, Lines::new(outgoing, incoming), None).await?;
+        Ok(ends.keep(run))
+    }
+
+    /// The agent's lines (`pipes`) and what the SDK connections run over them share (`Ends`).
+    fn pipes_and_ends(
+        shared: Arc<Shared>,
+        exit_rx: watch::Receiver<Option<ExitInfo>>,
+        io: Io,
+        exit_on_close: bool,
+    ) -> (pipes::Pipes, Ends) {
         let Io {
             reader,
             writer,
@@ -410,9 +411,8 @@ impl AgentClient {
             stop,
             fault,
         } = io;
-        let _ = shared.wire.set(Wire::V1);
         let pipes = pipes::Pipes::new(&shared, reader, writer, Self::event_tap(&shared), fault.clone());
-        let mut ends = Ends {
+        let ends = Ends {
             shared,
             exit_rx,
             stderr,
@@ -420,9 +420,7 @@ impl AgentClient {
             fault,
             exit_on_close,
         };
-        let (outgoing, incoming) = pipes.into_final();
-        let run = ends.run(Wire::V1, Lines::new(outgoing, incoming), None).await?;
-        Ok(ends.keep(run))
+        (pipes, ends)
     }
 
     fn event_tap(shared: &Arc<Shared>) -> Arc<dyn WireTap> {
@@ -432,44 +430,9 @@ impl AgentClient {
         })
     }
 
-    fn capabilities(&self) -> ClientCapabilities {
-        let modes = self.shared.opts.modes;
-        let mut elicitation = ElicitationCapabilities::new();
-        if modes.form {
-            elicitation = elicitation.form(ElicitationFormCapabilities::new());
-        }
-        if modes.url {
-            elicitation = elicitation.url(ElicitationUrlCapabilities::new());
-        }
-        let fs = self.shared.opts.fs;
-        // Gemini CLI asks its `ask_user` / `exit_plan_mode` questions only of a client that
-        // declares this (`handlers/host_input.rs` answers them as forms).
-        let mut meta = serde_json::Map::new();
-        if modes.form {
-            meta.insert(
-                crate::form::gemini::CAPABILITY_KEY.into(),
-                crate::form::gemini::capability(),
-            );
-        }
-        ClientCapabilities::new()
-            .meta(Some(meta).filter(|m| !m.is_empty()))
-            .fs(FileSystemCapabilities::new()
-                .read_text_file(fs)
-                .write_text_file(fs))
-            .terminal(self.shared.opts.terminals)
-            .auth(AuthCapabilities::new().terminal(self.shared.opts.terminal_auth))
-            .elicitation(elicitation)
-            // Boolean config options: agents may offer them only to clients that opt in, and a
-            // client may set them only then. The window and porthole-cli (`--config ID=true`)
-            // both handle them.
-            .session(ClientSessionCapabilities::new().config_options(
-                SessionConfigOptionsCapabilities::new().boolean(BooleanConfigOptionCapabilities::new()),
-            ))
-    }
-
     async fn initialize(&self) -> Result<(InitializeResponse, serde_json::Value), ClientError> {
         let request = InitializeRequest::new(ProtocolVersion::V1)
-            .client_capabilities(self.capabilities())
+            .client_capabilities(handlers::advertised_v1(&self.shared.opts))
             .client_info(
                 Implementation::new(
                     self.shared.opts.client_name.clone(),
@@ -477,32 +440,11 @@ impl AgentClient {
                 )
                 .title("Porthole".to_string()),
             );
-        let timeout = self.shared.opts.init_timeout;
         let sent = self
             .cx
             .send_request(crate::initialize::Initialize(request))
             .block_task();
-        let mut exit = self.exit_rx.clone();
-        let response = tokio::select! {
-            r = tokio::time::timeout(timeout, sent) => match r {
-                Err(_) => return Err(ClientError::InitTimeout(timeout)),
-                Ok(r) => r,
-            },
-            e = exit.wait_for(|e| e.is_some()) => {
-                let info = e.ok().and_then(|e| e.clone());
-                return Err(info.map(ClientError::Exited).unwrap_or_else(|| ClientError::Start("agent exited".into())));
-            }
-        };
-        let response = match response {
-            Ok(answer) => answer,
-            Err(e) => {
-                // The pipe usually closes just before the exit is observed: wait for it briefly
-                // so the error names the exit status and stderr instead of "transport closed".
-                let mut exit = self.exit_rx.clone();
-                let _ = tokio::time::timeout(Duration::from_secs(2), exit.wait_for(|e| e.is_some())).await;
-                return Err(self.rpc_error("initialize", &e));
-            }
-        };
+        let response = sdk::settle_init(&self.shared, &self.exit_rx, sent).await?;
         let _ = self
             .shared
             .agent

@@ -12,6 +12,7 @@ use agent_client_protocol::v1::schema::{
     SessionConfigOptionValue, SessionId, SessionInfo, SessionModeState, SetSessionConfigOptionRequest,
     SetSessionModeRequest,
 };
+use agent_client_protocol::v2::schema as v2_schema;
 use serde::Serialize;
 
 use crate::client::state::Shared;
@@ -110,6 +111,13 @@ pub enum ConfigValue {
     Select(String),
     Boolean(bool),
 }
+
+/// The markers of a v2 agent's `capabilities.session` that advertise a method Porthole sends on
+/// v2 beyond list, resume and close (which v2 requires of every agent with sessions; v1 names
+/// them alike). The v1 view of the agent's answer (`client/negotiate.rs`) carries these and no
+/// others, so a method not sent on v2 stays unadvertised there and answers "unsupported"
+/// without a send. A method sent on both wires adds its marker here, beside its two requests.
+pub(crate) const V2_SESSION_MARKERS: &[&str] = &["additionalDirectories", "delete", "fork"];
 
 /// JSON-RPC code of `auth_required` (ACP error codes).
 pub const AUTH_REQUIRED: i32 = -32000;
@@ -300,8 +308,7 @@ impl AgentClient {
         }
         match how {
             Open::New => self.new_v1(workspace).await,
-            Open::Load(id) => self.load_v1(id, workspace).await,
-            Open::Resume(id) => self.resume_v1(id, workspace).await,
+            Open::Load(id) | Open::Resume(id) => self.reopen_v1(how, id, workspace).await,
             Open::Fork(id) => self.fork_v1(id, workspace).await,
         }
     }
@@ -338,29 +345,6 @@ impl AgentClient {
         self.open(Open::Load(session_id), workspace).await
     }
 
-    async fn load_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
-        self.require(self.agent_capabilities().load_session, "session/load")?;
-        let additional = self.additional(&workspace)?;
-        // Registered first: the replay and any requests during it name this session.
-        self.register(session_id, &workspace, None);
-        let request = LoadSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
-            .additional_directories(additional)
-            .mcp_servers(workspace.mcp_servers.clone());
-        match self.call("session/load", LoadSession(request)).await {
-            Ok(r) => Ok(self.opened(
-                session_id,
-                workspace,
-                r.response.modes,
-                r.response.config_options,
-                r.models,
-            )),
-            Err(e) => {
-                self.end_session(session_id);
-                Err(e)
-            }
-        }
-    }
-
     /// `session/resume`: reconnect to a session without replaying its history.
     pub async fn resume_session(
         &self,
@@ -370,23 +354,49 @@ impl AgentClient {
         self.open(Open::Resume(session_id), workspace).await
     }
 
-    async fn resume_v1(&self, session_id: &str, workspace: Workspace) -> Result<OpenedSession, ClientError> {
-        let supported = self.agent_capabilities().session_capabilities.resume.is_some();
-        self.require(supported, "session/resume")?;
+    /// `session/load` or `session/resume` of a stored session on v1. Registered first: a
+    /// load's replay and any requests while the agent answers name this session.
+    async fn reopen_v1(
+        &self,
+        how: Open<'_>,
+        session_id: &str,
+        workspace: Workspace,
+    ) -> Result<OpenedSession, ClientError> {
+        let capabilities = self.agent_capabilities();
+        let (method, supported) = match how {
+            Open::Load(_) => ("session/load", capabilities.load_session),
+            _ => (
+                "session/resume",
+                capabilities.session_capabilities.resume.is_some(),
+            ),
+        };
+        self.require(supported, method)?;
         let additional = self.additional(&workspace)?;
         self.register(session_id, &workspace, None);
-        let request =
-            ResumeSessionRequest::new(SessionId::new(session_id.to_string()), workspace.cwd.clone())
-                .additional_directories(additional)
-                .mcp_servers(workspace.mcp_servers.clone());
-        match self.call("session/resume", ResumeSession(request)).await {
-            Ok(r) => Ok(self.opened(
-                session_id,
-                workspace,
-                r.response.modes,
-                r.response.config_options,
-                r.models,
-            )),
+        let id = SessionId::new(session_id.to_string());
+        let cwd = workspace.cwd.clone();
+        let servers = workspace.mcp_servers.clone();
+        // The two answers differ only in type: both carry modes, config options and models.
+        let answered = match how {
+            Open::Load(_) => {
+                let request = LoadSessionRequest::new(id, cwd)
+                    .additional_directories(additional)
+                    .mcp_servers(servers);
+                self.call(method, LoadSession(request))
+                    .await
+                    .map(|r| (r.response.modes, r.response.config_options, r.models))
+            }
+            _ => {
+                let request = ResumeSessionRequest::new(id, cwd)
+                    .additional_directories(additional)
+                    .mcp_servers(servers);
+                self.call(method, ResumeSession(request))
+                    .await
+                    .map(|r| (r.response.modes, r.response.config_options, r.models))
+            }
+        };
+        match answered {
+            Ok((modes, config, models)) => Ok(self.opened(session_id, workspace, modes, config, models)),
             Err(e) => {
                 self.end_session(session_id);
                 Err(e)
@@ -465,7 +475,13 @@ impl AgentClient {
         cursor: Option<String>,
     ) -> Result<SessionListing, ClientError> {
         if self.speaks_v2() {
-            return v2::list(self, cwd, cursor).await;
+            let request: v2_schema::ListSessionsRequest =
+                v2::from_json(serde_json::json!({"cwd": cwd, "cursor": cursor}))?;
+            let r = self.call("session/list", request).await?;
+            return Ok(SessionListing {
+                sessions: r.sessions.iter().filter_map(v2::as_v1).collect(),
+                next_cursor: r.next_cursor.map(|c| c.to_string()),
+            });
         }
         let supported = self.agent_capabilities().session_capabilities.list.is_some();
         self.require(supported, "session/list")?;
@@ -482,7 +498,9 @@ impl AgentClient {
     /// here (pending dialogs are cancelled, terminals released).
     pub async fn close_session(&self, session_id: &str) -> Result<(), ClientError> {
         let result = if self.speaks_v2() {
-            v2::close(self, session_id).await
+            // Required in v2.
+            let request = v2_schema::CloseSessionRequest::new(session_id.to_string());
+            self.call("session/close", request).await.map(|_| ())
         } else if self.agent_capabilities().session_capabilities.close.is_some() {
             self.call(
                 "session/close",
@@ -502,14 +520,16 @@ impl AgentClient {
     pub async fn cancel_tool_call(&self, session_id: &str, tool_call_id: &str) -> Result<(), ClientError> {
         self.known(session_id)?;
         self.require(self.speaks_v2(), "tool_call/cancel")?;
-        v2::cancel_tool_call(self, session_id, tool_call_id).await
+        let request = v2_schema::CancelToolCallRequest::new(session_id.to_string(), tool_call_id.to_string());
+        self.call("tool_call/cancel", request).await.map(|_| ())
     }
 
     /// `terminal/cancel` (ACP v2 only): stop the command of a terminal the agent runs.
     pub async fn cancel_terminal(&self, session_id: &str, terminal_id: &str) -> Result<(), ClientError> {
         self.known(session_id)?;
         self.require(self.speaks_v2(), "terminal/cancel")?;
-        v2::cancel_terminal(self, session_id, terminal_id).await
+        let request = v2_schema::CancelTerminalRequest::new(session_id.to_string(), terminal_id.to_string());
+        self.call("terminal/cancel", request).await.map(|_| ())
     }
 
     /// `session/delete`: remove a stored session from the agent's list.
@@ -517,15 +537,12 @@ impl AgentClient {
         let supported = self.agent_capabilities().session_capabilities.delete.is_some();
         self.require(supported, "session/delete")?;
         if self.speaks_v2() {
-            v2::delete(self, session_id).await?;
-            self.end_session(session_id);
-            return Ok(());
+            let request = v2_schema::DeleteSessionRequest::new(session_id.to_string());
+            self.call("session/delete", request).await?;
+        } else {
+            let request = DeleteSessionRequest::new(SessionId::new(session_id.to_string()));
+            self.call("session/delete", request).await?;
         }
-        self.call(
-            "session/delete",
-            DeleteSessionRequest::new(SessionId::new(session_id.to_string())),
-        )
-        .await?;
         self.end_session(session_id);
         Ok(())
     }
@@ -552,7 +569,16 @@ impl AgentClient {
     ) -> Result<Vec<SessionConfigOption>, ClientError> {
         self.known(session_id)?;
         if self.speaks_v2() {
-            return v2::set_config_option(self, session_id, config_id, value).await;
+            // v2 names the value's type (`id` or `boolean`) beside it.
+            let (kind, value) = match value {
+                ConfigValue::Select(v) => ("id", serde_json::Value::from(v)),
+                ConfigValue::Boolean(b) => ("boolean", serde_json::Value::from(b)),
+            };
+            let request: v2_schema::SetSessionConfigOptionRequest = v2::from_json(serde_json::json!({
+                "sessionId": session_id, "configId": config_id, "type": kind, "value": value,
+            }))?;
+            let r = self.call("session/set_config_option", request).await?;
+            return Ok(v2::config(&r.config_options));
         }
         let value = match value {
             ConfigValue::Select(v) => SessionConfigOptionValue::value_id(v),
@@ -575,12 +601,7 @@ impl AgentClient {
         if !advertised {
             return Err(ClientError::UnknownAuthMethod(method_id.to_string()));
         }
-        if self.speaks_v2() {
-            return v2::login(self, method_id, None).await;
-        }
-        self.call("authenticate", AuthenticateRequest::new(method_id.to_string()))
-            .await
-            .map(|_| ())
+        self.sign_in(method_id, None).await
     }
 
     /// Whether `method_id` is one of the agent's methods that sign in with an API key sent in
@@ -599,16 +620,21 @@ impl AgentClient {
         let shape = self
             .api_key_method(method_id)
             .ok_or_else(|| ClientError::UnknownAuthMethod(method_id.to_string()))?;
+        self.sign_in(method_id, Some(crate::api_key::authenticate_meta(shape, key)))
+            .await
+    }
+
+    /// `authenticate` (v1), `auth/login` (v2), with `_meta` (an API key's, see `api_key`).
+    async fn sign_in(
+        &self,
+        method_id: &str,
+        meta: Option<serde_json::Map<String, serde_json::Value>>,
+    ) -> Result<(), ClientError> {
         if self.speaks_v2() {
-            return v2::login(
-                self,
-                method_id,
-                Some(crate::api_key::authenticate_meta(shape, key)),
-            )
-            .await;
+            let request = v2_schema::LoginAuthRequest::new(method_id.to_string()).meta(meta);
+            return self.call("auth/login", request).await.map(|_| ());
         }
-        let request = AuthenticateRequest::new(method_id.to_string())
-            .meta(crate::api_key::authenticate_meta(shape, key));
+        let request = AuthenticateRequest::new(method_id.to_string()).meta(meta);
         self.call("authenticate", request).await.map(|_| ())
     }
 
@@ -617,7 +643,8 @@ impl AgentClient {
         let supported = self.agent_capabilities().auth.logout.is_some();
         self.require(supported, "logout")?;
         if self.speaks_v2() {
-            return v2::logout(self).await;
+            // v2 requires it of an agent that lists sign-in methods.
+            return self.call("auth/logout", v2_schema::LogoutAuthRequest::new()).await.map(|_| ());
         }
         self.call("logout", LogoutRequest::new()).await.map(|_| ())
     }
@@ -659,30 +686,33 @@ impl AgentClient {
     }
 }
 
-/// The name an elicitation's `during` shows for a request of another client: ACP's client
-/// methods by name, anything else as an extension request.
+/// The name an elicitation's `during` shows for a request of another client: ACP's methods
+/// a client calls, v1's and v2's, by the SDK's own lists (so a method Porthole learns needs no
+/// entry here), anything else as an extension request.
 fn known_method(method: &str) -> &'static str {
-    const KNOWN: &[&str] = &[
-        "initialize",
-        "authenticate",
-        "logout",
-        "session/new",
-        "session/load",
-        "session/resume",
-        "session/fork",
-        "session/list",
-        "session/close",
-        "session/delete",
-        "session/prompt",
-        "session/set_mode",
-        "session/set_model",
-        "session/set_config_option",
-    ];
+    static KNOWN: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        let names = |list: serde_json::Value| -> Vec<String> {
+            let serde_json::Value::Object(list) = list else {
+                return Vec::new();
+            };
+            list.into_values()
+                .filter_map(|name| name.as_str().map(str::to_string))
+                .collect()
+        };
+        let mut known = names(
+            serde_json::to_value(agent_client_protocol::v1::schema::AGENT_METHOD_NAMES).unwrap_or_default(),
+        );
+        known.extend(names(
+            serde_json::to_value(v2_schema::AGENT_METHOD_NAMES).unwrap_or_default(),
+        ));
+        // Porthole's own binding of a method the SDK no longer carries (`models.rs`).
+        known.push("session/set_model".into());
+        known
+    });
     KNOWN
         .iter()
-        .copied()
         .find(|m| *m == method)
-        .unwrap_or("an extension request")
+        .map_or("an extension request", String::as_str)
 }
 
 /// The session joins the connection's state: its roots for `fs/*` and terminals, its models.
@@ -690,4 +720,25 @@ fn register(shared: &Shared, session_id: &str, workspace: &Workspace, models: Op
     let mut state = SessionState::new(workspace.roots());
     state.models = models.cloned();
     shared.lock().sessions.insert(session_id.to_string(), state);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::known_method;
+
+    #[test]
+    fn a_request_of_another_client_is_named_by_acps_method_lists_of_both_versions() {
+        for method in [
+            "initialize",
+            "session/new",
+            "session/set_mode",
+            "session/set_model",
+            "auth/login",
+            "tool_call/cancel",
+        ] {
+            assert_eq!(known_method(method), method);
+        }
+        assert_eq!(known_method("_vendor/thing"), "an extension request");
+        assert_eq!(known_method("session/new "), "an extension request");
+    }
 }

@@ -9,30 +9,14 @@ use serde_json::{Value, json};
 
 use super::options::ClientOptions;
 
-/// The v2 `initialize`: `capabilities` and `info` (v2's names), what Porthole serves in v2.
-/// v2 has no `fs/*` or `terminal/*` requests (terminals are display-only updates), and its
-/// config options need no capability.
+/// The v2 `initialize`: `capabilities` and `info` (v2's names); what Porthole serves in v2 is
+/// said beside the routes, in `handlers::advertised_v2`.
 pub(super) fn request(opts: &ClientOptions) -> v2::InitializeRequest {
-    let mut elicitation = v2::ElicitationCapabilities::new();
-    if opts.modes.form {
-        elicitation = elicitation.form(v2::ElicitationFormCapabilities::new());
-    }
-    if opts.modes.url {
-        elicitation = elicitation.url(v2::ElicitationUrlCapabilities::new());
-    }
-    let mut capabilities = v2::ClientCapabilities::new();
-    if opts.modes.form || opts.modes.url {
-        capabilities = capabilities.elicitation(elicitation);
-    }
-    if opts.terminal_auth {
-        capabilities = capabilities
-            .auth(v2::ClientAuthCapabilities::new().terminal(v2::TerminalAuthCapabilities::new()));
-    }
     v2::InitializeRequest::new(
         ProtocolVersion::V2,
         v2::Implementation::new(opts.client_name.clone(), opts.client_version.clone()).title("Porthole"),
     )
-    .capabilities(capabilities)
+    .capabilities(super::handlers::advertised_v2(opts))
 }
 
 /// The agent's v2 answer as v1's `InitializeResponse` with `protocolVersion` 2: its name, the
@@ -44,14 +28,15 @@ pub(super) fn v1_view(response: &v2::InitializeResponse) -> (InitializeResponse,
     let raw = serde_json::to_value(response).unwrap_or(Value::Null);
     let session = &raw["capabilities"]["session"];
     // v2 requires list, resume and close of an agent with sessions; a load is a resume with
-    // the history replayed (`sessions/v2.rs`).
+    // the history replayed (`sessions/v2.rs`). The other markers carried are those of the
+    // methods Porthole sends on v2 (`sessions::V2_SESSION_MARKERS`).
     let sessions = session.is_object();
     let mut capabilities = json!({"loadSession": sessions});
     if sessions {
         let mut v1_sessions = json!({"list": {}, "resume": {}, "close": {}});
-        for optional in ["additionalDirectories", "delete", "fork"] {
-            if session[optional].is_object() {
-                v1_sessions[optional] = json!({});
+        for &marker in crate::sessions::V2_SESSION_MARKERS {
+            if session[marker].is_object() {
+                v1_sessions[marker] = json!({});
             }
         }
         capabilities["sessionCapabilities"] = v1_sessions;

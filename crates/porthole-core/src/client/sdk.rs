@@ -5,7 +5,6 @@
 
 use std::sync::Arc;
 
-use agent_client_protocol::v2::InitializeOutcome;
 use agent_client_protocol::{Agent, Client, ConnectionTo, Lines, UntypedMessage, V1};
 use futures::Stream;
 use serde_json::Value;
@@ -240,12 +239,13 @@ where
         .await
 }
 
-/// The v2 `initialize`'s outcome within the timeout, or why the agent gave none.
-pub(super) async fn settle_init(
+/// An `initialize`'s answer (v1's, or v2's outcome) within the timeout, or why the agent gave
+/// none.
+pub(super) async fn settle_init<T>(
     shared: &Shared,
     exit_rx: &watch::Receiver<Option<ExitInfo>>,
-    sent: impl std::future::Future<Output = agent_client_protocol::Result<InitializeOutcome>>,
-) -> Result<InitializeOutcome, ClientError> {
+    sent: impl std::future::Future<Output = agent_client_protocol::Result<T>>,
+) -> Result<T, ClientError> {
     let timeout = shared.opts.init_timeout;
     let mut exit = exit_rx.clone();
     let response = tokio::select! {

@@ -1,6 +1,7 @@
 //! Opening a session on the v2 wire: `session/new`, `session/fork`, and `session/resume` (with
 //! `replayFrom: start` for a load: v2 has no `session/load`). The answers' config options and
-//! commands come out in v1's shapes, as the front ends read them.
+//! commands come out in v1's shapes, as the front ends read them. The other methods send v1's
+//! or v2's request in one function each, in `sessions.rs`; the conversions they share are here.
 
 use agent_client_protocol::v1::schema::{AvailableCommandsUpdate, McpServer, SessionConfigOption};
 use agent_client_protocol::v2::schema as v2;
@@ -86,20 +87,6 @@ pub(super) async fn open(
     }
 }
 
-/// `session/delete` (when the agent declares `session.delete`).
-pub(super) async fn delete(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
-    let request = v2::DeleteSessionRequest::new(session_id.to_string());
-    client.call("session/delete", request).await.map(|_| ())
-}
-
-/// `auth/logout` (v2's `logout`; an agent that lists sign-in methods must support it).
-pub(super) async fn logout(client: &AgentClient) -> Result<(), ClientError> {
-    client
-        .call("auth/logout", v2::LogoutAuthRequest::new())
-        .await
-        .map(|_| ())
-}
-
 /// The commands a v2 answer lists, delivered as v1's `available_commands_update` would be.
 async fn commands(client: &AgentClient, session_id: &str, commands: &[v2::AvailableCommand]) {
     if commands.is_empty() {
@@ -121,11 +108,12 @@ async fn commands(client: &AgentClient, session_id: &str, commands: &[v2::Availa
         .await;
 }
 
-fn config(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
+pub(super) fn config(options: &[v2::SessionConfigOption]) -> Vec<SessionConfigOption> {
     crate::transcript::v2::config_options(options)
 }
 
-fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
+/// A v2 value in v1's shape (the same fields), or `None` when it does not fit.
+pub(super) fn as_v1<T: DeserializeOwned>(value: &impl Serialize) -> Option<T> {
     serde_json::to_value(value)
         .ok()
         .and_then(|v| serde_json::from_value(v).ok())
@@ -158,83 +146,8 @@ fn server_name(server: &McpServer) -> &str {
     }
 }
 
-/// `session/list`, one page (v2 requires it of every agent with sessions).
-pub(super) async fn list(
-    client: &AgentClient,
-    cwd: Option<std::path::PathBuf>,
-    cursor: Option<String>,
-) -> Result<super::SessionListing, ClientError> {
-    let request: v2::ListSessionsRequest = from_json(serde_json::json!({"cwd": cwd, "cursor": cursor}))?;
-    let r = client.call("session/list", request).await?;
-    Ok(super::SessionListing {
-        sessions: r.sessions.iter().filter_map(as_v1).collect(),
-        next_cursor: r.next_cursor.map(|c| c.to_string()),
-    })
-}
-
-/// `tool_call/cancel`: the agent stops that tool call's work (one running in the background).
-pub(super) async fn cancel_tool_call(
-    client: &AgentClient,
-    session_id: &str,
-    tool_call_id: &str,
-) -> Result<(), ClientError> {
-    let request = v2::CancelToolCallRequest::new(session_id.to_string(), tool_call_id.to_string());
-    client.call("tool_call/cancel", request).await.map(|_| ())
-}
-
-/// `terminal/cancel`: the agent stops the command of a terminal it runs.
-pub(super) async fn cancel_terminal(
-    client: &AgentClient,
-    session_id: &str,
-    terminal_id: &str,
-) -> Result<(), ClientError> {
-    let request = v2::CancelTerminalRequest::new(session_id.to_string(), terminal_id.to_string());
-    client.call("terminal/cancel", request).await.map(|_| ())
-}
-
-/// `session/close` (required in v2).
-pub(super) async fn close(client: &AgentClient, session_id: &str) -> Result<(), ClientError> {
-    client
-        .call(
-            "session/close",
-            v2::CloseSessionRequest::new(session_id.to_string()),
-        )
-        .await
-        .map(|_| ())
-}
-
-/// `session/set_config_option`; v2 names the value's type (`id` or `boolean`).
-pub(super) async fn set_config_option(
-    client: &AgentClient,
-    session_id: &str,
-    config_id: &str,
-    value: super::ConfigValue,
-) -> Result<Vec<SessionConfigOption>, ClientError> {
-    let value = match value {
-        super::ConfigValue::Select(v) => serde_json::json!({"type": "id", "value": v}),
-        super::ConfigValue::Boolean(b) => serde_json::json!({"type": "boolean", "value": b}),
-    };
-    let mut request = serde_json::json!({"sessionId": session_id, "configId": config_id});
-    request
-        .as_object_mut()
-        .expect("an object")
-        .extend(value.as_object().expect("an object").clone());
-    let request: v2::SetSessionConfigOptionRequest = from_json(request)?;
-    let r = client.call("session/set_config_option", request).await?;
-    Ok(config(&r.config_options))
-}
-
-/// `auth/login` (v2's `authenticate`), with `_meta` (an API key's, see `api_key`).
-pub(super) async fn login(
-    client: &AgentClient,
-    method_id: &str,
-    meta: Option<serde_json::Map<String, serde_json::Value>>,
-) -> Result<(), ClientError> {
-    let request = v2::LoginAuthRequest::new(method_id.to_string()).meta(meta);
-    client.call("auth/login", request).await.map(|_| ())
-}
-
-fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ClientError> {
+/// A v2 request written from JSON (for the requests whose builders the SDK keeps unstable).
+pub(super) fn from_json<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, ClientError> {
     serde_json::from_value(value)
         .map_err(|e| ClientError::Start(format!("a v2 request Porthole could not write: {e}")))
 }

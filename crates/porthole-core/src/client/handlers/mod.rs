@@ -2,7 +2,12 @@
 //! for a person: a request that needs a decision is put in its dialog table and the handler
 //! returns, so the SDK's dispatch loop keeps reading.
 //!
-//! A new kind of request is one route here and one handler module. If it asks the user, the
+//! What Porthole serves is said here once for both wires: the routes (`route`, which a v2
+//! request reaches too, after `v2.rs` converted its shape) and the capabilities that advertise
+//! them in `initialize` (`advertised_v1`, `advertised_v2`).
+//!
+//! A new kind of request is one route here (with its capability, when it has one) and one
+//! handler module. If it asks the user, the
 //! module's pending dialog implements [`super::dialogs::Waiting`] and is put before the user
 //! with [`super::dialogs::open`] (the bound, the table, the cancellation watcher and the
 //! prompt event, written once), and `events.rs` gets its
@@ -24,7 +29,15 @@ use agent_client_protocol::UntypedMessage;
 use agent_client_protocol::v1::Responder;
 use serde_json::Value;
 
-use super::state::{Shared, State};
+use agent_client_protocol::v1::schema::{
+    AuthCapabilities, BooleanConfigOptionCapabilities, ClientCapabilities, ClientSessionCapabilities,
+    ElicitationCapabilities, ElicitationFormCapabilities, ElicitationUrlCapabilities, FileSystemCapabilities,
+    SessionConfigOptionsCapabilities,
+};
+use agent_client_protocol::v2::schema as v2_schema;
+
+use super::options::ClientOptions;
+use super::state::{Shared, State, Wire};
 use crate::transport;
 
 /// Named JSON-RPC error codes this client answers with.
@@ -49,23 +62,93 @@ enum Route {
     Oversized,
 }
 
-fn route(method: &str, shared: &Shared) -> Option<Route> {
-    let opts = &shared.opts;
+/// `wire`: the version of the connection the request came on. v2 has no `fs/*` or
+/// `terminal/*` requests (its terminals are display-only updates), nor Gemini CLI's questions.
+fn route(method: &str, opts: &ClientOptions, wire: Wire) -> Option<Route> {
+    let v1 = wire == Wire::V1;
     Some(match method {
         "elicitation/create" => Route::Elicitation,
         "session/request_permission" => Route::Permission,
-        m if opts.modes.form && crate::form::gemini::METHODS.contains(&m) => Route::HostInput,
-        "fs/read_text_file" if opts.fs => Route::ReadFile,
-        "fs/write_text_file" if opts.fs => Route::WriteFile,
-        m if opts.terminals && m.starts_with("terminal/") => Route::Terminal,
+        m if v1 && opts.modes.form && crate::form::gemini::METHODS.contains(&m) => Route::HostInput,
+        "fs/read_text_file" if v1 && opts.fs => Route::ReadFile,
+        "fs/write_text_file" if v1 && opts.fs => Route::WriteFile,
+        m if v1 && opts.terminals && m.starts_with("terminal/") => Route::Terminal,
         transport::OVERSIZED_METHOD => Route::Oversized,
         _ => return None,
     })
 }
 
+/// What v1's `initialize` advertises: the routes above, as v1 names them.
+pub(crate) fn advertised_v1(opts: &ClientOptions) -> ClientCapabilities {
+    let modes = opts.modes;
+    let mut elicitation = ElicitationCapabilities::new();
+    if modes.form {
+        elicitation = elicitation.form(ElicitationFormCapabilities::new());
+    }
+    if modes.url {
+        elicitation = elicitation.url(ElicitationUrlCapabilities::new());
+    }
+    // Gemini CLI asks its `ask_user` / `exit_plan_mode` questions only of a client that
+    // declares this (`host_input.rs` answers them as forms).
+    let mut meta = serde_json::Map::new();
+    if modes.form {
+        meta.insert(
+            crate::form::gemini::CAPABILITY_KEY.into(),
+            crate::form::gemini::capability(),
+        );
+    }
+    ClientCapabilities::new()
+        .meta(Some(meta).filter(|m| !m.is_empty()))
+        .fs(FileSystemCapabilities::new()
+            .read_text_file(opts.fs)
+            .write_text_file(opts.fs))
+        .terminal(opts.terminals)
+        .auth(AuthCapabilities::new().terminal(opts.terminal_auth))
+        .elicitation(elicitation)
+        // Boolean config options: agents may offer them only to clients that opt in, and a
+        // client may set them only then. The window and porthole-cli (`--config ID=true`)
+        // both handle them.
+        .session(ClientSessionCapabilities::new().config_options(
+            SessionConfigOptionsCapabilities::new().boolean(BooleanConfigOptionCapabilities::new()),
+        ))
+}
+
+/// What v2's `initialize` advertises (`capabilities`): the routes above that v2 has. Its
+/// config options need no capability.
+pub(crate) fn advertised_v2(opts: &ClientOptions) -> v2_schema::ClientCapabilities {
+    let mut elicitation = v2_schema::ElicitationCapabilities::new();
+    if opts.modes.form {
+        elicitation = elicitation.form(v2_schema::ElicitationFormCapabilities::new());
+    }
+    if opts.modes.url {
+        elicitation = elicitation.url(v2_schema::ElicitationUrlCapabilities::new());
+    }
+    let mut capabilities = v2_schema::ClientCapabilities::new();
+    if opts.modes.form || opts.modes.url {
+        capabilities = capabilities.elicitation(elicitation);
+    }
+    if opts.terminal_auth {
+        capabilities = capabilities.auth(
+            v2_schema::ClientAuthCapabilities::new().terminal(v2_schema::TerminalAuthCapabilities::new()),
+        );
+    }
+    capabilities
+}
+
 pub(crate) async fn handle_request(shared: &Arc<Shared>, req: UntypedMessage, responder: Responder<Value>) {
     let (method, params) = req.into_parts();
-    match route(&method, shared) {
+    dispatch(shared, Wire::V1, method, params, responder).await;
+}
+
+/// A request, in v1's shape, to its handler by `route`.
+pub(crate) async fn dispatch(
+    shared: &Arc<Shared>,
+    wire: Wire,
+    method: String,
+    params: Value,
+    responder: Responder<Value>,
+) {
+    match route(&method, &shared.opts, wire) {
         Some(Route::Elicitation) => elicitation::handle(shared, params, responder).await,
         Some(Route::Permission) => permission::handle(shared, params, responder).await,
         Some(Route::HostInput) => host_input::handle(shared, params, responder).await,
@@ -75,11 +158,15 @@ pub(crate) async fn handle_request(shared: &Arc<Shared>, req: UntypedMessage, re
             terminal::handle(shared, &shared.terminals, &method, params, responder).await
         }
         Some(Route::Oversized) => refuse_oversized(&params, responder),
-        None => reply_error(
-            responder,
-            agent_client_protocol::Error::method_not_found()
-                .data(Value::String(format!("porthole does not implement `{method}`"))),
-        ),
+        None => {
+            let version = if wire == Wire::V2 { " in ACP v2" } else { "" };
+            reply_error(
+                responder,
+                agent_client_protocol::Error::method_not_found().data(Value::String(format!(
+                    "porthole does not implement `{method}`{version}"
+                ))),
+            )
+        }
     }
 }
 
@@ -155,4 +242,28 @@ fn refuse_in_session(
             ),
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v2_routes_what_v1_does_except_the_requests_v2_has_not() {
+        let opts = ClientOptions::default();
+        for method in ["elicitation/create", "session/request_permission"] {
+            assert!(route(method, &opts, Wire::V1).is_some(), "{method}");
+            assert!(route(method, &opts, Wire::V2).is_some(), "{method}");
+        }
+        let v1_only = [
+            "fs/read_text_file",
+            "fs/write_text_file",
+            "terminal/create",
+            crate::form::gemini::METHODS[0],
+        ];
+        for method in v1_only {
+            assert!(route(method, &opts, Wire::V1).is_some(), "{method}");
+            assert!(route(method, &opts, Wire::V2).is_none(), "{method} on v2");
+        }
+    }
 }

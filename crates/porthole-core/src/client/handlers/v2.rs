@@ -16,30 +16,28 @@ use agent_client_protocol::v1::Responder;
 use agent_client_protocol::v2::schema as v2;
 use serde_json::{Value, json};
 
-use super::{elicitation, permission, reply_error};
-use crate::client::state::{KnownToolCall, Shared};
+use super::{elicitation, reply_error};
+use crate::client::state::{KnownToolCall, Shared, Wire};
 use crate::events::Event;
 use crate::transcript::TranscriptUpdate;
 
+/// A v2 request in v1's shape, then routed as v1's are (`handlers::route`, which knows what v2
+/// lacks).
 pub(crate) async fn handle_request(shared: &Arc<Shared>, req: UntypedMessage, responder: Responder<Value>) {
     let (method, params) = req.into_parts();
-    match method.as_str() {
-        "elicitation/create" => elicitation::handle(shared, params, responder).await,
+    let params = match method.as_str() {
         "session/request_permission" => match permission_as_v1(&params) {
-            Some(params) => permission::handle(shared, params, responder).await,
-            None => reply_error(
-                responder,
-                super::invalid_params("session/request_permission needs a `sessionId` and `options`"),
-            ),
+            Some(params) => params,
+            None => {
+                return reply_error(
+                    responder,
+                    super::invalid_params("session/request_permission needs a `sessionId` and `options`"),
+                );
+            }
         },
-        crate::transport::OVERSIZED_METHOD => super::refuse_oversized(&params, responder),
-        _ => reply_error(
-            responder,
-            agent_client_protocol::Error::method_not_found().data(Value::String(format!(
-                "porthole does not implement `{method}` in ACP v2"
-            ))),
-        ),
-    }
+        _ => params,
+    };
+    super::dispatch(shared, Wire::V2, method, params, responder).await;
 }
 
 pub(crate) async fn handle_notification(shared: &Arc<Shared>, note: UntypedMessage) {
