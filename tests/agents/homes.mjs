@@ -28,3 +28,18 @@ export function throwawayHomes(prefix) {
     },
   };
 }
+
+/** Remove `dir` and everything in it, looking again when a process still writing there makes the
+ *  removal race a new file (ENOTEMPTY); a folder that stays is said, never a crash: the tests'
+ *  results are what counts. */
+export function removeTree(dir) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      return;
+    } catch (error) {
+      if (attempt === 19) console.log(`# could not remove ${dir}: ${error.message}`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+    }
+  }
+}

@@ -11,7 +11,7 @@
 // scripts/test-agents does. Only those flows get the keyring's D-Bus session.
 import { startExample } from "../e2e/apps/examples.mjs";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { AGENTS } from "./agents.mjs";
 import { startFakeModels } from "./fake-models.mjs";
 import { v2Flows } from "./flows-v2.mjs";
+import { removeTree } from "./homes.mjs";
 
 const cli = process.env.PORTHOLE_CLI;
 const cache = process.env.PORTHOLE_AGENT_CACHE;
@@ -1043,8 +1044,12 @@ for (const agent of AGENTS.filter((a) => !wanted.length || wanted.includes(a.id)
   }
 }
 server.close();
+// Cline starts a hub daemon that detaches from its ACP process and keeps writing to its HOME
+// under root: stopped before root is removed (a removal racing its files crashed this script
+// with ENOTEMPTY after every flow had passed; scripts/test-agents stops any left as well).
+spawnSync("pkill", ["-f", `${cache}/node_modules/cline/bin/.cline --cline-hub-daemon`]);
 if (process.env.PORTHOLE_AGENTS_KEEP === "1") console.log(`kept the workspaces, homes and ACP logs in ${root}`);
-else rmSync(root, { recursive: true, force: true });
+else removeTree(root);
 
 // The window test (app.test.mjs) runs before this under Xvfb; scripts/test-agents passes its
 // outcome ("pass" or "fail: why") so the matrix and the summary count it.
