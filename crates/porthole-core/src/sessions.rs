@@ -213,7 +213,7 @@ impl AgentClient {
         }
     }
 
-    fn require(&self, supported: bool, method: &'static str) -> Result<(), ClientError> {
+    pub(super) fn require(&self, supported: bool, method: &'static str) -> Result<(), ClientError> {
         if supported {
             Ok(())
         } else {

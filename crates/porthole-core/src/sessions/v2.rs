@@ -68,6 +68,8 @@ pub(super) async fn open(
             }
         }
         Open::Fork(source) => {
+            let supported = client.agent_capabilities().session_capabilities.fork.is_some();
+            client.require(supported, "session/fork")?;
             let request = v2::ForkSessionRequest::new(source.to_string(), cwd)
                 .additional_directories(additional)
                 .mcp_servers(mcp_servers);
