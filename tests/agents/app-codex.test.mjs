@@ -116,15 +116,20 @@ test("Codex calls an MCP App's tool: the app renders under Codex's tool call, an
     assert.ok(modes.includes(mode), `the session starts in ${mode}: ${JSON.stringify(modes)}`);
     await withApps.prompt("[[mcp get-time]]");
     // Codex may ask before it calls an MCP tool: allowed, as a person would.
-    await withApps.d.wait(async () => {
-      if ((await withApps.count(".vrow section.tool + section.mcp-app")) > 0) return true;
-      if ((await withApps.count("[role=dialog]")) > 0) {
-        const options = await withApps.exec(`return [...document.querySelectorAll("[role=dialog] button")].map((b) => b.textContent.trim())`);
-        const allow = options.find((o) => /^(Yes|Allow|Approve)/i.test(o));
-        if (allow) await withApps.click(allow.split("\n")[0]).catch(() => {});
-      }
-      return false;
-    }, 90000, "the app under Codex's tool call");
+    await withApps.d
+      .wait(async () => {
+        if ((await withApps.count(".vrow section.tool + section.mcp-app")) > 0) return true;
+        if ((await withApps.count("[role=dialog]")) > 0) {
+          const options = await withApps.exec(`return [...document.querySelectorAll("[role=dialog] button")].map((b) => b.textContent.trim())`);
+          const allow = options.find((o) => /^(Yes|Allow|Approve)/i.test(o));
+          if (allow) await withApps.click(allow.split("\n")[0]).catch(() => {});
+        }
+        return false;
+      }, 90000, "the app under Codex's tool call")
+      .catch(async (e) => {
+        // What the window showed instead says why (a cancelled call, an unknown tool...).
+        throw new Error(`${e.message}; the transcript: ${(await withApps.transcript()).slice(-2000)}`);
+      });
     const { enter, leave } = appFrames(withApps);
     await enter("apps");
     try {
