@@ -644,7 +644,10 @@ impl AgentClient {
         self.require(supported, "logout")?;
         if self.speaks_v2() {
             // v2 requires it of an agent that lists sign-in methods.
-            return self.call("auth/logout", v2_schema::LogoutAuthRequest::new()).await.map(|_| ());
+            return self
+                .call("auth/logout", v2_schema::LogoutAuthRequest::new())
+                .await
+                .map(|_| ());
         }
         self.call("logout", LogoutRequest::new()).await.map(|_| ())
     }
