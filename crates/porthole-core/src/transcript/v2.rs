@@ -70,11 +70,15 @@ pub(crate) fn convert(
         v2::SessionUpdate::SessionInfoUpdate(u) => as_v1(&u).map(|u| Session(SessionState::SessionInfo(u))),
         v2::SessionUpdate::TerminalUpdate(t) => terminal_update(t, &raw),
         v2::SessionUpdate::TerminalOutputChunk(c) => terminal_chunk(&c, &raw),
-        // Subagents (untyped: the schema's feature is off), extensions and kinds newer than
-        // the schema: shown generically until Porthole models them.
+        // Subagents (untyped: the schema's feature is off); then a kind v1 has in the same
+        // shape (the schema's newer kinds so far have v1's: a kind added on both wires is
+        // converted once, in transcript.rs); extensions and kinds newer than both: shown
+        // generically until Porthole models them.
         _ => match subagents::convert(&kind, &raw) {
             Some(subagent) => return subagent,
-            None => None,
+            None => serde_json::from_value::<agent_client_protocol::v1::schema::SessionUpdate>(raw.clone())
+                .ok()
+                .map(TranscriptUpdate::from),
         },
     };
     Ok(converted.unwrap_or_else(|| TranscriptUpdate::unknown(kind, raw)))
@@ -358,6 +362,20 @@ mod tests {
             })
         );
         assert_eq!(ended.kind(), "terminal");
+    }
+
+    /// A kind the v2 match does not name but v1 has in the same shape goes through v1's
+    /// conversion (so a kind added on both wires is written once); one neither knows stays
+    /// `unknown`, kept as it came.
+    #[test]
+    fn a_kind_v1_shares_is_converted_by_v1s_arm() {
+        let mode = converted(json!({"sessionUpdate": "current_mode_update", "currentModeId": "code"}));
+        assert!(
+            matches!(&mode, TranscriptUpdate::Session(SessionState::CurrentMode(m)) if &*m.current_mode_id.0 == "code"),
+            "{mode:?}"
+        );
+        let newer = converted(json!({"sessionUpdate": "_weather", "sky": "clear"}));
+        assert!(matches!(newer, TranscriptUpdate::Item(ItemUpdate::Unknown(_))), "{newer:?}");
     }
 
     #[test]
