@@ -14,6 +14,10 @@ after(async () => {
   await app?.close();
 });
 
+/** The user's messages the transcript shows (the rows rendered now), as their text. */
+const userMessages = () =>
+  app.exec("return [...document.querySelectorAll('main.transcript .msg.user')].map((m) => m.textContent.trim())");
+
 test("the header says the connection speaks ACP v2", async () => {
   await app.waitText("header", "Connected");
   await app.waitText("header .protocol-version", "ACP v2");
@@ -29,10 +33,16 @@ test("the running state: working while the agent streams, a follow-up queued, id
   await box.sendKeys("\uE007");
   await app.waitFor(".follow-up.queued");
   assert.match(await app.exec("return document.querySelector('.follow-up.queued').textContent"), /\/notices/);
+  // The agent echoes each prompt (`user_message` with the messageId the prompt's answer names):
+  // its message takes the window's own echo over, so the prompt shows once.
+  await app.waitText("main.transcript", "Working… step 1", 30000);
+  assert.deepEqual(await userMessages(), ["/slow"], "the prompt shown exactly once");
   await app.shot("v2-running-state");
   await app.waitText("main.transcript", "Sent three notices", 40000);
   assert.equal(await app.count(".follow-up"), 0, "the queued follow-up went out");
   await app.waitText("form.prompt .run-state", "Idle", 30000);
+  // The follow-up too is shown once (the first prompt has scrolled out of the rendered rows).
+  assert.deepEqual(await userMessages(), ["/notices"], "the follow-up shown exactly once");
 });
 
 test("the agent's own terminal shows inside its tool call", async () => {
