@@ -165,7 +165,13 @@ export class NoticeItem implements Entry {
   text = $state("");
   /** The withdrawn questions this note counts (0: another kind of notice). */
   withdrawn = 0;
-  constructor(text: string, readonly tone: "info" | "warning" | "error" = "info") {
+  constructor(
+    text: string,
+    readonly tone: "info" | "warning" | "error" = "info",
+    /** An agent's notice: its severity in a word ("Info", "Warning", "Error", or a severity
+     *  Porthole does not know, as it came); null for Porthole's own lines. */
+    readonly severity: string | null = null,
+  ) {
     this.text = text;
   }
   estimate(): number {
@@ -186,6 +192,9 @@ export class CompactionItem implements Entry {
     return LINE_PX;
   }
 }
+
+/** An agent's notice's severity in a word; an open enum: another value is shown as it came. */
+const SEVERITY: Record<string, string> = { info: "Info", warning: "Warning", error: "Error" };
 
 /** An update of a kind Porthole does not know (a newer ACP, an agent's own): shown by its name,
  *  with what it carried, never dropped. */
@@ -517,7 +526,7 @@ export class Transcript {
       case "notice": {
         const tone = u.severity === "error" ? "error" : u.severity === "warning" ? "warning" : "info";
         const text = u.description ? `${u.title}: ${u.description}` : u.title;
-        this.push(new NoticeItem(revealHidden(text), tone));
+        this.push(new NoticeItem(revealHidden(text), tone, SEVERITY[u.severity] ?? revealHidden(String(u.severity))));
         return;
       }
       case "compaction": {

@@ -90,8 +90,24 @@ describe("AppStore", () => {
       update({ kind: "compaction", compactionId: "c1", status: "completed" }),
     ]);
     const [notice, compaction] = s.items as [NoticeItem, CompactionItem];
-    expect([notice.tone, notice.text]).toEqual(["warning", "Quota: 80% used"]);
+    expect([notice.tone, notice.severity, notice.text]).toEqual(["warning", "Warning", "Quota: 80% used"]);
     expect([s.items.length, compaction.status, compaction.summary]).toEqual([2, "completed", "We fixed the parser."]);
+  });
+
+  it("names each notice's severity, one it does not know as it came, and none for Porthole's own lines", () => {
+    const s = withSession();
+    s.apply([
+      update({ kind: "notice", severity: "info", title: "No model" }),
+      update({ kind: "notice", severity: "error", title: "Unreachable", description: "try later" }),
+      update({ kind: "notice", severity: "_vendor_critical", title: "Quota" }),
+      { type: "turn_ended", sessionId: "s", stopReason: "cancelled", error: null },
+    ]);
+    expect((s.items as NoticeItem[]).map((n) => [n.severity, n.tone, n.text])).toEqual([
+      ["Info", "info", "No model"],
+      ["Error", "error", "Unreachable: try later"],
+      ["_vendor_critical", "info", "Quota"],
+      [null, "info", "Turn ended: cancelled"],
+    ]);
   });
 
   it("keeps session state out of the transcript (it comes with the snapshot)", () => {
