@@ -59,6 +59,9 @@ macro_rules! with_app_commands {
             protocol_log(agent_id: String, since: Option<u64>) -> ProtocolLog =
                 |backend| backend.protocol_log(&agent_id, since.unwrap_or(0));
             save_settings(settings: Settings) -> () = |backend| backend.save_settings(settings);
+            /// The ACP version an agent is spoken to in from its next start: "auto", "1" or "2".
+            set_agent_protocol(agent_id: String, protocol: String as "\"auto\" | \"1\" | \"2\"") -> () =
+                |backend| backend.set_agent_protocol(&agent_id, &protocol);
             /// Core validates (the one source of truth).
             validate_form(dialog_id: u64, content: FormValues as "FormContent") -> Validation =
                 |backend| backend.validate_form(dialog_id, &content);

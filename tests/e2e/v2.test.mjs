@@ -15,6 +15,10 @@ after(async () => {
   await app?.close();
 });
 
+/** The user's messages the transcript shows (the rows rendered now), as their text. */
+const userMessages = () =>
+  app.exec("return [...document.querySelectorAll('main.transcript .msg.user')].map((m) => m.textContent.trim())");
+
 test("the header says the connection speaks ACP v2", async () => {
   await app.waitText("header", "Connected");
   await app.waitText("header .protocol-version", "ACP v2");
@@ -30,10 +34,34 @@ test("the running state: working while the agent streams, a follow-up queued, id
   await box.sendKeys("\uE007");
   await app.waitFor(".follow-up.queued");
   assert.match(await app.exec("return document.querySelector('.follow-up.queued').textContent"), /\/notices/);
+  // The agent echoes each prompt (`user_message` with the messageId the prompt's answer names):
+  // its message takes the window's own echo over, so the prompt shows once.
+  await app.waitText("main.transcript", "Working… step 1", 30000);
+  assert.deepEqual(await userMessages(), ["/slow"], "the prompt shown exactly once");
   await app.shot("v2-running-state");
   await app.waitText("main.transcript", "Sent three notices", 40000);
+  // Each notice says its severity in a word, not by its colour alone.
+  const severities = await app.exec("return [...document.querySelectorAll('main.transcript .notice .severity')].map((s) => s.textContent)");
+  assert.deepEqual(severities, ["Info:", "Warning:", "Error:"]);
   assert.equal(await app.count(".follow-up"), 0, "the queued follow-up went out");
   await app.waitText("form.prompt .run-state", "Idle", 30000);
+  // The follow-up too is shown once (the first prompt has scrolled out of the rendered rows).
+  assert.deepEqual(await userMessages(), ["/notices"], "the follow-up shown exactly once");
+});
+
+test("cost and compaction: the cost in the header stays when a later usage leaves it out", async () => {
+  await app.prompt("/cost");
+  await app.waitText("header .usage", "2% of context · 0.0123 USD", 30000);
+  await app.waitText("form.prompt .run-state", "Idle", 30000);
+  // The compaction's progress, then its summary; its usage_update has no cost (v2: unchanged).
+  await app.prompt("/compact");
+  await app.waitText("main.transcript", "Compacted the context", 30000);
+  const compaction = await app.exec("return document.querySelector('main.transcript details.compaction').textContent");
+  assert.match(compaction, /The conversation was compacted/);
+  assert.match(compaction, /They asked about v2 updates\. Nothing is pending\./);
+  await app.waitText("header .usage", "1% of context · 0.0123 USD", 30000);
+  await app.exec("document.querySelector('main.transcript details.compaction').open = true");
+  await app.shot("v2-cost-compaction");
 });
 
 test("the agent's own terminal shows inside its tool call", async () => {

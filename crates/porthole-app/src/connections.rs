@@ -38,8 +38,11 @@ impl Backend {
             if let Some(old) = old {
                 old.shutdown().await;
             }
+            let settings = this.settings();
             let opts = ClientOptions {
-                modes: this.settings().modes(),
+                modes: settings.modes(),
+                // The agent's ACP version setting, as it is at this start.
+                protocol: settings.protocol_of(&agent_id),
                 terminal_auth: true,
                 tap: Some(this.0.metrics.tap(std::sync::Arc::new(inspector))),
                 // A command-line agent's "name" is its whole command line: core then names it by

@@ -422,6 +422,25 @@ impl Backend {
         Ok(())
     }
 
+    /// The ACP version agent `agent_id` is spoken to in from its next start: "auto" (the
+    /// default: v2 offered, v1 when the agent answers 1), "1" or "2". Saved with the settings;
+    /// the running connection keeps its version until the agent restarts.
+    pub fn set_agent_protocol(&self, agent_id: &str, protocol: &str) -> Result<(), AnswerError> {
+        if self.profile(agent_id).is_none() {
+            return Err(AnswerError::msg(format!("unknown agent `{agent_id}`")));
+        }
+        app_settings::protocol_choice(protocol).map_err(AnswerError::msg)?;
+        let mut settings = self.settings();
+        if protocol == "auto" {
+            settings.agent_protocols.remove(agent_id);
+        } else {
+            settings
+                .agent_protocols
+                .insert(agent_id.to_string(), protocol.to_string());
+        }
+        self.save_settings(settings)
+    }
+
     /// Coalesce queued events into one IPC message per frame (and send a new dialog at once);
     /// keep the title's count of waiting dialogs current. Idle, it waits for the queue to fill
     /// instead of ticking: a 16 ms timer woke the main process 62 times a second while nothing

@@ -60,6 +60,15 @@ pub struct Settings {
     /// official one; `PORTHOLE_MCP_REGISTRY_URL` overrides them, as for the CLI). An
     /// organisation's registry token is kept in the keyring (`porthole-cli mcp registry-token`).
     pub mcp_registries: Vec<String>,
+    /// The ACP version each agent is spoken to in, by agent id: "1" or "2" forces that
+    /// version, "auto" (or no entry, the default) offers v2 and falls back to v1 (core's
+    /// `ClientOptions::protocol`). Read when the agent's connection starts: a change applies
+    /// at its next start or restart. Set one at a time with `set_agent_protocol`.
+    #[cfg_attr(
+        any(test, feature = "ts"),
+        ts(type = "Record<string, \"auto\" | \"1\" | \"2\">")
+    )]
+    pub agent_protocols: std::collections::BTreeMap<String, String>,
 }
 
 /// More registries than anyone lists; each is read at every search.
@@ -82,6 +91,7 @@ impl Default for Settings {
             mcp_app_tools: Default::default(),
             mcp_app_permissions: Default::default(),
             mcp_registries: vec![porthole_mcp_registry::OFFICIAL.to_string()],
+            agent_protocols: Default::default(),
         }
     }
 }
@@ -113,6 +123,9 @@ impl Settings {
         for base in &self.mcp_registries {
             porthole_mcp_registry::Registry::new(base, None).map_err(|e| e.to_string())?;
         }
+        for (agent, protocol) in &self.agent_protocols {
+            protocol_choice(protocol).map_err(|e| format!("agentProtocols[{agent:?}]: {e}"))?;
+        }
         use porthole_companion::preference::WhoAnswers;
         if !WhoAnswers::VALUES.contains(&self.editor_questions.as_str()) {
             return Err(format!(
@@ -130,11 +143,30 @@ impl Settings {
         Ok(())
     }
 
+    /// The ACP version agent `agent_id`'s connection asks for (`agentProtocols`, else auto).
+    pub fn protocol_of(&self, agent_id: &str) -> porthole_core::ProtocolChoice {
+        self.agent_protocols
+            .get(agent_id)
+            .and_then(|p| protocol_choice(p).ok())
+            .unwrap_or_default()
+    }
+
     pub fn modes(&self) -> porthole_core::Modes {
         porthole_core::Modes {
             form: self.form_mode,
             url: self.url_mode,
         }
+    }
+}
+
+/// An `agentProtocols` value: exactly "auto", "1" or "2" (core also reads "v1" and "v2" on
+/// its command line; the file keeps one spelling).
+pub fn protocol_choice(value: &str) -> Result<porthole_core::ProtocolChoice, String> {
+    match value {
+        "auto" | "1" | "2" => value.parse(),
+        other => Err(format!(
+            "the ACP version must be \"auto\", \"1\" or \"2\", not {other:?}"
+        )),
     }
 }
 
@@ -252,6 +284,38 @@ mod tests {
         let (s, problem) = load(&path);
         assert!(problem.is_none());
         assert!(!s.notifications && s.form_mode && s.url_opener == "sealed");
+    }
+
+    #[test]
+    fn each_agents_acp_version_is_auto_1_or_2_and_a_bad_one_is_refused_by_name() {
+        use porthole_core::ProtocolChoice;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let mut s = Settings::default();
+        assert_eq!(s.protocol_of("claude"), ProtocolChoice::Auto);
+        s.agent_protocols.insert("claude".into(), "1".into());
+        s.agent_protocols.insert("codex".into(), "2".into());
+        s.agent_protocols.insert("gemini".into(), "auto".into());
+        save(&path, &s).unwrap();
+        let (loaded, problem) = load(&path);
+        assert!(problem.is_none(), "{problem:?}");
+        assert_eq!(loaded.protocol_of("claude"), ProtocolChoice::V1);
+        assert_eq!(loaded.protocol_of("codex"), ProtocolChoice::V2);
+        assert_eq!(loaded.protocol_of("gemini"), ProtocolChoice::Auto);
+        assert_eq!(loaded.protocol_of("goose"), ProtocolChoice::Auto);
+        for bad in ["3", "v2", "", "Auto"] {
+            let mut wrong = Settings::default();
+            wrong.agent_protocols.insert("claude".into(), bad.into());
+            let e = save(&path, &wrong).unwrap_err();
+            assert!(
+                e.contains("agentProtocols[\"claude\"]") && e.contains("\"auto\", \"1\" or \"2\""),
+                "{e}"
+            );
+        }
+        std::fs::write(&path, r#"{"agentProtocols": {"claude": 2}}"#).unwrap();
+        assert!(load(&path).1.unwrap().contains("not valid settings JSON"));
+        std::fs::write(&path, r#"{"agentProtocols": {"claude": "two"}}"#).unwrap();
+        assert!(load(&path).1.unwrap().contains("agentProtocols"));
     }
 
     /// Who answers an editor's agent's questions is saved here and read by the proxy there.

@@ -110,3 +110,45 @@ describe("logs and the companion socket in the window", () => {
     ]);
   });
 });
+
+describe("each agent's ACP version in Settings", () => {
+  it("is Automatic by default, set per agent at once, says it applies at the next start, and offers a restart", async () => {
+    const backend = new FakeBackend();
+    const store = storeOf({});
+    render(SettingsView, { props: { backend, store } });
+    await flush();
+    const select = screen.getByRole("combobox", { name: "ACP version" }) as HTMLSelectElement;
+    expect(select.value).toBe("auto");
+    expect(screen.getByText("speaks ACP v1 now")).toBeTruthy();
+    expect(screen.getByText("A change applies when the agent next starts.")).toBeTruthy();
+
+    await fireEvent.change(select, { target: { value: "2" } });
+    await flush();
+    expect(backend.callsOf("set_agent_protocol")).toEqual([{ agentId: "demo", protocol: "2" }]);
+    expect(screen.getByRole("status").textContent).toBe("Saved: applies when the agent next starts.");
+    // The model's snapshot says what is saved; saving the form later keeps it.
+    feed(store, [{ type: "connection", snapshot: snapshotWith({ appSettings: { ...snapshotWith().appSettings, agentProtocols: { demo: "2" } } }) }]);
+    await flush();
+    expect(select.value).toBe("2");
+    await fireEvent.click(screen.getByRole("button", { name: "Save settings" }));
+    await flush();
+    expect(backend.callsOf("save_settings")[0].settings.agentProtocols).toEqual({ demo: "2" });
+
+    await fireEvent.click(screen.getByRole("button", { name: "Restart it now" }));
+    await flush();
+    expect(backend.callsOf("restart_agent")).toEqual([{ agentId: "demo" }]);
+    expect(screen.getByText("A change applies when the agent next starts.")).toBeTruthy();
+  });
+
+  it("shows the model's refusal of a version", async () => {
+    const backend = new FakeBackend({
+      set_agent_protocol: () => Promise.reject({ kind: "error", message: 'the ACP version must be "auto", "1" or "2", not "3"' }),
+    });
+    render(SettingsView, { props: { backend, store: storeOf({}) } });
+    await flush();
+    await fireEvent.change(screen.getByRole("combobox", { name: "ACP version" }), { target: { value: "1" } });
+    await flush();
+    expect(screen.getByRole("alert").textContent).toContain('must be "auto", "1" or "2"');
+    expect(screen.queryByText("Saved: applies when the agent next starts.")).toBeNull();
+  });
+});

@@ -71,6 +71,16 @@ describe("transcript", () => {
     expect(container.textContent).not.toContain("first answer");
   });
 
+  it("says an agent's notice's severity in a word before its text", () => {
+    const notice: UiEvent = { type: "session_update", sessionId: "demo-1", update: { kind: "notice", severity: "warning", title: "Quota", description: "80% used" } };
+    const store = storeWith([notice]);
+    const { container } = render(Transcript, { props: { store, backend: new FakeBackend() } });
+    flushSync();
+    const row = container.querySelector(".notice.notice-warning")!;
+    expect(row.textContent).toBe("Warning: Quota: 80% used");
+    expect(row.querySelector(".severity")!.textContent).toBe("Warning:");
+  });
+
   it("shows an update of a kind Porthole does not know by its name, with what it carried", () => {
     const raw = { sessionUpdate: "_vendor_progress\u202e", percent: 40 };
     const store = storeWith([

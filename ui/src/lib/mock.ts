@@ -282,6 +282,13 @@ export class MockBackend implements Backend {
     save_settings: ({ settings }) => {
       this.emit([this.#setSnapshot({ settings })]);
     },
+    set_agent_protocol: ({ agentId, protocol }) => {
+      if (!["auto", "1", "2"].includes(protocol)) throw { kind: "error", message: `the ACP version must be "auto", "1" or "2", not "${protocol}"` };
+      const agentProtocols = { ...this.#state.settings.agentProtocols };
+      if (protocol === "auto") delete agentProtocols[agentId];
+      else agentProtocols[agentId] = protocol;
+      this.emit([this.#setSnapshot({ settings: { ...this.#state.settings, agentProtocols } })]);
+    },
     // The demo agent's real exchange (recorded), its times shifted to when this mock started.
     protocol_log: ({ since }) => {
       const log = replyOf(recorded.protocol_log);

@@ -57,7 +57,9 @@ export class TextItem implements Entry {
   constructor(
     /** Whose text: the user's, the agent's, or the agent's thinking. */
     readonly role: MessageRole,
-    readonly messageId: string | null,
+    /** The agent's id of it; the window's echo of a prompt gets the id of the agent's own
+     *  message when that message adopts it (`Transcript.userPrompt`). */
+    public messageId: string | null,
     text: string,
   ) {
     this.append(text);
@@ -166,7 +168,13 @@ export class NoticeItem implements Entry {
   text = $state("");
   /** The withdrawn questions this note counts (0: another kind of notice). */
   withdrawn = 0;
-  constructor(text: string, readonly tone: "info" | "warning" | "error" = "info") {
+  constructor(
+    text: string,
+    readonly tone: "info" | "warning" | "error" = "info",
+    /** An agent's notice: its severity in a word ("Info", "Warning", "Error", or a severity
+     *  Porthole does not know, as it came); null for Porthole's own lines. */
+    readonly severity: string | null = null,
+  ) {
     this.text = text;
   }
   estimate(): number {
@@ -187,6 +195,9 @@ export class CompactionItem implements Entry {
     return LINE_PX;
   }
 }
+
+/** An agent's notice's severity in a word; an open enum: another value is shown as it came. */
+const SEVERITY: Record<string, string> = { info: "Info", warning: "Warning", error: "Error" };
 
 /** An update of a kind Porthole does not know (a newer ACP, an agent's own): shown by its name,
  *  with what it carried, never dropped. */
@@ -392,6 +403,16 @@ export class Transcript {
   /** Messages by kind and messageId (keyed by the id itself: no key string per message). */
   #messages = { user: new Map<string, TextItem>(), agent: new Map<string, TextItem>(), thought: new Map<string, TextItem>() };
   #plan: PlanItem | null = null;
+  /** The window's echoes of prompts (`userPrompt`) no message of the agent adopted yet, oldest
+   *  first, each with the number of its prompt. */
+  #echoes: { item: TextItem; prompt: number }[] = [];
+  /** Prompts sent, and turns ended (never more than prompts: a turn the window did not start,
+   *  an editor's, does not count). Turns end in the order their prompts were sent. */
+  #prompts = 0;
+  #turnsEnded = 0;
+  /** The echo an agent's user message without a messageId (v1) adopted this turn: its further
+   *  chunks continue it wherever it is. */
+  #idlessEcho: TextItem | null = null;
   #compactions = new Map<string, CompactionItem>();
   /** Subagents by their session id ("" holds messages whose other session is not known). */
   readonly subagents = new SvelteMap<string, SubagentItem>();
@@ -482,9 +503,34 @@ export class Transcript {
     }
   }
 
+  /** The user's prompt as the window sent it, shown at once. The agent may echo it (v2's
+   *  `user_message`, with the `messageId` the prompt's answer names; a v1 agent's
+   *  `user_message_chunk`): the first user message the agent creates during that prompt's turn
+   *  adopts this echo (the agent's text replaces it), so the prompt shows once. An echo nobody
+   *  adopted by its turn's end stays as it is (an agent that does not echo). */
   userPrompt(text: string) {
-    this.push(new TextItem("user", null, text));
+    const item = new TextItem("user", null, text);
+    this.push(item);
+    this.#echoes.push({ item, prompt: ++this.#prompts });
+    this.#idlessEcho = null;
     this.#plan = null;
+  }
+
+  /** A turn ended: the oldest turn still running, so its prompt's echo (if the agent never
+   *  echoed it) is adopted by nothing later: a later prompt's message never takes it. */
+  turnEnded() {
+    this.#turnsEnded = Math.min(this.#turnsEnded + 1, this.#prompts);
+    while (this.#echoes.length && this.#echoes[0].prompt <= this.#turnsEnded) this.#echoes.shift();
+    this.#idlessEcho = null;
+  }
+
+  /** The oldest echo waiting for the agent's message, taken (a user message the agent created). */
+  #adopt(messageId: string | null): TextItem | undefined {
+    const echo = this.#echoes.shift()?.item;
+    if (!echo) return undefined;
+    echo.messageId = messageId;
+    if (messageId === null) this.#idlessEcho = echo;
+    return echo;
   }
 
   /** Applies Porthole's model of a session update (`TranscriptUpdate`, generated from core's
@@ -522,7 +568,7 @@ export class Transcript {
       case "notice": {
         const tone = u.severity === "error" ? "error" : u.severity === "warning" ? "warning" : "info";
         const text = u.description ? `${u.title}: ${u.description}` : u.title;
-        this.push(new NoticeItem(revealHidden(text), tone));
+        this.push(new NoticeItem(revealHidden(text), tone, SEVERITY[u.severity] ?? revealHidden(String(u.severity))));
         return;
       }
       case "compaction": {
@@ -582,13 +628,16 @@ export class Transcript {
       }
     };
     const byId = u.messageId ? this.#messages[role] : null;
-    const last = this.items[this.items.length - 1];
-    const m = byId
-      ? byId.get(u.messageId!)
-      : last instanceof TextItem && last.role === role && last.messageId === null && u.op === "append"
-        ? last
-        : undefined;
+    const m = byId ? byId.get(u.messageId!) : this.#continued(role, u.op);
     if (!m) {
+      // The agent's own copy of a prompt the window shows already: it takes that row over.
+      const echo = role === "user" ? this.#adopt(u.messageId) : undefined;
+      if (echo) {
+        byId?.set(u.messageId!, echo);
+        if (u.op !== "keep") echo.replace(text());
+        this.#grew(echo);
+        return;
+      }
       const item = new TextItem(role, u.messageId, text());
       byId?.set(u.messageId!, item);
       this.push(item);
@@ -598,6 +647,17 @@ export class Transcript {
     if (u.op === "replace") m.replace(text());
     else m.append(text());
     this.#grew(m);
+  }
+
+  /** The message a change without a messageId continues: the last row, when it is a message
+   *  of that role without an id and the change appends. A user message's chunks continue the
+   *  echo they adopted; while an echo waits, a user message without an id never continues
+   *  another (it adopts the echo: `userPrompt`). */
+  #continued(role: MessageRole, op: MessageChange["op"]): TextItem | undefined {
+    if (op !== "append") return undefined;
+    if (role === "user" && (this.#idlessEcho || this.#echoes.length)) return this.#idlessEcho ?? undefined;
+    const last = this.items[this.items.length - 1];
+    return last instanceof TextItem && last.role === role && last.messageId === null ? last : undefined;
   }
 
   /** A v2 terminal's change: created (with its row) by the first update naming it. */
@@ -1083,6 +1143,7 @@ export class AppStore {
         this.#notice(`Answered “${e.optionName}” for ${e.toolCall.title ?? e.toolCall.toolCallId} (a decision you chose to remember; revoke it in Settings).`, "info", e.sessionId);
         return;
       case "turn_ended":
+        this.transcripts.get(e.sessionId)?.turnEnded();
         if (e.error) this.#notice(`The turn failed: ${e.error.message}`, "error", e.sessionId);
         else if (e.stopReason && e.stopReason !== "end_turn") this.#notice(`Turn ended: ${e.stopReason.replace(/_/g, " ")}`, "info", e.sessionId);
         return;

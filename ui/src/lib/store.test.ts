@@ -90,8 +90,24 @@ describe("AppStore", () => {
       update({ kind: "compaction", compactionId: "c1", status: "completed" }),
     ]);
     const [notice, compaction] = s.items as [NoticeItem, CompactionItem];
-    expect([notice.tone, notice.text]).toEqual(["warning", "Quota: 80% used"]);
+    expect([notice.tone, notice.severity, notice.text]).toEqual(["warning", "Warning", "Quota: 80% used"]);
     expect([s.items.length, compaction.status, compaction.summary]).toEqual([2, "completed", "We fixed the parser."]);
+  });
+
+  it("names each notice's severity, one it does not know as it came, and none for Porthole's own lines", () => {
+    const s = withSession();
+    s.apply([
+      update({ kind: "notice", severity: "info", title: "No model" }),
+      update({ kind: "notice", severity: "error", title: "Unreachable", description: "try later" }),
+      update({ kind: "notice", severity: "_vendor_critical", title: "Quota" }),
+      { type: "turn_ended", sessionId: "s", stopReason: "cancelled", error: null },
+    ]);
+    expect((s.items as NoticeItem[]).map((n) => [n.severity, n.tone, n.text])).toEqual([
+      ["Info", "info", "No model"],
+      ["Error", "error", "Unreachable: try later"],
+      ["_vendor_critical", "info", "Quota"],
+      [null, "info", "Turn ended: cancelled"],
+    ]);
   });
 
   it("keeps session state out of the transcript (it comes with the snapshot)", () => {
@@ -367,5 +383,125 @@ describe("AppStore", () => {
     } finally {
       logged.mockRestore();
     }
+  });
+});
+
+describe("the user's prompt and the agent's echo of it", () => {
+  const text = (t: string) => ({ type: "text" as const, text: t });
+  const prompt = (t: string): UiEvent => ({ type: "user_prompt", sessionId: "s", text: t, attachments: [] });
+  const ended: UiEvent = { type: "turn_ended", sessionId: "s", stopReason: "end_turn", error: null };
+  const said = (messageId: string | null, t: string, op: "append" | "replace" = "append") =>
+    update(
+      op === "append"
+        ? { kind: "message", role: "user", messageId, op, content: text(t) }
+        : { kind: "message", role: "user", messageId, op, content: [text(t)] },
+    );
+  const users = (s: AppStore) =>
+    s.items.flatMap((i) => (i instanceof TextItem && i.role === "user" ? [[i.messageId, i.text]] : []));
+
+  it("shows a prompt once when the agent echoes it as an upsert (Claude in v2)", () => {
+    const s = withSession();
+    s.apply([prompt("hello"), said("m1", "hello", "replace"), chunk("hi there", "a1"), said("m1", "!")]);
+    expect(users(s)).toEqual([["m1", "hello!"]]);
+    expect(s.items.map((i) => i.kind)).toEqual(["message", "message"]);
+  });
+
+  it("shows a prompt once when the agent echoes it in chunks after other rows (Codex in v2)", () => {
+    const s = withSession();
+    s.apply([
+      prompt("hello"),
+      update({ kind: "notice", severity: "warning", title: "Model metadata not found" }),
+      said("m1", "hel"),
+      said("m1", "lo"),
+      chunk("hi", "a1"),
+    ]);
+    expect(users(s)).toEqual([["m1", "hello"]]);
+    expect(s.items.map((i) => i.kind)).toEqual(["message", "notice", "message"]);
+  });
+
+  it("shows the agent's text when it differs from what the window echoed", () => {
+    const s = withSession();
+    s.apply([
+      { type: "user_prompt", sessionId: "s", text: "look", attachments: [{ kind: "image", path: "/tmp/a.png" }] },
+      update({ kind: "message", role: "user", messageId: "m1", op: "replace", content: [text("look"), { type: "image", data: "", mimeType: "image/png" }] }),
+    ]);
+    expect(users(s)).toEqual([["m1", "look[image]"]]);
+  });
+
+  it("keeps the echo's text when the agent's first upsert leaves the content out", () => {
+    const s = withSession();
+    s.apply([prompt("hello"), update({ kind: "message", role: "user", messageId: "m1", op: "keep" })]);
+    expect(users(s)).toEqual([["m1", "hello"]]);
+  });
+
+  it("never lets a second prompt take the first one's message", () => {
+    const s = withSession();
+    s.apply([prompt("one"), said("m1", "one", "replace"), chunk("reply one", "a1"), ended]);
+    s.apply([prompt("two"), said("m1", "one (edited)", "replace"), said("m2", "two", "replace"), ended]);
+    expect(users(s)).toEqual([
+      ["m1", "one (edited)"],
+      ["m2", "two"],
+    ]);
+  });
+
+  it("pairs each echo with its own prompt when a follow-up is sent while the first turn runs", () => {
+    const s = withSession();
+    s.apply([prompt("one"), said("m1", "one", "replace"), chunk("working", "a1"), prompt("two")]);
+    s.apply([ended, said("m2", "two", "replace"), chunk("done", "a2"), ended]);
+    expect(users(s)).toEqual([
+      ["m1", "one"],
+      ["m2", "two"],
+    ]);
+  });
+
+  it("keeps the window's echo for an agent that never echoes (v1), and a later echo takes only its own prompt", () => {
+    const s = withSession();
+    s.apply([prompt("one"), chunk("reply one"), ended, prompt("two"), said("m2", "two", "replace"), ended]);
+    expect(users(s)).toEqual([
+      [null, "one"],
+      ["m2", "two"],
+    ]);
+    expect(s.items.map((i) => (i as TextItem).text)).toEqual(["one", "reply one", "two"]);
+  });
+
+  it("shows a prompt once when a v1 agent echoes it without a messageId", () => {
+    const s = withSession();
+    s.apply([prompt("hello"), update({ kind: "plan", entries: [] }), said(null, "hel"), said(null, "lo"), chunk("hi"), ended]);
+    expect(users(s)).toEqual([[null, "hello"]]);
+    expect(s.items.map((i) => i.kind)).toEqual(["message", "plan", "message"]);
+    // Also when the echo is the last row (a v1 chunk without an id would continue it).
+    s.apply([prompt("again"), said(null, "again"), chunk("ok"), ended]);
+    expect(users(s)).toEqual([
+      [null, "hello"],
+      [null, "again"],
+    ]);
+  });
+
+  it("shows each user message of a replay once, and a prompt after it once", () => {
+    const s = withSession();
+    // v2's replay (session/resume with replayFrom): an empty upsert, then its chunks.
+    s.apply([
+      said("u1", "", "replace"),
+      said("u1", "first"),
+      update({ kind: "message", role: "agent", messageId: "a1", op: "replace", content: [] }),
+      chunk("answer", "a1"),
+      said("u2", "", "replace"),
+      said("u2", "second"),
+    ]);
+    s.apply([prompt("third"), said("u3", "third", "replace"), ended]);
+    expect(users(s)).toEqual([
+      ["u1", "first"],
+      ["u2", "second"],
+      ["u3", "third"],
+    ]);
+    // v1's replay (session/load): chunks without ids, one message per run of chunks.
+    const v1 = withSession();
+    v1.apply([said(null, "first"), chunk("answer"), said(null, "second")]);
+    v1.apply([prompt("third"), chunk("ok"), ended]);
+    expect(users(v1)).toEqual([
+      [null, "first"],
+      [null, "second"],
+      [null, "third"],
+    ]);
   });
 });

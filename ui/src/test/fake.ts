@@ -51,7 +51,7 @@ export function snapshotWith(patch: Partial<AppSnapshot> = {}, conn: Partial<Con
     permissionRules: [],
     sealedViewAvailable: true,
     defaultCwd: "/tmp",
-    appSettings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {}, mcpQuestions: "porthole", mcpApps: true, mcpAppsOff: [], mcpAppTools: {}, mcpAppPermissions: {}, mcpRegistries: ["https://registry.modelcontextprotocol.io"] },
+    appSettings: { formMode: true, urlMode: true, urlOpener: "sealed", notifications: true, theme: "system", storeFormValues: false, editorQuestions: "editor", editorQuestionsByAgent: {}, mcpQuestions: "porthole", mcpApps: true, mcpAppsOff: [], mcpAppTools: {}, mcpAppPermissions: {}, mcpRegistries: ["https://registry.modelcontextprotocol.io"], agentProtocols: {} },
     appSettingsPath: null,
     appSettingsError: null,
     historyError: null,

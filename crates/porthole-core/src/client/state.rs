@@ -26,6 +26,9 @@ pub(crate) struct SessionState {
     pub(crate) tool_calls: HashMap<String, KnownToolCall>,
     /// A v2 prompt in flight: its end is the `idle` state that follows it (`updates_v2`).
     pub(crate) v2_turn: Option<V2Turn>,
+    /// The session's cost as v2's `usage_update`s last set it: one that leaves `cost` out
+    /// keeps it (`transcript::v2::keep_cost`).
+    pub(crate) v2_cost: Option<agent_client_protocol::v2::schema::Cost>,
 }
 
 /// What a v2 turn has seen so far. An `idle` ends it once the agent was seen busy since the
@@ -62,6 +65,7 @@ impl SessionState {
             models: None,
             tool_calls: HashMap::new(),
             v2_turn: None,
+            v2_cost: None,
         }
     }
 }

@@ -84,6 +84,21 @@ pub(crate) fn convert(
     Ok(converted.unwrap_or_else(|| TranscriptUpdate::unknown(kind, raw)))
 }
 
+/// v2's `usage_update` patches the cost (left out: unchanged, `null`: cleared), where the
+/// model's usage, as v1's, carries the session's whole cost: one that leaves it out gets the
+/// cost the session had (`last`), and `last` follows what each update says.
+pub(crate) fn keep_cost(usage: &mut v2::UsageUpdate, last: &mut Option<v2::Cost>) {
+    match &usage.cost {
+        MaybeUndefined::Undefined => {
+            if let Some(cost) = last {
+                usage.cost = MaybeUndefined::Value(cost.clone());
+            }
+        }
+        MaybeUndefined::Null => *last = None,
+        MaybeUndefined::Value(cost) => *last = Some(cost.clone()),
+    }
+}
+
 /// A `tool_call_content_chunk`: the call's content so far with the chunk's block appended
 /// (v1's model gives a call's content whole). `None` when v1 cannot hold the block.
 pub(crate) fn tool_content(
@@ -376,6 +391,88 @@ mod tests {
         );
         let newer = converted(json!({"sessionUpdate": "_weather", "sky": "clear"}));
         assert!(matches!(newer, TranscriptUpdate::Item(ItemUpdate::Unknown(_))), "{newer:?}");
+    }
+
+    #[test]
+    fn a_usage_update_that_leaves_the_cost_out_keeps_the_last_one_and_null_clears_it() {
+        let mut last = None;
+        let mut cost_after = |update: Value| {
+            let mut usage: v2::UsageUpdate = serde_json::from_value(update).expect("a usage update");
+            keep_cost(&mut usage, &mut last);
+            match convert(v2::SessionUpdate::UsageUpdate(usage), |_| false) {
+                TranscriptUpdate::Session(SessionState::Usage(u)) => {
+                    (u.used, u.cost.map(|c| (c.amount, c.currency)))
+                }
+                other => panic!("not usage: {other:?}"),
+            }
+        };
+        // Claude's order in a turn: usage without a cost, then with the turn's cost.
+        assert_eq!(cost_after(json!({"used": 1, "size": 9})), (1, None));
+        let usd = Some((0.0123, "USD".to_string()));
+        assert_eq!(
+            cost_after(json!({"used": 2, "size": 9, "cost": {"amount": 0.0123, "currency": "USD"}})),
+            (2, usd.clone())
+        );
+        assert_eq!(
+            cost_after(json!({"used": 3, "size": 9})),
+            (3, usd),
+            "left out: unchanged"
+        );
+        assert_eq!(
+            cost_after(json!({"used": 4, "size": 9, "cost": null})),
+            (4, None),
+            "null clears"
+        );
+        assert_eq!(cost_after(json!({"used": 5, "size": 9})), (5, None));
+    }
+
+    #[test]
+    fn notices_and_compactions_keep_what_v2_says() {
+        let notice = converted(
+            json!({"sessionUpdate": "notice", "severity": "_vendor_critical", "title": "Quota", "description": "90% used"}),
+        );
+        let raw = serde_json::to_value(notice.wire()).unwrap();
+        assert_eq!(
+            (
+                notice.kind(),
+                &raw["severity"],
+                &raw["title"],
+                &raw["description"]
+            ),
+            (
+                "notice",
+                &json!("_vendor_critical"),
+                &json!("Quota"),
+                &json!("90% used")
+            )
+        );
+        // A compaction's summary and error are patches: left out, cleared (`null`), or replaced.
+        let started = converted(
+            json!({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "in_progress"}),
+        );
+        let raw = serde_json::to_value(started.wire()).unwrap();
+        assert_eq!(started.kind(), "compaction");
+        assert!(
+            raw.get("summary").is_none() && raw.get("error").is_none(),
+            "{raw}"
+        );
+        let cleared = converted(
+            json!({"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "failed",
+            "summary": null, "error": "out of tokens"}),
+        );
+        let raw = serde_json::to_value(cleared.wire()).unwrap();
+        assert_eq!(
+            (&raw["status"], &raw["summary"], &raw["error"]),
+            (&json!("failed"), &Value::Null, &json!("out of tokens"))
+        );
+        assert!(
+            raw.as_object().unwrap().contains_key("summary"),
+            "null, not left out: {raw}"
+        );
+        let chunk = converted(
+            json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1", "content": {"type": "text", "text": "We fixed the parser."}}),
+        );
+        assert_eq!(chunk.kind(), "compaction_summary");
     }
 
     #[test]

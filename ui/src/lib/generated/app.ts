@@ -163,7 +163,14 @@ mcpAppPermissions: { [key in string]: { [key in string]: Array<AppPermission> } 
  * official one; `PORTHOLE_MCP_REGISTRY_URL` overrides them, as for the CLI). An
  * organisation's registry token is kept in the keyring (`porthole-cli mcp registry-token`).
  */
-mcpRegistries: Array<string>, };
+mcpRegistries: Array<string>, 
+/**
+ * The ACP version each agent is spoken to in, by agent id: "1" or "2" forces that
+ * version, "auto" (or no entry, the default) offers v2 and falls back to v1 (core's
+ * `ClientOptions::protocol`). Read when the agent's connection starts: a change applies
+ * at its next start or restart. Set one at a time with `set_agent_protocol`.
+ */
+agentProtocols: Record<string, "auto" | "1" | "2">, };
 
 export type AppSnapshot = { agents: Array<AgentProfile>, connections: Array<Connection>, sessions: Array<SessionView>, 
 /**

@@ -47,6 +47,8 @@ export interface Commands {
   /** The agent's protocol messages (the inspector), from sequence number `since` on. */
   protocol_log(args: { agentId: string; since?: number | null }): ProtocolLog;
   save_settings(args: { settings: AppSettings }): void;
+  /** The ACP version an agent is spoken to in from its next start: "auto", "1" or "2". */
+  set_agent_protocol(args: { agentId: string; protocol: "auto" | "1" | "2" }): void;
   /** Core validates (the one source of truth). */
   validate_form(args: { dialogId: number; content: FormContent }): Validation;
   /**
@@ -163,6 +165,7 @@ export const COMMAND_NAMES = [
   "revoke_permission_rule",
   "protocol_log",
   "save_settings",
+  "set_agent_protocol",
   "validate_form",
   "answer_dialog",
   "open_url",

@@ -117,7 +117,13 @@ async fn update(shared: &Shared, params: Value) {
         }
         _ => None,
     };
-    let update = match notification.update {
+    let mut update = notification.update;
+    if let v2::SessionUpdate::UsageUpdate(usage) = &mut update
+        && let Some(session) = shared.lock().sessions.get_mut(&session_id)
+    {
+        crate::transcript::v2::keep_cost(usage, &mut session.v2_cost);
+    }
+    let update = match update {
         v2::SessionUpdate::ToolCallContentChunk(chunk) => tool_content(shared, &session_id, chunk),
         update => {
             let known = |id: &str| {
