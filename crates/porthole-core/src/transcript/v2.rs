@@ -390,7 +390,10 @@ mod tests {
             "{mode:?}"
         );
         let newer = converted(json!({"sessionUpdate": "_weather", "sky": "clear"}));
-        assert!(matches!(newer, TranscriptUpdate::Item(ItemUpdate::Unknown(_))), "{newer:?}");
+        assert!(
+            matches!(newer, TranscriptUpdate::Item(ItemUpdate::Unknown(_))),
+            "{newer:?}"
+        );
     }
 
     #[test]
@@ -399,7 +402,7 @@ mod tests {
         let mut cost_after = |update: Value| {
             let mut usage: v2::UsageUpdate = serde_json::from_value(update).expect("a usage update");
             keep_cost(&mut usage, &mut last);
-            match convert(v2::SessionUpdate::UsageUpdate(usage), |_| false) {
+            match convert(v2::SessionUpdate::UsageUpdate(usage), |_| false).expect("well formed") {
                 TranscriptUpdate::Session(SessionState::Usage(u)) => {
                     (u.used, u.cost.map(|c| (c.amount, c.currency)))
                 }
