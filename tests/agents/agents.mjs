@@ -24,6 +24,10 @@ export const AGENTS = [
     mode: "default",
     /** Answers ACP v2 (the matrix's v2 column, flows-v2.mjs); its modes are then the config option `mode`. */
     v2: true,
+    /** Codex starts a session's MCP servers in the background: one whose start takes seconds
+     * (server-everything through npx) may not be listed for the first turn, whose call then
+     * ends "unsupported call: echo" (seen once, on a cold machine). A first turn gives it time. */
+    slowMcpWarmup: true,
     /** AskUserQuestion becomes a form whose first question is the field `question_0`. */
     questionTool: { field: "question_0" },
     /** Claude Code handles a -32042 itself: the retry's -32042, which the gateway passes on as
@@ -64,6 +68,10 @@ export const AGENTS = [
     mode: "read-only",
     /** Answers ACP v2 (the matrix's v2 column, flows-v2.mjs); its modes are then the config option `mode`. */
     v2: true,
+    /** Codex starts a session's MCP servers in the background: one whose start takes seconds
+     * (server-everything through npx) may not be listed for the first turn, whose call then
+     * ends "unsupported call: echo" (seen once, on a cold machine). A first turn gives it time. */
+    slowMcpWarmup: true,
     /** In v2, an MCP tool call that needs approval is cancelled without a request: codex-acp
      * 2.6.0 builds the approval as a v1 permission request (`buildMcpPermissionRequest`: a
      * `toolCall`, no `title`) and its own v2 layer refuses to send it (its stderr: "request has

@@ -209,6 +209,14 @@ async function startTestMcpRegistry() {
  * its `echo` tool (`{message}`) in a full turn; the server's answer must reach the model.
  * The suite is offline: scripts/test-agents fetched the package into an npm cache beforehand
  * ($cache/npm-server-everything), copied into the agent's HOME with `offline=true`. */
+/** The turn an agent that starts its MCP servers in the background (`mcpWarmup`; Codex too for a
+ * server as slow to start as one run by npx: `slowMcpWarmup`) gets before the turn that calls a
+ * tool: 5 s of a slow reply. A "hello" was not always enough: Droid once listed no tool after it
+ * on a cold machine ("no mcp tool offered"). */
+function mcpWarmup(agent, { slowServer = false } = {}) {
+  return agent.mcpWarmup || (slowServer && agent.slowMcpWarmup) ? ["[[slow 25]]"] : [];
+}
+
 async function mcpFromRegistry(agent) {
   const registry = await startTestMcpRegistry();
   const home = mkdtempSync(join(root, `porthole-agent-${agent.id}-home-`));
@@ -221,10 +229,10 @@ async function mcpFromRegistry(agent) {
     expect(add.status === 0, `mcp add --from-registry exited ${add.status}: ${`${add.stdout}${add.stderr}`.trim().slice(-300)}`);
     expect(add.stdout.includes("npx -y @modelcontextprotocol/server-everything@2026.8.31 stdio"), `the command shown: ${add.stdout.slice(-200)}`);
     const before = server.toolResults.length;
-    // Agents that start MCP servers in the background (Droid, Qwen Code) need a turn first, and
-    // npx starting server-everything takes longer than the bridge: a 5 s turn (one "hello" was
-    // not enough for Droid).
-    const warmup = agent.mcpWarmup ? ["[[slow 25]]"] : [];
+    // Agents that start MCP servers in the background (Droid, Qwen Code; Codex for a server as
+    // slow to start as this one) need a turn first, and npx starting server-everything takes
+    // longer than the bridge: a 5 s turn (one "hello" was not enough for Droid).
+    const warmup = mcpWarmup(agent, { slowServer: true });
     const marker = `porthole-registry-${agent.id}-${process.pid}`;
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", "everything", ...warmup, `[[mcp echo message=${marker}]]`], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
@@ -278,7 +286,7 @@ async function mcpConnection(agent, { stdioOnly, protocol = "1", mode = modeArgs
     server.bodies = [];
     const resultsBefore = server.toolResults.length;
     // Qwen Code registers MCP tools in the background: a first turn gives it the time.
-    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const warmup = mcpWarmup(agent);
     const r = await runCli(agent, [...mode, "--permission", "allow-once", "--mcp", name, ...warmup, `[[mcp echo ${marker}]]`], { home, workspace: ws, connections: true, keyring: true, watch: procs, protocol, env: { ...connEnv, ...(stdioOnly ? { ACP_TAP_STDIO_MCP_ONLY: "1" } : {}) } });
     const bodies = server.bodies;
     server.bodies = null;
@@ -421,7 +429,7 @@ async function mcpQuestions(agent) {
     const answers = join(mkdtempSync(join(root, "porthole-agent-answers-")), "answers.json");
     writeFileSync(answers, JSON.stringify({ title, date: "2026-12-06", startTime: "09:30", duration: 30 }));
     const before = server.toolResults.length;
-    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const warmup = mcpWarmup(agent);
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, "--mcp", name, ...warmup, "[[mcp create_event]]"], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
     const ignored = ignoredMcp(agent, r);
@@ -455,7 +463,7 @@ async function mcpUrlQuestion(agent) {
     const { home, ws, connEnv } = connectionHome(agent, name, `http://127.0.0.1:${port}/mcp`);
     const url = `https://example.com/porthole-${agent.id}-${process.pid}`;
     const before = server.toolResults.length;
-    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const warmup = mcpWarmup(agent);
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--mcp", name, ...warmup, `[[mcp trigger-url-elicitation url=${url}]]`], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
     const ignored = ignoredMcp(agent, r);
@@ -490,7 +498,7 @@ async function mcpUrlRequired(agent) {
     const login = spawnSync(cli, ["mcp", "login", name, "--browser", `${testMcp} --browse`], { env: { ...cleanEnv({ keyring: true }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
     expect(login.status === 0 && login.stdout.includes(`Signed in to \`${name}\``), `mcp login exited ${login.status}: ${`${login.stdout}${login.stderr}`.trim().slice(-300)}`);
     const before = server.toolResults.length;
-    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const warmup = mcpWarmup(agent);
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--url-wait", "30", "--mcp", name, ...warmup, "[[mcp third-party-auth param1=porthole]]"], { home, workspace: ws, connections: true, keyring: true, env: connEnv });
     ok(r);
     const ignored = ignoredMcp(agent, r);
@@ -543,7 +551,7 @@ async function mcpApp(agent) {
     const added = spawnSync(cli, ["mcp", "add", name, "--url", example.url], { env: { ...cleanEnv({ keyring: false }), ...connEnv }, encoding: "utf8", timeout: 60_000 });
     expect(added.status === 0, `porthole-cli mcp add exited ${added.status}: ${`${added.stdout}${added.stderr}`.trim().slice(-300)}`);
     const before = server.toolResults.length;
-    const warmup = agent.mcpWarmup ? ["hello"] : [];
+    const warmup = mcpWarmup(agent);
     const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--mcp", name, ...warmup, "[[mcp get-time]]"], { home, workspace: ws, connections: true, env: connEnv });
     ok(r);
     const ignored = ignoredMcp(agent, r);
@@ -754,7 +762,7 @@ const FLOWS = [
       // The agent's MCP client does not offer elicitation: the server's tool must say so, and
       // nothing may reach the client.
       // Qwen Code registers MCP tools in the background: a first turn gives it the time.
-      const warmup = agent.mcpWarmup ? ["hello"] : [];
+      const warmup = mcpWarmup(agent);
       const r = await runCli(agent, [...modeArgs(agent), "--permission", "allow-once", "--elicit", "accept", "--answers", answers, ...warmup, "[[mcp pick_color]]"], { mcp: ELICIT_MCP });
       ok(r);
       expect(r.events.filter((e) => e.type === "elicitation").length === 0, "an elicitation reached the client: update agents.mjs");
