@@ -37,15 +37,14 @@ pub(super) async fn open(
             let register =
                 client.register_on_answer(&workspace, |r: &v2::NewSessionResponse| (&*r.session_id.0, None));
             let r = client.call_ordered("session/new", request, register).await?;
-            let session_id = r.session_id.to_string();
-            commands(client, &session_id, &r.available_commands).await;
-            Ok(client.opened(
-                &session_id,
+            Ok(answered(
+                client,
+                &r.session_id.0,
                 workspace,
-                None,
-                Some(config(&r.config_options)),
-                None,
-            ))
+                &r.available_commands,
+                &r.config_options,
+            )
+            .await)
         }
         Open::Load(session_id) | Open::Resume(session_id) => {
             // Registered first: the replay and any requests during it name this session.
@@ -57,10 +56,14 @@ pub(super) async fn open(
                 request = request.replay_from(v2::ReplayFrom::from(v2::ReplayFromStart::new()));
             }
             match client.call("session/resume", request).await {
-                Ok(r) => {
-                    commands(client, session_id, &r.available_commands).await;
-                    Ok(client.opened(session_id, workspace, None, Some(config(&r.config_options)), None))
-                }
+                Ok(r) => Ok(answered(
+                    client,
+                    session_id,
+                    workspace,
+                    &r.available_commands,
+                    &r.config_options,
+                )
+                .await),
                 Err(e) => {
                     client.end_session(session_id);
                     Err(e)
@@ -76,17 +79,29 @@ pub(super) async fn open(
             let register =
                 client.register_on_answer(&workspace, |r: &v2::ForkSessionResponse| (&*r.session_id.0, None));
             let r = client.call_ordered("session/fork", request, register).await?;
-            let session_id = r.session_id.to_string();
-            commands(client, &session_id, &r.available_commands).await;
-            Ok(client.opened(
-                &session_id,
+            Ok(answered(
+                client,
+                &r.session_id.0,
                 workspace,
-                None,
-                Some(config(&r.config_options)),
-                None,
-            ))
+                &r.available_commands,
+                &r.config_options,
+            )
+            .await)
         }
     }
+}
+
+/// A session the agent opened (new, resumed or forked): the commands its answer lists
+/// delivered, and its view with the answer's config options in v1's shape.
+async fn answered(
+    client: &AgentClient,
+    session_id: &str,
+    workspace: Workspace,
+    available: &[v2::AvailableCommand],
+    options: &[v2::SessionConfigOption],
+) -> OpenedSession {
+    commands(client, session_id, available).await;
+    client.opened(session_id, workspace, None, Some(config(options)), None)
 }
 
 /// The commands a v2 answer lists, delivered as v1's `available_commands_update` would be.
