@@ -67,7 +67,12 @@ function acpx(agent, prompt, env, configOptions = []) {
     /** What acpx said so far, for a failure's message. */
     said: () => `acpx's stdout: ${out.slice(-1500)}\nstderr: ${err.slice(-1500)}`,
     done: async () => {
-      const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 90000))]);
+      // The timer is cleared on exit: left pending, it kept this file's process alive for 90 s
+      // after its last test (a minute and a half of every scripts/test).
+      let timer;
+      const timeout = new Promise((r) => (timer = setTimeout(() => r("timeout"), 90000)));
+      const code = await Promise.race([exited, timeout]);
+      clearTimeout(timer);
       return { code, out, err, said: `acpx exited ${code}\nstdout: ${out.slice(-1500)}\nstderr: ${err.slice(-1500)}` };
     },
   };
