@@ -7,7 +7,8 @@
 //!   (the front ends' rule for any change).
 //! - `tool_call_update`: the first one of an id creates the call; `null` clears a field
 //!   (content and locations to empty lists). `tool_call_content_chunk` is resolved by the
-//!   caller, which knows the call's content so far ([`tool_content`]).
+//!   caller, which knows the call's content so far ([`tool_content`]); a `session` block
+//!   there too names the subagent the call started.
 //! - `state_update` is [`SessionState::State`]; `plan_update` with items is the plan; notices,
 //!   usage, compaction, commands, config options and session info keep their v1 shapes.
 //! - Terminals (display-only: `terminal_update`, `terminal_output_chunk`) are
@@ -100,21 +101,36 @@ pub(crate) fn keep_cost(usage: &mut v2::UsageUpdate, last: &mut Option<v2::Cost>
 }
 
 /// A `tool_call_content_chunk`: the call's content so far with the chunk's block appended
-/// (v1's model gives a call's content whole). `None` when v1 cannot hold the block.
+/// (v1's model gives a call's content whole). A `session` block (the subagent the call
+/// started, as in [`tool_call`]) is the change's [`ToolCallChange::sessions`], the content
+/// unchanged. `None` when v1 cannot hold the block.
 pub(crate) fn tool_content(
     chunk: &v2::ToolCallContentChunk,
     so_far: &mut Vec<ToolCallContent>,
 ) -> Option<TranscriptUpdate> {
-    let block: ToolCallContent = as_v1(&chunk.content)?;
-    so_far.push(block);
+    let mut sessions = Vec::new();
+    match session_reference(&chunk.content) {
+        Some(id) => sessions.push(id),
+        None => so_far.push(as_v1(&chunk.content)?),
+    }
     let fields = ToolCallUpdateFields::new().content(so_far.clone());
     Some(TranscriptUpdate::Item(ItemUpdate::ToolCall(ToolCallChange {
         tool_call_id: ToolCallId::new(chunk.tool_call_id.to_string()),
         opened: false,
         fields,
-        sessions: Vec::new(),
+        sessions,
         meta: chunk.meta.clone(),
     })))
+}
+
+/// The session a `{"type": "session", "sessionId": ID}` content block names: the SDK holds
+/// it as other content while its unstable subagents feature is off.
+fn session_reference(block: &impl Serialize) -> Option<String> {
+    let raw = serde_json::to_value(block).ok()?;
+    match (raw["type"].as_str(), raw["sessionId"].as_str()) {
+        (Some("session"), Some(id)) => Some(id.to_string()),
+        _ => None,
+    }
 }
 
 /// A terminal's text: its bytes decoded from base64, then as UTF-8 with what is not replaced.
@@ -243,12 +259,12 @@ fn tool_call(raw: &Value, known_call: &impl Fn(&str) -> bool) -> Option<Transcri
     fields.remove("sessionUpdate");
     let mut sessions = Vec::new();
     if let Some(Value::Array(content)) = fields.get_mut("content") {
-        content.retain(|c| match (c["type"].as_str(), c["sessionId"].as_str()) {
-            (Some("session"), Some(id)) => {
-                sessions.push(id.to_string());
+        content.retain(|c| match session_reference(c) {
+            Some(id) => {
+                sessions.push(id);
                 false
             }
-            _ => true,
+            None => true,
         });
     }
     for (key, cleared) in [
@@ -476,6 +492,44 @@ mod tests {
             json!({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1", "content": {"type": "text", "text": "We fixed the parser."}}),
         );
         assert_eq!(chunk.kind(), "compaction_summary");
+    }
+
+    /// A subagent's session streamed into its call: the call names the session, its content
+    /// so far unchanged; then a text block appends to that content.
+    #[test]
+    fn a_session_block_in_a_content_chunk_names_the_calls_subagent() {
+        let mut so_far = vec![ToolCallContent::from("started")];
+        let chunk = |content: Value| -> v2::ToolCallContentChunk {
+            serde_json::from_value(json!({"toolCallId": "call_1", "content": content})).expect("a chunk")
+        };
+        let call_of = |update: TranscriptUpdate| match update {
+            TranscriptUpdate::Item(ItemUpdate::ToolCall(t)) => t,
+            other => panic!("not a tool call: {other:?}"),
+        };
+        let named = tool_content(
+            &chunk(json!({"type": "session", "sessionId": "sub-1"})),
+            &mut so_far,
+        )
+        .map(call_of)
+        .expect("a tool call change");
+        assert_eq!(named.sessions, ["sub-1"]);
+        assert_eq!(named.fields.content, Some(vec![ToolCallContent::from("started")]));
+        let text = tool_content(
+            &chunk(json!({"type": "content", "content": {"type": "text", "text": "done"}})),
+            &mut so_far,
+        )
+        .map(call_of)
+        .expect("a tool call change");
+        assert!(text.sessions.is_empty());
+        assert_eq!(
+            text.fields.content,
+            Some(vec![
+                ToolCallContent::from("started"),
+                ToolCallContent::from("done")
+            ])
+        );
+        // A session block without its id is no reference: v1 cannot hold it either.
+        assert!(tool_content(&chunk(json!({"type": "session"})), &mut so_far).is_none());
     }
 
     #[test]
