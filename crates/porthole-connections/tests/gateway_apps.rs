@@ -4,8 +4,11 @@
 //! an answer too large to note), and Porthole's own session for the app's requests
 //! (`Gateway::app_request`). The npm servers' tests are `mcp_apps_servers.rs`.
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 
+use common::McpClient;
 use porthole_connections::gateway::{
     APP_MIME_TYPE, APPS_EXTENSION, AppCall, AppRequestError, Apps, Asker, BoxFuture, Gateway, NoTokens,
     PassOwner, Questions, SignInLost, StdioServer, TokenSource, Unanswered, Upstream,
@@ -55,56 +58,15 @@ impl TokenSource for FixedToken {
     }
 }
 
-/// An agent's side of one MCP session through the gateway: a plain HTTP client.
+/// An agent's side of one MCP session through the gateway.
 struct Agent {
-    client: reqwest::Client,
-    url: Url,
-    session: Mutex<Option<String>>,
+    mcp: McpClient,
 }
 
 impl Agent {
-    /// Post `body`; `stream`: accept an event stream too. The JSON-RPC messages of the answer
-    /// and its raw text.
-    async fn post(&self, body: Value, stream: bool) -> (u16, Vec<Value>, String) {
-        let accept = match stream {
-            true => "application/json, text/event-stream",
-            false => "application/json",
-        };
-        let mut request = self
-            .client
-            .post(self.url.clone())
-            .header("Accept", accept)
-            .header("Content-Type", "application/json")
-            .header("mcp-protocol-version", "2025-11-25");
-        if let Some(id) = self.session.lock().unwrap().clone() {
-            request = request.header("mcp-session-id", id);
-        }
-        let answer = request.body(body.to_string()).send().await.unwrap();
-        if let Some(id) = answer.headers().get("mcp-session-id") {
-            *self.session.lock().unwrap() = Some(id.to_str().unwrap().to_string());
-        }
-        let status = answer.status().as_u16();
-        let content_type = answer
-            .headers()
-            .get("content-type")
-            .map(|v| v.to_str().unwrap().to_string())
-            .unwrap_or_default();
-        let text = answer.text().await.unwrap();
-        let messages = if content_type.starts_with("application/json") {
-            vec![serde_json::from_str(&text).unwrap()]
-        } else {
-            text.lines()
-                .filter_map(|l| l.strip_prefix("data:"))
-                .map(str::trim)
-                .filter(|d| !d.is_empty())
-                .map(|d| serde_json::from_str(d).unwrap())
-                .collect()
-        };
-        (status, messages, text)
-    }
-
     async fn initialize(&self, capabilities: Value) {
         let (status, init, _) = self
+            .mcp
             .post(
                 json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
                     "protocolVersion": "2025-11-25", "capabilities": capabilities,
@@ -114,6 +76,7 @@ impl Agent {
             .await;
         assert_eq!(status, 200, "{init:?}");
         let (status, _, _) = self
+            .mcp
             .post(
                 json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
                 false,
@@ -124,6 +87,7 @@ impl Agent {
 
     async fn call(&self, id: u64, tool: &str, arguments: Value, stream: bool) -> (Vec<Value>, String) {
         let (status, messages, text) = self
+            .mcp
             .post(
                 json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                     "params": {"name": tool, "arguments": arguments}}),
@@ -188,9 +152,7 @@ async fn setup_with(
         },
     );
     let agent = Agent {
-        client: reqwest::Client::new(),
-        url: pass.url("charts").unwrap(),
-        session: Mutex::new(None),
+        mcp: McpClient::new(pass.url("charts").unwrap()),
     };
     Setup {
         server,
@@ -220,6 +182,7 @@ async fn ui_tools_are_noted_from_the_listing_and_their_calls_told_with_arguments
 
     let (_, listed, listed_text) = s
         .agent
+        .mcp
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), true)
         .await;
     // Read, not changed.
@@ -281,6 +244,7 @@ async fn an_answer_too_large_to_note_passes_whole_and_is_told_as_not_seen() {
     let s = setup(true, no_tokens()).await;
     s.agent.initialize(json!({})).await;
     s.agent
+        .mcp
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), false)
         .await;
     let size = porthole_connections::gateway::APP_NOTE_CAP + 10;
@@ -332,6 +296,7 @@ async fn a_connection_whose_apps_are_turned_off_is_told_nothing_and_its_calls_ar
         json!({"roots": {}})
     );
     s.agent
+        .mcp
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), false)
         .await;
     let (messages, _) = s.agent.call(2, "show_chart", json!({"data": [1]}), false).await;
@@ -491,6 +456,7 @@ async fn with_questions_answered_too_one_rewrite_declares_both_and_calls_are_sti
             "extensions": {APPS_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}})
     );
     s.agent
+        .mcp
         .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), true)
         .await;
     // Through the question filter and the -32042 path (a tools/call the gateway may retry).
@@ -522,6 +488,7 @@ async fn the_agent_gets_the_same_bytes_with_apps_on_and_off() {
         s.agent.initialize(json!({})).await;
         let (_, _, listed) = s
             .agent
+            .mcp
             .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}), true)
             .await;
         let (_, streamed) = s

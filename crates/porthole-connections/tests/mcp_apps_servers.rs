@@ -6,9 +6,12 @@
 //!
 //! Needs the examples: `./scripts/test-mcp-apps --install` (npm ci in tests/mcp-apps).
 
+mod common;
+
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
+use common::McpClient;
 use http_body_util::{BodyExt, Full};
 use hyper::service::service_fn;
 use porthole_connections::gateway::{
@@ -89,39 +92,6 @@ async fn recorder(upstream: Url) -> Recorder {
     Recorder { url, bodies, task }
 }
 
-/// The JSON-RPC messages of an answer, JSON or an event stream.
-fn messages(content_type: &str, body: &str) -> Vec<Value> {
-    if content_type.starts_with("application/json") {
-        return vec![serde_json::from_str(body).unwrap()];
-    }
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
-}
-
-async fn post(client: &reqwest::Client, url: &Url, body: Value) -> (u16, Vec<Value>) {
-    let answer = client
-        .post(url.clone())
-        .header("Accept", "application/json, text/event-stream")
-        .header("Content-Type", "application/json")
-        .header("mcp-protocol-version", "2025-11-25")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = answer.status().as_u16();
-    let content_type = answer
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    let text = answer.text().await.unwrap();
-    (status, messages(&content_type, &text))
-}
-
 /// Through a pass: an agent without the extension initializes, lists and calls the UI tool;
 /// then the gateway's own requests for the app.
 async fn through_the_gateway(
@@ -155,23 +125,18 @@ async fn through_the_gateway(
             ..PassOwner::default()
         },
     );
-    let client = reqwest::Client::new();
-    let url = pass.url("apps").unwrap();
-    let (status, init) = post(
-        &client,
-        &url,
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    let agent = McpClient::new(pass.url("apps").unwrap());
+    let (status, init) = agent
+        .send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "plain-agent", "version": "1"}}}),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, 200, "{init:?}");
-    let (status, _) = post(
-        &client,
-        &url,
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    )
-    .await;
+    let (status, _) = agent
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
     assert_eq!(status, 202);
     // The server was told the extension, the agent having declared nothing.
     let sent_init = hop.bodies.lock().unwrap()[0].clone();
@@ -182,18 +147,13 @@ async fn through_the_gateway(
     );
     assert_eq!(sent_init["params"]["clientInfo"]["name"], "plain-agent");
 
-    let (_, listed) = post(
-        &client,
-        &url,
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-    )
-    .await;
+    let (_, listed) = agent
+        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .await;
     let tools = listed[0]["result"]["tools"].as_array().unwrap();
     let listed_tool = tools.iter().find(|t| t["name"] == tool).unwrap().clone();
     assert_eq!(listed_tool["_meta"]["ui"]["resourceUri"], resource);
-    let (status, called) = post(
-        &client,
-        &url,
+    let (status, called) = agent.send(
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": {}}}),
     )
     .await;

@@ -7,9 +7,12 @@
 //!
 //! Needs the SDK: `./scripts/test-mcp-ts-sdk --install` (npm ci in tests/mcp-ts-sdk).
 
+mod common;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::McpClient;
 use porthole_connections::gateway::{
     Asker, BoxFuture, Gateway, McpCall, NoTokens, PassOwner, Questions, Unanswered, Upstream,
 };
@@ -55,19 +58,6 @@ async fn start_example() -> (porthole_test_mcp::ts_sdk::TsExample, Url) {
     (example, url)
 }
 
-/// The JSON-RPC messages of an answer, JSON or an event stream.
-fn messages(content_type: &str, body: &str) -> Vec<Value> {
-    if content_type.starts_with("application/json") {
-        return vec![serde_json::from_str(body).unwrap()];
-    }
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
-}
-
 #[tokio::test]
 #[ignore = "needs the official TypeScript SDK: run via scripts/test"]
 async fn the_gateway_answers_the_ts_sdk_example_servers_questions_for_an_agent_without_elicitation() {
@@ -104,54 +94,29 @@ async fn session(agent_listens: bool) {
             ..PassOwner::default()
         },
     );
-    let client = reqwest::Client::new();
-    let session: Arc<Mutex<Option<String>>> = Arc::default();
-    let post = |body: Value| {
-        let client = client.clone();
-        let url = pass.url("forms").unwrap();
-        let session = session.clone();
-        async move {
-            let mut request = client
-                .post(url)
-                .header("Accept", "application/json, text/event-stream")
-                .header("Content-Type", "application/json")
-                .header("mcp-protocol-version", "2025-11-25");
-            if let Some(id) = session.lock().unwrap().clone() {
-                request = request.header("mcp-session-id", id);
-            }
-            let answer = request.body(body.to_string()).send().await.unwrap();
-            if let Some(id) = answer.headers().get("mcp-session-id") {
-                *session.lock().unwrap() = Some(id.to_str().unwrap().to_string());
-            }
-            let status = answer.status().as_u16();
-            let content_type = answer
-                .headers()
-                .get("content-type")
-                .map(|v| v.to_str().unwrap().to_string())
-                .unwrap_or_default();
-            let text = answer.text().await.unwrap();
-            (status, messages(&content_type, &text))
-        }
-    };
+    let agent = McpClient::new(pass.url("forms").unwrap());
 
     // An agent that declares no elicitation, as Gemini CLI or OpenCode.
-    let (status, init) = post(
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    let (status, init) = agent
+        .send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "plain-agent", "version": "1"}}}),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(status, 200, "{init:?}");
     assert_eq!(
         init[0]["result"]["serverInfo"]["name"],
         "form-elicitation-example-server"
     );
-    let (status, _) = post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    let (status, _) = agent
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
     assert_eq!(status, 202);
     // At once, as an agent does: the call waits for the gateway's own standalone stream.
     let listened = if agent_listens {
-        let id = session.lock().unwrap().clone().unwrap();
-        let stream = client
+        let id = agent.session().unwrap();
+        let stream = reqwest::Client::new()
             .get(pass.url("forms").unwrap())
             .header("Accept", "text/event-stream")
             .header("mcp-protocol-version", "2025-11-25")
@@ -175,7 +140,7 @@ async fn session(agent_listens: bool) {
     };
 
     let call = |id: u64, tool: &str| {
-        post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        agent.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": tool, "arguments": {}}}))
     };
     let (status, answer) = tokio::time::timeout(Duration::from_secs(30), call(1, "create_event"))

@@ -8,11 +8,14 @@
 //!
 //! Needs the SDK: `./scripts/test-mcp-ts-sdk --install` (npm ci in tests/mcp-ts-sdk).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::McpServer;
+use common::McpClient;
 use porthole_connections::gateway::{
     Asker, BoxFuture, Gateway, NoTokens, PassOwner, Questions, Unanswered, Upstream,
 };
@@ -55,19 +58,6 @@ fn bridge() -> BridgeCommand {
         program: "/usr/bin/porthole-cli".into(),
         args: vec!["mcp".into(), "bridge".into()],
     }
-}
-
-/// The JSON-RPC messages of an answer, JSON or an event stream.
-fn messages(content_type: &str, body: &str) -> Vec<Value> {
-    if content_type.starts_with("application/json") {
-        return vec![serde_json::from_str(body).unwrap()];
-    }
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
 }
 
 /// Who decides: an agent that takes `sse` and an owner that reads nothing get the server itself;
@@ -145,50 +135,22 @@ async fn a_legacy_sse_server_is_reached_as_streamable_http_with_its_questions_an
         "the key stays with the gateway: {handed:?}"
     );
 
-    let client = reqwest::Client::new();
-    let session: Arc<Mutex<Option<String>>> = Arc::default();
-    let post = |body: Value| {
-        let client = client.clone();
-        let url = handed.url.clone();
-        let session = session.clone();
-        async move {
-            let mut request = client
-                .post(url)
-                .header("Accept", "application/json, text/event-stream")
-                .header("Content-Type", "application/json")
-                .header("mcp-protocol-version", "2025-11-25");
-            if let Some(id) = session.lock().unwrap().clone() {
-                request = request.header("mcp-session-id", id);
-            }
-            let answer = request.body(body.to_string()).send().await.unwrap();
-            if let Some(id) = answer.headers().get("mcp-session-id") {
-                *session.lock().unwrap() = Some(id.to_str().unwrap().to_string());
-            }
-            let status = answer.status().as_u16();
-            let content_type = answer
-                .headers()
-                .get("content-type")
-                .map(|v| v.to_str().unwrap().to_string())
-                .unwrap_or_default();
-            let text = answer.text().await.unwrap();
-            (status, messages(&content_type, &text))
-        }
-    };
+    let agent = McpClient::new(Url::parse(&handed.url).unwrap());
     let within = |what| async move { tokio::time::timeout(Duration::from_secs(30), what).await.unwrap() };
 
-    let (status, init) = within(post(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+    let (status, init) = within(
+        agent.send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "plain-agent", "version": "1"}}})))
+            "clientInfo": {"name": "plain-agent", "version": "1"}}})),
+    )
     .await;
     assert_eq!(status, 200, "{init:?}");
     assert_eq!(init[0]["result"]["serverInfo"]["name"], "legacy-sse-example");
-    let (status, _) = within(post(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-    ))
-    .await;
+    let (status, _) =
+        within(agent.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))).await;
     assert_eq!(status, 202);
 
-    let (_, tools) = within(post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))).await;
+    let (_, tools) = within(agent.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))).await;
     let names: Vec<&str> = tools[0]["result"]["tools"]
         .as_array()
         .unwrap()
@@ -197,7 +159,7 @@ async fn a_legacy_sse_server_is_reached_as_streamable_http_with_its_questions_an
         .collect();
     assert_eq!(names, ["whoami", "book"]);
     let call = |id: u64, tool: &str| {
-        post(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        agent.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": tool, "arguments": {}}}))
     };
     let (_, answer) = within(call(2, "whoami")).await;
